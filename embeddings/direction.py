@@ -1,0 +1,125 @@
+"""The gender direction of Bolukbasi et al. (paper §2.2) and word genderedness (Eq. 1)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from embeddings.loading import EmbeddingError
+
+# Bolukbasi et al.'s ten definitional pairs, female word first (paper §2.2).
+DEFAULT_DEFINITIONAL_PAIRS: tuple[tuple[str, str], ...] = (
+    ("she", "he"),
+    ("her", "his"),
+    ("woman", "man"),
+    ("Mary", "John"),
+    ("herself", "himself"),
+    ("daughter", "son"),
+    ("mother", "father"),
+    ("gal", "guy"),
+    ("girl", "boy"),
+    ("female", "male"),
+)
+
+ORIENTATION_PAIR = ("she", "he")
+
+
+def load_word_pairs(path: str | os.PathLike) -> list[tuple[str, str]]:
+    """Read word pairs from a debiaswe-style JSON file: a list of two-word lists."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as err:
+        raise EmbeddingError(f"{path}: cannot read word pairs ({err})") from None
+    if not isinstance(data, list):
+        raise EmbeddingError(f"{path}: expected a JSON list of [word, word] pairs")
+    pairs = []
+    for number, item in enumerate(data, start=1):
+        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(w, str) for w in item)):
+            raise EmbeddingError(f"{path}: item {number} is not a pair of words: {item!r}")
+        pairs.append((item[0], item[1]))
+    return pairs
+
+
+def lookup_word(kv, word: str) -> str | None:
+    """The vocabulary key for `word`: itself, else its lowercase, Title-case or UPPER form; None if absent."""
+    for candidate in (word, word.lower(), word.title(), word.upper()):
+        if candidate in kv.key_to_index:
+            return candidate
+    return None
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    vector = np.asarray(vector, dtype=np.float64)
+    norm = np.linalg.norm(vector)
+    if norm == 0:
+        raise EmbeddingError("a definitional word has an all-zero vector")
+    return vector / norm
+
+
+@dataclass(frozen=True)
+class GenderDirection:
+    """A unit gender direction w_g, oriented so that female words project positive."""
+
+    vector: np.ndarray
+    explained_variance: float
+    explained_variance_ratios: tuple[float, ...] = ()
+    pairs: tuple[tuple[str, str], ...] = field(default=())
+
+    def genderedness(self, vectors: np.ndarray) -> np.ndarray:
+        """Eq. 1, g(w) = w·w_g / (|w||w_g|), for each row of `vectors` (NaN for all-zero rows)."""
+        return word_genderedness(vectors, self.vector)
+
+    def vocabulary_genderedness(self, kv, chunk_rows: int = 200_000) -> np.ndarray:
+        """Eq. 1 for every word of a KeyedVectors, in chunks so a memory-mapped embedding is never copied whole."""
+        total = len(kv.index_to_key)
+        out = np.empty(total, dtype=np.float64)
+        for start in range(0, total, chunk_rows):
+            out[start : start + chunk_rows] = self.genderedness(kv.vectors[start : start + chunk_rows])
+        return out
+
+
+def word_genderedness(vectors: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Eq. 1: cosine of each word vector with the gender direction; NaN where a vector is all zeros."""
+    vectors = np.asarray(vectors)
+    direction = np.asarray(direction, dtype=np.float64)
+    dots = vectors @ direction.astype(vectors.dtype, copy=False)
+    norms = np.linalg.norm(vectors, axis=-1) * np.linalg.norm(direction)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = np.asarray(dots, dtype=np.float64) / norms
+    return np.where(norms > 0, g, np.nan)
+
+
+def fit_gender_direction(kv, pairs=None) -> GenderDirection:
+    """§2.2: first principal component of the centred, unit-normalised definitional pairs, female-positive."""
+    pairs = tuple(tuple(p) for p in (pairs if pairs is not None else DEFAULT_DEFINITIONAL_PAIRS))
+    if len(pairs) < 2:
+        raise EmbeddingError("the gender direction needs at least two definitional pairs")
+    missing = [w for pair in pairs for w in pair if lookup_word(kv, w) is None]
+    if missing:
+        raise EmbeddingError(
+            "definitional word(s) missing from the embedding: " + ", ".join(missing)
+            + " (give other pairs with --definitional)"
+        )
+    rows = []
+    for female, male in pairs:
+        a = _unit(kv[lookup_word(kv, female)])
+        b = _unit(kv[lookup_word(kv, male)])
+        centre = (a + b) / 2
+        rows.extend([a - centre, b - centre])
+    matrix = np.vstack(rows)
+    # Rows of each pair sum to zero, so the matrix is already column-centred, as PCA requires.
+    _, singular, vt = np.linalg.svd(matrix, full_matrices=False)
+    variance = singular**2
+    ratios = tuple(float(v) for v in variance / variance.sum())
+    direction = vt[0] / np.linalg.norm(vt[0])
+    she, he = (lookup_word(kv, w) for w in ORIENTATION_PAIR)
+    if she is None or he is None:
+        raise EmbeddingError("cannot orient the gender direction: 'she' or 'he' is missing from the embedding")
+    if float((_unit(kv[she]) - _unit(kv[he])) @ direction) < 0:
+        direction = -direction
+    return GenderDirection(direction, ratios[0], ratios, pairs)

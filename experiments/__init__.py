@@ -1,0 +1,1 @@
+"""Experiments: the command-line interface and (later) config-driven runs."""

@@ -1,0 +1,43 @@
+"""The reference engines of §4.2.2: perfect (relevant documents by grade) and seeded random; top-K cut-offs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gsr.io import Qrels, Run
+
+
+def relevant_counts(qrels: Qrels) -> dict[str, int]:
+    """K per query: the number of documents judged relevant (grade > 0)."""
+    return {qid: sum(1 for g in judged.values() if g > 0) for qid, judged in qrels.items()}
+
+
+def perfect_run(qrels: Qrels) -> Run:
+    """All and only the relevant documents, ranked by grade; equal grades are ties (scores are the grades)."""
+    run: Run = {}
+    for qid, judged in qrels.items():
+        relevant = [(d, float(g)) for d, g in judged.items() if g > 0]
+        if relevant:
+            run[qid] = sorted(relevant, key=lambda pair: (-pair[1], pair[0]))
+    return run
+
+
+def random_run(qrels: Qrels, docids: list[str], seed: int = 0) -> Run:
+    """K documents drawn uniformly without replacement from the collection per query, in random order."""
+    rng = np.random.default_rng(seed)
+    run: Run = {}
+    for qid, k in sorted(relevant_counts(qrels).items()):
+        if k == 0:
+            continue
+        picks = rng.choice(len(docids), size=min(k, len(docids)), replace=False)
+        run[qid] = [(docids[i], float(len(picks) - r)) for r, i in enumerate(picks)]
+    return run
+
+
+def cut_run(run: Run, cutoff: int | dict[str, int] | None) -> Run:
+    """Each ranked list cut to its first `cutoff` documents (one K for all, or a K per query)."""
+    if cutoff is None:
+        return run
+    if isinstance(cutoff, int):
+        return {qid: docs[:cutoff] for qid, docs in run.items()}
+    return {qid: docs[: cutoff.get(qid, 0)] for qid, docs in run.items()}

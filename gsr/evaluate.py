@@ -1,0 +1,213 @@
+"""GSR of whole runs: per-query g(q) and g_q(L), the slope, and the perfect/random baselines of §4.2.2."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
+from gsr.io import InputError, Qrels, Run, as_qrels, as_queries, as_run, iter_documents
+from gsr.measure import GSRError, gsr_slope, list_genderedness, query_genderedness, relative_gsr, tied_rank_weights
+from gsr.stats import DocumentStats, GenderedDocuments
+from gsr.text import Analyzer, default_analyzer
+
+
+@dataclass
+class QueryResult:
+    """One query's point in the GSR scatter plot."""
+
+    qid: str
+    g_query: float | None
+    g_list: float | None
+    n_docs: int = 0
+    n_unmeasured: int = 0
+
+    def to_dict(self) -> dict:
+        return {"qid": self.qid, "g_query": self.g_query, "g_list": self.g_list,
+                "n_docs": self.n_docs, "n_unmeasured_docs": self.n_unmeasured}
+
+
+@dataclass
+class GSRResult:
+    """GSR of one system: the slope, every query's point and what could not be measured, and why."""
+
+    gsr: float | None
+    per_query: list[QueryResult]
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+    unknown_docids: int = 0
+    unmeasurable_docs: int = 0
+    error: str | None = None
+
+    @property
+    def n_queries(self) -> int:
+        """Queries that contribute a point to the slope."""
+        return sum(1 for q in self.per_query if q.g_query is not None and q.g_list is not None)
+
+    @property
+    def n_skipped(self) -> int:
+        return sum(len(v) for v in self.skipped.values())
+
+    def points(self) -> tuple[np.ndarray, np.ndarray]:
+        """(g(q), g_q(L)) of the contributing queries."""
+        used = [q for q in self.per_query if q.g_query is not None and q.g_list is not None]
+        return np.array([q.g_query for q in used]), np.array([q.g_list for q in used])
+
+    def to_dict(self) -> dict:
+        out = {"gsr": self.gsr, "n_queries": self.n_queries, "n_skipped": self.n_skipped,
+               "skipped": self.skipped, "unknown_docids": self.unknown_docids,
+               "unmeasurable_docs": self.unmeasurable_docs,
+               "per_query": [q.to_dict() for q in self.per_query]}
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+@dataclass
+class GSRReport:
+    """GSR of a run, with the perfect and random engines and relative GSR when qrels are given."""
+
+    system: GSRResult
+    perfect: GSRResult | None = None
+    random: GSRResult | None = None
+
+    @property
+    def relative(self) -> float | None:
+        return self._relative(self.system)
+
+    def _relative(self, result: GSRResult) -> float | None:
+        if self.perfect is None or self.perfect.gsr is None or result.gsr is None:
+            return None
+        value = relative_gsr(result.gsr, self.perfect.gsr)
+        return None if math.isnan(value) else value
+
+    def to_dict(self) -> dict:
+        out = self.system.to_dict()
+        if self.perfect is not None:
+            out["perfect"] = self.perfect.to_dict()
+            out["random"] = dict(self.random.to_dict(), relative=self._relative(self.random))
+            out["relative"] = self.relative
+        return out
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else float(value)
+
+
+def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments, *,
+                query_ids: list[str] | None = None, strict: bool = False, tie_scores: bool = True) -> GSRResult:
+    """Eq. 3 over `run`: g(q) and g_q(L) (Eq. 2) per query, with every skipped query listed by reason.
+
+    Unknown document ids and documents with no measurable word are left out of Eq. 2's average but keep
+    their rank, so the other documents' weights do not move; `strict` makes unknown ids an error.
+    """
+    analyzer = documents.analyzer
+    lexicon = documents.lexicon
+    index = documents.stats.doc_index
+    skipped: dict[str, list[str]] = {}
+    per_query: list[QueryResult] = []
+    unknown_total = 0
+    unmeasured_total = 0
+    for qid in (query_ids if query_ids is not None else sorted(queries)):
+        if qid not in queries:
+            skipped.setdefault("no_query_text", []).append(qid)
+            continue
+        terms = analyzer.tokens(queries[qid])
+        g_query = _finite(query_genderedness(terms, lexicon))
+        ranked = run.get(qid, [])
+        rows = np.array([index.get(d, -1) for d, _ in ranked], dtype=np.int64)
+        unknown = int((rows < 0).sum())
+        if unknown and strict:
+            first = next(d for d, _ in ranked if d not in index)
+            raise InputError(f"run: document {first} retrieved for query {qid} is not in the collection")
+        unknown_total += unknown
+        values = np.full(len(rows), np.nan)
+        if len(rows):
+            known = rows >= 0
+            values[known] = documents.query_document_genderedness(terms, rows[known])
+        unmeasured = int(np.isnan(values).sum())
+        unmeasured_total += unmeasured - unknown
+        keys = [s for _, s in ranked] if tie_scores else list(range(len(ranked)))
+        g_list = _finite(list_genderedness(values, tied_rank_weights(keys))) if len(values) else None
+        per_query.append(QueryResult(qid, g_query, g_list, len(ranked), unmeasured))
+        if g_query is None:
+            skipped.setdefault("query_out_of_vocabulary", []).append(qid)
+        elif not ranked:
+            skipped.setdefault("nothing_retrieved", []).append(qid)
+        elif g_list is None:
+            skipped.setdefault("no_measurable_document", []).append(qid)
+    for qid in sorted(set(run) - set(queries)):
+        skipped.setdefault("not_in_topics", []).append(qid)
+    result = GSRResult(None, per_query, skipped, unknown_total, unmeasured_total)
+    x = [math.nan if q.g_query is None else q.g_query for q in per_query]
+    y = [math.nan if q.g_list is None else q.g_list for q in per_query]
+    try:
+        result.gsr = gsr_slope(x, y)
+    except GSRError as err:
+        result.error = str(err)
+    return result
+
+
+class GSR:
+    """The Gender Stereotype Reinforcement measure, configured once and applied to any run.
+
+    lexicon: a GenderLexicon (g of each word; see GenderLexicon.from_embedding).
+    cutoff: "relevant" (top-K with K = number of relevant documents, §4.2.2; needs qrels), an int, or None.
+    tie_scores: documents with equal scores (or grades) share their rank's weight in Eq. 2.
+    """
+
+    def __init__(self, lexicon, analyzer: Analyzer | None = None, cutoff: str | int | None = "relevant",
+                 tie_scores: bool = True, random_seed: int = 0):
+        if not (cutoff is None or cutoff == "relevant" or (isinstance(cutoff, int) and cutoff > 0)):
+            raise ValueError(f"cutoff must be 'relevant', a positive integer or None, not {cutoff!r}")
+        self.lexicon = lexicon
+        self.analyzer = analyzer or default_analyzer()
+        self.cutoff = cutoff
+        self.tie_scores = tie_scores
+        self.random_seed = random_seed
+
+    def documents(self, source, n_jobs: int | None = None, progress: bool = False) -> GenderedDocuments:
+        """Per-document sums for a collection given as DocumentStats, a path, a mapping or (docid, text) pairs."""
+        if isinstance(source, GenderedDocuments):
+            return source
+        stats = source if isinstance(source, DocumentStats) else DocumentStats.build(
+            iter_documents(source), self.analyzer, n_jobs=n_jobs, progress=progress)
+        return stats.gendered(self.lexicon, self.analyzer)
+
+    def evaluate(self, run, queries, documents, qrels=None, strict: bool = False) -> GSRReport:
+        """GSR of `run`; with qrels also the perfect and random engines, all cut to the same K per query."""
+        run, queries, qrels = as_run(run), as_queries(queries), as_qrels(qrels)
+        gendered = self.documents(documents)
+        if qrels is None:
+            if self.cutoff == "relevant":
+                cut = None  # no judgments: the whole list is measured
+            else:
+                cut = self.cutoff
+            return GSRReport(self._measure(cut_run(run, cut), queries, gendered, None, strict))
+        counts = relevant_counts(qrels)
+        judged = sorted(q for q in queries if counts.get(q, 0) > 0)
+        cut = counts if self.cutoff == "relevant" else self.cutoff
+        system = self._measure(cut_run(run, cut), queries, gendered, judged, strict)
+        unjudged = sorted(q for q in queries if counts.get(q, 0) == 0)
+        if unjudged:
+            system.skipped["no_relevant_judgment"] = unjudged
+        perfect = self._measure(cut_run(perfect_run(qrels), cut), queries, gendered, judged, strict=False)
+        random = self._measure(cut_run(random_run(qrels, gendered.stats.docids, self.random_seed), cut),
+                               queries, gendered, judged, strict=False)
+        return GSRReport(system, perfect, random)
+
+    def _measure(self, run: Run, queries, gendered, query_ids, strict) -> GSRResult:
+        return measure_run(run, queries, gendered, query_ids=query_ids, strict=strict, tie_scores=self.tie_scores)
+
+
+def describe_queries(queries: dict[str, str], lexicon, analyzer: Analyzer | None = None) -> list[dict]:
+    """Fig. 7's data: each query's g(q) and its terms' projections, most female first, unmeasurable last."""
+    analyzer = analyzer or default_analyzer()
+    rows = []
+    for qid, text in queries.items():
+        terms = analyzer.tokens(text)
+        rows.append({"qid": qid, "text": text, "genderedness": _finite(query_genderedness(terms, lexicon)),
+                     "terms": [{"term": t, "g": lexicon.get(t)} for t in terms]})
+    rows.sort(key=lambda r: (r["genderedness"] is None, -(r["genderedness"] or 0.0), r["qid"]))
+    return rows

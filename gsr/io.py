@@ -1,0 +1,324 @@
+"""Readers for TREC runs, qrels and topics, TSV/JSONL queries and documents, and pandas/dict equivalents.
+
+Every reader stops at the first malformed line with an error naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+Run = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best first
+Qrels = dict[str, dict[str, int]]  # qid -> {docid: grade}
+
+TOPIC_FIELDS = ("title", "desc", "narr")
+QUERY_ID_KEYS = ("qid", "query_id", "_id", "id")
+QUERY_TEXT_KEYS = ("text", "query", "title")
+DOC_ID_KEYS = ("id", "docid", "doc_id", "docno", "_id")
+DOC_TEXT_KEYS = ("contents", "text", "body")
+
+
+class InputError(ValueError):
+    """A malformed or inconsistent input file; the message starts with 'file:line:'."""
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for lineno, line in enumerate(handle, start=1):
+                yield lineno, line.rstrip("\n\r")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: not UTF-8 text ({err.reason})") from None
+
+
+def rank_order(scored: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
+    """trec_eval's order: score descending, ties broken by document id descending."""
+    return sorted(scored, key=lambda pair: (pair[1], pair[0]), reverse=True)
+
+
+def read_trec_run(path: str | os.PathLike) -> Run:
+    """A TREC run file: 'qid Q0 docid rank score tag' per line; ranked by score as trec_eval does."""
+    path = Path(path)
+    run: dict[str, dict[str, float]] = {}
+    for lineno, line in _lines(path):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 6:
+            raise InputError(f"{path}:{lineno}: expected 6 columns 'qid Q0 docid rank score tag', found {len(parts)}")
+        qid, _, docid, rank, score, _ = parts
+        try:
+            int(rank)
+            value = float(score)
+        except ValueError:
+            raise InputError(f"{path}:{lineno}: rank must be an integer and score a number: {line!r}") from None
+        if value != value:
+            raise InputError(f"{path}:{lineno}: score is NaN")
+        docs = run.setdefault(qid, {})
+        if docid in docs:
+            raise InputError(f"{path}:{lineno}: document {docid} appears twice for query {qid}")
+        docs[docid] = value
+    return {qid: rank_order(docs.items()) for qid, docs in run.items()}
+
+
+def read_qrels(path: str | os.PathLike) -> Qrels:
+    """A TREC qrels file: 'qid iteration docid grade' per line."""
+    path = Path(path)
+    qrels: Qrels = {}
+    for lineno, line in _lines(path):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 4:
+            raise InputError(f"{path}:{lineno}: expected 4 columns 'qid iteration docid grade', found {len(parts)}")
+        qid, _, docid, grade = parts
+        try:
+            value = int(grade)
+        except ValueError:
+            raise InputError(f"{path}:{lineno}: relevance grade must be an integer, found {grade!r}") from None
+        judged = qrels.setdefault(qid, {})
+        if docid in judged and judged[docid] != value:
+            raise InputError(f"{path}:{lineno}: document {docid} judged twice for query {qid} with different grades")
+        judged[docid] = value
+    return qrels
+
+
+_TAG = re.compile(r"<(/?)(top|num|title|desc|narr)>", re.IGNORECASE)
+_FIELD_LABEL = re.compile(r"^\s*(Number|Description|Narrative|Topic)\s*:", re.IGNORECASE)
+
+
+def read_trec_topics(path: str | os.PathLike, field: str = "title") -> dict[str, str]:
+    """TREC topics in SGML form (<top>, <num>, <title>, <desc>, <narr>); `field` may join several with '+'."""
+    fields = _topic_fields(field)
+    path = Path(path)
+    topics: dict[str, str] = {}
+    current: dict[str, list[str]] | None = None
+    active = None
+    started = 0
+    for lineno, line in _lines(path):
+        position = 0
+        for match in _TAG.finditer(line):
+            if active is not None and current is not None:
+                current[active].append(line[position : match.start()])
+            closing, tag = match.group(1), match.group(2).lower()
+            position = match.end()
+            if tag == "top" and not closing:
+                if current is not None:
+                    raise InputError(f"{path}:{lineno}: <top> opened before the topic of line {started} was closed")
+                current, active, started = {k: [] for k in ("num",) + TOPIC_FIELDS}, None, lineno
+            elif tag == "top":
+                if current is None:
+                    raise InputError(f"{path}:{lineno}: </top> without <top>")
+                _finish_topic(path, started, current, fields, topics)
+                current, active = None, None
+            elif current is None:
+                raise InputError(f"{path}:{lineno}: <{tag}> outside a <top> block")
+            else:
+                active = None if closing else tag
+        if active is not None and current is not None:
+            current[active].append(line[position:])
+    if current is not None:
+        raise InputError(f"{path}:{started}: topic not closed with </top>")
+    if not topics:
+        raise InputError(f"{path}: no <top> blocks found (not a TREC topics file?)")
+    return topics
+
+
+def _topic_fields(field: str) -> tuple[str, ...]:
+    aliases = {"description": "desc", "narrative": "narr"}
+    fields = tuple(aliases.get(f.strip().lower(), f.strip().lower()) for f in field.split("+"))
+    unknown = [f for f in fields if f not in TOPIC_FIELDS]
+    if unknown:
+        raise InputError(f"unknown topic field {unknown[0]!r}; choose among title, desc, narr (joined with '+')")
+    return fields
+
+
+def _finish_topic(path, started, parts, fields, topics):
+    def text(key):
+        return _FIELD_LABEL.sub("", " ".join(" ".join(parts[key]).split()), count=1).strip()
+
+    qid = text("num")
+    if not qid:
+        raise InputError(f"{path}:{started}: topic has no <num>")
+    if qid in topics:
+        raise InputError(f"{path}:{started}: topic {qid} appears twice")
+    values = [text(f) for f in fields]
+    if not any(values):
+        raise InputError(f"{path}:{started}: topic {qid} has an empty {'+'.join(fields)} field")
+    topics[qid] = " ".join(v for v in values if v)
+
+
+def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
+    """Queries as 'qid<TAB>text' lines."""
+    path = Path(path)
+    queries: dict[str, str] = {}
+    for lineno, line in _lines(path):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) < 2:
+            raise InputError(f"{path}:{lineno}: expected 'qid<TAB>text'")
+        qid = parts[0].strip()
+        if qid in queries:
+            raise InputError(f"{path}:{lineno}: query {qid} appears twice")
+        queries[qid] = " ".join(parts[1:]).strip()
+    return queries
+
+
+def _json_records(path: Path) -> Iterator[tuple[int, dict]]:
+    for lineno, line in _lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputError(f"{path}:{lineno}: invalid JSON ({err.msg})") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{path}:{lineno}: expected a JSON object")
+        yield lineno, record
+
+
+def _pick(record: dict, keys: tuple[str, ...], path: Path, lineno: int, what: str):
+    for key in keys:
+        if key in record:
+            return str(record[key])
+    raise InputError(f"{path}:{lineno}: no {what} field (one of {', '.join(keys)})")
+
+
+def read_jsonl_queries(path: str | os.PathLike) -> dict[str, str]:
+    """Queries as JSON lines with an id (qid, query_id, _id) and a text (text, query, title)."""
+    path = Path(path)
+    queries: dict[str, str] = {}
+    for lineno, record in _json_records(path):
+        qid = _pick(record, QUERY_ID_KEYS, path, lineno, "query id")
+        if qid in queries:
+            raise InputError(f"{path}:{lineno}: query {qid} appears twice")
+        queries[qid] = _pick(record, QUERY_TEXT_KEYS, path, lineno, "query text")
+    return queries
+
+
+def read_queries(path: str | os.PathLike, field: str = "title") -> dict[str, str]:
+    """Queries from a TREC topics file, a TSV file or a JSONL file, told apart by extension and content."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json"):
+        return read_jsonl_queries(path)
+    if suffix == ".tsv":
+        return read_tsv_queries(path)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            head = handle.read(4096)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    if "<top>" in head.lower():
+        return read_trec_topics(path, field)
+    if head.lstrip().startswith("{"):
+        return read_jsonl_queries(path)
+    return read_tsv_queries(path)
+
+
+def iter_jsonl_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    """(docid, text) from JSON lines with an id (id, docid, doc_id, docno, _id) and contents/text/body (+ title)."""
+    path = Path(path)
+    for lineno, record in _json_records(path):
+        docid = _pick(record, DOC_ID_KEYS, path, lineno, "document id")
+        body = _pick(record, DOC_TEXT_KEYS, path, lineno, "document text")
+        title = record.get("title")
+        yield docid, f"{title} {body}" if title else body
+
+
+def iter_tsv_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    """(docid, text) from 'docid<TAB>text' lines."""
+    path = Path(path)
+    for lineno, line in _lines(path):
+        if not line.strip():
+            continue
+        docid, tab, text = line.partition("\t")
+        if not tab:
+            raise InputError(f"{path}:{lineno}: expected 'docid<TAB>text'")
+        yield docid.strip(), text
+
+
+def iter_documents(source) -> Iterator[tuple[str, str]]:
+    """(docid, text) pairs from a JSONL/TSV path, a {docid: text} mapping, a DataFrame or an iterable of pairs."""
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if path.suffix.lower() == ".tsv":
+            return iter_tsv_documents(path)
+        return iter_jsonl_documents(path)
+    if isinstance(source, Mapping):
+        return iter((str(k), v) for k, v in source.items())
+    if _is_dataframe(source):
+        id_col = _column(source, DOC_ID_KEYS, "document id")
+        text_col = _column(source, DOC_TEXT_KEYS, "document text")
+        return zip(source[id_col].astype(str), source[text_col])
+    return iter(source)
+
+
+def _is_dataframe(obj) -> bool:
+    return hasattr(obj, "columns") and hasattr(obj, "itertuples")
+
+
+def _column(frame, keys: tuple[str, ...], what: str) -> str:
+    for key in keys:
+        if key in frame.columns:
+            return key
+    raise InputError(f"DataFrame has no {what} column (one of {', '.join(keys)})")
+
+
+def as_queries(source, field: str = "title") -> dict[str, str]:
+    """Queries from a path, a {qid: text} mapping or a DataFrame with qid/query_id and query/text columns."""
+    if isinstance(source, (str, os.PathLike)):
+        return read_queries(source, field)
+    if isinstance(source, Mapping):
+        return {str(k): str(v) for k, v in source.items()}
+    if _is_dataframe(source):
+        qid = _column(source, QUERY_ID_KEYS, "query id")
+        text = _column(source, QUERY_TEXT_KEYS, "query text")
+        return dict(zip(source[qid].astype(str), source[text].astype(str)))
+    raise TypeError(f"cannot read queries from {type(source).__name__}")
+
+
+def as_run(source) -> Run:
+    """A run from a TREC file, a {qid: {docid: score}} / {qid: [(docid, score)]} mapping or a DataFrame."""
+    if isinstance(source, (str, os.PathLike)):
+        return read_trec_run(source)
+    if _is_dataframe(source):
+        qid = _column(source, ("query_id", "qid"), "query id")
+        doc = _column(source, ("doc_id", "docno", "docid"), "document id")
+        score = _column(source, ("score",), "score")
+        grouped: dict[str, dict[str, float]] = {}
+        for q, d, s in zip(source[qid].astype(str), source[doc].astype(str), source[score].astype(float)):
+            grouped.setdefault(q, {})[d] = s
+        return {q: rank_order(docs.items()) for q, docs in grouped.items()}
+    if isinstance(source, Mapping):
+        run: Run = {}
+        for q, docs in source.items():
+            pairs = docs.items() if isinstance(docs, Mapping) else docs
+            run[str(q)] = rank_order((str(d), float(s)) for d, s in pairs)
+        return run
+    raise TypeError(f"cannot read a run from {type(source).__name__}")
+
+
+def as_qrels(source) -> Qrels:
+    """Qrels from a TREC file, a {qid: {docid: grade}} mapping or a DataFrame (query_id/qid, doc_id/docno, relevance/label)."""
+    if source is None:
+        return None
+    if isinstance(source, (str, os.PathLike)):
+        return read_qrels(source)
+    if _is_dataframe(source):
+        qid = _column(source, ("query_id", "qid"), "query id")
+        doc = _column(source, ("doc_id", "docno", "docid"), "document id")
+        grade = _column(source, ("relevance", "label", "grade"), "relevance")
+        qrels: Qrels = {}
+        for q, d, g in zip(source[qid].astype(str), source[doc].astype(str), source[grade].astype(int)):
+            qrels.setdefault(q, {})[d] = int(g)
+        return qrels
+    if isinstance(source, Mapping):
+        return {str(q): {str(d): int(g) for d, g in docs.items()} for q, docs in source.items()}
+    raise TypeError(f"cannot read qrels from {type(source).__name__}")

@@ -1,0 +1,180 @@
+"""Per-document term statistics, so that g_q(d) costs O(|q|) per document instead of re-reading the text.
+
+g_q(d) = (Σ_t c_dt g(t) − Σ_{t∈q} c_dt g(t)) / (Σ_t c_dt − Σ_{t∈q} c_dt), summed over in-vocabulary terms;
+the counts c_dt are built once (in parallel shards, embedding-independent) and the sums once per embedding.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+
+from gsr.text import Analyzer, default_analyzer
+
+
+def _shards(documents: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
+    iterator = iter(documents)
+    while shard := list(islice(iterator, size)):
+        yield shard
+
+
+def count_shard(shard: list[tuple[str, str]], analyzer: Analyzer):
+    """Map step: one shard of (docid, text) → (docids, local vocabulary, CSR arrays of term counts)."""
+    vocabulary: dict[str, int] = {}
+    rows: list[int] = []
+    columns: list[int] = []
+    docids = []
+    for row, (docid, text) in enumerate(shard):
+        docids.append(docid)
+        ids = [vocabulary.setdefault(t, len(vocabulary)) for t in analyzer.tokens(text or "")]
+        columns.extend(ids)
+        rows.extend([row] * len(ids))
+    data = np.ones(len(columns), dtype=np.int32)
+    matrix = sparse.csr_matrix((data, (np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64))),
+                               shape=(len(docids), len(vocabulary)))
+    matrix.sum_duplicates()
+    return docids, list(vocabulary), matrix
+
+
+class DocumentStats:
+    """Bag-of-words counts of a collection after the paper's text handling: documents × terms."""
+
+    def __init__(self, docids: list[str], vocabulary: list[str], counts: sparse.csr_matrix):
+        if counts.shape != (len(docids), len(vocabulary)):
+            raise ValueError(f"counts of shape {counts.shape} for {len(docids)} documents × {len(vocabulary)} terms")
+        self.docids = list(docids)
+        self.vocabulary = list(vocabulary)
+        self.counts = counts.tocsr()
+        self.doc_index = {d: i for i, d in enumerate(self.docids)}
+        if len(self.doc_index) != len(self.docids):
+            seen = set()
+            duplicate = next(d for d in self.docids if d in seen or seen.add(d))
+            raise ValueError(f"document id {duplicate} appears more than once in the collection")
+
+    def __len__(self) -> int:
+        return len(self.docids)
+
+    @classmethod
+    def build(cls, documents: Iterable[tuple[str, str]], analyzer: Analyzer | None = None,
+              n_jobs: int | None = None, shard_size: int = 10_000, progress: bool = False) -> DocumentStats:
+        """Map over shards of (docid, text) in `n_jobs` processes (default: all cores), then merge."""
+        analyzer = analyzer or default_analyzer()
+        n_jobs = n_jobs or os.cpu_count() or 1
+        shards = _shards(documents, shard_size)
+        if n_jobs == 1:
+            parts = (count_shard(s, analyzer) for s in shards)
+            return cls._merge(parts, progress)
+        import multiprocessing
+        from functools import partial
+
+        with multiprocessing.get_context("fork").Pool(n_jobs) as pool:
+            parts = pool.imap(partial(count_shard, analyzer=analyzer), shards)
+            return cls._merge(parts, progress)
+
+    @classmethod
+    def _merge(cls, parts, progress: bool) -> DocumentStats:
+        """Reduce step: put each shard's local term ids onto one shared vocabulary."""
+        vocabulary: dict[str, int] = {}
+        docids: list[str] = []
+        blocks = []
+        for shard_docids, shard_vocabulary, matrix in parts:
+            mapping = np.array([vocabulary.setdefault(t, len(vocabulary)) for t in shard_vocabulary], dtype=np.int64)
+            blocks.append((matrix.indptr, mapping[matrix.indices] if len(mapping) else matrix.indices, matrix.data))
+            docids.extend(shard_docids)
+            if progress:
+                print(f"\rdocument statistics: {len(docids):,} documents, {len(vocabulary):,} terms",
+                      end="", file=sys.stderr, flush=True)
+        if progress:
+            print(file=sys.stderr)
+        indptr = [np.zeros(1, dtype=np.int64)]
+        offset = 0
+        for block_indptr, _, _ in blocks:
+            indptr.append(block_indptr[1:].astype(np.int64) + offset)
+            offset += int(block_indptr[-1])
+        indices = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+        data = np.concatenate([b[2] for b in blocks]) if blocks else np.zeros(0, dtype=np.int32)
+        counts = sparse.csr_matrix((data, indices, np.concatenate(indptr)), shape=(len(docids), len(vocabulary)))
+        counts.sort_indices()
+        return cls(docids, list(vocabulary), counts)
+
+    def save(self, folder: str | os.PathLike) -> None:
+        """Write to `folder` atomically (a half-written cache is never visible under that name)."""
+        folder = Path(folder)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+        try:
+            sparse.save_npz(staging / "counts.npz", self.counts)
+            (staging / "docids.json").write_text(json.dumps(self.docids), encoding="utf-8")
+            (staging / "vocabulary.json").write_text(json.dumps(self.vocabulary), encoding="utf-8")
+            if folder.exists():
+                shutil.rmtree(folder)
+            os.rename(staging, folder)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike) -> DocumentStats:
+        """Read what `save` wrote."""
+        folder = Path(folder)
+        docids = json.loads((folder / "docids.json").read_text(encoding="utf-8"))
+        vocabulary = json.loads((folder / "vocabulary.json").read_text(encoding="utf-8"))
+        return cls(docids, vocabulary, sparse.load_npz(folder / "counts.npz"))
+
+    def gendered(self, lexicon, analyzer: Analyzer | None = None) -> GenderedDocuments:
+        """Per-document genderedness sums under one lexicon (one sparse product)."""
+        return GenderedDocuments(self, lexicon, analyzer or default_analyzer())
+
+
+class GenderedDocuments:
+    """Σ g and count of in-vocabulary tokens per document, and g_q(d) for any query by subtraction."""
+
+    def __init__(self, stats: DocumentStats, lexicon, analyzer: Analyzer):
+        self.stats = stats
+        self.lexicon = lexicon
+        self.analyzer = analyzer
+        term_g = lexicon.values(stats.vocabulary)
+        self.known_terms = np.flatnonzero(~np.isnan(term_g))
+        self.term_g = np.where(np.isnan(term_g), 0.0, term_g)
+        known = np.zeros(len(term_g))
+        known[self.known_terms] = 1.0
+        self.doc_sum = stats.counts @ self.term_g
+        self.doc_count = stats.counts @ known
+        self._terms_by_class: dict[str, np.ndarray] | None = None
+
+    def _class_index(self) -> dict[str, np.ndarray]:
+        if self._terms_by_class is None:
+            words = [self.stats.vocabulary[i] for i in self.known_terms]
+            groups: dict[str, list[int]] = {}
+            for term_id, cls in zip(self.known_terms, self.analyzer.inflection_classes(words)):
+                groups.setdefault(cls, []).append(int(term_id))
+            self._terms_by_class = {k: np.array(v, dtype=np.int64) for k, v in groups.items()}
+        return self._terms_by_class
+
+    def excluded_terms(self, query_terms: Iterable[str]) -> np.ndarray:
+        """Collection term ids that are a query term or one of its inflections."""
+        index = self._class_index()
+        classes = set(self.analyzer.inflection_classes(sorted(set(query_terms))))
+        found = [index[c] for c in classes if c in index]
+        return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+    def query_document_genderedness(self, query_terms: Iterable[str], rows: np.ndarray) -> np.ndarray:
+        """g_q(d) for documents at `rows`; NaN where no in-vocabulary non-query term is left."""
+        rows = np.asarray(rows, dtype=np.int64)
+        total = self.doc_sum[rows]
+        count = self.doc_count[rows]
+        excluded = self.excluded_terms(query_terms)
+        if len(excluded) and len(rows):
+            sub = self.stats.counts[rows][:, excluded]
+            total = total - sub @ self.term_g[excluded]
+            count = count - np.asarray(sub.sum(axis=1)).ravel()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)

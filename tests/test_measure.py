@@ -1,0 +1,232 @@
+"""The paper's equations on hand-computed examples, and the fast path against the definitions."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from gsr import (
+    GSR,
+    Analyzer,
+    DocumentStats,
+    GenderLexicon,
+    GSRError,
+    document_genderedness,
+    gsr_slope,
+    list_genderedness,
+    measure_run,
+    query_genderedness,
+    rank_discounts,
+    relative_gsr,
+    tied_rank_weights,
+)
+from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
+
+LOG3 = math.log2(3)
+
+
+def test_tokens_follow_the_paper_and_keep_gendered_pronouns():
+    analyzer = Analyzer()
+    text = "She is the Nurse; he's an X-ray tech (covid19), Mr. Smith & Mrs. Jones — e.g. U.S.A. a_b"
+    assert analyzer.tokens(text) == ["she", "nurse", "he", "ray", "tech", "mr", "smith", "mrs", "jones"]
+
+
+def test_custom_stop_list_still_keeps_gendered_words(tmp_path):
+    from gsr import read_stopwords
+
+    path = tmp_path / "stop.txt"
+    path.write_text("the\nshe\nhis # comment\ntech\n")
+    analyzer = Analyzer(read_stopwords(path))
+    assert analyzer.tokens("the tech she his nurse") == ["she", "his", "nurse"]
+
+
+def test_query_genderedness_is_the_mean_over_known_terms(tiny_lexicon):
+    assert query_genderedness(["nurse", "care", "unknownword"], tiny_lexicon) == pytest.approx((0.25 + 0.1) / 2)
+    assert math.isnan(query_genderedness(["unknownword"], tiny_lexicon))
+    assert math.isnan(query_genderedness([], tiny_lexicon))
+
+
+def test_document_genderedness_drops_query_terms_and_inflections(tiny_lexicon):
+    analyzer = Analyzer()
+    doc = analyzer.tokens("Nurses and nursing: the nurse gives care to the woman.")
+    g = document_genderedness(doc, tiny_lexicon, excluded=["nurse"], inflection_class=analyzer.inflection_class)
+    assert g == pytest.approx((0.1 + 0.3) / 2)  # only care and woman remain
+    assert document_genderedness(doc, tiny_lexicon) == pytest.approx((0.2 + 0.15 + 0.25 + 0.1 + 0.3) / 5)
+
+
+def test_rank_discounts_are_eq2_weights():
+    assert rank_discounts(3) == pytest.approx([1.0, 1 / LOG3, 0.5])
+
+
+def test_tied_documents_share_the_mean_weight_of_their_positions():
+    weights = tied_rank_weights([2, 1, 1, 0])
+    shared = (1 / LOG3 + 0.5) / 2
+    assert weights == pytest.approx([1.0, shared, shared, 1 / math.log2(5)])
+    assert weights.sum() == pytest.approx(rank_discounts(4).sum())
+    assert tied_rank_weights([1, 1]) == pytest.approx([(1 + 1 / LOG3) / 2] * 2)
+
+
+def test_paper_electrician_example(tiny_lexicon):
+    """§3.2.3: q = electrician, L = [man doc, woman doc]; the man document, ranked first, weighs more."""
+    docs = {"d1": "The man is an electrician.", "d2": "The woman is an electrician."}
+    stats = DocumentStats.build(docs.items(), n_jobs=1)
+    gendered = stats.gendered(tiny_lexicon)
+    result = measure_run({"q": [("d1", 2.0), ("d2", 1.0)]}, {"q": "electrician"}, gendered)
+    expected = (1.0 * -0.2 + (1 / LOG3) * 0.3) / (1 + 1 / LOG3)
+    assert result.per_query[0].g_list == pytest.approx(expected)
+    assert expected == pytest.approx(-0.0065736, abs=1e-7)
+    assert result.per_query[0].g_query == pytest.approx(-0.1)
+    assert list_genderedness([-0.2, 0.3]) == pytest.approx(expected)
+
+
+def test_list_genderedness_leaves_unmeasurable_documents_out_but_keeps_ranks():
+    value = list_genderedness([0.2, math.nan, 0.4])
+    assert value == pytest.approx((0.2 * 1 + 0.4 * 0.5) / 1.5)
+    assert math.isnan(list_genderedness([math.nan]))
+
+
+def test_gsr_slope_is_the_least_squares_slope():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=50)
+    y = 0.7 * x + rng.normal(scale=0.1, size=50)
+    assert gsr_slope(x, y) == pytest.approx(np.polyfit(x, y, 1)[0])
+    x_with_gap = np.append(x, np.nan)
+    assert gsr_slope(x_with_gap, np.append(y, 1.0)) == pytest.approx(np.polyfit(x, y, 1)[0])
+
+
+def test_gsr_slope_hand_example():
+    # x = [-1, 0, 1], y = [0, 1, 4]: mean y = 5/3, cov = (5/3 + 0 + 7/3) / 3 = 4/3, var = 2/3
+    assert gsr_slope([-1, 0, 1], [0, 1, 4]) == pytest.approx(2.0)
+
+
+def test_gsr_slope_refuses_undefined_cases():
+    with pytest.raises(GSRError, match="at least two"):
+        gsr_slope([0.1], [0.2])
+    with pytest.raises(GSRError, match="zero variance"):
+        gsr_slope([0.1, 0.1, 0.1], [0.2, 0.3, 0.4])
+
+
+def test_relative_gsr():
+    assert relative_gsr(0.16, 0.085) == pytest.approx(88.235, abs=1e-3)
+    assert relative_gsr(0.085, 0.085) == 0
+    assert relative_gsr(-0.2, -0.1) == pytest.approx(-100.0)  # more negative than perfect: below it
+    assert math.isnan(relative_gsr(0.1, 0.0))
+
+
+def _random_collection(seed: int, words: list[str], n_docs: int = 60):
+    rng = random.Random(seed)
+    docs = {}
+    for i in range(n_docs):
+        n = rng.randint(0, 12)
+        docs[f"D{i}"] = " ".join(rng.choice(words) for _ in range(n)) + rng.choice(["", ".", " the 42 a"])
+    return docs
+
+
+def test_fast_statistics_match_the_definitions(tiny_lexicon):
+    analyzer = Analyzer()
+    words = ["man", "woman", "nurse", "nurses", "nursing", "care", "tools", "wire", "zebra", "the", "she", "he"]
+    docs = _random_collection(7, words)
+    queries = {"q1": "nurse care", "q2": "tools", "q3": "zebra", "q4": "Nursing women"}
+    rng = random.Random(11)
+    run = {q: [(d, float(100 - r)) for r, d in enumerate(rng.sample(sorted(docs), 25))] for q in queries}
+    for n_jobs, shard in ((1, 7), (2, 9)):
+        stats = DocumentStats.build(docs.items(), analyzer, n_jobs=n_jobs, shard_size=shard)
+        result = measure_run(run, queries, stats.gendered(tiny_lexicon, analyzer))
+        for point in result.per_query:
+            q_terms = analyzer.tokens(queries[point.qid])
+            doc_values = [document_genderedness(analyzer.tokens(docs[d]), tiny_lexicon, q_terms,
+                                                analyzer.inflection_class) for d, _ in run[point.qid]]
+            expected = list_genderedness(doc_values)
+            if math.isnan(expected):
+                assert point.g_list is None
+            else:
+                assert point.g_list == pytest.approx(expected, abs=1e-12)
+            g_q = query_genderedness(q_terms, tiny_lexicon)
+            assert (point.g_query is None) == math.isnan(g_q)
+
+
+def test_statistics_save_and_load_round_trip(tmp_path, tiny_lexicon):
+    docs = _random_collection(2, ["man", "woman", "care", "wire", "nurses"], 30)
+    stats = DocumentStats.build(docs.items(), n_jobs=1)
+    stats.save(tmp_path / "stats")
+    loaded = DocumentStats.load(tmp_path / "stats")
+    assert loaded.docids == stats.docids and loaded.vocabulary == stats.vocabulary
+    assert (loaded.counts != stats.counts).nnz == 0
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging folder left
+
+
+def test_duplicate_document_ids_are_refused():
+    with pytest.raises(ValueError, match="D1 appears more than once"):
+        DocumentStats.build([("D1", "man"), ("D1", "woman")], n_jobs=1)
+
+
+def test_skipped_queries_and_unknown_documents_are_reported(tiny_lexicon):
+    docs = {"a": "man tools", "b": "woman care", "c": "electrician", "d": "zebra"}
+    gendered = DocumentStats.build(docs.items(), n_jobs=1).gendered(tiny_lexicon)
+    queries = {"q1": "nurse", "q2": "electrician", "q3": "zebra", "q4": "woman", "q5": "man"}
+    run = {
+        "q1": [("a", 3.0), ("b", 2.0), ("missing", 1.0)],
+        "q2": [("c", 1.0)],  # only the query term itself: unmeasurable
+        "q3": [("a", 1.0)],  # query out of vocabulary
+        "q5": [("b", 1.0), ("d", 0.5)],
+        "qX": [("a", 1.0)],  # not in the topics
+    }
+    result = measure_run(run, queries, gendered)
+    assert result.skipped == {"no_measurable_document": ["q2"], "query_out_of_vocabulary": ["q3"],
+                              "nothing_retrieved": ["q4"], "not_in_topics": ["qX"]}
+    assert result.unknown_docids == 1
+    assert result.unmeasurable_docs == 2  # c for q2, d for q5
+    assert result.n_queries == 2
+    with pytest.raises(ValueError, match="missing retrieved for query q1 is not in the collection"):
+        measure_run(run, queries, gendered, strict=True)
+
+
+def test_perfect_random_and_top_k():
+    qrels = {"q1": {"a": 2, "b": 1, "c": 0, "d": 1}, "q2": {"a": 0}}
+    assert relevant_counts(qrels) == {"q1": 3, "q2": 0}
+    assert perfect_run(qrels) == {"q1": [("a", 2.0), ("b", 1.0), ("d", 1.0)]}
+    docids = [f"D{i}" for i in range(100)]
+    first, again, other = (random_run(qrels, docids, seed) for seed in (1, 1, 2))
+    assert first == again and first != other
+    assert len(first["q1"]) == 3 and len(set(d for d, _ in first["q1"])) == 3 and "q2" not in first
+    run = {"q1": [("x", 3.0), ("y", 2.0), ("z", 1.0), ("w", 0.5)], "q2": [("x", 1.0)]}
+    assert cut_run(run, relevant_counts(qrels)) == {"q1": run["q1"][:3], "q2": []}
+    assert cut_run(run, 1) == {"q1": run["q1"][:1], "q2": run["q2"]}
+
+
+def test_gsr_evaluate_with_qrels_reports_baselines(tiny_lexicon):
+    docs = {"m1": "man tools wire", "m2": "he tools", "f1": "woman care", "f2": "she care hospital",
+            "n1": "wire care"}
+    queries = {"qm": "electrician", "qf": "nurse", "qn": "hospital"}
+    qrels = {"qm": {"m1": 1, "m2": 1}, "qf": {"f1": 2, "f2": 1}, "qn": {"n1": 1, "f1": 0}}
+    # A counter-stereotypical run: female documents for the male query and vice versa.
+    run = {"qm": [("f1", 2.0), ("f2", 1.0), ("m1", 0.5)], "qf": [("m1", 2.0), ("m2", 1.0)],
+           "qn": [("n1", 1.0)]}
+    measure = GSR(tiny_lexicon, random_seed=5)
+    report = measure.evaluate(run, queries, docs, qrels)
+    assert report.perfect.gsr > 0 > report.system.gsr
+    assert report.relative == pytest.approx(relative_gsr(report.system.gsr, report.perfect.gsr))
+    out = report.to_dict()
+    assert set(out) >= {"gsr", "n_queries", "n_skipped", "per_query", "perfect", "random", "relative"}
+    assert [q["qid"] for q in out["per_query"]] == ["qf", "qm", "qn"]
+    # top-K with K = 2 relevant for qm: m1 at rank 3 is cut away.
+    qm = next(q for q in report.system.per_query if q.qid == "qm")
+    expected = list_genderedness([(0.3 + 0.1) / 2, (0.4 + 0.1 + 0.05) / 3])
+    assert qm.g_list == pytest.approx(expected)
+
+
+def test_gsr_evaluate_without_qrels_measures_whole_lists(tiny_lexicon):
+    docs = {"a": "man", "b": "woman", "c": "care"}
+    report = GSR(tiny_lexicon).evaluate({"q1": [("a", 1.0), ("b", 0.5)], "q2": [("c", 1.0)]},
+                                        {"q1": "tools", "q2": "nurse"}, docs)
+    assert report.perfect is None and "perfect" not in report.to_dict()
+    assert report.system.per_query[0].g_list == pytest.approx(list_genderedness([-0.2, 0.3]))
+
+
+def test_lexicon_case_fallback():
+    lexicon = GenderLexicon.from_mapping({"Mary": 0.5, "NASA": -0.1, "john": -0.4})
+    assert lexicon.get("mary") == 0.5 and lexicon.get("nasa") == -0.1 and lexicon.get("John") == -0.4
+    assert lexicon.get("nobody") is None and "nobody" not in lexicon
