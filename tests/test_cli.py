@@ -1,0 +1,117 @@
+"""The `gsr` command line: JSON contract, tables, error messages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from experiments.cli import main
+from tests.conftest import ROBUST04_TOPICS
+
+
+def _write_collection(folder):
+    docs = {
+        "m1": "The man fixed the wire with his tools.", "m2": "He is a strong electrician.",
+        "f1": "The woman gave care at the hospital.", "f2": "She is a nurse, and her care is kind.",
+        "n1": "Report on the annual budget.", "n2": "Weather today: rain.",
+    }
+    (folder / "docs.jsonl").write_text("".join(json.dumps({"id": k, "contents": v}) + "\n" for k, v in docs.items()))
+    (folder / "topics.tsv").write_text("q1\telectrician tools\nq2\tnurse hospital\nq3\tbudget\n")
+    (folder / "qrels.txt").write_text("q1 0 m1 1\nq1 0 m2 1\nq2 0 f1 2\nq2 0 f2 1\nq3 0 n1 1\nq3 0 m1 0\n")
+    (folder / "run.txt").write_text(
+        "q1 Q0 m1 1 3.0 t\nq1 Q0 f1 2 2.0 t\nq1 Q0 m2 3 1.0 t\n"
+        "q2 Q0 f2 1 3.0 t\nq2 Q0 m1 2 2.0 t\nq2 Q0 ghost 3 1.0 t\n"
+        "q3 Q0 n1 1 1.0 t\n")
+
+
+def test_validate_json_contract(glove_lexicon, capsys):
+    assert main(["validate", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["direction"]["explained_variance"] == pytest.approx(0.494, abs=0.01)
+    names = [t["name"] for t in out["stereotype_tests"]]
+    assert names == ["agency_communion", "science_arts", "career_family", "jobs"]
+    for test in out["stereotype_tests"]:
+        assert set(test) >= {"name", "male_mean", "female_mean", "p_value"}
+        assert test["female_mean"] > test["male_mean"] and test["p_value"] < 0.05
+    for toy in ("toy1", "toy2"):
+        assert out[toy]["S"] > 0 and out[toy]["CS"] == pytest.approx(-out[toy]["S"])
+        assert out[toy]["N"] == pytest.approx(0, abs=1e-12)
+    assert out["toy1"]["parity_r"] > 0
+
+
+def test_validate_table_and_plots(glove_lexicon, tmp_path, capsys):
+    assert main(["validate", "--plots", str(tmp_path / "figs")]) == 0
+    text = capsys.readouterr().out
+    assert "agency_communion" in text and "toy1: S=+" in text and "Pearson r" in text
+    for name in ("fig1_stereotypes", "fig4_toy1", "fig5_parity", "fig6_toy2"):
+        assert (tmp_path / "figs" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_queries_lists_all_robust04_topics(glove_lexicon, tmp_path, capsys):
+    if not ROBUST04_TOPICS.exists():
+        pytest.skip(f"Robust04 topics not found at {ROBUST04_TOPICS} (shared reference data)")
+    assert main(["queries", "--topics", str(ROBUST04_TOPICS), "--json", "--plots", str(tmp_path)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 250
+    values = [r["genderedness"] for r in rows if r["genderedness"] is not None]
+    assert values == sorted(values, reverse=True)
+    assert set(rows[0]) == {"qid", "text", "genderedness", "terms"}
+    by_qid = {r["qid"]: r for r in rows}
+    assert by_qid["301"]["text"] == "International Organized Crime"
+    assert [t["term"] for t in by_qid["301"]["terms"]] == ["international", "organized", "crime"]
+    assert (tmp_path / "fig7_queries.png").exists()
+
+
+def test_score_json_with_qrels(glove_lexicon, tmp_path, capsys):
+    _write_collection(tmp_path)
+    args = ["score", "--run", str(tmp_path / "run.txt"), "--topics", str(tmp_path / "topics.tsv"),
+            "--docs", str(tmp_path / "docs.jsonl"), "--qrels", str(tmp_path / "qrels.txt"), "--json", "--jobs", "1"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"gsr", "n_queries", "n_skipped", "per_query", "perfect", "random", "relative"}
+    assert out["n_queries"] == 3 and out["unknown_docids"] == 0  # 'ghost' lies below q2's top-2
+    for key in ("perfect", "random"):
+        assert set(out[key]) >= {"gsr", "n_queries", "n_skipped", "per_query"}
+    assert {q["qid"] for q in out["per_query"]} == {"q1", "q2", "q3"}
+    assert all(set(q) >= {"qid", "g_query", "g_list"} for q in out["per_query"])
+
+
+def test_score_table_reports_unknown_documents(glove_lexicon, tmp_path, capsys):
+    _write_collection(tmp_path)
+    args = ["score", "--run", str(tmp_path / "run.txt"), "--topics", str(tmp_path / "topics.tsv"),
+            "--docs", str(tmp_path / "docs.jsonl"), "--cutoff", "none", "--jobs", "1"]
+    assert main(args) == 0
+    assert "1 retrieved document ids are not in" in capsys.readouterr().out
+    assert main(args + ["--strict"]) == 2
+    assert "ghost retrieved for query q2 is not in the collection" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, message", [
+    ("q1 Q0 m1 1 3.0\n", "run.txt:1: expected 6 columns"),
+    ("q1 Q0 m1 1 3.0 t\nq1 Q0 m2 x 2.0 t\n", "run.txt:2: rank must be an integer"),
+])
+def test_score_malformed_run_names_file_and_line(glove_lexicon, tmp_path, capsys, content, message):
+    _write_collection(tmp_path)
+    (tmp_path / "run.txt").write_text(content)
+    code = main(["score", "--run", str(tmp_path / "run.txt"), "--topics", str(tmp_path / "topics.tsv"),
+                 "--docs", str(tmp_path / "docs.jsonl")])
+    assert code == 2 and message in capsys.readouterr().err
+
+
+def test_unknown_embedding_is_a_clear_error(tmp_path, capsys):
+    assert main(["validate", "--embedding", str(tmp_path / "nope.bin")]) == 2
+    assert "no such embedding file, nor a built-in name (glove-6b-50d)" in capsys.readouterr().err
+
+
+def test_missing_definitional_word_is_a_clear_error(tmp_path, capsys):
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("she 1 0\nhe -1 0\nwoman 1 1\n")
+    assert main(["validate", "--embedding", str(vectors)]) == 2
+    assert "definitional word(s) missing from the embedding: her, his, man" in capsys.readouterr().err
+
+
+def test_bad_cutoff_is_rejected(capsys):
+    with pytest.raises(SystemExit):
+        main(["score", "--run", "r", "--topics", "t", "--docs", "d", "--cutoff", "zero"])
+    assert "cutoff must be" in capsys.readouterr().err
