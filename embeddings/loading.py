@@ -108,6 +108,8 @@ def read_text_vectors(path: str | os.PathLike):
                 rows.append(row)
     except UnicodeDecodeError as err:
         raise EmbeddingError(f"{path}: not a UTF-8 text embedding file ({err.reason})") from None
+    except (gzip.BadGzipFile, EOFError) as err:
+        raise EmbeddingError(f"{path}: broken or not gzip-compressed ({err})") from None
     if not rows:
         raise EmbeddingError(f"{path}: no vectors found")
     return _keyed_vectors(words, np.vstack(rows))
@@ -167,7 +169,7 @@ def _cached(key: str, build, cache: bool):
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=folder.parent))
     try:
-        kv.save(str(staging / "vectors.kv"))
+        kv.save(str(staging / "vectors.kv"), sep_limit=0)  # every array in its own .npy, so mmap reaches it
         try:
             os.rename(staging, folder)  # atomic: readers never see a half-written cache
         except OSError:

@@ -172,7 +172,7 @@ def cmd_score(args) -> int:
     print(f"GSR (Eq. 3) under {args.embedding}, cut-off {args.cutoff if args.cutoff else 'none'}")
     print(f"  {'system':<8} {'GSR':>10} {'relative':>10} {'queries':>8} {'skipped':>8}")
     for name, result in rows:
-        relative = report._relative(result) if report.perfect is not None else None
+        relative = report.relative_of(result)
         rel = "—" if relative is None else f"{relative:+.0f}%"
         print(f"  {name:<8} {_fmt(result.gsr, 5):>10} {rel:>10} {result.n_queries:>8} {result.n_skipped:>8}")
     system = report.system

@@ -74,9 +74,11 @@ class GSRReport:
 
     @property
     def relative(self) -> float | None:
-        return self._relative(self.system)
+        """The run's GSR as % above the perfect engine's (None without qrels)."""
+        return self.relative_of(self.system)
 
-    def _relative(self, result: GSRResult) -> float | None:
+    def relative_of(self, result: GSRResult) -> float | None:
+        """Any engine's GSR as % above the perfect engine's (None without qrels)."""
         if self.perfect is None or self.perfect.gsr is None or result.gsr is None:
             return None
         value = relative_gsr(result.gsr, self.perfect.gsr)
@@ -86,7 +88,7 @@ class GSRReport:
         out = self.system.to_dict()
         if self.perfect is not None:
             out["perfect"] = self.perfect.to_dict()
-            out["random"] = dict(self.random.to_dict(), relative=self._relative(self.random))
+            out["random"] = dict(self.random.to_dict(), relative=self.relative_of(self.random))
             out["relative"] = self.relative
         return out
 
@@ -180,10 +182,7 @@ class GSR:
         run, queries, qrels = as_run(run), as_queries(queries), as_qrels(qrels)
         gendered = self.documents(documents)
         if qrels is None:
-            if self.cutoff == "relevant":
-                cut = None  # no judgments: the whole list is measured
-            else:
-                cut = self.cutoff
+            cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
             return GSRReport(self._measure(cut_run(run, cut), queries, gendered, None, strict))
         counts = relevant_counts(qrels)
         judged = sorted(q for q in queries if counts.get(q, 0) > 0)

@@ -292,17 +292,26 @@ def as_run(source) -> Run:
         qid = _column(source, ("query_id", "qid"), "query id")
         doc = _column(source, ("doc_id", "docno", "docid"), "document id")
         score = _column(source, ("score",), "score")
-        grouped: dict[str, dict[str, float]] = {}
-        for q, d, s in zip(source[qid].astype(str), source[doc].astype(str), source[score].astype(float)):
-            grouped.setdefault(q, {})[d] = s
-        return {q: rank_order(docs.items()) for q, docs in grouped.items()}
+        rows = zip(source[qid].astype(str), source[doc].astype(str), source[score].astype(float))
+        return _checked_run(rows, "run DataFrame")
     if isinstance(source, Mapping):
-        run: Run = {}
-        for q, docs in source.items():
-            pairs = docs.items() if isinstance(docs, Mapping) else docs
-            run[str(q)] = rank_order((str(d), float(s)) for d, s in pairs)
-        return run
+        rows = ((str(q), str(d), float(s)) for q, docs in source.items()
+                for d, s in (docs.items() if isinstance(docs, Mapping) else docs))
+        return _checked_run(rows, "run")
     raise TypeError(f"cannot read a run from {type(source).__name__}")
+
+
+def _checked_run(rows: Iterable[tuple[str, str, float]], what: str) -> Run:
+    """Rows of (qid, docid, score) ranked, refusing what the file reader refuses: NaN scores, repeats."""
+    grouped: dict[str, dict[str, float]] = {}
+    for q, d, s in rows:
+        if s != s:
+            raise InputError(f"{what}: score is NaN for query {q}, document {d}")
+        docs = grouped.setdefault(q, {})
+        if d in docs:
+            raise InputError(f"{what}: document {d} appears twice for query {q}")
+        docs[d] = s
+    return {q: rank_order(docs.items()) for q, docs in grouped.items()}
 
 
 def as_qrels(source) -> Qrels:
@@ -316,7 +325,9 @@ def as_qrels(source) -> Qrels:
         doc = _column(source, ("doc_id", "docno", "docid"), "document id")
         grade = _column(source, ("relevance", "label", "grade"), "relevance")
         qrels: Qrels = {}
-        for q, d, g in zip(source[qid].astype(str), source[doc].astype(str), source[grade].astype(int)):
+        for q, d, g in zip(source[qid].astype(str), source[doc].astype(str), source[grade]):
+            if g != g or float(g) != int(g):
+                raise InputError(f"qrels DataFrame: relevance of query {q}, document {d} is not an integer: {g!r}")
             qrels.setdefault(q, {})[d] = int(g)
         return qrels
     if isinstance(source, Mapping):

