@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import os
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -151,6 +156,31 @@ def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments,
     return result
 
 
+def cached_document_stats(path, analyzer: Analyzer, n_jobs: int | None = None,
+                          progress: bool = False) -> DocumentStats:
+    """DocumentStats of a documents file, built once per (file version, stop list) and reused from the cache.
+
+    The cache entry is written atomically, so an interrupted build leaves nothing half-written behind.
+    """
+    from embeddings.loading import cache_dir
+
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    key = hashlib.sha256(json.dumps([str(path.resolve()), stat.st_size, stat.st_mtime_ns,
+                                     sorted(analyzer.stopwords)]).encode()).hexdigest()[:16]
+    folder = cache_dir() / "document-stats" / key
+    if (folder / "counts.npz").exists():
+        if progress:
+            print(f"document statistics of {path}: reused from {folder}", file=sys.stderr)
+        return DocumentStats.load(folder)
+    stats = DocumentStats.build(iter_documents(path), analyzer, n_jobs=n_jobs, progress=progress)
+    stats.save(folder)
+    return stats
+
+
 class GSR:
     """The Gender Stereotype Reinforcement measure, configured once and applied to any run.
 
@@ -173,8 +203,12 @@ class GSR:
         """Per-document sums for a collection given as DocumentStats, a path, a mapping or (docid, text) pairs."""
         if isinstance(source, GenderedDocuments):
             return source
-        stats = source if isinstance(source, DocumentStats) else DocumentStats.build(
-            iter_documents(source), self.analyzer, n_jobs=n_jobs, progress=progress)
+        if isinstance(source, DocumentStats):
+            stats = source
+        elif isinstance(source, (str, os.PathLike)):
+            stats = cached_document_stats(source, self.analyzer, n_jobs=n_jobs, progress=progress)
+        else:
+            stats = DocumentStats.build(iter_documents(source), self.analyzer, n_jobs=n_jobs, progress=progress)
         return stats.gendered(self.lexicon, self.analyzer)
 
     def evaluate(self, run, queries, documents, qrels=None, strict: bool = False) -> GSRReport:

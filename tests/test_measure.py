@@ -230,3 +230,20 @@ def test_lexicon_case_fallback():
     lexicon = GenderLexicon.from_mapping({"Mary": 0.5, "NASA": -0.1, "john": -0.4})
     assert lexicon.get("mary") == 0.5 and lexicon.get("nasa") == -0.1 and lexicon.get("John") == -0.4
     assert lexicon.get("nobody") is None and "nobody" not in lexicon
+
+
+def test_document_statistics_of_a_file_are_cached(tmp_path, tiny_lexicon, monkeypatch):
+    import json as _json
+
+    from gsr.evaluate import cached_document_stats
+
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(_json.dumps({"id": f"D{i}", "contents": t}) + "\n"
+                            for i, t in enumerate(["man tools", "woman care", "nurse"])))
+    first = cached_document_stats(docs, Analyzer(), n_jobs=1)
+    with monkeypatch.context() as patch:
+        patch.setattr(DocumentStats, "build", lambda *a, **k: pytest.fail("cache not reused"))
+        again = cached_document_stats(docs, Analyzer(), n_jobs=1)
+    assert again.docids == first.docids and (again.counts != first.counts).nnz == 0
+    other = cached_document_stats(docs, Analyzer(frozenset({"man"})), n_jobs=1)  # other stop list, other entry
+    assert "man" not in other.vocabulary
