@@ -87,22 +87,26 @@ class DocumentStats:
         docids: list[str] = []
         blocks = []
         for shard_docids, shard_vocabulary, matrix in parts:
-            mapping = np.array([vocabulary.setdefault(t, len(vocabulary)) for t in shard_vocabulary], dtype=np.int64)
-            blocks.append((matrix.indptr, mapping[matrix.indices] if len(mapping) else matrix.indices, matrix.data))
+            mapping = np.fromiter((vocabulary.setdefault(t, len(vocabulary)) for t in shard_vocabulary),
+                                  dtype=np.int32, count=len(shard_vocabulary))
+            blocks.append((np.diff(matrix.indptr), mapping[matrix.indices], matrix.data))
             docids.extend(shard_docids)
             if progress:
                 print(f"\rdocument statistics: {len(docids):,} documents, {len(vocabulary):,} terms",
                       end="", file=sys.stderr, flush=True)
         if progress:
             print(file=sys.stderr)
-        indptr = [np.zeros(1, dtype=np.int64)]
-        offset = 0
-        for block_indptr, _, _ in blocks:
-            indptr.append(block_indptr[1:].astype(np.int64) + offset)
-            offset += int(block_indptr[-1])
-        indices = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+        # int32 indices (as scipy would choose) keep the merge's peak memory near the final matrix's size.
+        nnz = sum(len(b[1]) for b in blocks)
+        index_dtype = np.int32 if max(nnz, len(vocabulary)) < np.iinfo(np.int32).max else np.int64
+        indptr = np.zeros(len(docids) + 1, dtype=index_dtype)
+        if blocks:
+            np.cumsum(np.concatenate([b[0] for b in blocks]), out=indptr[1:])
+        indices = np.concatenate([b[1] for b in blocks]).astype(index_dtype, copy=False) if blocks else \
+            np.zeros(0, dtype=index_dtype)
         data = np.concatenate([b[2] for b in blocks]) if blocks else np.zeros(0, dtype=np.int32)
-        counts = sparse.csr_matrix((data, indices, np.concatenate(indptr)), shape=(len(docids), len(vocabulary)))
+        blocks.clear()
+        counts = sparse.csr_matrix((data, indices, indptr), shape=(len(docids), len(vocabulary)))
         counts.sort_indices()
         return cls(docids, list(vocabulary), counts)
 
