@@ -44,7 +44,10 @@ def rank_order(scored: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
 def read_trec_run(path: str | os.PathLike) -> Run:
     """A TREC run file: 'qid Q0 docid rank score tag' per line; ranked by score as trec_eval does."""
     path = Path(path)
-    run: dict[str, dict[str, float]] = {}
+    return _checked_run(_trec_run_rows(path))
+
+
+def _trec_run_rows(path: Path) -> Iterator[tuple[str, str, str, float]]:
     for lineno, line in _lines(path):
         if not line.strip():
             continue
@@ -57,13 +60,7 @@ def read_trec_run(path: str | os.PathLike) -> Run:
             value = float(score)
         except ValueError:
             raise InputError(f"{path}:{lineno}: rank must be an integer and score a number: {line!r}") from None
-        if value != value:
-            raise InputError(f"{path}:{lineno}: score is NaN")
-        docs = run.setdefault(qid, {})
-        if docid in docs:
-            raise InputError(f"{path}:{lineno}: document {docid} appears twice for query {qid}")
-        docs[docid] = value
-    return {qid: rank_order(docs.items()) for qid, docs in run.items()}
+        yield f"{path}:{lineno}", qid, docid, value
 
 
 def read_qrels(path: str | os.PathLike) -> Qrels:
@@ -293,23 +290,22 @@ def as_run(source) -> Run:
         doc = _column(source, ("doc_id", "docno", "docid"), "document id")
         score = _column(source, ("score",), "score")
         rows = zip(source[qid].astype(str), source[doc].astype(str), source[score].astype(float))
-        return _checked_run(rows, "run DataFrame")
+        return _checked_run((f"run DataFrame, query {q}, document {d}", q, d, s) for q, d, s in rows)
     if isinstance(source, Mapping):
-        rows = ((str(q), str(d), float(s)) for q, docs in source.items()
-                for d, s in (docs.items() if isinstance(docs, Mapping) else docs))
-        return _checked_run(rows, "run")
+        return _checked_run((f"run, query {q}, document {d}", str(q), str(d), float(s)) for q, docs in source.items()
+                            for d, s in (docs.items() if isinstance(docs, Mapping) else docs))
     raise TypeError(f"cannot read a run from {type(source).__name__}")
 
 
-def _checked_run(rows: Iterable[tuple[str, str, float]], what: str) -> Run:
-    """Rows of (qid, docid, score) ranked, refusing what the file reader refuses: NaN scores, repeats."""
+def _checked_run(rows: Iterable[tuple[str, str, str, float]]) -> Run:
+    """Rows of (where, qid, docid, score), ranked; NaN scores and repeated documents are errors at `where`."""
     grouped: dict[str, dict[str, float]] = {}
-    for q, d, s in rows:
+    for where, q, d, s in rows:
         if s != s:
-            raise InputError(f"{what}: score is NaN for query {q}, document {d}")
+            raise InputError(f"{where}: score is NaN")
         docs = grouped.setdefault(q, {})
         if d in docs:
-            raise InputError(f"{what}: document {d} appears twice for query {q}")
+            raise InputError(f"{where}: document {d} appears twice for query {q}")
         docs[d] = s
     return {q: rank_order(docs.items()) for q, docs in grouped.items()}
 

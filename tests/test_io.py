@@ -711,7 +711,7 @@ def test_in_memory_inputs_are_checked_like_files():
     from gsr.io import InputError, as_qrels, as_run
 
     pd = pytest.importorskip("pandas")
-    with pytest.raises(InputError, match="score is NaN for query 1, document a"):
+    with pytest.raises(InputError, match="run, query 1, document a: score is NaN"):
         as_run({"1": {"a": float("nan"), "b": 1.0}})
     frame = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": [1.0, 2.0]})
     with pytest.raises(InputError, match="document a appears twice for query 1"):
