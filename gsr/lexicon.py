@@ -9,9 +9,9 @@ import numpy as np
 
 
 class GenderLexicon:
-    """g(w) for a vocabulary; tokens are looked up lowercase, then Title-case, then UPPER-case.
+    """g(w) for a vocabulary; a word is looked up as given, then lowercase, Title-case and UPPER-case.
 
-    Words whose vector is all zeros, or whose g is not finite, count as out of vocabulary.
+    Words whose vector is all zeros (g is NaN) count as out of vocabulary.
     """
 
     def __init__(self, index: Mapping[str, int], values: np.ndarray, name: str = "custom", direction=None):
