@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib.util
+import json
 import os
 import shutil
 import tempfile
@@ -150,9 +151,10 @@ def _read_any(path: Path):
     return read_text_vectors(path)
 
 
-def _cache_key(path: Path) -> str:
+def file_version_key(path: Path, *extra) -> str:
+    """A short hash naming one version of a file (path, size, mtime) plus anything else a cache depends on."""
     stat = path.stat()
-    text = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    text = json.dumps([str(path.resolve()), stat.st_size, stat.st_mtime_ns, *extra])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -193,4 +195,4 @@ def load_embedding(spec: str | os.PathLike, cache: bool = True):
         raise EmbeddingError(f"{path}: is a folder, expected an embedding file")
     if path.name.lower().endswith(".kv"):
         return _read_any(path)
-    return _cached(_cache_key(path), lambda: _read_any(path), cache)
+    return _cached(file_version_key(path), lambda: _read_any(path), cache)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import os
 import sys
@@ -162,15 +160,13 @@ def cached_document_stats(path, analyzer: Analyzer, n_jobs: int | None = None,
 
     The cache entry is written atomically, so an interrupted build leaves nothing half-written behind.
     """
-    from embeddings.loading import cache_dir
+    from embeddings.loading import cache_dir, file_version_key
 
     path = Path(path)
     try:
-        stat = path.stat()
+        key = file_version_key(path, sorted(analyzer.stopwords))
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    key = hashlib.sha256(json.dumps([str(path.resolve()), stat.st_size, stat.st_mtime_ns,
-                                     sorted(analyzer.stopwords)]).encode()).hexdigest()[:16]
     folder = cache_dir() / "document-stats" / key
     if (folder / "counts.npz").exists():
         if progress:

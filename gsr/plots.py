@@ -80,6 +80,13 @@ def _format_slope(value) -> str:
     return f"{round(float(value), 2) + 0.0:.2f}"  # + 0.0 turns a rounded -0.00 into 0.00
 
 
+def _draw_fit_line(ax, x: np.ndarray, y: np.ndarray, **style) -> None:
+    """The least-squares line of y on x, drawn across the range of x."""
+    slope, intercept = np.polyfit(x, y, 1)
+    line_x = np.array([x.min(), x.max()])
+    ax.plot(line_x, slope * line_x + intercept, color="black", **style)
+
+
 def plot_stereotype_tests(tests, reference: dict[str, float], path) -> Path:
     """Fig. 1 (lower part): per contrast, each word's g(w) (male set orange, female set purple), the set
     means as large markers and the one-tailed permutation p-value; a last row with the reference words."""
@@ -166,9 +173,7 @@ def plot_toy_engines(results: dict, path, title: str = "") -> Path:
         ax.axvline(0, color="#bbbbbb", lw=0.7, zorder=0)
         ax.scatter(x, y, s=22, c=colours, alpha=0.8, edgecolor="white", lw=0.4, zorder=2)
         if len(x) >= 2 and np.ptp(x) > 0:
-            slope, intercept = np.polyfit(x, y, 1)
-            line_x = np.array([x.min(), x.max()])
-            ax.plot(line_x, slope * line_x + intercept, color="black", lw=1.3, zorder=3)
+            _draw_fit_line(ax, x, y, lw=1.3, zorder=3)
         elif len(x) == 0:
             ax.text(0.5, 0.5, "no measurable query", transform=ax.transAxes, ha="center", va="center",
                     color="#666666")
@@ -197,9 +202,7 @@ def plot_parity_agreement(agreement, path) -> Path:
     ax.scatter(share, gsr, s=8, color=FEMALE_COLOUR, alpha=0.35, lw=0)
     keep = ~(np.isnan(share) | np.isnan(gsr))
     if keep.sum() >= 2 and np.ptp(share[keep]) > 0:
-        slope, intercept = np.polyfit(share[keep], gsr[keep], 1)
-        line_x = np.array([share[keep].min(), share[keep].max()])
-        ax.plot(line_x, slope * line_x + intercept, color="black", lw=1.2)
+        _draw_fit_line(ax, share[keep], gsr[keep], lw=1.2)
     ax.axvline(50, color="#bbbbbb", lw=0.7, zorder=0)
     ax.axhline(0, color="#bbbbbb", lw=0.7, zorder=0)
     ax.set_xlabel("stereotypical documents among retrieved ones (%)")
