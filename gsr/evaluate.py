@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
-from gsr.io import InputError, Qrels, Run, as_qrels, as_queries, as_run, iter_documents
+from gsr.io import InputError, Run, as_qrels, as_queries, as_run, iter_documents
 from gsr.measure import GSRError, gsr_slope, list_genderedness, query_genderedness, relative_gsr, tied_rank_weights
 from gsr.stats import DocumentStats, GenderedDocuments
 from gsr.text import Analyzer, default_analyzer
