@@ -158,7 +158,8 @@ def file_version_key(path: Path, *extra) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _cached(key: str, build, cache: bool):
+def cached_embedding(key: str, build, cache: bool = True):
+    """KeyedVectors built once by `build()` and kept memory-mapped in the cache under `key` (written atomically)."""
     if not cache:
         return build()
     from gensim.models import KeyedVectors
@@ -186,7 +187,7 @@ def load_embedding(spec: str | os.PathLike, cache: bool = True):
     """Load a built-in embedding by name or a vectors file by path, as (memory-mapped) gensim KeyedVectors."""
     spec_text = str(spec)
     if spec_text in BUILTIN_EMBEDDINGS:
-        return _cached(f"builtin-{spec_text}", BUILTIN_EMBEDDINGS[spec_text], cache)
+        return cached_embedding(f"builtin-{spec_text}", BUILTIN_EMBEDDINGS[spec_text], cache)
     path = Path(spec_text).expanduser()
     if not path.exists():
         names = ", ".join(sorted(BUILTIN_EMBEDDINGS))
@@ -195,4 +196,4 @@ def load_embedding(spec: str | os.PathLike, cache: bool = True):
         raise EmbeddingError(f"{path}: is a folder, expected an embedding file")
     if path.name.lower().endswith(".kv"):
         return _read_any(path)
-    return _cached(file_version_key(path), lambda: _read_any(path), cache)
+    return cached_embedding(file_version_key(path), lambda: _read_any(path), cache)

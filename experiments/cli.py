@@ -187,6 +187,35 @@ def cmd_score(args) -> int:
     return 0
 
 
+def cmd_run(args) -> int:
+    from experiments.config import load_config
+    from experiments.report import markdown_table, results_rows, write_report
+    from experiments.runner import Experiment
+
+    config = load_config(args.config)
+    if args.out:
+        config.output = Path(args.out)
+    if args.threads:
+        config.threads = args.threads
+    if args.no_plots:
+        config.plots = False
+    result = Experiment(config, progress=not args.quiet).run()
+    written = write_report(result, config.output)
+    print(markdown_table(result, results_rows(result)))
+    print(f"wrote {len(written)} files under {config.output}/ (results.md, results.csv, results.json, "
+          f"per_query.csv, runs/, plots)", file=sys.stderr)
+    return 0
+
+
+def cmd_export(args) -> int:
+    from experiments.collections import export_collection
+
+    paths = export_collection(args.collection, Path(args.out), progress=True)
+    for what, path in paths.items():
+        print(f"{what}: {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gsr", description="Gender Stereotype Reinforcement (Fabris et al.)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -216,6 +245,29 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--jobs", type=int, default=None, help="processes for document statistics (default: cores)")
     _add_embedding_options(score)
     score.set_defaults(func=cmd_score)
+
+    run = sub.add_parser("run", help="run an experiment config: runs, MAP/P@10/nDCG@100, GSR table and plots")
+    run.add_argument("config", nargs="?", default="demo",
+                     help="TOML config file, or a built-in config: demo (default), robust04")
+    run.add_argument("--out", help="output folder (default: the config's 'output')")
+    run.add_argument("--threads", type=int, help="threads/processes for indexing, search and statistics")
+    run.add_argument("--no-plots", action="store_true", help="skip the PNG scatter plots")
+    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    run.set_defaults(func=cmd_run)
+
+    export = sub.add_parser("export", help="write a built-in collection as JSONL documents, TSV topics, TREC qrels")
+    export.add_argument("collection", help="demo, toy1 or toy2")
+    export.add_argument("--out", required=True, help="output folder")
+    export.set_defaults(func=cmd_export)
+
+    try:
+        from debias.command import configure_parser, run as run_debias
+    except ImportError:  # the debias package is optional at this layer
+        pass
+    else:
+        debias = sub.add_parser("debias", help="write a regular- or strong-debiased copy of an embedding")
+        configure_parser(debias)
+        debias.set_defaults(func=run_debias)
     return parser
 
 
@@ -224,10 +276,14 @@ def main(argv: list[str] | None = None) -> int:
     from gsr.io import InputError
     from gsr.measure import GSRError
 
+    try:
+        from retrievers.lucene import LuceneError
+    except ImportError:
+        LuceneError = _Failure
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (InputError, EmbeddingError, GSRError, _Failure, ValueError) as err:
+    except (InputError, EmbeddingError, GSRError, LuceneError, _Failure, ValueError) as err:
         print(f"gsr: error: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head & co.

@@ -329,3 +329,22 @@ def as_qrels(source) -> Qrels:
     if isinstance(source, Mapping):
         return {str(q): {str(d): int(g) for d, g in docs.items()} for q, docs in source.items()}
     raise TypeError(f"cannot read qrels from {type(source).__name__}")
+
+
+def write_trec_run(run: Run, path: str | os.PathLike, tag: str = "gsr") -> Path:
+    """A run as a TREC run file ('qid Q0 docid rank score tag'), written to a temporary file and then renamed."""
+    import tempfile
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, staging = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            for qid in sorted(run):
+                for rank, (docid, score) in enumerate(run[qid], start=1):
+                    out.write(f"{qid} Q0 {docid} {rank} {float(score)!r} {tag}\n")  # repr round-trips exactly
+        os.replace(staging, path)
+    finally:
+        if os.path.exists(staging):
+            os.unlink(staging)
+    return path

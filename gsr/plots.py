@@ -313,3 +313,37 @@ def plot_query_genderedness(queries, path, top: int = 10) -> Path:
     bar.set_label("term " + G_LABEL + "; grey: not in the embedding", fontsize=8.5)
     bar.ax.tick_params(labelsize=7.5)
     return save_figure(fig, path)
+
+
+def plot_system_scatter(results: dict, perfect, path, title: str = "", columns: int = 4) -> Path:
+    """Figs. 8 and 9: one panel per system, g(q) against g_q(L) with its least-squares line (solid) and the perfect
+    engine's line (dashed); the panel title gives the system's GSR."""
+    names = list(results)
+    columns = max(1, min(columns, len(names)))
+    rows = max(1, math.ceil(len(names) / columns))
+    fig = _new_figure(3.3 * columns + 0.4, 3.1 * rows + 0.4)
+    axes = fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).ravel()
+    perfect_x, perfect_y = (np.asarray(a, dtype=float) for a in perfect.points()) if perfect else ([], [])
+    for ax, name in zip(axes, names):
+        result = results[name]
+        x, y = (np.asarray(a, dtype=float) for a in result.points())
+        colours = [FEMALE_COLOUR if v > 0 else MALE_COLOUR if v < 0 else NEUTRAL_COLOUR for v in x]
+        ax.axhline(0, color="#bbbbbb", lw=0.7, zorder=0)
+        ax.axvline(0, color="#bbbbbb", lw=0.7, zorder=0)
+        ax.scatter(x, y, s=10, c=colours, alpha=0.6, edgecolor="none", zorder=2)
+        if len(x) >= 2 and np.ptp(x) > 0:
+            _draw_fit_line(ax, x, y, lw=1.3, zorder=3)
+        if len(perfect_x) >= 2 and np.ptp(perfect_x) > 0:
+            _draw_fit_line(ax, perfect_x, perfect_y, lw=1.1, ls="--", zorder=3)
+        ax.set_title(f"{name}: GSR = {_format_slope(result.gsr)}", fontsize=9)
+        ax.grid(alpha=0.25)
+    for ax in axes[len(names):]:
+        ax.set_visible(False)
+    for ax in axes[(rows - 1) * columns:]:
+        ax.set_xlabel("$g(q)$")
+    for ax in axes[::columns]:
+        ax.set_ylabel(r"$g_q(\mathcal{L})$")
+    if title:
+        fig.suptitle(f"{title} (dashed: perfect engine)")
+    fig.tight_layout()
+    return save_figure(fig, path)

@@ -1,0 +1,266 @@
+"""`gsr run`: config → collection → embeddings → runs → measures → report, every expensive step cached.
+
+Cache entries are named by the content they were computed from (collection SHA-256, embedding version, system
+settings), written atomically, and reused on the next run; an interrupted run resumes at the first missing entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from experiments.collections import Collection, collection_docids, load_collection
+from experiments.config import LEXICAL_MODELS, NEURAL_MODELS, VECTOR_MODELS, ExperimentConfig, SystemSpec
+from experiments.effectiveness import Effectiveness, check_run_ids, evaluate_run, parse_measures
+from gsr.baselines import perfect_run, random_run
+from gsr.evaluate import GSR, GSRReport, cached_document_stats
+from gsr.io import Run, read_trec_run, write_trec_run
+from gsr.lexicon import GenderLexicon
+from gsr.text import Analyzer, read_stopwords
+
+PERFECT, RANDOM = "perfect", "random"
+
+
+def _log(message: str) -> None:
+    print(f"[gsr run {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def _hash(*parts) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+@dataclass
+class LoadedEmbedding:
+    name: str
+    kv: object
+    key: str  # version key: changes whenever the vectors could
+
+
+@dataclass
+class ExperimentResult:
+    """Everything the report needs: runs, effectiveness per system, GSR per system and measuring embedding."""
+
+    config: ExperimentConfig
+    collection: Collection
+    runs: dict[str, Run]
+    effectiveness: dict[str, Effectiveness]
+    gsr: dict[str, GSRReport]  # measuring embedding name -> report holding every system (see system_gsr)
+    system_gsr: dict[str, dict[str, object]]  # measuring name -> system name -> GSRResult (perfect/random included)
+    query_genderedness: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    evaluated_queries: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    reused: list[str] = field(default_factory=list)
+
+
+class Experiment:
+    """One config's experiment; `run()` executes it, reusing every cache entry that already exists."""
+
+    def __init__(self, config: ExperimentConfig, progress: bool = True):
+        self.config = config
+        self.progress = progress
+        self.reused: list[str] = []
+        self.timings: dict[str, float] = {}
+        self._embeddings: dict[str, LoadedEmbedding] = {}
+        self._stats = None
+        self._analyzer = Analyzer(read_stopwords(config.stopwords)) if config.stopwords else Analyzer()
+        self.collection: Collection | None = None
+
+    # ------------------------------------------------------------ steps
+    def _step(self, name: str):
+        experiment = self
+
+        class _Timer:
+            def __enter__(self):
+                self.start = time.perf_counter()
+                if experiment.progress:
+                    _log(f"{name} …")
+
+            def __exit__(self, *exc):
+                experiment.timings[name] = time.perf_counter() - self.start
+                if experiment.progress and exc[0] is None:
+                    _log(f"{name}: {experiment.timings[name]:.1f} s")
+
+        return _Timer()
+
+    def load_collection(self) -> Collection:
+        if self.collection is None:
+            with self._step("collection"):
+                self.collection = load_collection(self.config.collection, self.progress)
+            for note in self.collection.notes:
+                _log(f"note: {note}")
+        return self.collection
+
+    def document_stats(self):
+        if self._stats is None:
+            collection = self.load_collection()
+            with self._step("document statistics"):
+                self._stats = cached_document_stats(collection.documents, self._analyzer, n_jobs=self.config.threads,
+                                                    progress=self.progress)
+        return self._stats
+
+    def embedding(self, name: str) -> LoadedEmbedding:
+        if name not in self._embeddings:
+            spec = self.config.embeddings[name]
+            with self._step(f"embedding {name}"):
+                if spec.source is not None:
+                    from embeddings.loading import BUILTIN_EMBEDDINGS, file_version_key, load_embedding
+
+                    kv = load_embedding(spec.source)
+                    key = spec.source if spec.source in BUILTIN_EMBEDDINGS else file_version_key(Path(spec.source))
+                else:
+                    from embeddings.training import TrainingSettings, _settings_key, trained_embedding
+
+                    collection = self.load_collection()
+                    settings = TrainingSettings(**spec.train)
+                    kv = trained_embedding(collection.documents, collection.key, settings, self.progress)
+                    key = f"trained-{collection.key}-{_settings_key(settings)}"
+            self._embeddings[name] = LoadedEmbedding(name, kv, key)
+        return self._embeddings[name]
+
+    def lucene_index(self) -> Path:
+        from embeddings.loading import cache_dir
+        from retrievers.lucene import build_index
+
+        collection = self.load_collection()
+        index = cache_dir() / "indexes" / collection.key
+        if index.exists():  # build_index renames a finished index into place, so existing means complete
+            self.reused.append(f"index {index}")
+            return index
+        with self._step("Lucene index"):
+            build_index(collection.documents, index, threads=self.config.threads, progress=self.progress)
+        return index
+
+    def system_key(self, system: SystemSpec) -> str:
+        collection = self.load_collection()
+        embedding_key = self.embedding(system.embedding).key if system.embedding else None
+        upstream = None
+        if system.model in NEURAL_MODELS:
+            upstream = self.system_key(self._rerank_source(system))
+        return _hash(collection.key, sorted(collection.queries.items()), system.model, system.params, embedding_key,
+                     self.config.depth, upstream, 1)
+
+    def _rerank_source(self, system: SystemSpec) -> SystemSpec:
+        name = system.params.get("rerank")
+        systems = {s.name: s for s in self.config.systems}
+        if name is None:
+            name = next((s.name for s in self.config.systems if s.model == "bm25"), None)
+            if name is None:
+                from experiments.config import ConfigError
+
+                raise ConfigError(f"{system.name}: a neural re-ranker needs a BM25 system or 'rerank = NAME'")
+        return systems[name]
+
+    def system_run(self, system: SystemSpec) -> Run:
+        """The system's run, from the cache when this exact (collection, queries, settings, embedding) was run."""
+        from embeddings.loading import cache_dir
+
+        path = cache_dir() / "runs" / f"{self.system_key(system)}.run"
+        if path.exists():
+            self.reused.append(f"run {system.name}")
+            if self.progress:
+                _log(f"run {system.name}: reused {path}")
+            return read_trec_run(path)
+        with self._step(f"run {system.name}"):
+            run = self._retrieve(system)
+            write_trec_run(run, path, tag=system.name.replace(" ", "_"))
+        return read_trec_run(path)  # the file's order (trec_eval's) is the one every later step sees
+
+    def _retrieve(self, system: SystemSpec) -> Run:
+        collection = self.load_collection()
+        queries = collection.queries
+        if system.model in LEXICAL_MODELS:
+            from retrievers.lucene import search
+
+            return search(self.lucene_index(), queries, system.model, k=self.config.depth,
+                          threads=self.config.threads, params=system.params, progress=self.progress)
+        if system.model in VECTOR_MODELS:
+            from retrievers.embedding import VectorRetriever
+
+            embedding = self.embedding(system.embedding)
+            stats = self.document_stats()
+            retriever = VectorRetriever(embedding.kv, stats, system.model, self._analyzer,
+                                        cache_key=_hash(collection.key, embedding.key, sorted(self._analyzer.stopwords)),
+                                        progress=self.progress)
+            return retriever.search(queries, k=self.config.depth)
+        return self._neural_run(system)
+
+    def _neural_run(self, system: SystemSpec) -> Run:
+        from embeddings.loading import cache_dir
+        from retrievers.neural import rerank_cross_validated
+
+        collection = self.load_collection()
+        candidates = self.system_run(self._rerank_source(system))
+        depth = int(system.params.get("depth", 100))
+        needed = {d for ranked in candidates.values() for d, _ in ranked[:depth]}
+        texts = document_texts(collection.documents, needed)
+        return rerank_cross_validated(
+            system.model, collection.queries, texts, candidates, collection.qrels, self.embedding(system.embedding).kv,
+            folds=collection.folds, depth=depth, epochs=int(system.params.get("epochs", 10)),
+            seed=int(system.params.get("seed", 0)),
+            checkpoint_dir=cache_dir() / "checkpoints" / self.system_key(system), progress=self.progress)
+
+    # ------------------------------------------------------------ whole experiment
+    def run(self) -> ExperimentResult:
+        config = self.config
+        collection = self.load_collection()
+        self._check_before_work()
+        judged = collection.judged_queries()
+        runs = {s.name: self.system_run(s) for s in config.systems}
+        docids = collection_docids(collection.documents)
+        for name, run in runs.items():
+            check_run_ids(run, docids, name)
+        measures = parse_measures(config.measures)
+        stats = self.document_stats()
+        runs[PERFECT] = perfect_run(collection.qrels)
+        runs[RANDOM] = random_run({q: collection.qrels[q] for q in judged}, stats.docids, config.random_seed)
+        with self._step("effectiveness"):
+            effectiveness = {name: evaluate_run(run, collection.qrels, measures, judged) for name, run in runs.items()}
+        reports, per_system, genderedness = {}, {}, {}
+        for name in config.measuring:
+            embedding = self.embedding(name)
+            with self._step(f"GSR ({name})"):
+                pairs = None
+                if config.definitional:
+                    from embeddings.direction import load_word_pairs
+
+                    pairs = load_word_pairs(config.definitional)
+                lexicon = GenderLexicon.from_embedding(embedding.kv, pairs=pairs, name=name)
+                measure = GSR(lexicon, self._analyzer, cutoff=config.cutoff, random_seed=config.random_seed)
+                gendered = stats.gendered(lexicon, self._analyzer)
+                results = {}
+                report = None
+                for system in config.systems:
+                    report = measure.evaluate(runs[system.name], collection.queries, gendered, collection.qrels)
+                    results[system.name] = report.system
+                results[PERFECT], results[RANDOM] = report.perfect, report.random
+                reports[name], per_system[name] = report, results
+                genderedness[name] = {q.qid: q.g_query for q in report.perfect.per_query}
+        return ExperimentResult(config, collection, runs, effectiveness, reports, per_system, genderedness, judged,
+                                dict(self.timings), list(self.reused))
+
+    def _check_before_work(self) -> None:
+        """Fail before any long step when a needed tool is missing (Java for the lexical systems)."""
+        if any(s.model in LEXICAL_MODELS for s in self.config.systems):
+            from retrievers.lucene import java_home
+
+            java_home()
+
+
+def document_texts(documents: Path, wanted: set[str]) -> dict[str, str]:
+    """Texts of the `wanted` documents, read in one pass over the canonical JSONL file."""
+    texts = {}
+    with open(documents, encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            if record["id"] in wanted:
+                texts[record["id"]] = record["contents"]
+    return texts
+
+
+def run_experiment(config: ExperimentConfig, progress: bool = True) -> ExperimentResult:
+    """Execute a config (see Experiment)."""
+    return Experiment(config, progress).run()

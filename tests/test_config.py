@@ -1,0 +1,81 @@
+"""Experiment configs: the built-in ones parse; every mistake is reported before work starts, naming the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments.config import ConfigError, load_config, parse_config
+
+BASE = {
+    "collection": {"kind": "demo"},
+    "embeddings": {"glove": {"source": "glove-6b-50d"}},
+    "systems": [{"name": "BM25", "model": "bm25"}, {"name": "w2v_add", "model": "add", "embedding": "glove"}],
+    "gsr": {"measuring": ["glove"]},
+}
+
+
+def _with(**changes):
+    raw = {k: (dict(v) if isinstance(v, dict) else list(v)) for k, v in BASE.items()}
+    raw.update(changes)
+    return raw
+
+
+def test_builtin_configs_parse():
+    demo = load_config("demo")
+    assert [s.name for s in demo.systems] == ["BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add"]
+    assert demo.systems[0].params == {"k1": 0.9, "b": 0.4}
+    assert demo.systems[1].params == {"mu": 1000}
+    robust = load_config("robust04")
+    assert robust.collection["kind"] == "trec-sgml" and robust.measuring == ["w2v", "ftt"]
+
+
+def test_lexical_defaults_are_the_papers():
+    config = parse_config(_with(systems=[{"name": "B", "model": "bm25"}, {"name": "Q", "model": "qld"}]))
+    assert config.systems[0].params == {"k1": 0.9, "b": 0.4} and config.systems[1].params == {"mu": 1000.0}
+
+
+@pytest.mark.parametrize("raw, message", [
+    (_with(colection={}), "unknown key 'colection'"),
+    (_with(collection={"kind": "demo", "path": "x"}), "unknown key 'collection.path'"),
+    (_with(collection={"kind": "trec"}), "collection.kind 'trec' is unknown"),
+    (_with(collection={"kind": "files", "documents": "d"}), "collection.topics is required"),
+    (_with(systems=[{"name": "B", "model": "bm25", "mu": 3}]), "unknown key 'systems[0].mu'"),
+    (_with(systems=[{"name": "B", "model": "dph"}]), "systems[0].model 'dph' is unknown"),
+    (_with(systems=[{"name": "W", "model": "add"}]), "systems[0].embedding is required"),
+    (_with(systems=[{"name": "W", "model": "add", "embedding": "ftt"}]), "'ftt' is not defined under [embeddings]"),
+    (_with(systems=[{"name": "B", "model": "bm25"}, {"name": "B", "model": "qld"}]), "'B' is used twice"),
+    (_with(embeddings={"e": {"source": "x", "train": "fasttext"}}), "exactly one of 'source'"),
+    (_with(embeddings={"e": {"train": "glove"}}), "training method 'glove' is unknown"),
+    (_with(embeddings={"e": {"source": "glove-6b-50d", "dim": 3}}), "embeddings.e.dim only applies"),
+    (_with(gsr={"measuring": ["ftt"]}), "gsr.measuring 'ftt' is not defined"),
+    (_with(gsr={"cutoff": 0}), "gsr.cutoff must be"),
+    (_with(gsr={"measure": ["glove"]}), "unknown key 'gsr.measure'"),
+    (_with(evaluation={"measures": ["MAPP"]}), "measure 'MAPP' is not an ir_measures measure"),
+    (_with(evaluation={"baseline": "QLM"}), "evaluation.baseline 'QLM' is not a system"),
+    (_with(depth=0), "'depth' must be a positive integer"),
+])
+def test_mistakes_name_the_key(raw, message):
+    with pytest.raises(ConfigError) as err:
+        parse_config(raw)
+    assert message in str(err.value)
+
+
+def test_missing_or_invalid_files(tmp_path):
+    with pytest.raises(ConfigError, match="no such config file"):
+        load_config(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[collection\nkind = 'demo'")
+    with pytest.raises(ConfigError, match="bad.toml: not valid TOML"):
+        load_config(bad)
+
+
+def test_relative_paths_are_resolved_against_the_config_folder(tmp_path):
+    path = tmp_path / "sub" / "exp.toml"
+    path.parent.mkdir()
+    path.write_text('[collection]\nkind = "files"\ndocuments = "docs.jsonl"\ntopics = "pyserini:robust04"\n'
+                    'qrels = "/abs/qrels.txt"\n[[systems]]\nname = "B"\nmodel = "bm25"\n')
+    config = load_config(path)
+    assert config.collection["documents"] == str(tmp_path / "sub" / "docs.jsonl")
+    assert config.collection["topics"] == "pyserini:robust04"
+    assert config.collection["qrels"] == "/abs/qrels.txt"
+    assert str(config.output) == "out/exp"
