@@ -1,1 +1,40 @@
-"""Placeholder package: see the open issues for what comes here."""
+"""Debiasing word embeddings: regular (hard) debiasing, Bolukbasi et al. 2016; strong debiasing, Prost et al. 2019."""
+
+from debias.hard import (
+    DebiasError,
+    DebiasReport,
+    HardDebias,
+    StrongDebias,
+    case_variants,
+    equalize_pair,
+    neutralize,
+    unit_rows,
+)
+from debias.words import (
+    WordListError,
+    default_definitional_pairs,
+    default_equalize_pairs,
+    default_gender_specific,
+    load_pair_list,
+    load_word_list,
+)
+
+METHODS = {"regular": HardDebias, "strong": StrongDebias}
+
+__all__ = [
+    "METHODS",
+    "DebiasError",
+    "DebiasReport",
+    "HardDebias",
+    "StrongDebias",
+    "WordListError",
+    "case_variants",
+    "default_definitional_pairs",
+    "default_equalize_pairs",
+    "default_gender_specific",
+    "equalize_pair",
+    "load_pair_list",
+    "load_word_list",
+    "neutralize",
+    "unit_rows",
+]

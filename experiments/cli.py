@@ -217,6 +217,8 @@ def cmd_export(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from debias.command import configure_parser as configure_debias_parser, run as run_debias
+
     parser = argparse.ArgumentParser(prog="gsr", description="Gender Stereotype Reinforcement (Fabris et al.)")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -260,14 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", required=True, help="output folder")
     export.set_defaults(func=cmd_export)
 
-    try:
-        from debias.command import configure_parser, run as run_debias
-    except ImportError:  # the debias package is optional at this layer
-        pass
-    else:
-        debias = sub.add_parser("debias", help="write a regular- or strong-debiased copy of an embedding")
-        configure_parser(debias)
-        debias.set_defaults(func=run_debias)
+    debias = sub.add_parser("debias", help="write a regular- or strong-debiased copy of an embedding")
+    configure_debias_parser(debias)
+    debias.set_defaults(func=run_debias)
     return parser
 
 

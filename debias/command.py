@@ -1,0 +1,108 @@
+"""`gsr debias`: write a regular- or strong-debiased copy of an embedding as a word2vec file."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from debias.hard import DebiasError, DebiasReport, HardDebias, StrongDebias
+from debias.words import load_pair_list, load_word_list
+
+DEFAULT_EMBEDDING = "glove-6b-50d"
+MAX_LISTED = 20  # missing words named in the summary; the rest are counted
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the debias options to `parser` (the gsr CLI registers it as `gsr debias`)."""
+    parser.add_argument("--embedding", default=DEFAULT_EMBEDDING,
+                        help=f"built-in name or vectors file (.bin, .txt, .vec, .kv); default {DEFAULT_EMBEDDING}")
+    parser.add_argument("--method", choices=("regular", "strong"), default="regular",
+                        help="regular: Bolukbasi et al. hard debiasing (neutralise + equalise); "
+                             "strong: Prost et al., the direction removed from every word")
+    parser.add_argument("--definitional", metavar="FILE",
+                        help="definitional pairs as debiaswe JSON (default: Bolukbasi's ten pairs)")
+    parser.add_argument("--gender-specific", metavar="FILE",
+                        help="words kept gendered, debiaswe JSON list (regular only; default: the project's list)")
+    parser.add_argument("--equalize", metavar="FILE",
+                        help="equalize pairs, debiaswe JSON (regular only; default: the project's pairs)")
+    parser.add_argument("--out", required=True, metavar="PATH",
+                        help="output word2vec file: binary if PATH ends with .bin, else text (.gz compresses)")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Debias args.embedding with args.method, write args.out, print a summary to stderr; 0 on success."""
+    from embeddings.loading import load_embedding
+
+    out_path = Path(args.out)
+    if out_path.name.lower().endswith(".kv"):
+        raise DebiasError(f"{out_path}: --out writes word2vec files; name it .bin (binary) or .txt (text)")
+    debiaser = _debiaser(args)
+    kv = load_embedding(args.embedding)
+    debiased = debiaser.fit_transform(kv)
+    report = debiaser.report(kv)
+    binary = out_path.name.lower().endswith(".bin")
+    _write_word2vec(debiased, out_path, binary)
+    print(summary(report, str(args.embedding)), file=sys.stderr)
+    print(f"wrote {out_path} (word2vec {'binary' if binary else 'text'})", file=sys.stderr)
+    return 0
+
+
+def _debiaser(args):
+    pairs = load_pair_list(args.definitional) if args.definitional else None
+    if args.method == "strong":
+        given = [flag for flag, value in (("--gender-specific", args.gender_specific), ("--equalize", args.equalize))
+                 if value]
+        if given:
+            raise DebiasError(f"{' and '.join(given)} apply to --method regular only: strong debiasing "
+                              "removes the direction from every word and equalises nothing")
+        return StrongDebias(definitional_pairs=pairs)
+    return HardDebias(
+        definitional_pairs=pairs,
+        gender_specific=load_word_list(args.gender_specific) if args.gender_specific else None,
+        equalize_pairs=load_pair_list(args.equalize) if args.equalize else None,
+    )
+
+
+def summary(report: DebiasReport, name: str) -> str:
+    """A few lines on what was debiased: size, explained variance, counts, list words missing."""
+    lines = [
+        f"debiased {name} ({report.method}): {report.n_words:,} words x {report.dimensions} dims; the gender "
+        f"direction explains {report.explained_variance:.1%} of the definitional pairs' variance",
+        f"  neutralised {report.n_neutralised:,} words, kept {report.n_words - report.n_neutralised:,} "
+        f"gender-specific, equalised {len(report.equalized):,} pairs",
+    ]
+    if report.missing_gender_specific:
+        lines.append(f"  gender-specific words not in the vocabulary ({len(report.missing_gender_specific)}): "
+                     + _listed(report.missing_gender_specific))
+    if report.missing_equalize:
+        lines.append(f"  equalize pairs not in the vocabulary ({len(report.missing_equalize)}): "
+                     + _listed(f"{a}/{b}" for a, b in report.missing_equalize))
+    return "\n".join(lines)
+
+
+def _listed(items) -> str:
+    items = list(items)
+    more = f" … and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else ""
+    return ", ".join(items[:MAX_LISTED]) + more
+
+
+def _write_word2vec(kv, path: Path, binary: bool) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Written beside the target and renamed, so a failed run never leaves a half-written embedding;
+    # the suffix is kept because gensim compresses by extension (.gz).
+    staging = str(path.with_name(f".{path.name}.{os.getpid()}.partial{path.suffix}"))
+    keyedvectors_log = logging.getLogger("gensim.models.keyedvectors")
+    level = keyedvectors_log.level
+    # gensim warns that there are no word counts to sort by; the vocabulary order is what we want.
+    keyedvectors_log.setLevel(logging.ERROR)
+    try:
+        kv.save_word2vec_format(staging, binary=binary)
+        os.replace(staging, path)
+    finally:
+        keyedvectors_log.setLevel(level)
+        if os.path.exists(staging):
+            os.remove(staging)

