@@ -22,7 +22,11 @@ NEURAL_MODELS = ("drmm", "matchpyramid")
 MODELS = (*LEXICAL_MODELS, *VECTOR_MODELS, *NEURAL_MODELS)
 NEURAL_KEYS = ("depth", "epochs", "seed", "rerank")
 
-TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "systems", "evaluation", "gsr", "plots")
+TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "systems", "evaluation", "gsr", "plots",
+            "debias", "analyses")
+DEBIAS_KEYS = ("variants", "systems", "definitional", "gender_specific", "equalize")
+DEBIAS_VARIANTS = {"debiased": "regular", "strong": "strong"}  # variant label -> debias.METHODS key
+ANALYSES_KEYS = ("rank_change", "rank_depth", "reliability", "intrinsic_gender", "gap_bins")
 EMBEDDING_KEYS = ("source", "train", "dim", "window", "min_count", "epochs", "seed")
 EVALUATION_KEYS = ("measures", "baseline")
 GSR_KEYS = ("measuring", "cutoff", "stopwords", "definitional", "random_seed")
@@ -40,6 +44,8 @@ class EmbeddingSpec:
     name: str
     source: str | None = None
     train: dict | None = None
+    base: str | None = None  # a debiased variant of this embedding …
+    debias: str | None = None  # … by this debias.METHODS method
 
 
 @dataclass
@@ -50,6 +56,8 @@ class SystemSpec:
     model: str
     embedding: str | None = None
     params: dict = field(default_factory=dict)
+    variant: str = "regular"  # "regular", or the debiased variant this row retrieves with
+    base_system: str | None = None  # the regular system this variant is compared with (Tables 2 and 3)
 
 
 @dataclass
@@ -70,6 +78,13 @@ class ExperimentConfig:
     depth: int = 1000
     threads: int = 2
     plots: bool = True
+    debias_variants: list[str] = field(default_factory=list)
+    debias_lists: dict = field(default_factory=dict)
+    analyses: dict = field(default_factory=dict)
+
+    def variants_of(self, system: str) -> dict[str, SystemSpec]:
+        """variant label -> system, for a regular system and its debiased copies."""
+        return {s.variant: s for s in self.systems if s.name == system or s.base_system == system}
 
 
 def _unknown(table: dict, allowed, where: str, source: str) -> None:
@@ -222,6 +237,11 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     for key in ("depth", "threads"):
         if key in raw and not (isinstance(raw[key], int) and raw[key] > 0):
             raise ConfigError(f"{source}: '{key}' must be a positive integer")
+    variants, lists = _debias_variants(raw, embeddings, systems, base, source)
+    analyses = _table(raw.get("analyses", {}), "analyses", source)
+    _unknown(analyses, ANALYSES_KEYS, "analyses.", source)
+    analyses = {"rank_change": bool(variants), "rank_depth": 100, "reliability": len(measuring) >= 2,
+                "intrinsic_gender": True, **analyses}
     stem = path.stem if path else "experiment"
     return ExperimentConfig(
         path=path, name=str(raw.get("name", stem)), output=Path(raw.get("output", Path("out") / stem)),
@@ -230,4 +250,32 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
         stopwords=Path(_resolve(base, gsr["stopwords"])) if "stopwords" in gsr else None,
         definitional=Path(_resolve(base, gsr["definitional"])) if "definitional" in gsr else None,
         random_seed=int(gsr.get("random_seed", 0)), depth=int(raw.get("depth", 1000)),
-        threads=int(raw.get("threads", 2)), plots=bool(plots.get("enabled", True)))
+        threads=int(raw.get("threads", 2)), plots=bool(plots.get("enabled", True)),
+        debias_variants=variants, debias_lists=lists, analyses=analyses)
+
+
+def _debias_variants(raw: dict, embeddings: dict, systems: list, base: Path, source: str):
+    """Expand [debias]: each listed embedding system gets a copy per variant, retrieving with a debiased embedding."""
+    if "debias" not in raw:
+        return [], {}
+    table = _table(raw["debias"], "debias", source)
+    _unknown(table, DEBIAS_KEYS, "debias.", source)
+    variants = table.get("variants", list(DEBIAS_VARIANTS))
+    for variant in variants:
+        if variant not in DEBIAS_VARIANTS:
+            raise ConfigError(f"{source}: debias.variants {variant!r} is unknown (choose from "
+                              f"{', '.join(DEBIAS_VARIANTS)})")
+    with_embedding = [s for s in systems if s.embedding is not None]
+    names = table.get("systems", [s.name for s in with_embedding])
+    for name in names:
+        if name not in {s.name for s in with_embedding}:
+            raise ConfigError(f"{source}: debias.systems {name!r} is not a system with an embedding")
+    lists = {k: Path(_resolve(base, table[k])) for k in ("definitional", "gender_specific", "equalize") if k in table}
+    for system in [s for s in with_embedding if s.name in names]:
+        for variant in variants:
+            embedding = f"{system.embedding}:{variant}"
+            embeddings.setdefault(embedding, EmbeddingSpec(embedding, base=system.embedding,
+                                                           debias=DEBIAS_VARIANTS[variant]))
+            systems.append(SystemSpec(f"{system.name} ({variant})", system.model, embedding, dict(system.params),
+                                      variant=variant, base_system=system.name))
+    return list(variants), lists

