@@ -218,7 +218,7 @@ class Experiment:
         return rerank_cross_validated(
             system.model, collection.queries, texts, candidates, collection.qrels, self.embedding(system.embedding).kv,
             folds=collection.folds, depth=depth, epochs=int(system.params.get("epochs", 10)),
-            seed=int(system.params.get("seed", 0)),
+            seed=int(system.params.get("seed", 0)), threads=1,  # tiny models: a second thread only adds contention
             checkpoint_dir=cache_dir() / "checkpoints" / self.system_key(system), progress=self.progress)
 
     # ------------------------------------------------------------ whole experiment
