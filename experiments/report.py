@@ -268,6 +268,12 @@ def _markdown_rows(rows: list[dict], skip_suffixes=(" p", " mark")) -> str:
             if isinstance(value, str):
                 cells.append(value)
                 continue
+            if isinstance(value, int) and not isinstance(value, bool):
+                cells.append(str(value))
+                continue
+            if column in ("p", "p_value") and value is not None:
+                cells.append(f"{value:.2g}")
+                continue
             text = _number(value, digits=1 if column.endswith("%") else 4, sign=column.startswith(("GSR", "rel.")) or
                            column.endswith("%"))
             mark = row.get(column.replace(" change %", " mark"), "") if column.endswith("change %") else ""

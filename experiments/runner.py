@@ -215,11 +215,18 @@ class Experiment:
         depth = int(system.params.get("depth", 100))
         needed = {d for ranked in candidates.values() for d, _ in ranked[:depth]}
         texts = document_texts(collection.documents, needed)
-        return rerank_cross_validated(
-            system.model, collection.queries, texts, candidates, collection.qrels, self.embedding(system.embedding).kv,
-            folds=collection.folds, depth=depth, epochs=int(system.params.get("epochs", 10)),
+        # Only judged topics with candidates can be trained on and evaluated; the others keep the candidates' order.
+        trainable = {q for q in collection.judged_queries() if candidates.get(q)}
+        folds = collection.folds
+        if folds is not None:
+            folds = [[q for q in fold if q in trainable] for fold in folds]
+        reranked = rerank_cross_validated(
+            system.model, {q: collection.queries[q] for q in sorted(trainable)}, texts,
+            {q: candidates[q] for q in sorted(trainable)}, collection.qrels, self.embedding(system.embedding).kv,
+            folds=folds, depth=depth, epochs=int(system.params.get("epochs", 10)),
             seed=int(system.params.get("seed", 0)), threads=1,  # tiny models: a second thread only adds contention
             checkpoint_dir=cache_dir() / "checkpoints" / self.system_key(system), progress=self.progress)
+        return {q: reranked.get(q, ranked) for q, ranked in candidates.items()}
 
     # ------------------------------------------------------------ whole experiment
     def run(self) -> ExperimentResult:

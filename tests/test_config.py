@@ -22,7 +22,10 @@ def _with(**changes):
 
 def test_builtin_configs_parse():
     demo = load_config("demo")
-    assert [s.name for s in demo.systems] == ["BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add"]
+    regular = [s.name for s in demo.systems if s.variant == "regular"]
+    assert regular == ["BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add", "DRMM", "MatchPyramid"]
+    assert "MatchPyramid (strong)" in [s.name for s in demo.systems]
+    assert demo.analyses["rank_change"] and demo.analyses["reliability"]
     assert demo.systems[0].params == {"k1": 0.9, "b": 0.4}
     assert demo.systems[1].params == {"mu": 1000}
     robust = load_config("robust04")
@@ -53,6 +56,12 @@ def test_lexical_defaults_are_the_papers():
     (_with(evaluation={"measures": ["MAPP"]}), "measure 'MAPP' is not an ir_measures measure"),
     (_with(evaluation={"baseline": "QLM"}), "evaluation.baseline 'QLM' is not a system"),
     (_with(depth=0), "'depth' must be a positive integer"),
+    (_with(debias={"variants": ["soft"]}), "debias.variants 'soft' is unknown"),
+    (_with(debias={"systems": ["BM25"]}), "debias.systems 'BM25' is not a system with an embedding"),
+    (_with(debias={"method": "hard"}), "unknown key 'debias.method'"),
+    (_with(analyses={"kendall": True}), "unknown key 'analyses.kendall'"),
+    (_with(systems=[{"name": "B", "model": "bm25"}, {"name": "D", "model": "drmm", "embedding": "glove",
+                                                       "rerank": "QLM"}]), "D.rerank 'QLM' is not a system"),
 ])
 def test_mistakes_name_the_key(raw, message):
     with pytest.raises(ConfigError) as err:

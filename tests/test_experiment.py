@@ -177,3 +177,41 @@ def test_missing_java_fails_before_any_work(tmp_path, monkeypatch):
     with pytest.raises(lucene.LuceneError, match="no Java"):
         experiment.run()
     assert experiment.timings.keys() <= {"collection"}
+
+
+@needs_java
+def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
+    """Tables 2-3 and Figs. 10-12 from one config: every number in the tables traces back to the runs."""
+    from experiments.report import debias_effectiveness_rows, debias_gsr_rows
+
+    config = _robust04_config(tmp_path, systems={"BM25", "w2v_add"})
+    raw_systems = [{"name": s.name, "model": s.model, **({"embedding": s.embedding} if s.embedding else {})}
+                   for s in config.systems]
+    raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
+    raw.update(systems=raw_systems + [{"name": "DRMM", "model": "drmm", "embedding": "w2v", "depth": 30,
+                                       "epochs": 2}],
+               debias={"variants": ["debiased", "strong"]}, output=str(config.output), depth=50,
+               evaluation={"baseline": "BM25"})
+    raw["collection"].update(config.collection)
+    raw["embeddings"] = {"w2v": {"source": config.embeddings["w2v"].source},
+                         "ftt": {"source": config.embeddings["ftt"].source}}
+    config = parse_config(raw, BUILTIN_CONFIGS["robust04"])
+    assert [s.name for s in config.systems] == ["BM25", "w2v_add", "DRMM", "w2v_add (debiased)", "w2v_add (strong)",
+                                                "DRMM (debiased)", "DRMM (strong)"]
+    result = Experiment(config, progress=False).run()
+    table2 = {row["system"]: row for row in debias_gsr_rows(result)}
+    assert table2["w2v_add"]["GSR (w2v) strong"] == result.system_gsr["w2v"]["w2v_add (strong)"].gsr
+    assert table2["BM25"]["GSR (ftt) debiased"] is None
+    table3 = {row["system"]: row for row in debias_effectiveness_rows(result)}
+    regular, strong = (result.effectiveness[n].mean("AP") for n in ("DRMM", "DRMM (strong)"))
+    assert table3["DRMM"]["MAP strong change %"] == pytest.approx((strong - regular) / regular * 100)
+    assert set(result.analyses) == {"rank_change", "reliability", "intrinsic_gender"}
+    change = result.analyses["rank_change"]["w2v_add (debiased)"]
+    assert change.n == 6 and 0 <= min(p.distance for p in change.points)
+    assert result.analyses["reliability"]["system_ranking"].n == 7
+    written = write_report(result, config.output)
+    for stem in ("table2_gsr_debiasing", "table3_effectiveness_debiasing", "fig10_rank_change", "fig11_reliability",
+                 "fig12_intrinsic_gender"):
+        assert (config.output / f"{stem}.md").exists() and (config.output / f"{stem}.csv").exists()
+    for figure in ("fig10", "fig11", "fig12"):
+        assert written[figure].stat().st_size > 10_000
