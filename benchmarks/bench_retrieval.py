@@ -45,7 +45,8 @@ def _load_bench_gsr():
 
 bench_gsr = _load_bench_gsr()
 log, Timer, mib = bench_gsr.log, bench_gsr.Timer, bench_gsr.mib
-reset_peak_rss, rusage_maxrss_kib, status_kib = bench_gsr.reset_peak_rss, bench_gsr.rusage_maxrss_kib, bench_gsr._status_kib
+reset_peak_rss, rusage_maxrss_kib = bench_gsr.reset_peak_rss, bench_gsr.rusage_maxrss_kib
+status_kib = bench_gsr._status_kib
 
 LEXICAL_MODELS = ("bm25", "qld", "tfidf")
 NEURAL_MODELS = ("drmm", "matchpyramid")
@@ -86,7 +87,7 @@ def _descendants(pid: int) -> list[int]:
 
 class Phase:
     """Times a phase and records the memory peaks during it: this process (VmHWM after a reset) and its
-    descendants (their VmHWM, sampled every `interval` s by a thread; growth in a child's last moments can be missed)."""
+    descendants (their VmHWM, sampled every `interval` s by a thread; a child's last moments can be missed)."""
 
     def __init__(self, label: str, interval: float = 0.1):
         self.timer = Timer(label)
@@ -206,7 +207,7 @@ def embedding_child(phase: str, path: str) -> int:
     """Run in a fresh process: 'baseline' (imports only), 'convert' (first load), 'mmap' (second load + 1% rows)."""
     started = time.perf_counter()
     from embeddings.loading import load_embedding  # noqa: F401  (imports gensim; counted in every phase)
-    from gensim.models import KeyedVectors  # noqa: F401
+    importlib.import_module("gensim.models")
 
     result: dict = {"phase": phase, "import_s": time.perf_counter() - started}
     if phase != "baseline":
@@ -427,7 +428,8 @@ def main(argv=None) -> int:
                                             progress=False)
             fig.update(p.figures(f"search_{model}"))
             fig[f"search_{model}_qps"] = len(queries) / p.seconds
-            fig[f"search_{model}_qps_net"] = len(queries) / max(p.seconds - fig["jvm_startup_s"], 1e-9)
+            net = p.seconds - fig["jvm_startup_s"]
+            fig[f"search_{model}_qps_net"] = len(queries) / net if net > 0.1 else None  # None: within the noise
             fig[f"search_{model}_hits"] = sum(len(v) for v in runs[model].values())
 
         # ---- embedding retrievers
@@ -487,11 +489,14 @@ def report(f: dict, a) -> None:
                  f"({'not slower' if f['stats_vs_index_speed'] >= 1 else 'SLOWER'} than indexing)", ""))
     rows.append(("Lucene JVM start + 1 query", f"{f['jvm_startup_s']:.1f} s", peaks("jvm_startup")))
     for model in LEXICAL_MODELS:
+        net = f[f"search_{model}_qps_net"]
         rows.append((f"{model} {Q} x top {D}", f"{f[f'search_{model}_s']:.1f} s = {f[f'search_{model}_qps']:.1f} q/s "
-                     f"({f[f'search_{model}_qps_net']:.1f} q/s net of JVM start)", peaks(f"search_{model}")))
+                     + (f"({net:.1f} q/s net of JVM start)" if net else "(net of JVM start: n/a)"),
+                     peaks(f"search_{model}")))
     for w in ("add", "si"):
         rows.append((f"vector {w}: document vectors", f"{f[f'vector_{w}_build_s']:.1f} s", peaks(f"vector_{w}_build")))
-        rows.append((f"vector {w}: {Q} x top {D}", f"{f[f'vector_{w}_search_s']:.1f} s = {f[f'vector_{w}_qps']:.1f} q/s",
+        rows.append((f"vector {w}: {Q} x top {D}",
+                     f"{f[f'vector_{w}_search_s']:.1f} s = {f[f'vector_{w}_qps']:.1f} q/s",
                      peaks(f"vector_{w}_search")))
     if "neural_skipped" not in f:
         rows.append(("neural inputs (tokenise candidates)", f"{f['neural_data_s']:.1f} s for {f['neural_pairs']:,} "
