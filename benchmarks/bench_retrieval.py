@@ -150,16 +150,6 @@ def write_collection(path: Path, words: list[str], n_docs: int, mean_words: int,
     return written
 
 
-def read_texts(path: Path, wanted: set[str]) -> dict[str, str]:
-    texts = {}
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            record = json.loads(line)
-            if record["id"] in wanted:
-                texts[record["id"]] = record["contents"]
-    return texts
-
-
 def synthetic_qrels(queries: dict[str, str], candidates: dict[str, list[tuple[str, float]]],
                     texts: dict[str, str], analyzer) -> dict[str, dict[str, int]]:
     """Grade 2 when a candidate holds every distinct query term, 1 when it holds at least half of them."""
@@ -287,6 +277,7 @@ def embedding_memory(args, fig: dict) -> None:
 def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
     import torch
 
+    from experiments.runner import document_texts
     from gsr import default_analyzer
     from retrievers.neural import (LEARNING_RATES, build_ranking_data, model_inputs, new_model, rerank,
                                    sample_training_groups, train_ranker)
@@ -297,7 +288,7 @@ def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
     qids = [q for q in qids if q in candidates]
     wanted = {d for q in qids for d, _ in candidates[q]}
     with Timer(f"read the texts of {len(wanted):,} candidates and make synthetic qrels (setup)") as t:
-        texts = read_texts(collection, wanted)
+        texts = document_texts(collection, wanted)
         qrels = synthetic_qrels({q: queries[q] for q in qids}, candidates, texts, analyzer)
     fig["neural_setup_s"] = t.seconds
     fig["neural_queries"] = len(qids)
