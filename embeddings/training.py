@@ -38,23 +38,15 @@ def write_token_corpus(documents: Path, target: Path, progress: bool = False) ->
     Training reads this file in C with every worker thread, several times faster than Python iterables.
     Written to a temporary file and renamed, so an interrupted run leaves nothing behind.
     """
-    import tempfile
-
+    from gsr.io import atomic_write
     from gsr.text import Analyzer
 
     analyzer = Analyzer(stopwords=frozenset())  # the models see every word, stop words included
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, staging = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            for n, (_, text) in enumerate(iter_documents(documents), start=1):
-                out.write(" ".join(analyzer.tokens(text)) + "\n")
-                if progress and n % 50_000 == 0:
-                    print(f"\r  tokenised {n:,} documents", end="", file=sys.stderr, flush=True)
-        os.replace(staging, target)
-    finally:
-        if os.path.exists(staging):
-            os.unlink(staging)
+    with atomic_write(target) as out:
+        for n, (_, text) in enumerate(iter_documents(documents), start=1):
+            out.write(" ".join(analyzer.tokens(text)) + "\n")
+            if progress and n % 50_000 == 0:
+                print(f"\r  tokenised {n:,} documents", end="", file=sys.stderr, flush=True)
     return target
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gsr.io import InputError, Qrels, iter_documents, read_qrels, read_queries, read_tsv_queries
+from gsr.io import InputError, Qrels, atomic_write, iter_documents, read_qrels, read_queries, read_tsv_queries
 
 BUILTIN_COLLECTIONS = ("demo", "toy1", "toy2")
 SOURCE_KINDS = ("demo", "toy1", "toy2", "files", "beir", "trec-sgml", "ir_datasets", "lucene-index")
@@ -87,29 +87,23 @@ def canonical_documents(source_key: str, documents: Callable[[], Iterable[tuple[
     target, digest_file = folder / "documents.jsonl", folder / "documents.sha256"
     if target.exists() and digest_file.exists():
         return target, digest_file.read_text().strip()
-    folder.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     seen: set[str] = set()
-    handle, staging = tempfile.mkstemp(prefix=".documents.", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            for n, (docid, text) in enumerate(documents(), start=1):
-                if docid in seen:
-                    raise InputError(f"document id {docid} appears more than once in the collection")
-                seen.add(docid)
-                line = json.dumps({"id": docid, "contents": text}, ensure_ascii=False) + "\n"
-                digest.update(line.encode("utf-8"))
-                out.write(line)
-                if progress and n % 50_000 == 0:
-                    print(f"  converted {n:,} documents", file=sys.stderr)
+    with atomic_write(target) as out:
+        for n, (docid, text) in enumerate(documents(), start=1):
+            if docid in seen:
+                raise InputError(f"document id {docid} appears more than once in the collection")
+            seen.add(docid)
+            line = json.dumps({"id": docid, "contents": text}, ensure_ascii=False) + "\n"
+            digest.update(line.encode("utf-8"))
+            out.write(line)
+            if progress and n % 50_000 == 0:
+                print(f"  converted {n:,} documents", file=sys.stderr)
         if not seen:
             raise InputError("the collection has no documents")
-        os.replace(staging, target)
-    finally:
-        if os.path.exists(staging):
-            os.unlink(staging)
     key = digest.hexdigest()[:16]
-    digest_file.write_text(key + "\n")
+    with atomic_write(digest_file) as out:
+        out.write(key + "\n")
     return target, key
 
 

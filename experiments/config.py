@@ -103,9 +103,10 @@ def _resolve(base: Path, value) -> str:
     if isinstance(value, list):
         return [_resolve(base, v) for v in value]
     text = str(value)
-    if text.startswith("pyserini:") or Path(text).expanduser().is_absolute():
-        return str(Path(text).expanduser()) if not text.startswith("pyserini:") else text
-    return str(base / text)
+    if text.startswith("pyserini:"):
+        return text
+    path = Path(text).expanduser()
+    return str(path if path.is_absolute() else base / path)
 
 
 def load_config(path_or_name: str | Path) -> ExperimentConfig:

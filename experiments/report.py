@@ -6,13 +6,11 @@ import csv
 import io
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 
 from experiments.effectiveness import display_name, paired_t_test, significance_mark
 from experiments.runner import PERFECT, RANDOM, ExperimentResult
-from gsr.io import write_trec_run
+from gsr.io import atomic_write, write_trec_run
 from gsr.measure import relative_gsr
 
 REFERENCE_ROWS = (PERFECT, RANDOM)
@@ -139,15 +137,8 @@ def per_query_csv(result: ExperimentResult) -> str:
 
 
 def _write_text(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, staging = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(staging, path)
-    finally:
-        if os.path.exists(staging):
-            os.unlink(staging)
+    with atomic_write(path) as out:
+        out.write(text)
     return path
 
 

@@ -10,6 +10,7 @@ import hashlib
 import json
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,21 +72,18 @@ class Experiment:
         self.collection: Collection | None = None
 
     # ------------------------------------------------------------ steps
+    @contextmanager
     def _step(self, name: str):
-        experiment = self
-
-        class _Timer:
-            def __enter__(self):
-                self.start = time.perf_counter()
-                if experiment.progress:
-                    _log(f"{name} …")
-
-            def __exit__(self, *exc):
-                experiment.timings[name] = time.perf_counter() - self.start
-                if experiment.progress and exc[0] is None:
-                    _log(f"{name}: {experiment.timings[name]:.1f} s")
-
-        return _Timer()
+        """Times a step into self.timings and reports it on stderr."""
+        if self.progress:
+            _log(f"{name} …")
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = time.perf_counter() - start
+        if self.progress:
+            _log(f"{name}: {self.timings[name]:.1f} s")
 
     def load_collection(self) -> Collection:
         if self.collection is None:

@@ -9,6 +9,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 Run = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best first
@@ -331,20 +332,32 @@ def as_qrels(source) -> Qrels:
     raise TypeError(f"cannot read qrels from {type(source).__name__}")
 
 
-def write_trec_run(run: Run, path: str | os.PathLike, tag: str = "gsr") -> Path:
-    """A run as a TREC run file ('qid Q0 docid rank score tag'), written to a temporary file and then renamed."""
+@contextmanager
+def atomic_write(path: str | os.PathLike, binary: bool = False) -> Iterator:
+    """An open file whose content appears at `path` only when the block ends without error.
+
+    It is written beside `path` under a temporary name and renamed over it (readers never see half a file; an
+    interrupted write leaves nothing behind). Parent folders are created; the file is made world-readable.
+    """
     import tempfile
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, staging = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    handle, staging = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            for qid in sorted(run):
-                for rank, (docid, score) in enumerate(run[qid], start=1):
-                    out.write(f"{qid} Q0 {docid} {rank} {float(score)!r} {tag}\n")  # repr round-trips exactly
+        with os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding="utf-8") as out:
+            yield out
+        os.chmod(staging, 0o644)
         os.replace(staging, path)
     finally:
         if os.path.exists(staging):
             os.unlink(staging)
-    return path
+
+
+def write_trec_run(run: Run, path: str | os.PathLike, tag: str = "gsr") -> Path:
+    """A run as a TREC run file ('qid Q0 docid rank score tag'), written atomically."""
+    with atomic_write(path) as out:
+        for qid in sorted(run):
+            for rank, (docid, score) in enumerate(run[qid], start=1):
+                out.write(f"{qid} Q0 {docid} {rank} {float(score)!r} {tag}\n")  # repr round-trips exactly
+    return Path(path)

@@ -10,8 +10,6 @@ Colours follow the paper: orange for male (g < 0), purple for female (g > 0).
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -43,23 +41,13 @@ def _new_figure(width: float, height: float):
 
 
 def save_figure(fig, path, dpi: int = DPI) -> Path:
-    """Write `fig` to `path` (format from its suffix, PNG if none): parent folders are created and the file
-    is first written to a temporary file in the same folder, then moved into place with os.replace."""
+    """Write `fig` to `path` (format from its suffix, PNG if none), atomically (gsr.io.atomic_write)."""
+    from gsr.io import atomic_write
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     fmt = path.suffix.lstrip(".").lower() or "png"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            fig.savefig(handle, format=fmt, dpi=dpi, bbox_inches="tight")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_write(path, binary=True) as handle:
+        fig.savefig(handle, format=fmt, dpi=dpi, bbox_inches="tight")
     return path
 
 

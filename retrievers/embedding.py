@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
-import tempfile
 
 import numpy as np
 
-from gsr.io import Run
+from gsr.io import Run, atomic_write
 from gsr.stats import DocumentStats
 from gsr.text import GENDERED_KEEP_WORDS, Analyzer
 
@@ -92,16 +90,8 @@ class VectorRetriever:
             if self.progress:
                 print(f"document vectors: reused {target}", file=sys.stderr)
             return np.load(target, mmap_mode="r")
-        matrix = self.document_matrix()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, staging = tempfile.mkstemp(prefix=".vectors.", suffix=".npy", dir=target.parent)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                np.save(out, matrix)
-            os.replace(staging, target)
-        finally:
-            if os.path.exists(staging):
-                os.unlink(staging)
+        with atomic_write(target, binary=True) as out:
+            np.save(out, self.document_matrix())
         return np.load(target, mmap_mode="r")
 
     def query_vector(self, text: str) -> np.ndarray | None:

@@ -19,7 +19,6 @@ import math
 import os
 import random
 import sys
-import tempfile
 import time
 import warnings
 from collections import Counter
@@ -33,7 +32,7 @@ import torch
 from torch import nn
 
 from embeddings.direction import lookup_word
-from gsr.io import Qrels, Run, rank_order
+from gsr.io import Qrels, Run, atomic_write, rank_order
 
 MODELS = ("drmm", "matchpyramid")
 HISTOGRAM_BINS = 30  # DRMM's best setting: 29 cosine bins over [-1, 1) and one exact-match bin
@@ -694,16 +693,9 @@ def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> Run 
 
 
 def _save_checkpoint(path: Path, content: dict) -> None:
-    """Writes to a temporary file in the same folder, then renames it over `path`, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    os.close(handle)
-    try:
-        torch.save(content, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Written atomically (gsr.io.atomic_write), so readers never see half a file."""
+    with atomic_write(path, binary=True) as out:
+        torch.save(content, out)
 
 
 def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[str, str],
