@@ -207,7 +207,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from embeddings import load_embedding
-    from gsr import DocumentStats, GenderLexicon, default_analyzer
+    from embeddings import gender_lexicon
+    from gsr import DocumentStats, default_analyzer
     from gsr.evaluate import measure_run
     from gsr.measure import gsr_slope
 
@@ -240,8 +241,8 @@ def main(argv=None) -> int:
         stats = DocumentStats.build(docs, n_jobs=args.jobs, shard_size=args.shard_size, progress=True)
     fig["build_s"] = t.seconds
     fig["build_peak_rss_self_kib"] = _status_kib("VmHWM")
-    with Timer("GenderLexicon.from_embedding") as t:
-        lex = GenderLexicon.from_embedding(kv)
+    with Timer("gender_lexicon") as t:
+        lex = gender_lexicon(kv)
     fig["lexicon_s"] = t.seconds
     with Timer("stats.gendered(lex)") as t:
         gendered = stats.gendered(lex)
@@ -332,7 +333,7 @@ def report(f: dict, args) -> None:
     print()
     print("Fast pipeline (gsr.DocumentStats + measure_run)")
     print(f"  DocumentStats.build            {f['build_s']:8.2f} s   ({f['docs_per_s']:,.0f} docs/s)")
-    print(f"  GenderLexicon.from_embedding   {f['lexicon_s']:8.2f} s")
+    print(f"  gender_lexicon                 {f['lexicon_s']:8.2f} s")
     print(f"  stats.gendered(lex)            {f['gendered_s']:8.2f} s")
     print(f"  {'measure_run %dx%d (1st call)' % (Q, D):<31}{f['score_s']:8.2f} s   (includes the inflection-class index)")
     print(f"  {'measure_run %dx%d (warm)' % (Q, D):<31}{f['score_warm_s']:8.2f} s")

@@ -5,10 +5,8 @@ from debias.hard import (
     DebiasReport,
     HardDebias,
     StrongDebias,
-    case_variants,
     equalize_pair,
     neutralize,
-    unit_rows,
 )
 from debias.words import (
     WordListError,
@@ -28,7 +26,6 @@ __all__ = [
     "HardDebias",
     "StrongDebias",
     "WordListError",
-    "case_variants",
     "default_definitional_pairs",
     "default_equalize_pairs",
     "default_gender_specific",
@@ -36,5 +33,4 @@ __all__ = [
     "load_pair_list",
     "load_word_list",
     "neutralize",
-    "unit_rows",
 ]

@@ -27,6 +27,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from embeddings.direction import GenderDirection, fit_gender_direction
 from embeddings.loading import EmbeddingError
+from gsr.lexicon import case_variants
+from gsr.numeric import unit_rows
 from debias.words import (
     WordListError,
     default_definitional_pairs,
@@ -47,19 +49,6 @@ class DebiasError(EmbeddingError):
     """Debiasing that cannot be done as asked (wrong dimensions, empty lists); the message says why."""
 
 
-def case_variants(word: str) -> tuple[str, ...]:
-    """The word as written and its lower, Title and UPPER forms, without repeats (debiaswe's variants)."""
-    return tuple(dict.fromkeys((word, word.lower(), word.title(), word.upper())))
-
-
-def unit_rows(block: np.ndarray) -> np.ndarray:
-    """Scale each row of `block` to unit length in place (debiaswe's normalize); all-zero rows stay zero."""
-    norms = np.linalg.norm(block, axis=1)
-    norms[norms == 0] = 1
-    block /= norms[:, None]
-    return block
-
-
 def neutralize(block: np.ndarray, direction: np.ndarray, neutral: np.ndarray | None = None) -> np.ndarray:
     """Bolukbasi et al. Alg. 1, Neutralize: w := (w − w_B)/‖w − w_B‖ on unit rows where `neutral`, in place."""
     direction = direction.astype(block.dtype, copy=False)
@@ -72,7 +61,7 @@ def neutralize(block: np.ndarray, direction: np.ndarray, neutral: np.ndarray | N
         block -= projection[:, None] * direction[None, :]
     norms = np.linalg.norm(block, axis=1)
     block[norms < VANISHING_NORM] = 0
-    return unit_rows(block)
+    return unit_rows(block, in_place=True)
 
 
 def equalize_pair(a: np.ndarray, b: np.ndarray, direction: np.ndarray, side: float):
@@ -163,14 +152,14 @@ class _DirectionDebias(BaseEstimator):
         for start in range(0, source.shape[0], step):
             block = matrix[start : start + step]
             block[...] = source[start : start + step]  # the only copy: casts to float32 chunk by chunk
-            unit_rows(block)
+            unit_rows(block, in_place=True)  # debiaswe's normalize
             neutral = None if plan.neutral is None else plan.neutral[start : start + step]
             neutralize(block, direction, neutral)
         for a, b in plan.equalize:
             i, j = kv.key_to_index[a], kv.key_to_index[b]
             # Each word keeps its side of the direction as in the input, so a pair whose words were
             # both neutralised (not gender-specific) still gets the female word on the female side.
-            side = float((_unit(source[i]) - _unit(source[j])) @ direction)
+            side = float((_unit_float64(source[i]) - _unit_float64(source[j])) @ direction)
             matrix[i], matrix[j] = equalize_pair(matrix[i], matrix[j], direction, side)
         return _keyed_vectors_like(kv, matrix)
 
@@ -277,10 +266,8 @@ class StrongDebias(_DirectionDebias):
         self.chunk_rows = chunk_rows
 
 
-def _unit(vector: np.ndarray) -> np.ndarray:
-    vector = np.asarray(vector, dtype=np.float64)
-    norm = np.linalg.norm(vector)
-    return vector / norm if norm > 0 else vector
+def _unit_float64(vector: np.ndarray) -> np.ndarray:
+    return unit_rows(np.asarray(vector, dtype=np.float64))
 
 
 def _keyed_vectors_like(kv, matrix: np.ndarray):

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from embeddings.loading import EmbeddingError
+from gsr.lexicon import GenderLexicon, vocabulary_key
+from gsr.numeric import unit_rows
 
 # Bolukbasi et al.'s ten definitional pairs, female word first (paper §2.2).
 DEFAULT_DEFINITIONAL_PAIRS: tuple[tuple[str, str], ...] = (
@@ -46,19 +48,15 @@ def load_word_pairs(path: str | os.PathLike) -> list[tuple[str, str]]:
 
 
 def lookup_word(kv, word: str) -> str | None:
-    """The vocabulary key for `word`: itself, else its lowercase, Title-case or UPPER form; None if absent."""
-    for candidate in (word, word.lower(), word.title(), word.upper()):
-        if candidate in kv.key_to_index:
-            return candidate
-    return None
+    """The key of `word` in a KeyedVectors under the project's lookup policy (gsr.lexicon.vocabulary_key)."""
+    return vocabulary_key(kv.key_to_index, word)
 
 
-def _unit(vector: np.ndarray) -> np.ndarray:
-    vector = np.asarray(vector, dtype=np.float64)
-    norm = np.linalg.norm(vector)
-    if norm == 0:
-        raise EmbeddingError("a definitional word has an all-zero vector")
-    return vector / norm
+def _definitional_unit(kv, word: str) -> np.ndarray:
+    vector = np.asarray(kv[lookup_word(kv, word)], dtype=np.float64)
+    if not vector.any():
+        raise EmbeddingError(f"the definitional word {word!r} has an all-zero vector")
+    return unit_rows(vector)
 
 
 @dataclass(frozen=True)
@@ -107,8 +105,7 @@ def fit_gender_direction(kv, pairs=None) -> GenderDirection:
         )
     rows = []
     for female, male in pairs:
-        a = _unit(kv[lookup_word(kv, female)])
-        b = _unit(kv[lookup_word(kv, male)])
+        a, b = _definitional_unit(kv, female), _definitional_unit(kv, male)
         centre = (a + b) / 2
         rows.extend([a - centre, b - centre])
     matrix = np.vstack(rows)
@@ -120,6 +117,12 @@ def fit_gender_direction(kv, pairs=None) -> GenderDirection:
     she, he = (lookup_word(kv, w) for w in ORIENTATION_PAIR)
     if she is None or he is None:
         raise EmbeddingError("cannot orient the gender direction: 'she' or 'he' is missing from the embedding")
-    if float((_unit(kv[she]) - _unit(kv[he])) @ direction) < 0:
+    if float((_definitional_unit(kv, she) - _definitional_unit(kv, he)) @ direction) < 0:
         direction = -direction
     return GenderDirection(direction, ratios[0], ratios, pairs)
+
+
+def gender_lexicon(kv, pairs=None, direction: GenderDirection | None = None, name: str = "embedding") -> GenderLexicon:
+    """g(w) of Eq. 1 for every word of `kv`, with the Bolukbasi direction fitted on `pairs` unless given."""
+    direction = direction or fit_gender_direction(kv, pairs)
+    return GenderLexicon(kv.key_to_index, direction.vocabulary_genderedness(kv), name=name, direction=direction)

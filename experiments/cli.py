@@ -27,12 +27,10 @@ def _add_embedding_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _lexicon(args):
-    from embeddings import load_embedding, load_word_pairs
-    from gsr import GenderLexicon
+    from embeddings import gender_lexicon, load_embedding, load_word_pairs
 
     pairs = load_word_pairs(args.definitional) if args.definitional else None
-    kv = load_embedding(args.embedding)
-    return GenderLexicon.from_embedding(kv, pairs=pairs, name=str(args.embedding))
+    return gender_lexicon(load_embedding(args.embedding), pairs=pairs, name=str(args.embedding))
 
 
 def _analyzer(args):

@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gsr.io import InputError, Qrels, atomic_write, iter_documents, read_qrels, read_queries, read_tsv_queries
+from gsr.io import InputError, Qrels, iter_documents, read_qrels, read_queries, read_tsv_queries
+
+from gsr.store import atomic_write, cache_dir, file_version_key
 
 BUILTIN_COLLECTIONS = ("demo", "toy1", "toy2")
 SOURCE_KINDS = ("demo", "toy1", "toy2", "files", "beir", "trec-sgml", "ir_datasets", "lucene-index")
@@ -49,8 +51,6 @@ class Collection:
 
 
 def _cache_root() -> Path:
-    from embeddings.loading import cache_dir
-
     return cache_dir() / "collections"
 
 
@@ -60,8 +60,6 @@ def _version_key(*parts) -> str:
 
 def _source_key(paths: Iterable[Path], *extra) -> str:
     """Version of the source files (path, size, mtime); cheap to compute, so checked on every run."""
-    from embeddings.loading import file_version_key
-
     keys = []
     for path in paths:
         if not path.exists():
@@ -71,8 +69,6 @@ def _source_key(paths: Iterable[Path], *extra) -> str:
 
 
 def _folder_key(folder: Path) -> str:
-    from embeddings.loading import file_version_key
-
     return _version_key([file_version_key(p) for p in sorted(folder.rglob("*")) if p.is_file()])
 
 

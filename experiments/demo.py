@@ -351,11 +351,10 @@ def _text(words: list[str], rng: np.random.Generator) -> str:
 
 
 def _default_lexicon():
-    from embeddings.loading import load_embedding
-    from gsr.lexicon import GenderLexicon
+    from embeddings import gender_lexicon, load_embedding
 
     kv = load_embedding("glove-6b-50d")
-    return kv, GenderLexicon.from_embedding(kv, name="glove-6b-50d")
+    return kv, gender_lexicon(kv, name="glove-6b-50d")
 
 
 def generate_demo(folder: Path, *, n_documents: int = 20_000, n_queries: int = 250, seed: int = 0,

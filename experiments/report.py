@@ -10,7 +10,8 @@ from pathlib import Path
 
 from experiments.effectiveness import display_name, paired_t_test, significance_mark
 from experiments.runner import PERFECT, RANDOM, ExperimentResult
-from gsr.io import atomic_write, write_trec_run
+from gsr.io import write_trec_run
+from gsr.store import atomic_write
 from gsr.measure import relative_gsr
 
 REFERENCE_ROWS = (PERFECT, RANDOM)

@@ -20,7 +20,8 @@ from experiments.effectiveness import Effectiveness, check_run_ids, evaluate_run
 from gsr.baselines import perfect_run, random_run
 from gsr.evaluate import GSR, GSRReport, cached_document_stats
 from gsr.io import Run, read_trec_run, write_trec_run
-from gsr.lexicon import GenderLexicon
+from embeddings.direction import gender_lexicon
+from gsr.store import cache_dir, file_version_key
 from gsr.text import Analyzer, read_stopwords
 
 PERFECT, RANDOM = "perfect", "random"
@@ -108,24 +109,23 @@ class Experiment:
                 if spec.base is not None:
                     kv, key = self._debiased(spec)
                 elif spec.source is not None:
-                    from embeddings.loading import BUILTIN_EMBEDDINGS, file_version_key, load_embedding
+                    from embeddings.loading import BUILTIN_EMBEDDINGS, load_embedding
 
                     kv = load_embedding(spec.source)
                     key = spec.source if spec.source in BUILTIN_EMBEDDINGS else file_version_key(Path(spec.source))
                 else:
-                    from embeddings.training import TrainingSettings, _settings_key, trained_embedding
+                    from embeddings.training import TrainingSettings, trained_embedding
 
                     collection = self.load_collection()
                     settings = TrainingSettings(**spec.train)
-                    kv = trained_embedding(collection.documents, collection.key, settings, self.progress)
-                    key = f"trained-{collection.key}-{_settings_key(settings)}"
+                    kv, key = trained_embedding(collection.documents, collection.key, settings, self.progress)
             self._embeddings[name] = LoadedEmbedding(name, kv, key)
         return self._embeddings[name]
 
     def _debiased(self, spec) -> tuple[object, str]:
         """A debiased copy of another named embedding, computed once and cached (memory-mapped) like any other."""
         from debias import METHODS
-        from embeddings.loading import cached_embedding, file_version_key
+        from embeddings.loading import cached_embedding
 
         base = self.embedding(spec.base)
         lists = dict(self.config.debias_lists)
@@ -138,7 +138,6 @@ class Experiment:
         return cached_embedding(key, lambda: METHODS[spec.debias](**options).fit_transform(base.kv)), key
 
     def lucene_index(self) -> Path:
-        from embeddings.loading import cache_dir
         from retrievers.lucene import build_index
 
         collection = self.load_collection()
@@ -172,7 +171,6 @@ class Experiment:
 
     def system_run(self, system: SystemSpec) -> Run:
         """The system's run, from the cache when this exact (collection, queries, settings, embedding) was run."""
-        from embeddings.loading import cache_dir
 
         path = cache_dir() / "runs" / f"{self.system_key(system)}.run"
         if path.exists():
@@ -205,7 +203,6 @@ class Experiment:
         return self._neural_run(system)
 
     def _neural_run(self, system: SystemSpec) -> Run:
-        from embeddings.loading import cache_dir
         from retrievers.neural import rerank_cross_validated
 
         collection = self.load_collection()
@@ -251,7 +248,7 @@ class Experiment:
                     from embeddings.direction import load_word_pairs
 
                     pairs = load_word_pairs(config.definitional)
-                lexicon = GenderLexicon.from_embedding(embedding.kv, pairs=pairs, name=name)
+                lexicon = gender_lexicon(embedding.kv, pairs=pairs, name=name)
                 measure = GSR(lexicon, self._analyzer, cutoff=config.cutoff, random_seed=config.random_seed)
                 gendered = stats.gendered(lexicon, self._analyzer)
                 results = {}

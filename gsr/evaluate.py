@@ -13,7 +13,9 @@ import numpy as np
 from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
 from gsr.io import InputError, Run, as_qrels, as_queries, as_run, iter_documents
 from gsr.measure import GSRError, gsr_slope, list_genderedness, query_genderedness, relative_gsr, tied_rank_weights
+from gsr.numeric import finite
 from gsr.stats import DocumentStats, GenderedDocuments
+from gsr.store import cache_dir, cached_folder, file_version_key
 from gsr.text import Analyzer, default_analyzer
 
 
@@ -52,10 +54,12 @@ class GSRResult:
     def n_skipped(self) -> int:
         return sum(len(v) for v in self.skipped.values())
 
-    def points(self) -> tuple[np.ndarray, np.ndarray]:
-        """(g(q), g_q(L)) of the contributing queries."""
-        used = [q for q in self.per_query if q.g_query is not None and q.g_list is not None]
-        return np.array([q.g_query for q in used]), np.array([q.g_list for q in used])
+    def points(self, defined_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(g(q), g_q(L)) of the contributing queries (of every query, NaN where undefined, if not defined_only)."""
+        used = [q for q in self.per_query if q.g_query is not None and q.g_list is not None] if defined_only \
+            else self.per_query
+        return (np.array([math.nan if q.g_query is None else q.g_query for q in used], dtype=np.float64),
+                np.array([math.nan if q.g_list is None else q.g_list for q in used], dtype=np.float64))
 
     def to_dict(self) -> dict:
         out = {"gsr": self.gsr, "n_queries": self.n_queries, "n_skipped": self.n_skipped,
@@ -84,8 +88,7 @@ class GSRReport:
         """Any engine's GSR as % above the perfect engine's (None without qrels)."""
         if self.perfect is None or self.perfect.gsr is None or result.gsr is None:
             return None
-        value = relative_gsr(result.gsr, self.perfect.gsr)
-        return None if math.isnan(value) else value
+        return finite(relative_gsr(result.gsr, self.perfect.gsr))
 
     def to_dict(self) -> dict:
         out = self.system.to_dict()
@@ -94,10 +97,6 @@ class GSRReport:
             out["random"] = dict(self.random.to_dict(), relative=self.relative_of(self.random))
             out["relative"] = self.relative
         return out
-
-
-def _finite(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
 
 
 def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments, *,
@@ -119,7 +118,7 @@ def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments,
             skipped.setdefault("no_query_text", []).append(qid)
             continue
         terms = analyzer.tokens(queries[qid])
-        g_query = _finite(query_genderedness(terms, lexicon))
+        g_query = finite(query_genderedness(terms, lexicon))
         ranked = run.get(qid, [])
         rows = np.array([index.get(d, -1) for d, _ in ranked], dtype=np.int64)
         unknown = int((rows < 0).sum())
@@ -134,7 +133,7 @@ def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments,
         unmeasured = int(np.isnan(values).sum())
         unmeasured_total += unmeasured - unknown
         keys = [s for _, s in ranked] if tie_scores else list(range(len(ranked)))
-        g_list = _finite(list_genderedness(values, tied_rank_weights(keys))) if len(values) else None
+        g_list = finite(list_genderedness(values, tied_rank_weights(keys))) if len(values) else None
         per_query.append(QueryResult(qid, g_query, g_list, len(ranked), unmeasured))
         if g_query is None:
             skipped.setdefault("query_out_of_vocabulary", []).append(qid)
@@ -145,10 +144,8 @@ def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments,
     for qid in sorted(set(run) - set(queries)):
         skipped.setdefault("not_in_topics", []).append(qid)
     result = GSRResult(None, per_query, skipped, unknown_total, unmeasured_total)
-    x = [math.nan if q.g_query is None else q.g_query for q in per_query]
-    y = [math.nan if q.g_list is None else q.g_list for q in per_query]
     try:
-        result.gsr = gsr_slope(x, y)
+        result.gsr = gsr_slope(*result.points(defined_only=False))
     except GSRError as err:
         result.error = str(err)
     return result
@@ -158,29 +155,29 @@ def cached_document_stats(path, analyzer: Analyzer, n_jobs: int | None = None,
                           progress: bool = False) -> DocumentStats:
     """DocumentStats of a documents file, built once per (file version, stop list) and reused from the cache.
 
-    The cache entry is written atomically, so an interrupted build leaves nothing half-written behind.
+    The cache entry is written atomically and verified on reuse (gsr.store.cached_folder).
     """
-    from embeddings.loading import cache_dir, file_version_key
-
     path = Path(path)
     try:
         key = file_version_key(path, sorted(analyzer.stopwords))
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    folder = cache_dir() / "document-stats" / key
-    if (folder / "counts.npz").exists():
-        if progress:
-            print(f"document statistics of {path}: reused from {folder}", file=sys.stderr)
-        return DocumentStats.load(folder)
-    stats = DocumentStats.build(iter_documents(path), analyzer, n_jobs=n_jobs, progress=progress)
-    stats.save(folder)
-    return stats
+    built = []
+
+    def build(staging: Path) -> None:
+        built.append(DocumentStats.build(iter_documents(path), analyzer, n_jobs=n_jobs, progress=progress))
+        built[0].write_files(staging)
+
+    folder, reused = cached_folder(cache_dir() / "document-stats" / key, build)
+    if reused and progress:
+        print(f"document statistics of {path}: reused from {folder}", file=sys.stderr)
+    return built[0] if built else DocumentStats.load(folder)
 
 
 class GSR:
     """The Gender Stereotype Reinforcement measure, configured once and applied to any run.
 
-    lexicon: a GenderLexicon (g of each word; see GenderLexicon.from_embedding).
+    lexicon: a GenderLexicon (g of each word; see embeddings.gender_lexicon).
     cutoff: "relevant" (top-K with K = number of relevant documents, §4.2.2; needs qrels), an int, or None.
     tie_scores: documents with equal scores (or grades) share their rank's weight in Eq. 2.
     """
@@ -236,7 +233,7 @@ def describe_queries(queries: dict[str, str], lexicon, analyzer: Analyzer | None
     rows = []
     for qid, text in queries.items():
         terms = analyzer.tokens(text)
-        rows.append({"qid": qid, "text": text, "genderedness": _finite(query_genderedness(terms, lexicon)),
+        rows.append({"qid": qid, "text": text, "genderedness": finite(query_genderedness(terms, lexicon)),
                      "terms": [{"term": t, "g": lexicon.get(t)} for t in terms]})
     rows.sort(key=lambda r: (r["genderedness"] is None, -(r["genderedness"] or 0.0), r["qid"]))
     return rows

@@ -7,6 +7,7 @@ import math
 from gsr.baselines import cut_run, relevant_counts
 from gsr.evaluate import GSR, measure_run
 from gsr.io import as_qrels, as_queries, as_run
+from gsr.measure import GSRError, gsr_slope_terms
 
 
 def _per_query(gsr: GSR, queries, gendered, qrels_frame, run_frame):
@@ -39,16 +40,14 @@ def ir_measures_measures(gsr: GSR, queries, documents, prefix: str = "") -> dict
 
     def slope_terms(qrels, run):
         result = _per_query(gsr, queries, gendered, qrels, run)
-        used = [q for q in result.per_query if q.g_query is not None and q.g_list is not None]
-        if len(used) < 2:
+        x, y = result.points(defined_only=False)
+        try:
+            terms = gsr_slope_terms(x, y)
+        except GSRError:
             return
-        mean_x = math.fsum(q.g_query for q in used) / len(used)
-        mean_y = math.fsum(q.g_list for q in used) / len(used)
-        variance = math.fsum((q.g_query - mean_x) ** 2 for q in used) / len(used)
-        if variance <= 0:
-            return
-        for q in used:
-            yield q.qid, (q.g_query - mean_x) * (q.g_list - mean_y) / variance
+        for q, term in zip(result.per_query, terms):
+            if not math.isnan(term):
+                yield q.qid, float(term)
 
     return {
         "gL": ir_measures.define(list_values, name=f"{prefix}gL", support_cutoff=False,

@@ -9,8 +9,9 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from pathlib import Path
+
+from gsr.store import atomic_write
 
 Run = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best first
 Qrels = dict[str, dict[str, int]]  # qid -> {docid: grade}
@@ -330,28 +331,6 @@ def as_qrels(source) -> Qrels:
     if isinstance(source, Mapping):
         return {str(q): {str(d): int(g) for d, g in docs.items()} for q, docs in source.items()}
     raise TypeError(f"cannot read qrels from {type(source).__name__}")
-
-
-@contextmanager
-def atomic_write(path: str | os.PathLike, binary: bool = False) -> Iterator:
-    """An open file whose content appears at `path` only when the block ends without error.
-
-    It is written beside `path` under a temporary name and renamed over it (readers never see half a file; an
-    interrupted write leaves nothing behind). Parent folders are created; the file is made world-readable.
-    """
-    import tempfile
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, staging = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding="utf-8") as out:
-            yield out
-        os.chmod(staging, 0o644)
-        os.replace(staging, path)
-    finally:
-        if os.path.exists(staging):
-            os.unlink(staging)
 
 
 def write_trec_run(run: Run, path: str | os.PathLike, tag: str = "gsr") -> Path:

@@ -1,15 +1,31 @@
-"""Word genderedness lookups: g(w) for the tokens GSR averages over."""
+"""Word genderedness lookups, g(w) for the tokens GSR averages over, and the project's one word-lookup policy."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 
 import numpy as np
 
 
+def case_variants(word: str) -> tuple[str, ...]:
+    """The word as written, then its lowercase, Title-case and UPPER-case forms, without repeats."""
+    return tuple(dict.fromkeys((word, word.lower(), word.title(), word.upper())))
+
+
+def vocabulary_key(vocabulary: Container[str], word: str) -> str | None:
+    """The lookup policy of every package: the first of case_variants(word) in `vocabulary`, else None.
+
+    So 'Mary' resolves in a lowercase vocabulary and 'nasa' in one that only has 'NASA'.
+    """
+    for candidate in case_variants(word):
+        if candidate in vocabulary:
+            return candidate
+    return None
+
+
 class GenderLexicon:
-    """g(w) for a vocabulary; a word is looked up as given, then lowercase, Title-case and UPPER-case.
+    """g(w) for a vocabulary; words are looked up by `vocabulary_key` (as given, then lower, Title, UPPER case).
 
     Words whose vector is all zeros (g is NaN) count as out of vocabulary.
     """
@@ -31,26 +47,13 @@ class GenderLexicon:
         index = {w: i for i, w in enumerate(words)}
         return cls(index, np.array([mapping[w] for w in words], dtype=np.float64), name=name)
 
-    @classmethod
-    def from_embedding(cls, kv, direction=None, pairs=None, name: str = "embedding") -> GenderLexicon:
-        """Eq. 1 over a whole embedding, with the Bolukbasi direction fitted on `pairs` unless given."""
-        from embeddings.direction import fit_gender_direction
-
-        direction = direction or fit_gender_direction(kv, pairs)
-        values = direction.vocabulary_genderedness(kv)
-        return cls(kv.key_to_index, values, name=name, direction=direction)
-
     def get(self, word: str) -> float | None:
         """g(word), or None when no case form of it is in the vocabulary."""
         memo = self._memo.get(word)
         if memo is not None:
             return None if math.isnan(memo) else memo
-        value = math.nan
-        for candidate in (word, word.lower(), word.title(), word.upper()):
-            i = self._index.get(candidate)
-            if i is not None:
-                value = float(self._values[i])
-                break
+        key = vocabulary_key(self._index, word)
+        value = math.nan if key is None else float(self._values[self._index[key]])
         self._memo[word] = value
         return None if math.isnan(value) else value
 

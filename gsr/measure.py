@@ -64,8 +64,8 @@ def list_genderedness(document_values: Sequence[float], weights: Sequence[float]
     return float(weights[known] @ values[known] / total)
 
 
-def gsr_slope(query_values: Sequence[float], list_values: Sequence[float]) -> float:
-    """m_s(Q, D), Eq. 3: least-squares slope of g_q(L) on g(q) over queries where both are defined."""
+def _centred_points(query_values: Sequence[float], list_values: Sequence[float]):
+    """(g(q) − μ_q, g_q(L) − μ_L, σ²_g(q), kept mask) over the queries where both values are defined."""
     x = np.asarray(query_values, dtype=np.float64)
     y = np.asarray(list_values, dtype=np.float64)
     if x.shape != y.shape:
@@ -78,7 +78,25 @@ def gsr_slope(query_values: Sequence[float], list_values: Sequence[float]) -> fl
     variance = float(np.mean(dx * dx))
     if np.ptp(x) == 0 or variance <= 1e-24 * float(np.mean(x * x)):
         raise GSRError("GSR is undefined: every query has the same genderedness (zero variance)")
-    return float(np.mean(dx * (y - y.mean())) / variance)
+    return dx, y - y.mean(), variance, keep
+
+
+def gsr_slope(query_values: Sequence[float], list_values: Sequence[float]) -> float:
+    """m_s(Q, D), Eq. 3: least-squares slope of g_q(L) on g(q) over queries where both are defined."""
+    dx, dy, variance, _ = _centred_points(query_values, list_values)
+    return float(np.mean(dx * dy) / variance)
+
+
+def gsr_slope_terms(query_values: Sequence[float], list_values: Sequence[float]) -> np.ndarray:
+    """Eq. 3 split per query: (g(q_i) − μ_q)(g_qi(L_i) − μ_L)/σ², NaN where a value is undefined.
+
+    The mean over the defined queries is m_s(Q, D), so tools that average per-query values (ir_measures,
+    PyTerrier) report exactly the slope; undefined inputs raise GSRError as gsr_slope does.
+    """
+    dx, dy, variance, keep = _centred_points(query_values, list_values)
+    terms = np.full(len(keep), np.nan)
+    terms[keep] = dx * dy / variance
+    return terms
 
 
 def relative_gsr(system_gsr: float, perfect_gsr: float) -> float:

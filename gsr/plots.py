@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from gsr.numeric import format_number
+
 MALE_COLOUR = "#e66101"    # orange
 FEMALE_COLOUR = "#5e3c99"  # purple
 NEUTRAL_COLOUR = "#9e9e9e"
@@ -31,7 +33,7 @@ _STEREOTYPE_LABELS = {
 }
 
 
-def _new_figure(width: float, height: float):
+def new_figure(width: float, height: float):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -41,8 +43,8 @@ def _new_figure(width: float, height: float):
 
 
 def save_figure(fig, path, dpi: int = DPI) -> Path:
-    """Write `fig` to `path` (format from its suffix, PNG if none), atomically (gsr.io.atomic_write)."""
-    from gsr.io import atomic_write
+    """Write `fig` to `path` (format from its suffix, PNG if none), atomically (gsr.store.atomic_write)."""
+    from gsr.store import atomic_write
 
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower() or "png"
@@ -51,7 +53,7 @@ def save_figure(fig, path, dpi: int = DPI) -> Path:
     return path
 
 
-def _format_p(p: float) -> str:
+def format_p(p: float) -> str:
     if p is None or math.isnan(p):
         return "p = n/a"
     if p == 0:
@@ -62,13 +64,7 @@ def _format_p(p: float) -> str:
     return rf"$p = {mantissa} \times 10^{{{int(exponent)}}}$"
 
 
-def _format_slope(value) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "undefined"
-    return f"{round(float(value), 2) + 0.0:.2f}"  # + 0.0 turns a rounded -0.00 into 0.00
-
-
-def _draw_fit_line(ax, x: np.ndarray, y: np.ndarray, **style) -> None:
+def draw_fit_line(ax, x: np.ndarray, y: np.ndarray, **style) -> None:
     """The least-squares line of y on x, drawn across the range of x."""
     slope, intercept = np.polyfit(x, y, 1)
     line_x = np.array([x.min(), x.max()])
@@ -81,7 +77,7 @@ def plot_stereotype_tests(tests, reference: dict[str, float], path) -> Path:
     tests = list(tests)
     reference = {w: float(g) for w, g in (reference or {}).items() if g is not None and not math.isnan(g)}
     n_rows = len(tests) + (1 if reference else 0)
-    fig = _new_figure(8.0, 1.0 + 0.8 * max(n_rows, 1))
+    fig = new_figure(8.0, 1.0 + 0.8 * max(n_rows, 1))
     ax = fig.add_subplot(1, 1, 1)
     offset = 0.14  # male dots above the row's centre line, female dots below
     labels, ys, values, missing = [], [], [], []
@@ -99,7 +95,7 @@ def plot_stereotype_tests(tests, reference: dict[str, float], path) -> Path:
                    lw=0.8, zorder=3)
         ax.scatter([test.female_mean], [y - offset], s=110, marker="D", color=FEMALE_COLOUR, edgecolor="black",
                    lw=0.8, zorder=3)
-        p_text = _format_p(test.p_value)
+        p_text = format_p(test.p_value)
         if not getattr(test, "exact", True):
             p_text += " (MC)"
         ax.annotate(p_text, xy=(1.02, y), xycoords=("axes fraction", "data"), va="center", ha="left",
@@ -148,7 +144,7 @@ def plot_toy_engines(results: dict, path, title: str = "") -> Path:
     """Figs. 4 and 6: one panel per engine (S, N, CS first), g(q) against g_q(L) with the least-squares
     line; the panel title gives the engine's GSR, e.g. "S: m = 0.63"."""
     names = [n for n in ENGINE_ORDER if n in results] + [n for n in results if n not in ENGINE_ORDER]
-    fig = _new_figure(3.6 * max(len(names), 1) + 0.4, 3.8)
+    fig = new_figure(3.6 * max(len(names), 1) + 0.4, 3.8)
     axes = fig.subplots(1, max(len(names), 1), sharex=True, sharey=True, squeeze=False)[0]
     every_x, every_y = [], []
     for ax, name in zip(axes, names):
@@ -161,11 +157,11 @@ def plot_toy_engines(results: dict, path, title: str = "") -> Path:
         ax.axvline(0, color="#bbbbbb", lw=0.7, zorder=0)
         ax.scatter(x, y, s=22, c=colours, alpha=0.8, edgecolor="white", lw=0.4, zorder=2)
         if len(x) >= 2 and np.ptp(x) > 0:
-            _draw_fit_line(ax, x, y, lw=1.3, zorder=3)
+            draw_fit_line(ax, x, y, lw=1.3, zorder=3)
         elif len(x) == 0:
             ax.text(0.5, 0.5, "no measurable query", transform=ax.transAxes, ha="center", va="center",
                     color="#666666")
-        ax.set_title(f"{name}: m = {_format_slope(result.gsr)}")
+        ax.set_title(f"{name}: m = {format_number(result.gsr, 2, missing='undefined')}")
         ax.set_xlabel("$g(q)$")
         ax.grid(alpha=0.25)
     axes[0].set_ylabel(r"$g_q(\mathcal{L})$")
@@ -185,12 +181,12 @@ def plot_parity_agreement(agreement, path) -> Path:
     solutions; the title gives Pearson's r over every solution."""
     share = 100.0 * np.asarray(agreement.sample_share, dtype=float)
     gsr = np.asarray(agreement.sample_gsr, dtype=float)
-    fig = _new_figure(5.6, 4.4)
+    fig = new_figure(5.6, 4.4)
     ax = fig.add_subplot(1, 1, 1)
     ax.scatter(share, gsr, s=8, color=FEMALE_COLOUR, alpha=0.35, lw=0)
     keep = ~(np.isnan(share) | np.isnan(gsr))
     if keep.sum() >= 2 and np.ptp(share[keep]) > 0:
-        _draw_fit_line(ax, share[keep], gsr[keep], lw=1.2)
+        draw_fit_line(ax, share[keep], gsr[keep], lw=1.2)
     ax.axvline(50, color="#bbbbbb", lw=0.7, zorder=0)
     ax.axhline(0, color="#bbbbbb", lw=0.7, zorder=0)
     ax.set_xlabel("stereotypical documents among retrieved ones (%)")
@@ -230,7 +226,7 @@ def plot_query_genderedness(queries, path, top: int = 10) -> Path:
     shown_g = [g for g in shown_g if g is not None and not math.isnan(g)]
     vmax = max([abs(g) for g in shown_g] + [1e-3])
     norm = Normalize(-vmax, vmax)
-    fig = _new_figure(8, 4)
+    fig = new_figure(8, 4)
     renderer = fig.canvas.get_renderer()
     cmap = matplotlib.colormaps[DIVERGING_CMAP]
 
@@ -309,7 +305,7 @@ def plot_system_scatter(results: dict, perfect, path, title: str = "", columns: 
     names = list(results)
     columns = max(1, min(columns, len(names)))
     rows = max(1, math.ceil(len(names) / columns))
-    fig = _new_figure(3.3 * columns + 0.4, 3.1 * rows + 0.4)
+    fig = new_figure(3.3 * columns + 0.4, 3.1 * rows + 0.4)
     axes = fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).ravel()
     perfect_x, perfect_y = (np.asarray(a, dtype=float) for a in perfect.points()) if perfect else ([], [])
     for ax, name in zip(axes, names):
@@ -320,10 +316,10 @@ def plot_system_scatter(results: dict, perfect, path, title: str = "", columns: 
         ax.axvline(0, color="#bbbbbb", lw=0.7, zorder=0)
         ax.scatter(x, y, s=10, c=colours, alpha=0.6, edgecolor="none", zorder=2)
         if len(x) >= 2 and np.ptp(x) > 0:
-            _draw_fit_line(ax, x, y, lw=1.3, zorder=3)
+            draw_fit_line(ax, x, y, lw=1.3, zorder=3)
         if len(perfect_x) >= 2 and np.ptp(perfect_x) > 0:
-            _draw_fit_line(ax, perfect_x, perfect_y, lw=1.1, ls="--", zorder=3)
-        ax.set_title(f"{name}: GSR = {_format_slope(result.gsr)}", fontsize=9)
+            draw_fit_line(ax, perfect_x, perfect_y, lw=1.1, ls="--", zorder=3)
+        ax.set_title(f"{name}: GSR = {format_number(result.gsr, 2, missing='undefined')}", fontsize=9)
         ax.grid(alpha=0.25)
     for ax in axes[len(names):]:
         ax.set_visible(False)

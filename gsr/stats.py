@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from pathlib import Path
@@ -18,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+from gsr.store import atomic_folder
 from gsr.text import Analyzer, default_analyzer
 
 
@@ -111,19 +110,15 @@ class DocumentStats:
         return cls(docids, list(vocabulary), counts)
 
     def save(self, folder: str | os.PathLike) -> None:
-        """Write to `folder` atomically (a half-written cache is never visible under that name)."""
-        folder = Path(folder)
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-        try:
-            sparse.save_npz(staging / "counts.npz", self.counts)
-            (staging / "docids.json").write_text(json.dumps(self.docids), encoding="utf-8")
-            (staging / "vocabulary.json").write_text(json.dumps(self.vocabulary), encoding="utf-8")
-            if folder.exists():
-                shutil.rmtree(folder)
-            os.rename(staging, folder)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+        """Write to `folder` atomically, with a manifest (gsr.store.atomic_folder)."""
+        with atomic_folder(folder) as staging:
+            self.write_files(staging)
+
+    def write_files(self, folder: Path) -> None:
+        """The three files `load` reads, written into an existing folder."""
+        sparse.save_npz(folder / "counts.npz", self.counts)
+        (folder / "docids.json").write_text(json.dumps(self.docids), encoding="utf-8")
+        (folder / "vocabulary.json").write_text(json.dumps(self.vocabulary), encoding="utf-8")
 
     @classmethod
     def load(cls, folder: str | os.PathLike) -> DocumentStats:

@@ -13,7 +13,8 @@ import sys
 
 import numpy as np
 
-from gsr.io import Run, atomic_write
+from gsr.io import Run
+from gsr.store import atomic_write, cache_dir
 from gsr.stats import DocumentStats
 from gsr.text import GENDERED_KEEP_WORDS, Analyzer
 
@@ -82,8 +83,6 @@ class VectorRetriever:
     def _cached_document_matrix(self, cache_key: str | None) -> np.ndarray:
         if cache_key is None:
             return self.document_matrix()
-        from embeddings.loading import cache_dir
-
         key = hashlib.sha256(json.dumps([cache_key, self.weighting, sorted(GENDERED_KEEP_WORDS)]).encode()).hexdigest()
         target = cache_dir() / "document-vectors" / f"{key[:16]}.npy"
         if target.exists():

@@ -32,7 +32,8 @@ import torch
 from torch import nn
 
 from embeddings.direction import lookup_word
-from gsr.io import Qrels, Run, atomic_write, rank_order
+from gsr.io import Qrels, Run, rank_order
+from gsr.store import atomic_write
 
 MODELS = ("drmm", "matchpyramid")
 HISTOGRAM_BINS = 30  # DRMM's best setting: 29 cosine bins over [-1, 1) and one exact-match bin
@@ -693,7 +694,7 @@ def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> Run 
 
 
 def _save_checkpoint(path: Path, content: dict) -> None:
-    """Written atomically (gsr.io.atomic_write), so readers never see half a file."""
+    """Written atomically (gsr.store.atomic_write), so readers never see half a file."""
     with atomic_write(path, binary=True) as out:
         torch.save(content, out)
 

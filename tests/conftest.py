@@ -40,6 +40,6 @@ def glove_lexicon(tmp_path_factory):
     import os
 
     os.environ["GSR_CACHE"] = str(tmp_path_factory.getbasetemp() / "gsr-cache")
-    from embeddings import load_embedding
+    from embeddings import gender_lexicon, load_embedding
 
-    return GenderLexicon.from_embedding(load_embedding("glove-6b-50d"), name="glove-6b-50d")
+    return gender_lexicon(load_embedding("glove-6b-50d"), name="glove-6b-50d")

@@ -17,7 +17,6 @@ from debias import (
     HardDebias,
     StrongDebias,
     WordListError,
-    case_variants,
     default_definitional_pairs,
     default_equalize_pairs,
     default_gender_specific,
@@ -27,6 +26,7 @@ from debias import (
     neutralize,
 )
 from debias.command import configure_parser, run
+from gsr.lexicon import case_variants
 from embeddings import DEFAULT_DEFINITIONAL_PAIRS, EmbeddingError, load_embedding
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

@@ -20,7 +20,8 @@ from embeddings.direction import (
     lookup_word,
     word_genderedness,
 )
-from embeddings.loading import FASTTEXT_MAGIC, EmbeddingError, cache_dir, load_embedding
+from embeddings.loading import FASTTEXT_MAGIC, EmbeddingError, load_embedding
+from gsr.store import cache_dir
 
 DEBIASWE_PAIRS = Path(__file__).resolve().parents[2] / "shared" / "data" / "debiaswe" / "definitional_pairs.json"
 

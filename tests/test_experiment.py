@@ -151,13 +151,13 @@ def test_vector_systems_resume_from_cached_runs(tmp_path, monkeypatch):
 
 def test_vector_run_agrees_with_the_measure_of_its_own_file(tmp_path):
     """GSR in the table equals `gsr.GSR` recomputed from the written run file (no hidden state)."""
-    from embeddings.loading import load_embedding
-    from gsr import GSR, GenderLexicon, read_qrels, read_queries
+    from embeddings import gender_lexicon, load_embedding
+    from gsr import GSR, read_qrels, read_queries
 
     config = _robust04_config(tmp_path, systems={"w2v_add"})
     result = Experiment(config, progress=False).run()
     write_report(result, config.output)
-    lexicon = GenderLexicon.from_embedding(load_embedding(config.embeddings["ftt"].source))
+    lexicon = gender_lexicon(load_embedding(config.embeddings["ftt"].source))
     report = GSR(lexicon).evaluate(config.output / "runs" / "w2v_add.run",
                                    read_queries(config.collection["topics"]), result.collection.documents,
                                    read_qrels(config.collection["qrels"]))
