@@ -277,7 +277,7 @@ def embedding_memory(args, fig: dict) -> None:
 def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
     import torch
 
-    from experiments.runner import document_texts
+    from experiments.collections import read_texts
     from gsr import default_analyzer
     from retrievers.neural import (LEARNING_RATES, build_ranking_data, model_inputs, new_model, rerank,
                                    sample_training_groups, train_ranker)
@@ -288,7 +288,7 @@ def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
     qids = [q for q in qids if q in candidates]
     wanted = {d for q in qids for d, _ in candidates[q]}
     with Timer(f"read the texts of {len(wanted):,} candidates and make synthetic qrels (setup)") as t:
-        texts = document_texts(collection, wanted)
+        texts = read_texts(collection, wanted)
         qrels = synthetic_qrels({q: queries[q] for q in qids}, candidates, texts, analyzer)
     fig["neural_setup_s"] = t.seconds
     fig["neural_queries"] = len(qids)
@@ -371,7 +371,7 @@ def main(argv=None) -> int:
     from gsr import Analyzer, DocumentStats, default_analyzer
     from gsr.io import iter_documents
     from retrievers import lucene
-    from retrievers.embedding import VectorRetriever
+    from retrievers.vector_average import VectorAverageRetriever as VectorRetriever
 
     fig: dict = {"args": vars(args), "python": platform.python_version(), "cpus": os.cpu_count(),
                  "gsr_cache": os.environ.get("GSR_CACHE")}

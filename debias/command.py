@@ -15,8 +15,13 @@ DEFAULT_EMBEDDING = "glove-6b-50d"
 MAX_LISTED = 20  # missing words named in the summary; the rest are counted
 
 
+def add_parser(subparsers) -> None:
+    """`gsr debias`: its options, and `run` as the function that executes it."""
+    configure_parser(subparsers.add_parser("debias", help="write a regular- or strong-debiased copy of an embedding"))
+
+
 def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add the debias options to `parser` (the gsr CLI registers it as `gsr debias`)."""
+    """Add the debias options to `parser`."""
     parser.add_argument("--embedding", default=DEFAULT_EMBEDDING,
                         help=f"built-in name or vectors file (.bin, .txt, .vec, .kv); default {DEFAULT_EMBEDDING}")
     parser.add_argument("--method", choices=("regular", "strong"), default="regular",
@@ -30,6 +35,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
                         help="equalize pairs, debiaswe JSON (regular only; default: the project's pairs)")
     parser.add_argument("--out", required=True, metavar="PATH",
                         help="output word2vec file: binary if PATH ends with .bin, else text (.gz compresses)")
+    parser.set_defaults(func=run)
     return parser
 
 

@@ -1,1 +1,2 @@
-"""Experiments: the command-line interface and (later) config-driven runs."""
+"""The experiment harness: TOML configs, collections, system types, the runner, effectiveness, the paper's analyses,
+reports and the `gsr` command line. What it can run is declared in experiments.registry."""

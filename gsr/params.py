@@ -8,7 +8,7 @@ that runs them all read the same declaration.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 _KIND_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
@@ -20,7 +20,9 @@ class ParamError(ValueError):
 
 @dataclass(frozen=True)
 class Param:
-    """One declared parameter. `minimum`/`maximum` bound numbers (inclusive unless `open_minimum`)."""
+    """One declared parameter. `minimum`/`maximum` bound numbers (inclusive unless `open_minimum`); a parameter
+    whose values have no simple type (kind `object`) is checked by `validator(value, label)`, which returns the
+    value to use or raises ParamError, and described by `range_help`."""
 
     name: str
     kind: type
@@ -30,10 +32,14 @@ class Param:
     maximum: float | None = None
     open_minimum: bool = False
     choices: tuple | None = None
+    validator: Callable[[object, str], object] | None = None
+    range_help: str = ""
 
     def check(self, value, where: str = ""):
         """`value` as this parameter's type; ParamError naming `where` when it is not one or is out of range."""
         label = f"{where}{self.name}"
+        if self.validator is not None:
+            return self.validator(value, label)
         if self.kind in (int, float):
             # true/false are ints to Python, never numbers to a user (`depth = true` is a mistake)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -55,11 +61,13 @@ class Param:
 
     def range_text(self) -> str:
         """The valid values in words: '> 0', 'in [0, 1]', 'one of a, b', or the type."""
+        if self.range_help:
+            return self.range_help
         if self.choices is not None:
             return "one of " + ", ".join(map(str, self.choices))
         low = None if self.minimum is None else ("> " if self.open_minimum else "≥ ") + _plain(self.minimum)
         if self.maximum is None:
-            return low or _KIND_NAMES.get(self.kind, self.kind.__name__)
+            return low or "any"
         if self.minimum is None:
             return f"≤ {_plain(self.maximum)}"
         opening = "(" if self.open_minimum else "["
@@ -82,5 +90,5 @@ def check_params(declared: Sequence[Param], given: Mapping, where: str = "") -> 
 
 def params_table(declared: Sequence[Param]) -> list[dict]:
     """Rows {name, type, default, range, help} for documentation tables."""
-    return [{"name": p.name, "type": p.kind.__name__, "default": p.default, "range": p.range_text(), "help": p.help}
+    return [{"name": p.name, "type": "—" if p.kind is object else p.kind.__name__, "default": p.default, "range": p.range_text(), "help": p.help}
             for p in declared]

@@ -25,7 +25,7 @@ def test_builtin_configs_parse():
     regular = [s.name for s in demo.systems if s.variant == "regular"]
     assert regular == ["BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add", "DRMM", "MatchPyramid"]
     assert "MatchPyramid (strong)" in [s.name for s in demo.systems]
-    assert demo.analyses["rank_change"] and demo.analyses["reliability"]
+    assert {"rank_change", "reliability", "intrinsic_gender"} <= set(demo.analyses)
     assert demo.systems[0].params == {"k1": 0.9, "b": 0.4}
     assert demo.systems[1].params == {"mu": 1000}
     robust = load_config("robust04")
@@ -55,7 +55,7 @@ def test_lexical_defaults_are_the_papers():
     (_with(gsr={"measure": ["glove"]}), "unknown key 'gsr.measure'"),
     (_with(evaluation={"measures": ["MAPP"]}), "measure 'MAPP' is not an ir_measures measure"),
     (_with(evaluation={"baseline": "QLM"}), "evaluation.baseline 'QLM' is not a system"),
-    (_with(depth=0), "'depth' must be a positive integer"),
+    (_with(depth=0), "depth must be ≥ 1, not 0"),
     (_with(debias={"variants": ["soft"]}), "debias.variants 'soft' is unknown"),
     (_with(debias={"systems": ["BM25"]}), "debias.systems 'BM25' is not a system with an embedding"),
     (_with(debias={"method": "hard"}), "unknown key 'debias.method'"),

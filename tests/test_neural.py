@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -10,9 +12,9 @@ ir_measures = pytest.importorskip("ir_measures")
 
 from gensim.models import KeyedVectors  # noqa: E402
 
-from retrievers import neural  # noqa: E402
 from retrievers.neural import (  # noqa: E402
     DRMM,
+    NEURAL_PARAMETERS,
     MatchPyramid,
     NeuralRankerError,
     build_ranking_data,
@@ -22,7 +24,9 @@ from retrievers.neural import (  # noqa: E402
     pairwise_hinge_loss,
     rerank_cross_validated,
     sample_training_groups,
+    score_pairs,
 )
+from retrievers.neural import crossval  # noqa: E402  (its train_ranker is replaced in the checkpoint test)
 
 LETTERS = np.array(list("bcdfghjklmnpqrstvwxz"))  # no vowels: never an English stop word
 
@@ -97,6 +101,27 @@ def test_drmm_histogram_exact_match_bin_and_log_counts():
     np.testing.assert_allclose(lch, np.log1p(expected), rtol=1e-6)
 
 
+def test_terms_are_looked_up_by_the_project_policy_after_a_zero_padding_row():
+    kv = _keyed_vectors({"Cat": [3, 4], "dog": [0, 2], "ZERO": [0, 0]})
+    data = build_ranking_data({"q": "cat"}, {"d": "dog cat zero fish"}, {"q": [("d", 1.0)]}, {}, kv,
+                              tokenize=str.split)
+    assert data.words == ["dog", "Cat", "ZERO"]  # first-seen order; 'cat' found as 'Cat', 'zero' as 'ZERO'
+    np.testing.assert_array_equal(data.doc_terms[0], [1, 2, 3])  # 'fish' is dropped
+    np.testing.assert_array_equal(data.query_terms[0], [2])
+    np.testing.assert_allclose(data.unit_vectors, [[0, 0], [0, 1], [0.6, 0.8], [0, 0]])
+    assert data.unit_vectors.dtype == np.float32
+
+
+def test_declared_parameters_match_the_defaults_of_rerank_cross_validated():
+    signature = inspect.signature(rerank_cross_validated).parameters
+    assert [p.name for p in NEURAL_PARAMETERS] == ["depth", "epochs", "seed"]
+    for param in NEURAL_PARAMETERS:
+        assert signature[param.name].default == param.default, param.name
+    assert NEURAL_PARAMETERS[0].check(100) == 100
+    with pytest.raises(ValueError, match="depth must be ≥ 1"):
+        NEURAL_PARAMETERS[0].check(0)
+
+
 def test_drmm_gating_ignores_padded_query_terms():
     model = DRMM()
     histograms = torch.rand(2, 3, 30)
@@ -140,8 +165,8 @@ def test_matchpyramid_scores_do_not_depend_on_batch_padding(collection):
     torch.manual_seed(0)
     model = MatchPyramid()
     pairs = torch.arange(0, len(data.pair_doc), 7)  # documents of 15 to 44 terms
-    together = neural.score_pairs(model, inputs, pairs, batch_size=len(pairs))
-    alone = neural.score_pairs(model, inputs, pairs, batch_size=1)
+    together = score_pairs(model, inputs, pairs, batch_size=len(pairs))
+    alone = score_pairs(model, inputs, pairs, batch_size=1)
     np.testing.assert_allclose(together, alone, rtol=1e-5, atol=1e-6)
 
 
@@ -175,6 +200,7 @@ def test_sampled_groups_are_a_positive_then_lower_graded_negatives(collection, n
 # ---------------------------------------------------------------------------------------- learning and runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model, epochs", [("drmm", 6), ("matchpyramid", 2)])
 def test_trained_models_beat_the_random_candidate_order(collection, model, epochs):
     queries, texts, candidates, qrels, kv = collection
@@ -186,6 +212,7 @@ def test_trained_models_beat_the_random_candidate_order(collection, model, epoch
     assert model_map > random_map + 0.3
 
 
+@pytest.mark.slow
 def test_runs_are_deterministic_and_progress_goes_to_stderr(collection, capsys):
     queries, texts, candidates, qrels, kv = collection
     folds = [["q0", "q1", "q2", "q3"], ["q4", "q5", "q6", "q7"], ["q8", "q9", "q10", "q11"]]
@@ -198,6 +225,7 @@ def test_runs_are_deterministic_and_progress_goes_to_stderr(collection, capsys):
     assert "[matchpyramid] fold 3/3 epoch 1/1 loss" in err
 
 
+@pytest.mark.slow
 def test_candidates_below_depth_follow_the_reranked_ones(collection):
     queries, texts, candidates, qrels, kv = collection
     run = rerank_cross_validated("drmm", queries, texts, candidates, qrels, kv, depth=8, epochs=1)
@@ -208,6 +236,7 @@ def test_candidates_below_depth_follow_the_reranked_ones(collection):
         assert scores == sorted(scores, reverse=True) and len(set(scores[7:])) == len(scores[7:])
 
 
+@pytest.mark.slow
 def test_query_without_embedded_terms_keeps_the_run_order(collection):
     queries, texts, candidates, qrels, kv = collection
     queries = {**queries, "q0": "zzzunknown"}
@@ -219,14 +248,15 @@ def test_query_without_embedded_terms_keeps_the_run_order(collection):
 # --------------------------------------------------------------------------------------------------- checkpoints
 
 
+@pytest.mark.slow
 def test_interrupted_runs_resume_from_checkpoints_and_corrupt_ones_are_rebuilt(collection, tmp_path, monkeypatch):
     queries, texts, candidates, qrels, kv = collection
     args = ("drmm", queries, texts, candidates, qrels, kv)
-    monkeypatch.setattr(neural, "_available_cores", lambda: 1)  # tiny models: a second thread only adds waiting
+    monkeypatch.setattr(crossval, "_available_cores", lambda: 1)  # tiny models: a second thread only adds waiting
     reference = rerank_cross_validated(*args, epochs=1)
 
     trained = []
-    real_train = neural.train_ranker
+    real_train = crossval.train_ranker
 
     def train_until_fold_3(*a, **kw):
         if kw["label"].endswith("fold 3/5"):
@@ -234,12 +264,12 @@ def test_interrupted_runs_resume_from_checkpoints_and_corrupt_ones_are_rebuilt(c
         trained.append(kw["label"])
         return real_train(*a, **kw)
 
-    monkeypatch.setattr(neural, "train_ranker", train_until_fold_3)
+    monkeypatch.setattr(crossval, "train_ranker", train_until_fold_3)
     with pytest.raises(KeyboardInterrupt):
         rerank_cross_validated(*args, epochs=1, checkpoint_dir=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["drmm-fold1of5.pt", "drmm-fold2of5.pt"]
 
-    monkeypatch.setattr(neural, "train_ranker", lambda *a, **kw: trained.append(kw["label"]) or real_train(*a, **kw))
+    monkeypatch.setattr(crossval, "train_ranker", lambda *a, **kw: trained.append(kw["label"]) or real_train(*a, **kw))
     trained.clear()
     assert rerank_cross_validated(*args, epochs=1, checkpoint_dir=tmp_path) == reference
     assert trained == ["[drmm] fold 3/5", "[drmm] fold 4/5", "[drmm] fold 5/5"]

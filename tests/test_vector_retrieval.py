@@ -1,7 +1,9 @@
-"""w2v_add / w2v_si: exact top-k by cosine against a brute-force computation, self-information, caching."""
+"""w2v_add / w2v_si: exact top-k by cosine against a brute-force computation, self-information, word lookup,
+caching."""
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -10,7 +12,7 @@ from gensim.models import KeyedVectors
 
 from gsr.stats import DocumentStats
 from gsr.text import Analyzer
-from retrievers.embedding import VectorRetriever, self_information, top_k_inner_products
+from retrievers.vector_average import VectorAverageRetriever, self_information, top_k_inner_products
 
 WORDS = ["nurse", "hospital", "care", "electrician", "wire", "tools", "she", "he", "garden", "music"]
 
@@ -52,7 +54,7 @@ def _brute_force(kv, docs, query, weights):
 def test_ranking_matches_brute_force_cosine(weighting):
     kv, docs = _kv(), _collection()
     stats = DocumentStats.build(docs.items(), Analyzer(), n_jobs=1)
-    retriever = VectorRetriever(kv, stats, weighting)
+    retriever = VectorAverageRetriever(kv, stats, weighting)
     analyzer = Analyzer()
     frequency = {}
     for text in docs.values():
@@ -80,13 +82,13 @@ def test_self_information_is_minus_log_smoothed_probability():
 
 def test_out_of_vocabulary_query_retrieves_nothing():
     stats = DocumentStats.build(_collection().items(), Analyzer(), n_jobs=1)
-    run = VectorRetriever(_kv(), stats).search({"q1": "zzzz qqqq", "q2": "nurse"}, k=5)
+    run = VectorAverageRetriever(_kv(), stats).search({"q1": "zzzz qqqq", "q2": "nurse"}, k=5)
     assert run["q1"] == [] and len(run["q2"]) == 5
 
 
 def test_gendered_pronouns_do_not_drive_retrieval():
     stats = DocumentStats.build({"a": "she she she", "b": "nurse"}.items(), Analyzer(), n_jobs=1)
-    run = VectorRetriever(_kv(), stats).search({"q": "she nurse"}, k=2)
+    run = VectorAverageRetriever(_kv(), stats).search({"q": "she nurse"}, k=2)
     assert run["q"][0][0] == "b" and run["q"][1][1] == 0.0
 
 
@@ -104,13 +106,42 @@ def test_top_k_over_blocks_equals_full_sort():
 
 def test_document_vectors_are_cached_by_key(tmp_path):
     stats = DocumentStats.build(_collection().items(), Analyzer(), n_jobs=1)
-    first = VectorRetriever(_kv(), stats, cache_key="unit")
+    first = VectorAverageRetriever(_kv(), stats, cache_key="unit")
     assert isinstance(first.documents, np.memmap)
-    second = VectorRetriever(_kv(), stats, cache_key="unit")
+    second = VectorAverageRetriever(_kv(), stats, cache_key="unit")
     assert np.array_equal(np.asarray(first.documents), np.asarray(second.documents))
+
+
+def test_corrupt_cached_document_vectors_are_rebuilt_not_read(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path))
+    stats = DocumentStats.build(_collection().items(), Analyzer(), n_jobs=1)
+    expected = np.array(VectorAverageRetriever(_kv(), stats, cache_key="corrupt").documents)
+    [cached] = (tmp_path / "document-vectors").glob("*.npy")
+    content = bytearray(cached.read_bytes())
+    middle = len(content) // 2
+    content[middle:middle + 8] = b"\x7f" * 8  # same size, other numbers: only the content hash can tell
+    cached.write_bytes(bytes(content))
+    with caplog.at_level(logging.WARNING, logger="gsr.store"):
+        again = VectorAverageRetriever(_kv(), stats, cache_key="corrupt")
+    assert "is corrupt" in caplog.text and str(cached) in caplog.text
+    assert isinstance(again.documents, np.memmap)
+    assert np.array_equal(np.asarray(again.documents), expected)
+    assert np.array_equal(np.load(cached), expected)  # the rebuilt file replaced the corrupt one
+
+
+def test_words_are_looked_up_by_the_project_policy():
+    """A lowercase token finds an embedding key that exists only in Title case, in documents and queries alike."""
+    kv = KeyedVectors(3)
+    kv.add_vectors(["Nurse", "garden"], np.array([[1, 0, 0], [0, 1, 0]], dtype=np.float32))
+    stats = DocumentStats.build({"a": "nurse", "b": "garden"}.items(), Analyzer(), n_jobs=1)
+    for weighting in ("add", "si"):
+        retriever = VectorAverageRetriever(kv, stats, weighting)
+        assert np.asarray(retriever.documents).tolist() == [[1, 0, 0], [0, 1, 0]]
+        run = retriever.search({"q": "nurse"}, k=2)
+        assert run["q"][0] == ("a", pytest.approx(1.0)) and run["q"][1][1] == 0.0
 
 
 def test_unknown_weighting_is_rejected():
     stats = DocumentStats.build({"a": "nurse"}.items(), Analyzer(), n_jobs=1)
     with pytest.raises(ValueError, match="weighting 'idf' is unknown"):
-        VectorRetriever(_kv(), stats, "idf")
+        VectorAverageRetriever(_kv(), stats, "idf")

@@ -1,21 +1,23 @@
-"""Embedding retrievers of Vulić & Moens (2015): w2v_add / ftt_add (mean of word vectors) and w2v_si (mean weighted
+"""Embedding retrievers of Vulić & Moens (2015): w2v_add / ftt_add (sum of word vectors) and w2v_si (sum weighted
 by self-information), documents ranked by cosine with the query; exact top-k over the whole collection.
 
 Documents are read from the collection's DocumentStats (the same bag of words GSR uses), so no text is re-tokenised;
-the gendered pronouns and titles GSR keeps are stop words here, as in any retrieval stop list.
+the gendered pronouns and titles GSR keeps are stop words here, as in any retrieval stop list. Words are looked up
+in the embedding with the project's policy (gsr.lexicon.vocabulary_key: as written, lowercase, Title, UPPER case).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from gsr.io import Run
-from gsr.store import atomic_write, cache_dir
+from gsr.lexicon import vocabulary_key
+from gsr.numeric import unit_rows
 from gsr.stats import DocumentStats
+from gsr.store import cache_dir, cached_file, content_key
 from gsr.text import GENDERED_KEEP_WORDS, Analyzer
 
 WEIGHTINGS = ("add", "si")
@@ -27,17 +29,13 @@ def self_information(collection_frequency: np.ndarray) -> np.ndarray:
     return -np.log((counts + 1.0) / (counts.sum() + len(counts)))
 
 
-def _unit_rows(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    np.divide(matrix, norms, out=matrix, where=norms > 0)
-    return matrix
-
-
-class VectorRetriever:
+class VectorAverageRetriever:
     """Bag-of-embeddings ranking: text vector = Σ weight(w)·v(w) / Σ weight(w) over in-vocabulary words, cosine score.
 
     weighting "add": weight 1 (w2v_add, ftt_add); "si": weight −log p(w) estimated on the collection (w2v_si).
-    Word vectors are used as stored (not unit-normalised), as in Vulić & Moens' additive model.
+    Word vectors are used as stored (not unit-normalised), as in Vulić & Moens' additive model. With a
+    `cache_key`, the document vectors are cached (gsr.store.cached_file: verified before reuse, rebuilt when
+    corrupt) and memory-mapped.
     """
 
     def __init__(self, kv, stats: DocumentStats, weighting: str = "add", analyzer: Analyzer | None = None,
@@ -56,10 +54,17 @@ class VectorRetriever:
         self._unseen_si = float(-np.log(1.0 / (frequency.sum() + len(frequency)))) if weighting == "si" else 1.0
         self.documents = self._cached_document_matrix(cache_key)
 
+    def _embedding_row(self, term: str) -> int | None:
+        """The embedding row of `term` under the project's lookup policy; None for stop words and unknown words."""
+        if term in GENDERED_KEEP_WORDS:
+            return None
+        key = vocabulary_key(self.kv.key_to_index, term)
+        return None if key is None else self.kv.key_to_index[key]
+
     def _term_weights(self) -> tuple[np.ndarray, np.ndarray]:
         """Per collection term: its row in the embedding (−1 when absent or a stop word) and its weight."""
-        rows = np.array([-1 if t in GENDERED_KEEP_WORDS else self.kv.key_to_index.get(t, -1)
-                         for t in self.stats.vocabulary], dtype=np.int64)
+        rows = np.array([-1 if (row := self._embedding_row(t)) is None else row for t in self.stats.vocabulary],
+                        dtype=np.int64)
         weights = np.where(rows >= 0, self._si if self._si is not None else 1.0, 0.0)
         return rows, weights
 
@@ -78,29 +83,29 @@ class VectorRetriever:
                       end="", file=sys.stderr, flush=True)
         if self.progress:
             print(file=sys.stderr)
-        return _unit_rows(matrix)  # cosine ignores the Σ weight denominator, so the sum suffices
+        return unit_rows(matrix, in_place=True)  # cosine ignores the Σ weight denominator, so the sum suffices
 
     def _cached_document_matrix(self, cache_key: str | None) -> np.ndarray:
         if cache_key is None:
             return self.document_matrix()
-        key = hashlib.sha256(json.dumps([cache_key, self.weighting, sorted(GENDERED_KEEP_WORDS)]).encode()).hexdigest()
-        target = cache_dir() / "document-vectors" / f"{key[:16]}.npy"
-        if target.exists():
-            if self.progress:
-                print(f"document vectors: reused {target}", file=sys.stderr)
-            return np.load(target, mmap_mode="r")
-        with atomic_write(target, binary=True) as out:
-            np.save(out, self.document_matrix())
-        return np.load(target, mmap_mode="r")
+        key = content_key(cache_key, self.weighting, sorted(GENDERED_KEEP_WORDS))
+        target = cache_dir() / "document-vectors" / f"{key}.npy"
+
+        def build(staging: Path) -> None:
+            with open(staging, "wb") as out:  # a file object: np.save would add ".npy" to a path not ending in it
+                np.save(out, self.document_matrix())
+
+        path, reused = cached_file(target, build)
+        if reused and self.progress:
+            print(f"document vectors: reused {path}", file=sys.stderr)
+        return np.load(path, mmap_mode="r")
 
     def query_vector(self, text: str) -> np.ndarray | None:
         """The query's unit vector, or None when none of its words is in the embedding."""
         total = np.zeros(self.kv.vector_size, dtype=np.float64)
         found = False
         for term in self.analyzer.tokens(text):
-            if term in GENDERED_KEEP_WORDS:
-                continue
-            row = self.kv.key_to_index.get(term)
+            row = self._embedding_row(term)
             if row is None:
                 continue
             found = True

@@ -1,10 +1,5 @@
-"""The analyses of §4.2.3-§4.2.5: how debiasing moves rankings (Fig. 10), agreement across measuring embeddings
-(Fig. 11) and the intrinsic gender of retrieved documents (Fig. 12).
-
-Pure functions over runs ({qid: [(docid, score)]}, best first) and per-query values; the runner feeds them and the
-plots in experiments/analysis_plots.py draw them. Bad input raises AnalysisError (a ValueError) naming the query,
-document or word at fault; quantities that are undefined for the data given come back as None, as documented.
-"""
+"""Fig. 12 (§4.2.5): the intrinsic gender of retrieved documents (gendered-entity words and first names) and
+whether a system over-represents male or female documents compared with the perfect engine, by g(q) bin."""
 
 from __future__ import annotations
 
@@ -19,204 +14,21 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.analyses.common import AnalysisError, panel_grid
+from experiments.registry import ANALYSES, AnalysisType
+from experiments.tables import write_table
+from gsr.baselines import relevant_counts
 from gsr.io import Run
+from gsr.numeric import finite
+from gsr.params import Param, ParamError
+from gsr.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
 
 FEMALE, MALE, NEUTRAL = "female", "male", "neutral"
-GENDERED_ENTITIES = Path(__file__).resolve().parent / "wordlists" / "gendered_entities.json"
+GENDERED_ENTITIES = Path(__file__).resolve().parents[1] / "wordlists" / "gendered_entities.json"
 # Inner edges of the g(q) bins of Fig. 12: the paper names an outer bin g(q) < -0.1 and one with g(q) > 0.1; the
 # 0.05-wide bins in between are our reconstruction (bins are [low, high), the outer ones open-ended).
 PAPER_GAP_BIN_EDGES = (-0.1, -0.05, 0.0, 0.05, 0.1)
 
-
-class AnalysisError(ValueError):
-    """Input an analysis cannot use; the message names the query, document, word or file at fault."""
-
-
-def _finite(value) -> float | None:
-    if value is None:
-        return None
-    value = float(value)
-    return None if math.isnan(value) else value
-
-
-def _correlation(method: str, x: Sequence[float], y: Sequence[float]) -> tuple[float | None, float | None]:
-    """(coefficient, two-sided p) of Pearson or Spearman; None for fewer than 3 points or a constant variable."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return None, None
-    from scipy import stats
-
-    result = stats.pearsonr(x, y) if method == "pearson" else stats.spearmanr(x, y)
-    return _finite(result[0]), _finite(result[1])
-
-
-# ---------------------------------------------------------------- Fig. 10 (§4.2.3): rank change after debiasing
-
-def _top(ranking: Iterable[str], depth: int, which: str) -> list[str]:
-    docs = [d[0] if isinstance(d, (tuple, list)) else d for d in ranking][:depth]
-    if not docs:
-        raise AnalysisError(f"kendall_tau_distance: the {which} ranking is empty")
-    seen = set()
-    for d in docs:
-        if d in seen:
-            raise AnalysisError(f"kendall_tau_distance: document {d} appears twice in the {which} ranking")
-        seen.add(d)
-    return docs
-
-
-def _pairs(n: int) -> int:
-    return n * (n - 1) // 2
-
-
-def kendall_tau_distance(before: Sequence[str], after: Sequence[str], depth: int = 100, p: float = 0.5) -> float:
-    """Fig. 10's Kendall tau distance: Fagin et al.'s (2003) K^(p) between two top-`depth` lists, normalised to [0, 1].
-
-    Over every pair of documents in the union of the two lists, K^(p) charges 1 when both lists hold both documents
-    in opposite orders; 1 when one list holds both, the other only one of them, and the first list ranks the missing
-    one higher; 1 when each list holds a different one of the two; p when both are missing from one list; else 0.
-    The sum is divided by what the same pairs would cost if no pair were placed alike (1 per pair, p for the pairs
-    missing from one list), so identical lists are at 0 and a reversed list or one with no shared document at 1.
-    A list that is a prefix of the other is at 0 (the shorter list says nothing about the documents it lacks).
-    Items may be document ids or (docid, score) pairs; only the order counts.
-    """
-    if not isinstance(depth, int) or depth < 1:
-        raise AnalysisError(f"kendall_tau_distance: depth must be a positive integer, not {depth!r}")
-    if not 0.0 <= p <= 1.0:
-        raise AnalysisError(f"kendall_tau_distance: p must lie in [0, 1], not {p!r}")
-    a, b = _top(before, depth, "before"), _top(after, depth, "after")
-    pos_a = {d: i for i, d in enumerate(a)}
-    pos_b = {d: i for i, d in enumerate(b)}
-    common_in_a = np.array([pos_a[d] for d in a if d in pos_b])            # ascending
-    common_in_b = np.array(sorted(pos_b[d] for d in b if d in pos_a))
-    only_a = [pos_a[d] for d in a if d not in pos_b]
-    only_b = [pos_b[d] for d in b if d not in pos_a]
-    c, na, nb = len(common_in_a), len(only_a), len(only_b)
-    order_in_b = np.array([pos_b[d] for d in a if d in pos_b])             # shared documents in a's order
-    discordant = int(np.triu(order_in_b[:, None] > order_in_b[None, :], 1).sum()) if c > 1 else 0
-    # A document missing from b that a ranks above a shared one: b implicitly ranks it below, so the pair flips.
-    flipped_a = sum(c - int(np.searchsorted(common_in_a, i)) for i in only_a)
-    flipped_b = sum(c - int(np.searchsorted(common_in_b, i)) for i in only_b)
-    unshared = _pairs(na) + _pairs(nb)
-    penalty = discordant + flipped_a + flipped_b + na * nb + p * unshared
-    worst = _pairs(c) + c * (na + nb) + na * nb + p * unshared
-    return 0.0 if worst == 0 else float(penalty / worst)
-
-
-@dataclass
-class RankChangePoint:
-    """One query of Fig. 10: its genderedness and how far debiasing moved its ranking."""
-
-    qid: str
-    g_query: float
-    abs_g: float
-    distance: float
-
-
-@dataclass
-class RankChange:
-    """Fig. 10 for one system: per-query points, Pearson's r (p) between |g(q)| and the distance, skipped queries."""
-
-    points: list[RankChangePoint]
-    r: float | None
-    p_value: float | None
-    depth: int
-    skipped: dict[str, list[str]] = field(default_factory=dict)
-
-    @property
-    def n(self) -> int:
-        return len(self.points)
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """(|g(q)|, distance) of every measured query."""
-        return (np.array([q.abs_g for q in self.points], dtype=float),
-                np.array([q.distance for q in self.points], dtype=float))
-
-    def to_dict(self) -> dict:
-        return {"r": self.r, "p_value": self.p_value, "n": self.n, "depth": self.depth, "skipped": self.skipped,
-                "per_query": [vars(q).copy() for q in self.points]}
-
-
-def rank_change_by_genderedness(before: Run, after: Run, g_query: Mapping[str, float | None], depth: int = 100,
-                                p: float = 0.5) -> RankChange:
-    """Fig. 10: per query, |g(q)| against the Kendall tau distance of its top-`depth` lists before and after debiasing.
-
-    Queries without a genderedness (None, NaN or absent from g_query) or with an empty or missing list in either run
-    are listed in `skipped` by reason; r and p are None for fewer than 3 points or a constant variable.
-    """
-    points, skipped = [], {}
-    for qid in sorted(set(before) | set(after) | set(g_query)):
-        g = _finite(g_query.get(qid))
-        if g is None:
-            skipped.setdefault("no_genderedness", []).append(qid)
-        elif not before.get(qid):
-            skipped.setdefault("empty_before", []).append(qid)
-        elif not after.get(qid):
-            skipped.setdefault("empty_after", []).append(qid)
-        else:
-            distance = kendall_tau_distance(before[qid], after[qid], depth=depth, p=p)
-            points.append(RankChangePoint(qid, g, abs(g), distance))
-    if not points:
-        counts = ", ".join(f"{reason}: {len(q)}" for reason, q in skipped.items()) or "no query at all"
-        raise AnalysisError(f"rank change: no query has a genderedness and a ranking in both runs ({counts})")
-    r, p_value = _correlation("pearson", [q.abs_g for q in points], [q.distance for q in points])
-    return RankChange(points, r, p_value, depth, skipped)
-
-
-# ---------------------------------------------------------------- Fig. 11 (§4.2.4): reliability across embeddings
-
-@dataclass
-class Agreement:
-    """Correlation of one quantity measured two ways: (key, a, b) points, coefficient, two-sided p."""
-
-    method: str  # "pearson" or "spearman"
-    coefficient: float | None
-    p_value: float | None
-    points: list[tuple[str, float, float]]
-    skipped: list[str] = field(default_factory=list)
-    names: tuple[str, str] = ("a", "b")
-
-    @property
-    def n(self) -> int:
-        return len(self.points)
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        return (np.array([a for _, a, _ in self.points], dtype=float),
-                np.array([b for _, _, b in self.points], dtype=float))
-
-    def to_dict(self) -> dict:
-        return {"method": self.method, "coefficient": self.coefficient, "p_value": self.p_value, "n": self.n,
-                "names": list(self.names), "skipped": self.skipped,
-                "points": [{"key": k, self.names[0]: a, self.names[1]: b} for k, a, b in self.points]}
-
-
-def _agreement(method: str, a: Mapping[str, float | None], b: Mapping[str, float | None], names, what: str):
-    points, skipped = [], []
-    for key in sorted(set(a) | set(b), key=str):
-        va, vb = _finite(a.get(key)), _finite(b.get(key))
-        if va is None or vb is None:
-            skipped.append(key)
-        else:
-            points.append((key, va, vb))
-    if not points:
-        raise AnalysisError(f"{what}: no key has a value under both {names[0]} and {names[1]} "
-                            f"({len(a)} and {len(b)} keys given)")
-    coefficient, p_value = _correlation(method, [v for _, v, _ in points], [v for _, _, v in points])
-    return Agreement(method, coefficient, p_value, points, skipped, tuple(names))
-
-
-def query_genderedness_agreement(g_a: Mapping[str, float | None], g_b: Mapping[str, float | None],
-                                 names: tuple[str, str] = ("a", "b")) -> Agreement:
-    """Fig. 11: Pearson's r between g(q) measured with two embeddings, over queries measured by both."""
-    return _agreement("pearson", g_a, g_b, names, "query genderedness agreement")
-
-
-def system_ranking_agreement(gsr_a: Mapping[str, float | None], gsr_b: Mapping[str, float | None],
-                             names: tuple[str, str] = ("a", "b")) -> Agreement:
-    """§4.2.4 (Table 2): Spearman's rho between systems' GSR measured with two embeddings."""
-    return _agreement("spearman", gsr_a, gsr_b, names, "system ranking agreement")
-
-
-# ---------------------------------------------------------------- Fig. 12 (§4.2.5): intrinsic gender of documents
 
 def load_gendered_entities(path: str | Path | None = None) -> tuple[frozenset[str], frozenset[str]]:
     """Appendix B: (female, male) words naming gendered entities, lowercased, from a JSON file with those two lists."""
@@ -318,14 +130,18 @@ def gender_gap(labels: Sequence[str], smoothing: float = 1.0) -> float | None:
     return (m + smoothing) / (f + smoothing)
 
 
-class DeltaGap(dict):
-    """{qid: Δgap(q)} of the queries where it is defined; `skipped` lists the others by reason and `counts` holds
-    each measured query's (m, f) for the system and the perfect engine."""
+@dataclass
+class DeltaGap:
+    """Δgap(q) of the queries where it is defined (`values`); `skipped` lists the others by reason and `counts`
+    holds each measured query's (m, f) for the system and the perfect engine."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.skipped: dict[str, list[str]] = {}
-        self.counts: dict[str, dict[str, tuple[int, int]]] = {}
+    values: dict[str, float] = field(default_factory=dict)
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+    counts: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"values": self.values, "skipped": self.skipped,
+                "counts": {q: {k: list(v) for k, v in c.items()} for q, c in self.counts.items()}}
 
 
 def _text_source(texts) -> Callable[[str], str]:
@@ -389,7 +205,7 @@ def delta_gap(system: Run, perfect: Run, texts: Mapping[str, str] | Callable[[st
         if gap_system is None or gap_perfect is None:
             result.skipped.setdefault("gap_undefined", []).append(qid)
             continue
-        result[qid] = gap_system - gap_perfect
+        result.values[qid] = gap_system - gap_perfect
         result.counts[qid] = {"system": (sys_labels.count(MALE), sys_labels.count(FEMALE)),
                               "perfect": (perfect_labels.count(MALE), perfect_labels.count(FEMALE))}
     for qid in sorted(set(system) - set(perfect)):
@@ -426,7 +242,7 @@ def favoured_share_by_bin(delta: Mapping[str, float], g_query: Mapping[str, floa
     if eps < 0:
         raise AnalysisError(f"favoured_share_by_bin: eps must be >= 0, not {eps!r}")
     measured = [(qid, g, float(delta[qid])) for qid in sorted(delta)
-                if (g := _finite(g_query.get(qid))) is not None and _finite(delta[qid]) is not None]
+                if (g := finite(g_query.get(qid))) is not None and finite(delta[qid]) is not None]
     if not measured:
         raise AnalysisError(f"favoured_share_by_bin: none of the {len(delta)} queries with a Δgap has a genderedness")
     inner, spans = _bin_edges(bins, [g for _, g, _ in measured])
@@ -440,3 +256,92 @@ def favoured_share_by_bin(delta: Mapping[str, float], g_query: Mapping[str, floa
         for side in (MALE, FEMALE, "neither"):
             row[side] = row[f"n_{side}"] / row["n"] if row["n"] else None
     return rows
+
+
+@dataclass
+class IntrinsicGender:
+    """Fig. 12 for every system: Δgap per query, and per g(q) bin the shares favouring male / female / neither."""
+
+    delta_gap: dict[str, DeltaGap]
+    shares: dict[str, list[dict]]
+
+    def to_dict(self) -> dict:
+        return {"delta_gap": {name: d.to_dict() for name, d in self.delta_gap.items()}, "shares": self.shares}
+
+
+def compute(experiment, result, options: dict) -> IntrinsicGender:
+    """Δgap of each system's (and the random engine's) top K against the perfect engine's, binned by g(q)."""
+    from experiments.runner import PERFECT, RANDOM
+
+    judged = set(result.evaluated_queries)
+    cutoff = {q: k for q, k in relevant_counts(result.collection.qrels).items() if q in judged}
+    systems = [s.name for s in experiment.config.systems] + [RANDOM]
+    wanted = {d for name in systems + [PERFECT] for q, ranked in result.runs[name].items() if q in cutoff
+              for d, _ in ranked[:cutoff[q]]}
+    texts = result.collection.texts(wanted)
+    female, male = gendered_mention_words()
+    deltas = {name: delta_gap(result.runs[name], result.runs[PERFECT], texts, cutoff, female=female, male=male)
+              for name in systems}
+    g_query = result.reference_genderedness()
+    return IntrinsicGender(deltas, {name: favoured_share_by_bin(d.values, g_query, bins=options["gap_bins"])
+                                    for name, d in deltas.items()})
+
+
+def plot_gap_shares(shares: dict, path, columns: int = 2) -> Path:
+    """Fig. 12: per system, stacked bars over g(q) bins: % of queries over-representing intrinsically male documents
+    (orange, bottom), neither (grey) and female (purple, top); n above each bar, empty bins marked."""
+    if not shares:
+        raise AnalysisError("plot_gap_shares: no system to plot")
+    fig, axes = panel_grid(len(shares), columns, 4.6, 3.6)
+    for ax, (name, rows) in zip(axes, shares.items()):
+        positions = np.arange(len(rows))
+        bottom = np.zeros(len(rows))
+        for side, colour, label in (("male", MALE_COLOUR, "male favoured"), ("neither", NEUTRAL_COLOUR, "neither"),
+                                    ("female", FEMALE_COLOUR, "female favoured")):
+            heights = np.array([100.0 * (row[side] or 0.0) for row in rows])
+            ax.bar(positions, heights, bottom=bottom, color=colour, width=0.75, label=label, edgecolor="white",
+                   lw=0.5)
+            bottom += heights
+        for x, row in zip(positions, rows):
+            ax.text(x, 101, f"n={row['n']}" if row["n"] else "empty", ha="center", va="bottom", fontsize=7)
+        ax.set_xticks(positions, [row["label"] for row in rows], rotation=30, ha="right", fontsize=7.5)
+        ax.set_ylim(0, 110)
+        ax.set_ylabel("queries (%)")
+        ax.set_xlabel("$g(q)$ (female > 0)")
+        ax.set_title(name, fontsize=10)
+    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False, fontsize=8)
+    return save_figure(fig, path)
+
+
+def write(gender: IntrinsicGender, out: Path, plots: bool) -> dict[str, Path]:
+    """fig12_intrinsic_gender.{md,csv,json} (one row per system and bin) and, with plots, its PNG."""
+    rows = [{"system": system, **row} for system, bins in gender.shares.items() for row in bins]
+    written = write_table(out, "fig12_intrinsic_gender", "Fig. 12: share of queries whose Δgap favours male / female / "
+                          "neither, per g(q) bin", rows)
+    if plots:
+        written["fig12"] = plot_gap_shares(gender.shares, out / "fig12_intrinsic_gender.png")
+    return written
+
+
+def _gap_bins(value, label: str):
+    """An int (equal-width bins) or strictly increasing inner edges."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise ParamError(f"{label} must be a positive number of bins or a list of increasing edges, not {value}")
+        return value
+    if (isinstance(value, list) and value and all(isinstance(e, (int, float)) and not isinstance(e, bool)
+                                                  for e in value)
+            and all(b > a for a, b in zip(value, value[1:]))):
+        return [float(e) for e in value]
+    raise ParamError(f"{label} must be a positive number of bins or a list of strictly increasing numbers, "
+                     f"not {value!r}")
+
+
+ANALYSES.register(AnalysisType(
+    "intrinsic_gender", "Fig. 12: share of queries whose top K over-represents intrinsically male or female "
+    "documents compared with the perfect engine, by g(q) bin", compute, write,
+    params=(Param("gap_bins", object, list(PAPER_GAP_BIN_EDGES), "inner edges of the g(q) bins, or a number of "
+                  "equal-width bins", validator=_gap_bins, range_help="int ≥ 1 or increasing numbers"),),
+    writes=("fig12_intrinsic_gender",)))

@@ -1,0 +1,46 @@
+"""The paper's analyses of an experiment (§4.2.3-§4.2.5): one module per figure, each registering in
+experiments.registry.ANALYSES what it needs, how it is computed and what it writes. A new analysis is a module
+here plus its name below."""
+
+import importlib
+
+BUILTIN_MODULES = ("rank_change", "reliability", "intrinsic_gender")
+
+for _module in BUILTIN_MODULES:
+    importlib.import_module(f"{__name__}.{_module}")
+
+from experiments.analyses.common import AnalysisError  # noqa: E402
+from experiments.analyses.intrinsic_gender import (  # noqa: E402
+    GENDERED_ENTITIES,
+    PAPER_GAP_BIN_EDGES,
+    DeltaGap,
+    IntrinsicGender,
+    delta_gap,
+    document_intrinsic_gender,
+    favoured_share_by_bin,
+    gender_gap,
+    gendered_mention_words,
+    load_first_names,
+    load_gendered_entities,
+    plot_gap_shares,
+)
+from experiments.analyses.rank_change import (  # noqa: E402
+    RankChange,
+    RankChanges,
+    kendall_tau_distance,
+    plot_rank_change,
+    rank_change_by_genderedness,
+)
+from experiments.analyses.reliability import (  # noqa: E402
+    Agreement,
+    Reliability,
+    plot_reliability,
+    query_genderedness_agreement,
+    system_ranking_agreement,
+)
+
+__all__ = ["GENDERED_ENTITIES", "PAPER_GAP_BIN_EDGES", "Agreement", "AnalysisError", "DeltaGap", "IntrinsicGender", "RankChange",
+           "RankChanges", "Reliability", "delta_gap", "document_intrinsic_gender", "favoured_share_by_bin",
+           "gender_gap", "gendered_mention_words", "kendall_tau_distance", "load_first_names",
+           "load_gendered_entities", "plot_gap_shares", "plot_rank_change", "plot_reliability",
+           "query_genderedness_agreement", "rank_change_by_genderedness", "system_ranking_agreement"]

@@ -1,0 +1,209 @@
+"""What every collection kind shares: the Collection, its canonical documents file, source keys, the topic/qrels
+path helpers and the consistency checks.
+
+Every source is converted once into one canonical JSONL file ({"id", "contents"} per line) in the cache. The
+file's SHA-256 is the collection's key: indexes, document statistics, document vectors and runs are all cached
+under it, so a changed collection can never be served stale results. The file is verified (size and content
+hash) before each reuse; a damaged copy is rebuilt from the source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from experiments.registry import COLLECTION_KINDS
+from gsr.io import InputError, Qrels
+from gsr.store import atomic_write, cache_dir, cached_folder, content_key, file_version_key, folder_version_key
+
+BUILTIN_COLLECTIONS = ("demo", "toy1", "toy2")
+
+
+@dataclass
+class Collection:
+    """A collection ready for the runner: canonical documents file, topics, qrels and the content key."""
+
+    name: str
+    documents: Path
+    queries: dict[str, str]
+    qrels: Qrels
+    key: str
+    folds: list[list[str]] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def judged_queries(self) -> list[str]:
+        """Topics with at least one relevant document: the ones every measure is averaged over."""
+        return sorted(q for q in self.queries if any(g > 0 for g in self.qrels.get(q, {}).values()))
+
+    def unjudged_queries(self) -> list[str]:
+        """Topics without any relevant judgment; reported, never silently dropped."""
+        judged = set(self.judged_queries())
+        return sorted(q for q in self.queries if q not in judged)
+
+    def texts(self, wanted: set[str]) -> dict[str, str]:
+        """Texts of the `wanted` documents (see read_texts)."""
+        return read_texts(self.documents, wanted)
+
+
+def read_texts(documents: Path, wanted: set[str]) -> dict[str, str]:
+    """Texts of the `wanted` documents, read in one pass over a canonical JSONL file."""
+    texts = {}
+    with open(documents, encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            if record["id"] in wanted:
+                texts[record["id"]] = record["contents"]
+    return texts
+
+
+def collections_cache() -> Path:
+    """Where canonical documents files (and the generated demo) are cached."""
+    return cache_dir() / "collections"
+
+
+def source_key(paths: Iterable[Path], *extra) -> str:
+    """Version of the source files or folders (path, size, mtime); cheap to compute, so checked on every run."""
+    keys = []
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"{path}: no such file or folder")
+        keys.append(file_version_key(path) if path.is_file() else folder_version_key(path))
+    return content_key(keys, *extra)
+
+
+def _write_canonical(documents: Iterable[tuple[str, str]], folder: Path, progress: bool) -> None:
+    digest = hashlib.sha256()
+    seen: set[str] = set()
+    with open(folder / "documents.jsonl", "w", encoding="utf-8") as out:
+        for n, (docid, text) in enumerate(documents, start=1):
+            if docid in seen:
+                raise InputError(f"document id {docid} appears more than once in the collection")
+            seen.add(docid)
+            line = json.dumps({"id": docid, "contents": text}, ensure_ascii=False) + "\n"
+            digest.update(line.encode("utf-8"))
+            out.write(line)
+            if progress and n % 50_000 == 0:
+                print(f"  converted {n:,} documents", file=sys.stderr)
+    if not seen:
+        raise InputError("the collection has no documents")
+    (folder / "documents.sha256").write_text(digest.hexdigest()[:16] + "\n", encoding="utf-8")
+
+
+def canonical_documents(source: str, documents: Callable[[], Iterable[tuple[str, str]]],
+                        progress: bool = False) -> tuple[Path, str]:
+    """Write (docid, text) pairs once as the canonical JSONL; returns its path and content hash.
+
+    Duplicate document ids are an error: qrels and runs could not tell the copies apart.
+    """
+    folder, _ = cached_folder(collections_cache() / source,
+                              lambda staging: _write_canonical(documents(), staging, progress))
+    return folder / "documents.jsonl", (folder / "documents.sha256").read_text(encoding="utf-8").strip()
+
+
+def topics_path(value: str, what: str) -> Path:
+    """A path, or 'pyserini:NAME' for a file in Pyserini's topic/qrels cache."""
+    if value.startswith("pyserini:"):
+        name = value.split(":", 1)[1]
+        filename = name if "." in name else f"{what}.{name}.txt"
+        path = pyserini_cache_file(filename)
+        if not path.exists():
+            raise InputError(f"{path}: not in Pyserini's cache; give the {what} file's path instead of {value!r}")
+        return path
+    return Path(value)
+
+
+def pyserini_cache_file(name: str) -> Path:
+    """Where Pyserini/Anserini keep topic and qrels files (e.g. topics.robust04.txt, qrels.robust04.txt)."""
+    root = Path(os.environ.get("PYSERINI_CACHE", Path.home() / ".cache" / "pyserini"))
+    return root / "topics-and-qrels" / name
+
+
+def read_folds(spec: dict) -> list[list[str]] | None:
+    """Cross-validation folds: a JSON file of query-id lists (e.g. the usual Robust04 five folds)."""
+    if "folds" not in spec:
+        return None
+    path = Path(spec["folds"])
+    try:
+        folds = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except json.JSONDecodeError as err:
+        raise InputError(f"{path}:{err.lineno}: not JSON ({err.msg})") from None
+    if isinstance(folds, dict):
+        folds = list(folds.values())
+    if not (isinstance(folds, list) and folds and all(isinstance(f, list) for f in folds)):
+        raise InputError(f"{path}: expected a list of query-id lists (one per fold)")
+    return [[str(q) for q in fold] for fold in folds]
+
+
+def load_collection(spec: dict | str, progress: bool = False) -> Collection:
+    """A collection from its config table ({'kind': ..., ...}) or a built-in name, checked for consistency."""
+    if isinstance(spec, str):
+        spec = {"kind": spec}
+    collection = COLLECTION_KINDS.get(spec.get("kind")).load(spec, progress)
+    if collection.folds is None:
+        collection.folds = read_folds(spec)
+    check_consistency(collection)
+    return collection
+
+
+def check_consistency(collection: Collection) -> None:
+    """Qrels must name the collection's documents and topics; a total mismatch is an error, a partial one a note."""
+    docids = collection_docids(collection.documents)
+    judged_ids = {d for judged in collection.qrels.values() for d in judged}
+    if not collection.qrels:
+        raise InputError(f"collection {collection.name}: the qrels are empty")
+    known = judged_ids & docids
+    if not known:
+        example = next(iter(sorted(judged_ids)))
+        raise InputError(f"collection {collection.name}: none of the {len(judged_ids):,} judged document ids is in "
+                         f"the documents (e.g. {example}); do the qrels belong to this collection?")
+    if len(known) < len(judged_ids):
+        collection.notes.append(f"{len(judged_ids) - len(known):,} of {len(judged_ids):,} judged documents are not in "
+                                "the collection (counted as not retrieved)")
+    if not set(collection.qrels) & set(collection.queries):
+        raise InputError(f"collection {collection.name}: no topic id appears in the qrels "
+                         f"(topics e.g. {sorted(collection.queries)[:3]}, qrels e.g. {sorted(collection.qrels)[:3]})")
+    unjudged = collection.unjudged_queries()
+    if unjudged:
+        collection.notes.append(f"{len(unjudged)} topics have no relevant judgment and are left out of every "
+                                f"average: {', '.join(unjudged[:20])}{' …' if len(unjudged) > 20 else ''}")
+
+
+_DOCIDS: dict[tuple[str, int], set[str]] = {}
+
+
+def collection_docids(documents: Path) -> set[str]:
+    """Document ids of a canonical JSONL file (read once per process and file version)."""
+    key = (str(documents), documents.stat().st_mtime_ns)
+    if key not in _DOCIDS:
+        ids = set()
+        with open(documents, encoding="utf-8") as handle:
+            for line in handle:
+                ids.add(json.loads(line)["id"])
+        _DOCIDS[key] = ids
+    return _DOCIDS[key]
+
+
+def export_collection(name: str, out: Path, progress: bool = False) -> dict[str, Path]:
+    """Write a built-in collection as JSONL documents, TSV topics and TREC qrels, for any other tool to run on."""
+    if name not in BUILTIN_COLLECTIONS:
+        raise InputError(f"{name!r} is not a built-in collection; choose one of {', '.join(BUILTIN_COLLECTIONS)}")
+    collection = load_collection(name, progress)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"documents": out / "documents.jsonl", "topics": out / "topics.tsv", "qrels": out / "qrels.txt"}
+    shutil.copyfile(collection.documents, paths["documents"])
+    with atomic_write(paths["topics"]) as handle:
+        for qid, text in collection.queries.items():
+            handle.write(f"{qid}\t{' '.join(text.split())}\n")
+    with atomic_write(paths["qrels"]) as handle:
+        for qid in sorted(collection.qrels):
+            for docid, grade in sorted(collection.qrels[qid].items()):
+                handle.write(f"{qid} 0 {docid} {grade}\n")
+    return paths

@@ -1,0 +1,61 @@
+"""Collections from files: JSONL/TSV documents with topics and TREC qrels, and BEIR folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from experiments.collections.base import Collection, canonical_documents, source_key
+from experiments.registry import COLLECTION_KINDS, CollectionKind
+from gsr.io import InputError, Qrels, iter_documents, read_qrels, read_queries
+
+
+def load_files(spec: dict, progress: bool) -> Collection:
+    docs, topics, qrels = Path(spec["documents"]), Path(spec["topics"]), Path(spec["qrels"])
+    documents, key = canonical_documents(f"files-{source_key([docs])}", lambda: iter_documents(docs), progress)
+    return Collection(spec.get("name", docs.stem), documents, read_queries(topics, spec.get("topic_field", "title")),
+                      read_qrels(qrels), key)
+
+
+def read_beir_qrels(path: Path) -> Qrels:
+    """BEIR qrels: 'query-id<TAB>corpus-id<TAB>score' with a header line."""
+    qrels: Qrels = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    for lineno, line in enumerate(lines, start=1):
+        parts = line.split("\t")
+        if lineno == 1 and parts[0].strip().lower() in ("query-id", "query_id", "qid"):
+            continue
+        if not line.strip():
+            continue
+        if len(parts) != 3:
+            raise InputError(f"{path}:{lineno}: expected 'query-id<TAB>corpus-id<TAB>score', found {len(parts)} columns")
+        try:
+            grade = int(float(parts[2]))
+        except ValueError:
+            raise InputError(f"{path}:{lineno}: score {parts[2]!r} is not a number") from None
+        qrels.setdefault(parts[0].strip(), {})[parts[1].strip()] = grade
+    return qrels
+
+
+def load_beir(spec: dict, progress: bool) -> Collection:
+    folder = Path(spec["path"])
+    split = spec.get("split", "test")
+    corpus, queries_file, qrels_file = folder / "corpus.jsonl", folder / "queries.jsonl", folder / "qrels" / f"{split}.tsv"
+    for path in (corpus, queries_file, qrels_file):
+        if not path.exists():
+            raise InputError(f"{path}: no such file (BEIR layout: corpus.jsonl, queries.jsonl, qrels/{split}.tsv)")
+    documents, key = canonical_documents(f"beir-{source_key([corpus])}", lambda: iter_documents(corpus), progress)
+    qrels = read_beir_qrels(qrels_file)
+    queries = {q: t for q, t in read_queries(queries_file).items() if q in qrels}  # BEIR ships all splits' queries
+    return Collection(spec.get("name", folder.name), documents, queries, qrels, key)
+
+
+COLLECTION_KINDS.register(CollectionKind(
+    "files", "JSONL ({id, contents}) or TSV documents, TREC/TSV/JSONL topics and TREC qrels", load_files,
+    required=("documents", "topics", "qrels"), optional=("topic_field", "folds"),
+    path_keys=("documents", "topics", "qrels", "folds")))
+COLLECTION_KINDS.register(CollectionKind(
+    "beir", "a BEIR folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv", load_beir, required=("path",),
+    optional=("split",), path_keys=("path",)))

@@ -1,0 +1,42 @@
+"""Options and helpers the measuring commands share: the embedding, definitional pairs, stop list, JSON output."""
+
+from __future__ import annotations
+
+import argparse
+
+DEFAULT_EMBEDDING = "glove-6b-50d"
+
+
+class CommandError(Exception):
+    """A command that cannot run as asked; main() prints the message and exits with status 2."""
+
+
+def add_embedding_options(parser: argparse.ArgumentParser) -> None:
+    """--embedding, --definitional, --stopwords and --json."""
+    parser.add_argument("--embedding", default=DEFAULT_EMBEDDING,
+                        help=f"built-in name or vectors file (.bin, .txt, .vec, .kv); default {DEFAULT_EMBEDDING}")
+    parser.add_argument("--definitional", metavar="FILE",
+                        help="definitional pairs as debiaswe JSON (default: Bolukbasi's ten pairs)")
+    parser.add_argument("--stopwords", metavar="FILE",
+                        help="stop list, one word per line (default: scikit-learn's; gendered pronouns always kept)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def lexicon_of(args):
+    """The GenderLexicon (Eq. 1) of --embedding with --definitional pairs."""
+    from embeddings import gender_lexicon, load_embedding, load_word_pairs
+
+    pairs = load_word_pairs(args.definitional) if args.definitional else None
+    return gender_lexicon(load_embedding(args.embedding), pairs=pairs, name=str(args.embedding))
+
+
+def analyzer_of(args):
+    """The text analyzer with --stopwords (default stop list otherwise)."""
+    from gsr.text import Analyzer, read_stopwords
+
+    if not args.stopwords:
+        return Analyzer()
+    try:
+        return Analyzer(read_stopwords(args.stopwords))
+    except OSError as err:
+        raise CommandError(f"{args.stopwords}: cannot read stop list ({err.strerror})") from None

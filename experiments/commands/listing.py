@@ -1,0 +1,61 @@
+"""`gsr list`: every registered system type, analysis and collection kind with its parameters (the README's
+tables are this command's Markdown output)."""
+
+from __future__ import annotations
+
+from experiments.registry import ANALYSES, COLLECTION_KINDS, SYSTEMS
+from gsr.params import params_table
+
+
+def _parameters(params) -> str:
+    rows = params_table(params)
+    return "; ".join(f"`{r['name']}` ({r['type']}, {r['range']}, default {r['default']!r}): {r['help']}"
+                     for r in rows) or "—"
+
+
+def systems_markdown() -> str:
+    """One row per system type: model name, what it is, what it needs, its parameters."""
+    lines = ["| model | system | needs | parameters |", "| --- | --- | --- | --- |"]
+    for entry in SYSTEMS:
+        needs = [n for n, flag in (("embedding", entry.needs_embedding),
+                                   (f"a run to re-rank (`rerank`, default: the first {entry.default_upstream} "
+                                    "system)" if entry.default_upstream else "a run to re-rank (`rerank`)",
+                                    entry.reranks)) if flag]
+        reference = f" ({entry.reference})" if entry.reference else ""
+        lines.append(f"| `{entry.name}` | {entry.description}{reference} | {', '.join(needs) or '—'} | "
+                     f"{_parameters(entry.params)} |")
+    return "\n".join(lines) + "\n"
+
+
+def analyses_markdown() -> str:
+    """One row per analysis: its [analyses] switch, what it is, what it needs, its options and its files."""
+    lines = ["| analysis | what | needs | options | writes |", "| --- | --- | --- | --- | --- |"]
+    for entry in ANALYSES:
+        writes = ", ".join(f"`{stem}.*`" for stem in entry.writes) or "—"
+        lines.append(f"| `{entry.name}` | {entry.description} | {entry.needs or '—'} | {_parameters(entry.params)} | "
+                     f"{writes} |")
+    return "\n".join(lines) + "\n"
+
+
+def collections_markdown() -> str:
+    """One row per collection kind: its keys, required first."""
+    lines = ["| kind | source | keys |", "| --- | --- | --- |"]
+    for entry in COLLECTION_KINDS:
+        keys = [f"`{k}`" for k in entry.required] + [f"`{k}` (optional)" for k in entry.optional]
+        lines.append(f"| `{entry.name}` | {entry.description} | {', '.join(keys) or '—'} |")
+    return "\n".join(lines) + "\n"
+
+
+TABLES = {"systems": systems_markdown, "analyses": analyses_markdown, "collections": collections_markdown}
+
+
+def cmd_list(args) -> int:
+    print(TABLES[args.what]())
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("list", help="the registered system types, analyses or collection kinds, with "
+                                   "their parameters (Markdown)")
+    parser.add_argument("what", choices=sorted(TABLES))
+    parser.set_defaults(func=cmd_list)

@@ -1,0 +1,44 @@
+"""`gsr queries`: every query's genderedness g(q) and its terms' projections, most female first (Fig. 7)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
+from experiments.commands.validate import format_signed
+
+
+def cmd_queries(args) -> int:
+    from gsr.evaluate import describe_queries
+    from gsr.io import read_queries
+
+    queries = read_queries(args.topics, args.field)
+    lexicon = lexicon_of(args)
+    rows = describe_queries(queries, lexicon, analyzer_of(args))
+    if args.plots:
+        from gsr import plots
+
+        written = plots.plot_query_genderedness(rows, Path(args.plots) / "fig7_queries.png")
+        print(f"wrote {written}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    unmeasured = sum(1 for r in rows if r["genderedness"] is None)
+    print(f"{len(rows)} queries from {args.topics} ({args.field}), most female first; "
+          f"{unmeasured} with no term in the embedding")
+    print(f"  {'qid':<8} {'g(q)':>8}  terms (g)")
+    for r in rows:
+        terms = " ".join(f"{t['term']}({format_signed(t['g'], 2)})" for t in r["terms"])
+        print(f"  {r['qid']:<8} {format_signed(r['genderedness']):>8}  {terms}")
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("queries", help="every query's genderedness and its terms' projections (Fig. 7)")
+    parser.add_argument("--topics", required=True, help="TREC topics, TSV (qid<TAB>text) or JSONL queries")
+    parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
+    add_embedding_options(parser)
+    parser.add_argument("--plots", metavar="DIR", help="also draw Fig. 7 as a PNG file in DIR")
+    parser.set_defaults(func=cmd_queries)

@@ -1,0 +1,51 @@
+"""`gsr run`: execute an experiment config and write its results; `gsr export`: a built-in collection as files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def cmd_run(args) -> int:
+    from experiments.config import load_config
+    from experiments.report import markdown_table, results_rows, write_report
+    from experiments.runner import Experiment
+
+    config = load_config(args.config)
+    if args.out:
+        config.output = Path(args.out)
+    if args.threads:
+        config.threads = args.threads
+    if args.no_plots:
+        config.plots = False
+    result = Experiment(config, progress=not args.quiet).run()
+    written = write_report(result, config.output)
+    print(markdown_table(result, results_rows(result)))
+    print(f"wrote {len(written)} files under {config.output}/ (results.md, results.csv, results.json, "
+          f"per_query.csv, runs/, plots)", file=sys.stderr)
+    return 0
+
+
+def cmd_export(args) -> int:
+    from experiments.collections import export_collection
+
+    paths = export_collection(args.collection, Path(args.out), progress=True)
+    for what, path in paths.items():
+        print(f"{what}: {path}")
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("run", help="run an experiment config: runs, MAP/P@10/nDCG@100, GSR table and plots")
+    parser.add_argument("config", nargs="?", default="demo",
+                        help="TOML config file, or a built-in config: demo (default), robust04")
+    parser.add_argument("--out", help="output folder (default: the config's 'output')")
+    parser.add_argument("--threads", type=int, help="threads/processes for indexing, search and statistics")
+    parser.add_argument("--no-plots", action="store_true", help="skip the PNG scatter plots")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.set_defaults(func=cmd_run)
+    export = subparsers.add_parser("export", help="write a built-in collection as JSONL documents, TSV topics, "
+                                   "TREC qrels")
+    export.add_argument("collection", help="demo, toy1 or toy2")
+    export.add_argument("--out", required=True, help="output folder")
+    export.set_defaults(func=cmd_export)

@@ -1,0 +1,135 @@
+"""The registries: every kind of system, analysis and collection the harness knows, each declared once.
+
+A declaration says what the thing is called, what parameters it takes (gsr.params.Param: type, default, valid
+range), what it needs and how it runs. The config checker, the runner, the benchmarks, `gsr list` and the
+README's tables all read these declarations; nothing dispatches on names elsewhere. Adding a retriever,
+re-ranker or analysis is one module that calls `register(...)` plus its name in its package's module list
+(`experiments/systems/__init__.py`, `experiments/analyses/__init__.py`, `experiments/collections/__init__.py`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from gsr.io import InputError
+from gsr.params import Param
+
+if TYPE_CHECKING:
+    from experiments.collections import Collection
+    from experiments.config import ExperimentConfig, SystemSpec
+    from experiments.runner import Experiment, ExperimentResult
+    from gsr.io import Run
+
+
+class RegistryError(InputError):
+    """A name no registry entry has, or two entries with one name."""
+
+
+@dataclass(frozen=True)
+class SystemType:
+    """A kind of system a config names with `model = "..."`.
+
+    run(experiment, system) returns the system's run over the collection's queries; the runner caches it under
+    a key made of the collection, the queries, `name`, the checked parameters, the embedding's version, the
+    re-ranked system's key and `version` (bump it when the implementation changes its output).
+    """
+
+    name: str
+    description: str
+    run: Callable[[Experiment, SystemSpec], Run]
+    params: tuple[Param, ...] = ()
+    needs_embedding: bool = False
+    reranks: bool = False  # takes another system's run as input (config key `rerank = "NAME"`)
+    default_upstream: str | None = None  # model whose first system is re-ranked when `rerank` is not given
+    params_of: Callable[[dict], tuple[Param, ...]] | None = None  # parameters chosen by the table (e.g. `method`)
+    preflight: Callable[[Experiment, SystemSpec], None] | None = None  # checks made before any long work
+    version: int = 1
+    reference: str = ""
+
+    def declared_params(self, table: dict) -> tuple[Param, ...]:
+        """The parameters a config table of this type may set."""
+        return self.params_of(table) if self.params_of else self.params
+
+
+@dataclass(frozen=True)
+class AnalysisType:
+    """An analysis of an experiment's results, switched on in a config's [analyses] table by its name.
+
+    compute(experiment, result, options) returns a result object with `to_dict()` (or None when it does not apply);
+    write(result, folder, plots) writes its tables (and figures when `plots`) and returns {label: path}.
+    """
+
+    name: str
+    description: str
+    compute: Callable[[Experiment, ExperimentResult, dict], object | None]
+    write: Callable[[object, Path, bool], dict[str, Path]]
+    params: tuple[Param, ...] = ()
+    needs: str = ""
+    applicable: Callable[[ExperimentConfig], bool] = lambda config: True
+    writes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CollectionKind:
+    """A source of documents, topics and qrels a config names with `[collection] kind = "..."`."""
+
+    name: str
+    description: str
+    load: Callable[[dict, bool], Collection]
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    path_keys: tuple[str, ...] = ()  # keys holding paths, resolved against the config file's folder
+
+
+Entry = TypeVar("Entry", SystemType, AnalysisType, CollectionKind)
+
+
+class Registry(Generic[Entry]):
+    """Entries by name; the built-in modules are imported on first use, so registering never creates cycles."""
+
+    def __init__(self, what: str, package: str):
+        self.what = what
+        self.package = package
+        self._entries: dict[str, Entry] = {}
+        self._loaded = False
+
+    def register(self, entry: Entry) -> Entry:
+        """Add `entry`; a second entry with the same name is an error."""
+        if entry.name in self._entries:
+            raise RegistryError(f"two {self.what}s are called {entry.name!r}")
+        self._entries[entry.name] = entry
+        return entry
+
+    def _load(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            importlib.import_module(self.package)
+
+    def get(self, name: str) -> Entry:
+        """The entry called `name`; RegistryError listing the known names otherwise."""
+        self._load()
+        if name not in self._entries:
+            raise RegistryError(f"{self.what} {name!r} is unknown (choose one of {', '.join(self._entries)})")
+        return self._entries[name]
+
+    def __contains__(self, name: object) -> bool:
+        self._load()
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[Entry]:
+        self._load()
+        return iter(list(self._entries.values()))
+
+    def names(self) -> list[str]:
+        """Every registered name, in registration order."""
+        self._load()
+        return list(self._entries)
+
+
+SYSTEMS: Registry[SystemType] = Registry("model", "experiments.systems")
+ANALYSES: Registry[AnalysisType] = Registry("analysis", "experiments.analyses")
+COLLECTION_KINDS: Registry[CollectionKind] = Registry("collection kind", "experiments.collections")

@@ -1,0 +1,53 @@
+"""Lexical systems through Pyserini/Anserini: BM25, query likelihood with Dirichlet smoothing, tf-idf."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from experiments.registry import SYSTEMS, SystemType
+from gsr.store import cache_dir, cached_folder
+from retrievers.lucene import LEXICAL_PARAMETERS
+
+
+def lucene_index(experiment) -> Path:
+    """The collection's Anserini index (positions, document vectors, raw text), built once and verified on reuse."""
+
+    def build() -> Path:
+        from retrievers.lucene import build_index
+
+        def write(staging: Path) -> None:
+            with experiment.step("Lucene index"):
+                build_index(experiment.collection.documents, staging / "index", threads=experiment.config.threads,
+                            progress=experiment.progress)
+
+        folder, reused = cached_folder(cache_dir() / "indexes" / experiment.collection.key, write)
+        if reused:
+            experiment.note_reused(f"index {folder}")
+        return folder / "index"
+
+    return experiment.shared("lucene index", build)
+
+
+def search(experiment, system) -> dict:
+    """The system's top-`depth` documents per query from the collection's index."""
+    from retrievers.lucene import search as lucene_search
+
+    config = experiment.config
+    return lucene_search(lucene_index(experiment), experiment.collection.queries, system.model, k=config.depth,
+                         threads=config.threads, params=system.params, progress=experiment.progress)
+
+
+def require_java(experiment, system) -> None:
+    """Fail before any long step when no Java 21+ runtime is available."""
+    from retrievers.lucene import java_home
+
+    java_home()
+
+
+for _name, _description, _reference in (
+    ("bm25", "BM25, Lucene 9's formula (no (k1 + 1) factor)", "Robertson & Zaragoza 2009"),
+    ("qld", "query likelihood with Dirichlet smoothing", "Zhai 2008"),
+    ("tfidf", "tf-idf: Lucene's ClassicSimilarity", "Salton & McGill 1983"),
+):
+    SYSTEMS.register(SystemType(_name, _description, search, params=LEXICAL_PARAMETERS[_name],
+                                preflight=require_java, reference=_reference))

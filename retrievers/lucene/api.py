@@ -1,0 +1,213 @@
+"""The public functions of the Lucene retrievers: build an index, search it with BM25, query likelihood with
+Dirichlet smoothing or tf-idf, read its statistics and stored documents.
+
+Each call that needs Lucene runs one worker process (retrievers.lucene.process); requests and results travel
+through temporary files.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from gsr.params import Param, ParamError, check_params
+from gsr.store import atomic_folder
+from retrievers.lucene.documents import document_files, stage_documents
+from retrievers.lucene.errors import LuceneError, LuceneInputError
+from retrievers.lucene.java import check_pyserini, java_home
+from retrievers.lucene.process import run_worker
+
+# Anserini's defaults: BM25 k1=0.9 b=0.4, QLD mu=1000
+LEXICAL_PARAMETERS: dict[str, tuple[Param, ...]] = {
+    "bm25": (Param("k1", float, 0.9, "term-frequency saturation", minimum=0, open_minimum=True),
+             Param("b", float, 0.4, "length normalisation", minimum=0, maximum=1)),
+    "qld": (Param("mu", float, 1000.0, "Dirichlet smoothing", minimum=0, open_minimum=True),),
+    "tfidf": (),
+}
+MODELS = tuple(LEXICAL_PARAMETERS)
+INDEX_MARKER = "GSR_INDEX_INFO"  # JSON written by build_index beside Lucene's files (no .json suffix: a folder
+# of documents that holds an index must not look like documents to JsonCollection)
+STAGED_DOCUMENTS = "staged-documents"  # the checked shards, inside the index's staging folder while it is built
+
+
+def _absolute(path: Path) -> str:
+    return os.path.abspath(path)
+
+
+def _lucene_index_files(index_dir: Path) -> list[Path]:
+    return sorted(index_dir.glob("segments_*")) if index_dir.is_dir() else []
+
+
+def _require_index(index_dir: Path) -> Path:
+    """The index folder, if it holds a committed Lucene index; otherwise a LuceneError saying what is there."""
+    index_dir = Path(index_dir)
+    if not index_dir.exists():
+        raise LuceneError(f"{index_dir}: no such index folder (build it first with retrievers.lucene.build_index)")
+    if not _lucene_index_files(index_dir):
+        raise LuceneError(f"{index_dir}: not a Lucene index (no segments_N file); "
+                          "delete the folder and build it again with retrievers.lucene.build_index")
+    return index_dir
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Indexing
+
+
+def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress: bool = True) -> Path:
+    """Anserini index (positions, doc vectors, raw text) of JSONL {"id", "contents"} files; reused if built.
+
+    A folder that already holds a committed index is returned as it is. Otherwise every document is checked
+    (and Java looked for) before indexing starts, and the index is written through gsr.store.atomic_folder: it
+    appears under `index_dir` only once complete, with a manifest of its files and the INDEX_MARKER file saying
+    how it was built; a killed build leaves a staging folder that the next write beside it removes.
+    """
+    documents, index_dir = Path(documents), Path(index_dir)
+    if threads < 1:
+        raise LuceneInputError(f"threads must be at least 1, not {threads}")
+    if index_dir.exists() and not (index_dir.is_dir() and not any(index_dir.iterdir())):
+        _require_index(index_dir)
+        if progress:
+            print(f"[lucene index] {index_dir} already holds an index; reusing it", file=sys.stderr, flush=True)
+        return index_dir
+    files = document_files(documents)
+    java_home()  # fail before reading a large collection when there is no Java at all
+    check_pyserini()
+    with atomic_folder(index_dir) as staging:
+        started = time.monotonic()
+        if progress:
+            print(f"[lucene index] checking {len(files)} file(s) under {documents}", file=sys.stderr, flush=True)
+        # inside the staging folder, so that a killed build leaves one leftover, removed with it
+        shards = staging / STAGED_DOCUMENTS
+        total, non_blank = stage_documents(files, shards, shards=threads)
+        if progress:
+            print(f"[lucene index] {total} documents are valid; indexing with {threads} thread(s)",
+                  file=sys.stderr, flush=True)
+        run_worker(["index", "--input", _absolute(shards), "--index", _absolute(staging),
+                    "--threads", str(threads), "--expect", str(non_blank)],
+                   what=f"indexing {documents}", progress=progress)
+        shutil.rmtree(shards)
+        seconds = time.monotonic() - started
+        marker = {"documents": str(documents.resolve()), "files": len(files), "documents_read": total,
+                  "documents_indexed": non_blank, "seconds": round(seconds, 1), "threads": threads,
+                  "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        (staging / INDEX_MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
+    if progress:
+        print(f"[lucene index] {non_blank} documents indexed in {seconds:.1f} s "
+              f"({non_blank / max(seconds, 1e-9):.0f} docs/s) -> {index_dir}", file=sys.stderr, flush=True)
+    return index_dir
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Searching
+
+
+def model_parameters(model: str, params: dict | None = None) -> dict[str, float]:
+    """The model's parameters as floats: LEXICAL_PARAMETERS' defaults (Anserini's) updated by `params`, checked.
+
+    An unknown model or parameter, a value that is not a number (true/false included) or out of its range is a
+    LuceneInputError naming the model and the parameter.
+    """
+    if model not in LEXICAL_PARAMETERS:
+        raise LuceneInputError(f"unknown retrieval model {model!r}; choose one of {', '.join(MODELS)}")
+    try:
+        return check_params(LEXICAL_PARAMETERS[model], params or {}, where=f"model {model!r}: ")
+    except ParamError as err:
+        raise LuceneInputError(str(err)) from None
+
+
+def search(index_dir: Path, queries: dict[str, str], model: str, *, k: int = 1000, threads: int = 2,
+           params: dict | None = None, progress: bool = True) -> dict[str, list[tuple[str, float]]]:
+    """Top-k (docid, score) per query, best first, ties by docid, scores rounded to 4 decimals as Anserini does."""
+    parameters = model_parameters(model, params)
+    if k < 1 or threads < 1:
+        raise LuceneInputError(f"k and threads must be at least 1 (k={k}, threads={threads})")
+    for qid, text in queries.items():
+        if not isinstance(qid, str) or not isinstance(text, str):
+            raise LuceneInputError(f"query {qid!r}: query ids and texts must be strings")
+    index_dir = _require_index(Path(index_dir))
+    if not queries:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="gsr-lucene-search-") as work:
+        request, output = Path(work) / "queries.json", Path(work) / "run.jsonl"
+        request.write_text(json.dumps(queries), encoding="utf-8")
+        run_worker(["search", "--index", _absolute(index_dir), "--queries", _absolute(request), "--model", model,
+                    "--params", json.dumps(parameters), "--k", str(k), "--threads", str(threads),
+                    "--output", _absolute(output)], what=f"{model} search of {index_dir}", progress=progress)
+        run: dict[str, list[tuple[str, float]]] = {}
+        with open(output, encoding="utf-8") as handle:
+            for line in handle:
+                qid, hits = json.loads(line)
+                run[qid] = [(docid, score) for docid, score in hits]
+    missing = [qid for qid in queries if qid not in run]
+    if missing:
+        raise LuceneError(f"the search worker returned no result for {len(missing)} queries (e.g. {missing[0]!r})")
+    return {qid: run[qid] for qid in queries}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reading an index
+
+
+def index_stats(index_dir: Path) -> dict:
+    """Counts of an index (documents, non-empty documents, unique terms, total terms), its size and how it was built."""
+    index_dir = _require_index(Path(index_dir))
+    with tempfile.TemporaryDirectory(prefix="gsr-lucene-stats-") as work:
+        output = Path(work) / "stats.json"
+        run_worker(["stats", "--index", _absolute(index_dir), "--output", _absolute(output)],
+                   what=f"statistics of {index_dir}", progress=False)
+        stats = json.loads(output.read_text(encoding="utf-8"))
+    stats["index_dir"] = str(index_dir)
+    stats["size_bytes"] = sum(p.stat().st_size for p in index_dir.iterdir() if p.is_file())
+    marker = index_dir / INDEX_MARKER
+    if marker.is_file():
+        stats["built_from"] = json.loads(marker.read_text(encoding="utf-8"))
+    return stats
+
+
+def stored_documents(index_dir: Path, *, progress: bool = False) -> Iterator[tuple[str, str]]:
+    """(docid, text) of every indexed document: its stored "contents", else its stored raw text as plain text."""
+    index_dir = _require_index(Path(index_dir))
+    work = Path(tempfile.mkdtemp(prefix="gsr-lucene-documents-"))
+    try:
+        output = work / "documents.jsonl"
+        run_worker(["documents", "--index", _absolute(index_dir), "--output", _absolute(output)],
+                   what=f"reading the documents of {index_dir}", progress=progress)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return _read_stored_documents(output, index_dir, work)
+
+
+def _read_stored_documents(output: Path, index_dir: Path, work: Path) -> Iterator[tuple[str, str]]:
+    try:
+        with open(output, encoding="utf-8") as handle:
+            for line in handle:
+                docid, contents, raw = json.loads(line)
+                if contents is None and raw is None:
+                    raise LuceneError(f"{index_dir}: document {docid} has neither a stored \"contents\" nor a "
+                                      "\"raw\" field; rebuild the index with -storeRaw (build_index does)")
+                yield docid, contents if contents is not None else text_from_raw(raw)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def text_from_raw(raw: str) -> str:
+    """Plain text of a stored raw document: the "contents" of JSON (JsonCollection), else SGML without its tags."""
+    if raw.lstrip().startswith("{"):
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError:
+            record = None
+        if isinstance(record, dict) and isinstance(record.get("contents"), str):
+            return record["contents"]
+    # TREC SGML: the document number is an identifier, not text; every other element's text is kept
+    text = re.sub(r"<(DOCNO|DOCID)>.*?</\1>", " ", raw, flags=re.DOTALL | re.IGNORECASE)
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", text)).split())

