@@ -172,9 +172,8 @@ class Experiment:
     def _debiased(self, spec) -> tuple[object, str]:
         """A debiased copy of another named embedding, computed once and cached (memory-mapped) like any other."""
         from debias import METHODS
-        from embeddings.loading import cached_embedding
-
         from debias.words import DEBIASWE_FILES, DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE
+        from embeddings.loading import cached_embedding
 
         base = self.source_embedding(spec.base)
         lists = dict(self.config.debias_lists)

@@ -291,6 +291,17 @@ def test_delta_gap_default_words_label_with_gsr_labels():
     assert named.counts["q1"]["perfect"] == (0, 2)
 
 
+def test_fig12_note_names_the_lists_the_rule_and_how_often_it_was_needed():
+    from experiments.analyses import DeltaGap, IntrinsicGender
+
+    result = IntrinsicGender({"w2v_add": DeltaGap(zero_female=["q1", "q7"]), "BM25": DeltaGap()}, {}, "ratio", "nltk")
+    note = result.note()
+    assert "NLTK's names corpus" in note and "Queries that needed this rule: w2v_add 2, BM25 0." in note
+    assert result.to_dict()["names"] == "nltk" and result.to_dict()["rule"] == "ratio"
+    census = IntrinsicGender({}, {}, "add-one", "census").note()
+    assert "census" in census and "(m + 1)/(f + 1)" in census
+
+
 def test_delta_gap_bad_input():
     perfect, system = _run({"q1": ["m1"]}), _run({"q1": ["zz"]})
     with pytest.raises(AnalysisError, match="no text for document zz"):
