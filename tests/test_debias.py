@@ -488,6 +488,18 @@ def test_cli_round_trip(tmp_path, capsys, name):
     assert [p.name for p in out.parent.iterdir()] == [name]  # no staging file left behind
 
 
+def test_cli_project_lists(tmp_path):
+    source = tmp_path / "embedding.txt"
+    kv = _random_kv(11)
+    kv.save_word2vec_format(str(source))
+    out = tmp_path / "project.txt"
+    assert run(_args("--embedding", str(source), "--lists", "project", "--out", str(out))) == 0
+    expected = HardDebias(lists="project").fit_transform(load_embedding(source))
+    assert np.allclose(load_embedding(out).vectors, expected.vectors, atol=1e-6)
+    assert not np.allclose(expected.vectors, HardDebias().fit_transform(load_embedding(source)).vectors, atol=1e-3)
+    assert _args("--out", str(out)).lists == "debiaswe"
+
+
 def test_cli_strong_and_custom_lists(tmp_path, capsys):
     source = tmp_path / "embedding.txt"
     _random_kv(7).save_word2vec_format(str(source))
