@@ -244,7 +244,7 @@ class HardDebias(_DirectionDebias):
         order after neutralising, from the neutralised, re-normalised vectors, as in debiaswe (which iterates a
         set, so its order is arbitrary); a word in two pairs ends with the later pair's vector. Each word keeps the
         side of the direction it had in the input (debiaswe reads the side after neutralising, which is the same
-        whenever a pair holds a gender-specific word, as every debiaswe pair on GloVe and word2vec does, and is
+        whenever a pair holds a gender-specific word, as each of the 43 debiaswe pairs found in GloVe 6B does, and is
         rounding noise otherwise).
     case_variants: False matches gender-specific words exactly, as debiaswe does; True also protects each word's
         lower, Title and UPPER forms and equalises each pair also as written (e.g. 'Catholic_priest'), so lowercase
