@@ -122,8 +122,8 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
     """Re-ranks each fold's top-`depth` candidates with a model trained on the other folds; one run over all queries.
 
     `depth` is a number of candidates, or 'auto': max(100, the largest number of relevant documents of a fold query)
-    (models.rerank_depth). For test fold k, fold k + 1 validates (early stopping on nDCG@20) and the remaining folds train; with only two
-    folds there is no validation fold and the last epoch is kept. Without `folds`, the queries are dealt into
+    (models.rerank_depth). For test fold k, fold k + 1 validates (early stopping on nDCG@20) and the remaining folds
+    train; with only two folds there is no validation fold and the last epoch is kept. Without `folds`, the queries are dealt into
     `n_folds` folds after a shuffle seeded by `seed`. Each finished fold is checkpointed under `checkpoint_dir`
     (model weights and the fold's run) as `<model>-fold<k>of<n>.pt`, written atomically; a later call with the same
     inputs and settings reuses it, while a corrupt file or one from other inputs is retrained and replaced, so use
