@@ -7,8 +7,11 @@ from debias.hard import (
     StrongDebias,
     equalize_pair,
     neutralize,
+    unit_normalised,
 )
 from debias.words import (
+    DEFAULT_LISTS,
+    LIST_SETS,
     WordListError,
     default_definitional_pairs,
     default_equalize_pairs,
@@ -20,6 +23,8 @@ from debias.words import (
 METHODS = {"regular": HardDebias, "strong": StrongDebias}
 
 __all__ = [
+    "DEFAULT_LISTS",
+    "LIST_SETS",
     "METHODS",
     "DebiasError",
     "DebiasReport",
@@ -33,4 +38,5 @@ __all__ = [
     "load_pair_list",
     "load_word_list",
     "neutralize",
+    "unit_normalised",
 ]

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from debias.hard import DebiasError, DebiasReport, HardDebias, StrongDebias
-from debias.words import load_pair_list, load_word_list
+from debias.words import DEFAULT_LISTS, LIST_SETS, load_pair_list, load_word_list
 
 DEFAULT_EMBEDDING = "glove-6b-50d"
 MAX_LISTED = 20  # missing words named in the summary; the rest are counted
@@ -27,12 +27,15 @@ def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
     parser.add_argument("--method", choices=("regular", "strong"), default="regular",
                         help="regular: Bolukbasi et al. hard debiasing (neutralise + equalise); "
                              "strong: Prost et al., the direction removed from every word")
+    parser.add_argument("--lists", choices=LIST_SETS, default=DEFAULT_LISTS,
+                        help="the default word lists: debiaswe (Bolukbasi et al.'s own, as the paper used; the "
+                             "default) or project (the project's lowercase lists, matched in every case form)")
     parser.add_argument("--definitional", metavar="FILE",
                         help="definitional pairs as debiaswe JSON (default: Bolukbasi's ten pairs)")
     parser.add_argument("--gender-specific", metavar="FILE",
-                        help="words kept gendered, debiaswe JSON list (regular only; default: the project's list)")
+                        help="words kept gendered, debiaswe JSON list (regular only; default: those of --lists)")
     parser.add_argument("--equalize", metavar="FILE",
-                        help="equalize pairs, debiaswe JSON (regular only; default: the project's pairs)")
+                        help="equalize pairs, debiaswe JSON (regular only; default: those of --lists)")
     parser.add_argument("--out", required=True, metavar="PATH",
                         help="output word2vec file: binary if PATH ends with .bin, else text (.gz compresses)")
     parser.set_defaults(func=run)
@@ -65,9 +68,9 @@ def _debiaser(args):
         if given:
             raise DebiasError(f"{' and '.join(given)} apply to --method regular only: strong debiasing "
                               "removes the direction from every word and equalises nothing")
-        return StrongDebias(definitional_pairs=pairs)
+        return StrongDebias(definitional_pairs=pairs, lists=args.lists)
     return HardDebias(
-        definitional_pairs=pairs,
+        definitional_pairs=pairs, lists=args.lists,
         gender_specific=load_word_list(args.gender_specific) if args.gender_specific else None,
         equalize_pairs=load_pair_list(args.equalize) if args.equalize else None,
     )

@@ -1,13 +1,18 @@
 """Regular (hard) debiasing of Bolukbasi et al. (2016) and strong debiasing of Prost et al. (2019).
 
-Both follow Bolukbasi et al.'s reference code (debiaswe, `debias.py`):
+Both follow Bolukbasi et al.'s reference code (debiaswe, `debias.py`), and with the default lists (debiaswe's)
+regular debiasing gives debiaswe's debias() output:
 
 * every vector is unit-normalised first (debiaswe normalises on load), so the output embedding has
-  unit rows; all-zero rows (padding vectors) stay zero;
+  unit rows; all-zero rows (padding vectors) stay zero. `unit_normalised` is this first step alone: the
+  vectors the harness's regular systems retrieve with, so that regular and debiased systems differ by
+  debiasing only;
 * the gender direction is learnt by `embeddings.direction.fit_gender_direction` (unit-normalised
   definitional pairs, pair-centred PCA, first component, oriented so that female words project
-  positive);
-* neutralised words lose their component along the direction and are re-normalised;
+  positive; words are looked up by the project's case policy, so debiaswe's Mary/John resolve in lowercase
+  vocabularies, where debiaswe itself stops with a KeyError);
+* neutralised words lose their component along the direction and are re-normalised; a row with nothing to remove
+  is left bit for bit as it was;
 * regular debiasing keeps the gender-specific words as they are (unit-normalised) and then equalises
   each equalize pair; strong debiasing neutralises every word and equalises nothing.
 
@@ -30,6 +35,7 @@ from embeddings.loading import EmbeddingError
 from gsr.lexicon import case_variants
 from gsr.numeric import unit_rows
 from debias.words import (
+    DEFAULT_LISTS,
     WordListError,
     default_definitional_pairs,
     default_equalize_pairs,
@@ -50,18 +56,52 @@ class DebiasError(EmbeddingError):
 
 
 def neutralize(block: np.ndarray, direction: np.ndarray, neutral: np.ndarray | None = None) -> np.ndarray:
-    """Bolukbasi et al. Alg. 1, Neutralize: w := (w − w_B)/‖w − w_B‖ on unit rows where `neutral`, in place."""
+    """Bolukbasi et al. Alg. 1, Neutralize: w := (w − w_B)/‖w − w_B‖ on unit rows where `neutral`, in place.
+
+    Only rows that had a component along the direction are re-normalised; the others keep their exact bits, so
+    debiasing along a zero direction (or with nothing to neutralise) returns its input unchanged.
+    """
     direction = direction.astype(block.dtype, copy=False)
+    changed = np.zeros(len(block), dtype=bool)
     # A second pass removes what float32 rounding left of the projection after the first (on GloVe
     # 6B 50d the largest leftover drops from 1.7e-7 to 5e-8), for words lying close to the direction.
     for _ in range(2):
         projection = block @ direction
         if neutral is not None:
             projection[~neutral] = 0
+        changed |= projection != 0
         block -= projection[:, None] * direction[None, :]
-    norms = np.linalg.norm(block, axis=1)
-    block[norms < VANISHING_NORM] = 0
-    return unit_rows(block, in_place=True)
+    if changed.any():
+        rows = block[changed]
+        rows[np.linalg.norm(rows, axis=1) < VANISHING_NORM] = 0
+        block[changed] = unit_rows(rows, in_place=True)
+    return block
+
+
+def _unit_copy(kv, chunk_rows: int):
+    """(float32 copy of kv's vectors, [(start, block)]): each block is unit-normalised in place before it is yielded;
+    the input (possibly a read-only memory map) is only read, one chunk at a time."""
+    source = kv.vectors
+    matrix = np.empty(source.shape, dtype=np.float32)
+    step = max(1, int(chunk_rows))
+
+    def blocks():
+        for start in range(0, source.shape[0], step):
+            block = matrix[start : start + step]
+            block[...] = source[start : start + step]  # the only copy: casts to float32 chunk by chunk
+            unit_rows(block, in_place=True)  # debiaswe's normalize
+            yield start, block
+
+    return matrix, blocks()
+
+
+def unit_normalised(kv, chunk_rows: int = DEFAULT_CHUNK_ROWS):
+    """A new KeyedVectors with `kv`'s rows scaled to unit length in float32: the first step of every debiasing alone,
+    bit for bit, so that a system using it and one using a debiased copy differ only by debiasing."""
+    matrix, blocks = _unit_copy(kv, chunk_rows)
+    for _ in blocks:
+        pass
+    return _keyed_vectors_like(kv, matrix)
 
 
 def equalize_pair(a: np.ndarray, b: np.ndarray, direction: np.ndarray, side: float):
@@ -130,7 +170,7 @@ class _DirectionDebias(BaseEstimator):
     def fit(self, kv, y=None):
         """Learn `direction_` (a GenderDirection) from `kv` and resolve the word lists (files are read here)."""
         self.definitional_pairs_ = _pairs_param(
-            self.definitional_pairs, default_definitional_pairs, "definitional_pairs"
+            self.definitional_pairs, lambda: default_definitional_pairs(self.lists), "definitional_pairs"
         )
         self._resolve_lists()
         self.direction_: GenderDirection = fit_gender_direction(kv, self.definitional_pairs_)
@@ -147,13 +187,9 @@ class _DirectionDebias(BaseEstimator):
         plan = self._plan(kv)
         direction = self.direction_.vector
         source = kv.vectors
-        matrix = np.empty(source.shape, dtype=np.float32)
-        step = max(1, int(self.chunk_rows))
-        for start in range(0, source.shape[0], step):
-            block = matrix[start : start + step]
-            block[...] = source[start : start + step]  # the only copy: casts to float32 chunk by chunk
-            unit_rows(block, in_place=True)  # debiaswe's normalize
-            neutral = None if plan.neutral is None else plan.neutral[start : start + step]
+        matrix, blocks = _unit_copy(kv, self.chunk_rows)
+        for start, block in blocks:
+            neutral = None if plan.neutral is None else plan.neutral[start : start + len(block)]
             neutralize(block, direction, neutral)
         for a, b in plan.equalize:
             i, j = kv.key_to_index[a], kv.key_to_index[b]
@@ -198,41 +234,50 @@ class _DirectionDebias(BaseEstimator):
 class HardDebias(_DirectionDebias):
     """Regular (hard) debiasing, Bolukbasi et al. (2016): neutralise all but gender-specific words, then equalise.
 
-    definitional_pairs: (female, male) pairs or a debiaswe JSON file; default Bolukbasi's ten pairs.
-    gender_specific: words or a debiaswe JSON list; default `debias.words.default_gender_specific()`.
-        They keep their gender component (up to unit normalisation). With `case_variants` (default)
-        a word also protects its lower, Title and UPPER forms, so the lowercase default list works on
-        cased embeddings such as GoogleNews word2vec; debiaswe matches exact strings
-        (case_variants=False reproduces that).
-    equalize_pairs: pairs or a debiaswe JSON file; default `debias.words.default_equalize_pairs()`.
-        Each pair is equalised as written and in its lower, Title and UPPER forms, where both words
-        are in the vocabulary (debiaswe uses only the three case forms; the form as written is added so
-        that e.g. 'Catholic_priest' is not skipped). Pairs are equalised in list order after
-        neutralising, from the neutralised, re-normalised vectors, as in debiaswe; a word in two pairs
-        ends with the later pair's vector. Each word keeps the side of the direction it had in the input.
+    lists: the named list set the three defaults come from, 'debiaswe' (Bolukbasi et al.'s own lists, the default)
+        or 'project' (the project's lowercase lists); see debias.words.
+    definitional_pairs: (female, male) pairs or a debiaswe JSON file; default: the list set's.
+    gender_specific: words or a debiaswe JSON list; default: the list set's. They keep their gender component (up
+        to unit normalisation).
+    equalize_pairs: pairs or a debiaswe JSON file; default: the list set's. Each pair is equalised in its lower,
+        Title and UPPER forms where both words are in the vocabulary, as debiaswe does. Pairs are equalised in list
+        order after neutralising, from the neutralised, re-normalised vectors, as in debiaswe (which iterates a
+        set, so its order is arbitrary); a word in two pairs ends with the later pair's vector. Each word keeps the
+        side of the direction it had in the input (debiaswe reads the side after neutralising, which is the same
+        whenever a pair holds a gender-specific word, as each of the 43 debiaswe pairs found in GloVe 6B does, and is
+        rounding noise otherwise).
+    case_variants: False matches gender-specific words exactly, as debiaswe does; True also protects each word's
+        lower, Title and UPPER forms and equalises each pair also as written (e.g. 'Catholic_priest'), so lowercase
+        lists work on cased embeddings such as GoogleNews word2vec. Default: False for the debiaswe lists, True for
+        the project's.
     chunk_rows: rows processed at a time (memory: one chunk of temporaries).
     """
 
     method = "regular"
 
     def __init__(self, definitional_pairs=None, gender_specific=None, equalize_pairs=None,
-                 case_variants: bool = True, chunk_rows: int = DEFAULT_CHUNK_ROWS):
+                 case_variants: bool | None = None, lists: str = DEFAULT_LISTS,
+                 chunk_rows: int = DEFAULT_CHUNK_ROWS):
         self.definitional_pairs = definitional_pairs
         self.gender_specific = gender_specific
         self.equalize_pairs = equalize_pairs
         self.case_variants = case_variants
+        self.lists = lists
         self.chunk_rows = chunk_rows
 
     def _resolve_lists(self) -> None:
-        self.gender_specific_ = _words_param(self.gender_specific, default_gender_specific, "gender_specific")
-        self.equalize_pairs_ = _pairs_param(self.equalize_pairs, default_equalize_pairs, "equalize_pairs")
+        self.gender_specific_ = _words_param(self.gender_specific, lambda: default_gender_specific(self.lists),
+                                             "gender_specific")
+        self.equalize_pairs_ = _pairs_param(self.equalize_pairs, lambda: default_equalize_pairs(self.lists),
+                                            "equalize_pairs")
+        self.case_variants_ = self.lists == "project" if self.case_variants is None else bool(self.case_variants)
 
     def _plan(self, kv) -> _Plan:
         vocabulary = kv.key_to_index
         neutral = np.ones(len(kv.index_to_key), dtype=bool)
         missing = []
         for word in self.gender_specific_:
-            forms = case_variants(word) if self.case_variants else (word,)
+            forms = case_variants(word) if self.case_variants_ else (word,)
             rows = [vocabulary[form] for form in forms if form in vocabulary]
             if not rows:
                 missing.append(word)
@@ -240,8 +285,11 @@ class HardDebias(_DirectionDebias):
         equalize: dict[tuple[str, str], None] = {}
         missing_pairs = []
         for female, male in self.equalize_pairs_:
+            forms = [(female.lower(), male.lower()), (female.title(), male.title()), (female.upper(), male.upper())]
+            if self.case_variants_:
+                forms.insert(0, (female, male))
             found = [
-                (a, b) for a, b in dict.fromkeys(zip(case_variants(female), case_variants(male)))
+                (a, b) for a, b in dict.fromkeys(forms)
                 if a in vocabulary and b in vocabulary and a != b
             ]
             if not found:
@@ -255,14 +303,15 @@ class StrongDebias(_DirectionDebias):
 
     No word keeps a gender component, so there is nothing to equalise. Like regular debiasing, rows are
     unit-normalised before and after (debiaswe's convention); a word lying on the direction becomes zero.
-    definitional_pairs: (female, male) pairs or a debiaswe JSON file; default Bolukbasi's ten pairs.
+    definitional_pairs: (female, male) pairs or a debiaswe JSON file; default: those of the list set `lists`.
     chunk_rows: rows processed at a time (memory: one chunk of temporaries).
     """
 
     method = "strong"
 
-    def __init__(self, definitional_pairs=None, chunk_rows: int = DEFAULT_CHUNK_ROWS):
+    def __init__(self, definitional_pairs=None, lists: str = DEFAULT_LISTS, chunk_rows: int = DEFAULT_CHUNK_ROWS):
         self.definitional_pairs = definitional_pairs
+        self.lists = lists
         self.chunk_rows = chunk_rows
 
 

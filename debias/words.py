@@ -1,4 +1,11 @@
-"""Word lists for debiasing: debiaswe JSON loaders and the project's own defaults in debias/wordlists/."""
+"""Word lists for debiasing: debiaswe JSON loaders and the two named default list sets in debias/wordlists/.
+
+- "debiaswe" (the default): Bolukbasi et al.'s own lists, copied from debiaswe (MIT licence,
+  wordlists/debiaswe/LICENSE): ten definitional pairs, 52 equalize pairs, 1,441 gender-specific words. The paper
+  debiased with debiaswe and these lists.
+- "project": the lists this project used before, lowercase: Appendix B's gendered-entity words, definitional and
+  equalize words, plurals and other person words (wordlists/gender_specific.json, wordlists/equalize_pairs.json).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,12 @@ from embeddings.loading import EmbeddingError
 WORDLISTS = Path(__file__).resolve().parent / "wordlists"
 DEFAULT_GENDER_SPECIFIC_FILE = WORDLISTS / "gender_specific.json"
 DEFAULT_EQUALIZE_FILE = WORDLISTS / "equalize_pairs.json"
+DEBIASWE_FOLDER = WORDLISTS / "debiaswe"
+DEBIASWE_FILES = {"definitional": DEBIASWE_FOLDER / "definitional_pairs.json",
+                  "equalize": DEBIASWE_FOLDER / "equalize_pairs.json",
+                  "gender_specific": DEBIASWE_FOLDER / "gender_specific_full.json"}
+LIST_SETS = ("debiaswe", "project")
+DEFAULT_LISTS = "debiaswe"
 
 
 class WordListError(EmbeddingError):
@@ -41,24 +54,37 @@ def load_pair_list(path: str | os.PathLike) -> list[tuple[str, str]]:
         raise WordListError(str(err)) from None
 
 
-def default_definitional_pairs() -> tuple[tuple[str, str], ...]:
-    """Bolukbasi et al.'s ten definitional pairs, female first (embeddings.direction's constant)."""
+def _checked_lists(lists: str) -> str:
+    if lists not in LIST_SETS:
+        raise WordListError(f"unknown word lists {lists!r}: choose one of {', '.join(LIST_SETS)}")
+    return lists
+
+
+def default_definitional_pairs(lists: str = DEFAULT_LISTS) -> tuple[tuple[str, str], ...]:
+    """The definitional pairs of a list set: debiaswe's file, or Bolukbasi's ten pairs as embeddings.direction holds
+    them (the same pairs in another order) for 'project'."""
+    if _checked_lists(lists) == "debiaswe":
+        return tuple(load_pair_list(DEBIASWE_FILES["definitional"]))
     return DEFAULT_DEFINITIONAL_PAIRS
 
 
-def default_equalize_pairs() -> list[tuple[str, str]]:
-    """The project's equalize pairs (debias/wordlists/equalize_pairs.json): female/male counterparts."""
+def default_equalize_pairs(lists: str = DEFAULT_LISTS) -> list[tuple[str, str]]:
+    """The equalize pairs of a list set (debiaswe's 52, or the project's female/male counterparts)."""
+    if _checked_lists(lists) == "debiaswe":
+        return load_pair_list(DEBIASWE_FILES["equalize"])
     return load_pair_list(DEFAULT_EQUALIZE_FILE)
 
 
-def default_gender_specific() -> list[str]:
-    """The project's gender-specific words: wordlists/gender_specific.json plus every default pair's words.
+def default_gender_specific(lists: str = DEFAULT_LISTS) -> list[str]:
+    """The gender-specific words of a list set.
 
-    The file holds the gendered-entity words of Fabris et al.'s Appendix B and a few more words that
-    are gendered by definition; the definitional and equalize words are added here rather than copied
-    into the file, so the three defaults cannot drift apart.
+    debiaswe: gender_specific_full.json as published (debiaswe's debias() protects exactly these strings).
+    project: wordlists/gender_specific.json plus every default pair's words, added here rather than copied into the
+    file, so the project's three defaults cannot drift apart.
     """
+    if _checked_lists(lists) == "debiaswe":
+        return load_word_list(DEBIASWE_FILES["gender_specific"])
     words = dict.fromkeys(load_word_list(DEFAULT_GENDER_SPECIFIC_FILE))
-    for pair in (*default_definitional_pairs(), *default_equalize_pairs()):
+    for pair in (*default_definitional_pairs("project"), *default_equalize_pairs("project")):
         words.update(dict.fromkeys(pair))
     return list(words)

@@ -8,7 +8,8 @@ import os
 import sys
 
 COMMANDS = ("experiments.commands.validate", "experiments.commands.queries", "experiments.commands.score",
-            "experiments.commands.run", "experiments.commands.listing", "debias.command")
+            "experiments.commands.label", "experiments.commands.run", "experiments.commands.listing",
+            "debias.command")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,11 +25,11 @@ TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "s
             "debias", "analyses")
 TOP_PARAMS = (Param("depth", int, 1000, "documents retrieved per query", minimum=1),
               Param("threads", int, 2, "threads and processes for indexing, search and statistics", minimum=1))
-DEBIAS_KEYS = ("variants", "systems", "definitional", "gender_specific", "equalize")
+DEBIAS_KEYS = ("variants", "systems", "lists", "definitional", "gender_specific", "equalize")
 DEBIAS_VARIANTS = {"debiased": "regular", "strong": "strong"}  # variant label -> debias.METHODS key
 EMBEDDING_KEYS = ("source", "train", "dim", "window", "min_count", "epochs", "seed")
 EVALUATION_KEYS = ("measures", "baseline")
-GSR_KEYS = ("measuring", "cutoff", "stopwords", "definitional", "random_seed")
+GSR_KEYS = ("measuring", "cutoff", "stopwords", "exclusion", "definitional", "random_seed")
 PLOTS_KEYS = ("enabled",)
 SYSTEM_KEYS = ("name", "model")
 
@@ -74,14 +74,16 @@ class ExperimentConfig:
     baseline: str | None
     measuring: list[str]
     cutoff: str | int | None = "relevant"
-    stopwords: Path | None = None
+    stopwords: Path | str | None = None  # a stop-list file, or a name of gsr.text.STOP_LISTS; None: the default
+    exclusion: str = "lemma"  # gsr.text.EXCLUSION_MODES: how g_q(d) matches document words to query terms
     definitional: Path | None = None
     random_seed: int = 0
     depth: int = 1000
     threads: int = 2
     plots: bool = True
     debias_variants: list[str] = field(default_factory=list)
-    debias_lists: dict = field(default_factory=dict)
+    debias_lists: dict = field(default_factory=dict)  # word-list files given in [debias], by key
+    debias_list_set: str = "debiaswe"  # [debias] lists: the named defaults (debias.words.LIST_SETS)
     analyses: dict[str, dict] = field(default_factory=dict)  # enabled analysis -> its checked options
 
     def variants_of(self, system: str) -> dict[str, SystemSpec]:
@@ -172,19 +174,29 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     if not (cutoff == "relevant" or (isinstance(cutoff, int) and not isinstance(cutoff, bool) and cutoff > 0)):
         raise ConfigError(f"{source}: gsr.cutoff must be 'relevant' or a positive integer, not {cutoff!r}")
 
+    from gsr.text import DEFAULT_EXCLUSION, EXCLUSION_MODES, STOP_LISTS
+
+    exclusion = gsr.get("exclusion", DEFAULT_EXCLUSION)
+    if exclusion not in EXCLUSION_MODES:
+        raise ConfigError(f"{source}: gsr.exclusion must be one of {', '.join(EXCLUSION_MODES)}, not {exclusion!r}")
+    stopwords = gsr.get("stopwords")
+    if stopwords is not None and stopwords not in STOP_LISTS:
+        stopwords = Path(_resolve(base, stopwords))
+
     plots = _table(raw.get("plots", {}), "plots", source)
     _unknown(plots, PLOTS_KEYS, "plots.", source)
-    variants, lists = _debias_variants(raw, embeddings, systems, base, source)
+    variants, lists, list_set = _debias_variants(raw, embeddings, systems, base, source)
     _check_names(systems, source)
     stem = path.stem if path else "experiment"
     config = ExperimentConfig(
         path=path, name=str(raw.get("name", stem)), output=Path(raw.get("output", Path("out") / stem)),
         collection=collection, embeddings=embeddings, systems=systems, measures=measures, baseline=baseline,
         measuring=list(measuring), cutoff=cutoff,
-        stopwords=Path(_resolve(base, gsr["stopwords"])) if "stopwords" in gsr else None,
+        stopwords=stopwords, exclusion=exclusion,
         definitional=Path(_resolve(base, gsr["definitional"])) if "definitional" in gsr else None,
         random_seed=int(gsr.get("random_seed", 0)), depth=top["depth"], threads=top["threads"],
-        plots=bool(plots.get("enabled", True)), debias_variants=variants, debias_lists=lists)
+        plots=bool(plots.get("enabled", True)), debias_variants=variants, debias_lists=lists,
+        debias_list_set=list_set)
     config.analyses = _analyses(raw.get("analyses", {}), config, source)
     return config
 
@@ -342,10 +354,15 @@ def _analyses(raw, config: ExperimentConfig, source: str) -> dict[str, dict]:
 
 def _debias_variants(raw: dict, embeddings: dict, systems: list, base: Path, source: str):
     """Expand [debias]: each listed embedding system gets a copy per variant, retrieving with a debiased embedding."""
+    from debias.words import DEFAULT_LISTS, LIST_SETS
+
     if "debias" not in raw:
-        return [], {}
+        return [], {}, DEFAULT_LISTS
     table = _table(raw["debias"], "debias", source)
     _unknown(table, DEBIAS_KEYS, "debias.", source)
+    list_set = table.get("lists", DEFAULT_LISTS)
+    if list_set not in LIST_SETS:
+        raise ConfigError(f"{source}: debias.lists must be one of {', '.join(LIST_SETS)}, not {list_set!r}")
     variants = table.get("variants", list(DEBIAS_VARIANTS))
     for variant in variants:
         if variant not in DEBIAS_VARIANTS:
@@ -364,4 +381,4 @@ def _debias_variants(raw: dict, embeddings: dict, systems: list, base: Path, sou
                                                            debias=DEBIAS_VARIANTS[variant]))
             systems.append(SystemSpec(f"{system.name} ({variant})", system.model, embedding, dict(system.params),
                                       rerank=system.rerank, variant=variant, base_system=system.name))
-    return list(variants), lists
+    return list(variants), lists, list_set

@@ -1,7 +1,7 @@
 """The built-in demo collection: a synthetic test collection with planted gender stereotypes.
 
 Vocabulary. Every word is one of the 50,000 most frequent words of the default embedding (GloVe 6B 50d,
-ordered by frequency) that is alphabetic, 3+ letters, not a stop word (gsr.text.default_stopwords) and
+ordered by frequency) that is alphabetic, 3+ letters, not a stop word (scikit-learn's list) and
 known to the lexicon; so every system and every GSR lexicon built on that embedding knows all of them.
 Vocabulary and vectors always come from the default embedding; `lexicon` only supplies g(w).
 
@@ -186,12 +186,10 @@ class _Vocabulary:
     """The embedding's frequent words: Zipf-weighted background text and topic neighbourhoods."""
 
     def __init__(self, kv, lexicon, stopwords: frozenset[str]):
-        from gsr.text import default_analyzer
-
         female, male = _gender_words()
         banned = {w.lower() for w in female + male}
         self.lexicon = lexicon
-        self.analyzer = default_analyzer()
+        self.analyzer = generator_analyzer()
         words = kv.index_to_key[:TOPIC_VOCABULARY]
         keep = [i for i, w in enumerate(words)
                 if w.isascii() and w.isalpha() and len(w) > 2 and w not in stopwords and w not in banned
@@ -350,6 +348,14 @@ def _text(words: list[str], rng: np.random.Generator) -> str:
     return " ".join(sentences)
 
 
+def generator_analyzer():
+    """The word handling the generator was written with (scikit-learn's stop list, Snowball stems for near-duplicate
+    words), fixed here so the demo collection stays byte-identical when GSR's defaults change."""
+    from gsr.text import Analyzer, stopword_list
+
+    return Analyzer(stopword_list("sklearn"), exclusion="stem")
+
+
 def _default_lexicon():
     from embeddings import gender_lexicon, load_embedding
 
@@ -361,7 +367,6 @@ def generate_demo(folder: Path, *, n_documents: int = 20_000, n_queries: int = 2
                   lexicon=None) -> DemoFiles:
     """Write documents.jsonl, topics.tsv and qrels.txt of the demo collection into `folder` (deterministic)."""
     from embeddings.loading import load_embedding
-    from gsr.text import default_stopwords
 
     if not isinstance(n_queries, int) or n_queries < 3:
         raise DemoError(f"n_queries={n_queries!r}: the demo needs at least 3 queries (female, neutral, male)")
@@ -374,7 +379,7 @@ def generate_demo(folder: Path, *, n_documents: int = 20_000, n_queries: int = 2
         kv, lexicon = _default_lexicon()
     else:
         kv = load_embedding("glove-6b-50d")
-    vocabulary = _Vocabulary(kv, lexicon, default_stopwords())
+    vocabulary = _Vocabulary(kv, lexicon, generator_analyzer().stopwords)
     rng = np.random.default_rng(seed)
     candidates = _candidate_queries(vocabulary, rng)
     if n_queries > len(candidates):

@@ -24,10 +24,11 @@ from experiments.registry import ANALYSES, SYSTEMS
 from gsr.baselines import perfect_run, random_run
 from gsr.evaluate import GSR, GSRReport, GSRResult, cached_document_stats
 from gsr.io import Run, read_trec_run, write_trec_run
-from gsr.store import cache_dir, cached_file, clean_stale_staging, content_key, file_version_key
-from gsr.text import Analyzer, read_stopwords
+from gsr.store import cache_dir, cached_file, clean_stale_staging, content_key, fast_digest, file_version_key
+from gsr.text import Analyzer, stopwords_of
 
 PERFECT, RANDOM = "perfect", "random"
+DEBIAS_VERSION = 2  # bump when debiasing changes its output (2: rows without a gender component keep their bits)
 
 
 def log(message: str) -> None:
@@ -76,8 +77,9 @@ class Experiment:
         self.progress = progress
         self.reused: list[str] = []
         self.timings: dict[str, float] = {}
-        self.analyzer = Analyzer(read_stopwords(config.stopwords)) if config.stopwords else Analyzer()
+        self.analyzer = Analyzer(stopwords_of(config.stopwords), exclusion=config.exclusion)
         self._embeddings: dict[str, LoadedEmbedding] = {}
+        self._unit_embeddings: dict[str, LoadedEmbedding] = {}
         self._shared: dict[str, object] = {}
         self._collection: Collection | None = None
 
@@ -127,7 +129,28 @@ class Experiment:
         return self.shared("document statistics", build)
 
     def embedding(self, name: str) -> LoadedEmbedding:
-        """A named embedding of the config: loaded, trained on the collection or debiased, with its version key."""
+        """The vectors systems retrieve with: every row unit-normalised, as debiaswe normalises on load.
+
+        Debiased embeddings have unit rows already; a regular one is normalised once (debias.unit_normalised, the
+        first step of debiasing alone, bit for bit) and cached, so a regular system and its debiased variants
+        differ only by debiasing, never by normalisation (Tables 2-3). GSR is measured with `source_embedding`.
+        """
+        source = self.source_embedding(name)
+        if self.config.embeddings[name].base is not None:
+            return source
+        if name not in self._unit_embeddings:
+            from debias import unit_normalised
+            from embeddings.loading import cached_embedding
+
+            key = "unit-" + content_key(source.key)
+            with self.step(f"embedding {name} (unit rows)"):
+                kv = cached_embedding(key, lambda: unit_normalised(source.kv))
+            self._unit_embeddings[name] = LoadedEmbedding(name, kv, key)
+        return self._unit_embeddings[name]
+
+    def source_embedding(self, name: str) -> LoadedEmbedding:
+        """A named embedding of the config as its source gives it: loaded, trained on the collection or debiased,
+        with its version key. GSR is measured with these vectors, and debiasing starts from them."""
         if name not in self._embeddings:
             spec = self.config.embeddings[name]
             with self.step(f"embedding {name}"):
@@ -149,16 +172,21 @@ class Experiment:
     def _debiased(self, spec) -> tuple[object, str]:
         """A debiased copy of another named embedding, computed once and cached (memory-mapped) like any other."""
         from debias import METHODS
+        from debias.words import DEBIASWE_FILES, DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE
         from embeddings.loading import cached_embedding
 
-        base = self.embedding(spec.base)
+        base = self.source_embedding(spec.base)
         lists = dict(self.config.debias_lists)
         if self.config.definitional and "definitional" not in lists:
             lists["definitional"] = self.config.definitional
-        options = {"definitional_pairs": lists.get("definitional")}
+        options = {"definitional_pairs": lists.get("definitional"), "lists": self.config.debias_list_set}
         if spec.debias == "regular":
             options.update(gender_specific=lists.get("gender_specific"), equalize_pairs=lists.get("equalize"))
-        key = "debiased-" + content_key(base.key, spec.debias, {k: file_version_key(Path(v)) for k, v in lists.items()})
+        # the default list files are part of the key, so editing a default list never serves a stale embedding
+        defaults = [*DEBIASWE_FILES.values(), DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE]
+        key = "debiased-" + content_key(base.key, spec.debias, self.config.debias_list_set,
+                                        {k: file_version_key(Path(v)) for k, v in lists.items()},
+                                        [fast_digest(p) for p in defaults], DEBIAS_VERSION)
         return cached_embedding(key, lambda: METHODS[spec.debias](**options).fit_transform(base.kv)), key
 
     def upstream(self, system: SystemSpec) -> SystemSpec:
@@ -171,8 +199,10 @@ class Experiment:
         system_type = SYSTEMS.get(system.model)
         embedding_key = self.embedding(system.embedding).key if system.embedding else None
         upstream = self.system_key(self.upstream(system)) if system.rerank else None
+        # systems with an embedding read the collection through GSR's analyzer, so its stop list is part of the key
+        stopwords = sorted(self.analyzer.stopwords) if system_type.needs_embedding else None
         return content_key(collection.key, sorted(collection.queries.items()), system.model, system.params,
-                           embedding_key, self.config.depth, upstream, system_type.version)
+                           embedding_key, self.config.depth, upstream, system_type.version, stopwords)
 
     def system_run(self, system: SystemSpec) -> Run:
         """The system's run, from the cache when this exact (collection, queries, settings, embedding) was run."""
@@ -206,7 +236,7 @@ class Experiment:
             effectiveness = {name: evaluate_run(run, collection.qrels, measures, judged) for name, run in runs.items()}
         reports, per_system, genderedness = {}, {}, {}
         for name in config.measuring:
-            embedding = self.embedding(name)
+            embedding = self.source_embedding(name)
             with self.step(f"GSR ({name})"):
                 pairs = None
                 if config.definitional:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -180,14 +180,18 @@ class GSR:
     lexicon: a GenderLexicon (g of each word; see embeddings.gender_lexicon).
     cutoff: "relevant" (top-K with K = number of relevant documents, §4.2.2; needs qrels), an int, or None.
     tie_scores: documents with equal scores (or grades) share their rank's weight in Eq. 2.
+    exclusion: which document words g_q(d) leaves out as query terms, 'exact', 'lemma' or 'stem' (gsr.text.Analyzer);
+        default: the analyzer's ('lemma' for the default analyzer).
     """
 
     def __init__(self, lexicon, analyzer: Analyzer | None = None, cutoff: str | int | None = "relevant",
-                 tie_scores: bool = True, random_seed: int = 0):
+                 tie_scores: bool = True, random_seed: int = 0, exclusion: str | None = None):
         if not (cutoff is None or cutoff == "relevant" or (isinstance(cutoff, int) and cutoff > 0)):
             raise ValueError(f"cutoff must be 'relevant', a positive integer or None, not {cutoff!r}")
         self.lexicon = lexicon
         self.analyzer = analyzer or default_analyzer()
+        if exclusion is not None:
+            self.analyzer = replace(self.analyzer, exclusion=exclusion)
         self.cutoff = cutoff
         self.tie_scores = tie_scores
         self.random_seed = random_seed

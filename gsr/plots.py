@@ -189,7 +189,8 @@ def plot_parity_agreement(agreement, path) -> Path:
         draw_fit_line(ax, share[keep], gsr[keep], lw=1.2)
     ax.axvline(50, color="#bbbbbb", lw=0.7, zorder=0)
     ax.axhline(0, color="#bbbbbb", lw=0.7, zorder=0)
-    ax.set_xlabel("stereotypical documents among retrieved ones (%)")
+    definition = "census majority" if getattr(agreement, "stereotype", "polarity") == "census" else "polarity of g(q)"
+    ax.set_xlabel(f"stereotypical documents ({definition}) among retrieved ones (%)")
     ax.set_ylabel("GSR")
     ax.set_title(f"r = {agreement.pearson_r:.2f} over {agreement.n_solutions:,} solutions; {len(gsr):,} shown",
                  fontsize=10)

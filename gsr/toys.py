@@ -105,6 +105,11 @@ def _gendered(toy: ToyCollection, lexicon, analyzer: Analyzer | None):
     return DocumentStats.build(toy.documents.items(), analyzer, n_jobs=1).gendered(lexicon, analyzer)
 
 
+# What makes a retrieved document stereotypical in Fig. 5: its genderedness has the polarity of g(q) (§3.5, the
+# paper's definition, the default), or it matches the job's census majority (Table A.7), as engine S returns.
+STEREOTYPE_DEFINITIONS = ("polarity", "census")
+
+
 @dataclass
 class ParityAgreement:
     """Fig. 5: GSR against the share of stereotypical documents over every reasonable solution."""
@@ -113,22 +118,34 @@ class ParityAgreement:
     n_solutions: int
     sample_gsr: np.ndarray
     sample_share: np.ndarray
+    stereotype: str = "polarity"
+    disagreeing: tuple[str, ...] = ()  # queries whose census-stereotypical document is not of g(q)'s polarity
+
+
+def same_polarity(g_query: float, g_documents: np.ndarray) -> np.ndarray:
+    """§3.5: a document is stereotypical for a query when g_q(d) has the same (non-zero) sign as g(q)."""
+    return np.sign(np.asarray(g_documents, dtype=np.float64)) * np.sign(g_query) > 0
 
 
 def parity_agreement(toy: ToyCollection, lexicon, analyzer: Analyzer | None = None, sample: int = 3000,
-                     seed: int = 0) -> ParityAgreement:
+                     seed: int = 0, stereotype: str = "polarity") -> ParityAgreement:
     """§3.5 / Fig. 5: Pearson r between GSR and the stereotypical share, over all 3^N reasonable solutions.
 
-    A reasonable solution returns, for each query, its stereotypical document, its counter-stereotypical
-    one, or both (tied). GSR is linear in the g_q(L), m = Σ_i c_i y_i with c_i = (x_i − μ)/(N σ²), and the
-    share depends only on the counts, so a dynamic programme over (stereotypical, retrieved) counts gives
-    the exact moments of all 3^N solutions; a seeded sample of solutions is kept for the plot.
+    A reasonable solution returns, for each query, its census-stereotypical document, its census-counter-
+    stereotypical one, or both (tied). Of the retrieved documents, the stereotypical ones are those whose g_q(d)
+    has the polarity of g(q) (stereotype='polarity', §3.5's definition) or, with stereotype='census', the census
+    majority's. GSR is linear in the g_q(L), m = Σ_i c_i y_i with c_i = (x_i − μ)/(N σ²), and the share depends
+    only on the counts, so a dynamic programme over (stereotypical, retrieved) counts gives the exact moments of
+    all 3^N solutions; a seeded sample of solutions is kept for the plot.
     """
+    if stereotype not in STEREOTYPE_DEFINITIONS:
+        raise ValueError(f"stereotype must be one of {', '.join(STEREOTYPE_DEFINITIONS)}, not {stereotype!r}")
     gendered = _gendered(toy, lexicon, analyzer)
     analyzer = gendered.analyzer
     index = gendered.stats.doc_index
-    options = []  # per query: [(stereotypical docs, retrieved docs, g_q(L))] for S only, CS only, both
+    options = []  # per query: [(stereotypical docs, retrieved docs, g_q(L))] for census S only, CS only, both
     x = []
+    disagreeing = []
     for qid in sorted(toy.queries):
         terms = analyzer.tokens(toy.queries[qid])
         g_query = query_genderedness(terms, lexicon)
@@ -138,9 +155,15 @@ def parity_agreement(toy: ToyCollection, lexicon, analyzer: Analyzer | None = No
         g_s = gendered.query_document_genderedness(terms, np.array([index[d] for d in stereo]))
         g_c = gendered.query_document_genderedness(terms, np.array([index[d] for d in counter]))
         both = np.concatenate([g_s, g_c])
-        options.append([(len(stereo), len(stereo), float(np.nanmean(g_s))),
-                        (0, len(counter), float(np.nanmean(g_c))),
-                        (len(stereo), len(stereo) + len(counter), float(np.nanmean(both)))])
+        if not same_polarity(g_query, g_s).all():
+            disagreeing.append(qid)
+        if stereotype == "polarity":
+            n_s, n_c = int(same_polarity(g_query, g_s).sum()), int(same_polarity(g_query, g_c).sum())
+        else:
+            n_s, n_c = len(stereo), 0
+        options.append([(n_s, len(stereo), float(np.nanmean(g_s))),
+                        (n_c, len(counter), float(np.nanmean(g_c))),
+                        (n_s + n_c, len(stereo) + len(counter), float(np.nanmean(both)))])
         x.append(g_query)
     x = np.array(x)
     n = len(x)
@@ -175,7 +198,7 @@ def parity_agreement(toy: ToyCollection, lexicon, analyzer: Analyzer | None = No
     ys = np.array([[options[i][k][2] for i, k in enumerate(row)] for row in picks])
     stereo_docs = np.array([[options[i][k][0] for i, k in enumerate(row)] for row in picks]).sum(axis=1)
     retrieved = np.array([[options[i][k][1] for i, k in enumerate(row)] for row in picks]).sum(axis=1)
-    return ParityAgreement(float(r), 3**n, ys @ c, stereo_docs / retrieved)
+    return ParityAgreement(float(r), 3**n, ys @ c, stereo_docs / retrieved, stereotype, tuple(disagreeing))
 
 
 

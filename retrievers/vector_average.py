@@ -33,7 +33,9 @@ class VectorAverageRetriever:
     """Bag-of-embeddings ranking: text vector = Σ weight(w)·v(w) / Σ weight(w) over in-vocabulary words, cosine score.
 
     weighting "add": weight 1 (w2v_add, ftt_add); "si": weight −log p(w) estimated on the collection (w2v_si).
-    Word vectors are used as stored (not unit-normalised), as in Vulić & Moens' additive model. With a
+    Word vectors are used as given; the harness gives unit-normalised ones (experiments.runner.Experiment.embedding),
+    so that a regular system and its debiased variants (unit rows, as debiaswe writes them) differ only by
+    debiasing. With a
     `cache_key`, the document vectors are cached (gsr.store.cached_file: verified before reuse, rebuilt when
     corrupt) and memory-mapped.
     """

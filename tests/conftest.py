@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
 
 from gsr import GenderLexicon
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# ../shared/data beside the repository (GSR_SHARED_DATA overrides it, e.g. for a checkout elsewhere)
+SHARED_DATA = Path(os.environ.get("GSR_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 ROBUST04_TOPICS = SHARED_DATA / "robust04" / "topics.robust04.txt"
+NLTK_DATA = SHARED_DATA / "nltk_data"
 
 
 @pytest.fixture(autouse=True)
@@ -43,3 +46,12 @@ def glove_lexicon(tmp_path_factory):
     from embeddings import gender_lexicon, load_embedding
 
     return gender_lexicon(load_embedding("glove-6b-50d"), name="glove-6b-50d")
+
+
+@pytest.fixture
+def nltk_data(monkeypatch) -> Path:
+    """NLTK_DATA pointed at the shared NLTK corpora (names, stopwords); skipped where they are absent."""
+    if not (NLTK_DATA / "corpora" / "names.zip").exists() or not (NLTK_DATA / "corpora" / "stopwords.zip").exists():
+        pytest.skip(f"NLTK's names and stopwords corpora are not available at {NLTK_DATA} (shared reference data)")
+    monkeypatch.setenv("NLTK_DATA", str(NLTK_DATA))
+    return NLTK_DATA

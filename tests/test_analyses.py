@@ -14,21 +14,18 @@ import pytest
 from scipy import stats
 
 from experiments.analyses import (
-    GENDERED_ENTITIES,
     PAPER_GAP_BIN_EDGES,
     AnalysisError,
     delta_gap,
-    document_intrinsic_gender,
     favoured_share_by_bin,
+    gap_difference,
     gender_gap,
-    gendered_mention_words,
     kendall_tau_distance,
-    load_first_names,
-    load_gendered_entities,
     query_genderedness_agreement,
     rank_change_by_genderedness,
     system_ranking_agreement,
 )
+from gsr.labels import MentionWords, load_gendered_entities
 from experiments.analyses import plot_gap_shares, plot_rank_change, plot_reliability
 
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "papers" / "gsr-fabris-et-al.md"
@@ -198,16 +195,6 @@ def test_agreement_degenerate_input():
 
 # ---------------------------------------------------------------- word lists
 
-def test_gendered_entities_file_properties():
-    female, male = load_gendered_entities()
-    assert len(female) > 70 and len(male) > 80
-    assert not female & male
-    assert all(w == w.lower() and w == w.strip() for w in female | male)
-    assert {"she", "her", "woman", "aunt", "queen", "mrs"} <= female
-    assert {"he", "his", "man", "uncle", "king", "mr"} <= male
-    assert "pregnancy" not in female  # the paper keeps only words that refer to a person
-
-
 def _appendix_b(which: str) -> list[str]:
     text = PAPER.read_text(encoding="utf-8")
     heading = f"### Words associated with {which} entities:"
@@ -226,77 +213,36 @@ def test_gendered_entities_cover_appendix_b():
     assert female == set(paper_female) and male == set(paper_male)
 
 
-def test_gendered_entities_bad_files(tmp_path):
-    both = tmp_path / "both.json"
-    both.write_text(json.dumps({"female": ["queen", "Guy"], "male": ["guy"]}))
-    with pytest.raises(AnalysisError, match="'guy' is listed as both"):
-        load_gendered_entities(both)
-    missing = tmp_path / "missing.json"
-    missing.write_text(json.dumps({"female": ["queen"]}))
-    with pytest.raises(AnalysisError, match="'male' must be a list"):
-        load_gendered_entities(missing)
-    broken = tmp_path / "broken.json"
-    broken.write_text('{"female": [\n"queen",\n}')
-    with pytest.raises(AnalysisError, match=r"broken.json:3: invalid JSON"):
-        load_gendered_entities(broken)
-    with pytest.raises(AnalysisError, match="no such file"):
-        load_gendered_entities(tmp_path / "absent.json")
-    assert json.loads(GENDERED_ENTITIES.read_text())["female"]
-
-
-def test_first_names_follow_the_census_files():
-    import importlib.resources
-
-    female, male = load_first_names()
-    assert len(female) > 4000 and len(male) > 1000
-    assert not female & male
-    assert all(n.islower() and n.isalpha() for n in female | male)
-    folder = importlib.resources.files("names")
-    raw = {}
-    for sex in ("female", "male"):
-        rows = (folder / f"dist.{sex}.first").read_text().split("\n")
-        raw[sex] = {r.split()[0].lower(): float(r.split()[1]) for r in rows if r.strip()}
-    shared = set(raw["female"]) & set(raw["male"])
-    assert shared and "james" in shared and "mary" in shared
-    for name in shared:
-        f, m = raw["female"][name], raw["male"][name]
-        assert (name in female) == (f > m) and (name in male) == (m > f)
-    assert "mary" in female and "james" in male
-    assert set(raw["female"]) - shared <= female and set(raw["male"]) - shared <= male
-
-
-def test_mention_words_let_entities_win_over_names():
-    female, male = gendered_mention_words()
-    assert not female & male
-    assert "man" in male and "pa" in male and "ma" in female  # census: man, pa female names; ma a male one
-    assert "mary" in female and "john" in male
-    entity_female, entity_male = gendered_mention_words(names=False)
-    assert entity_female == load_gendered_entities()[0] and entity_male == load_gendered_entities()[1]
-
-
 # ---------------------------------------------------------------- Fig. 12
 
-def test_document_intrinsic_gender_counts_every_mention():
-    female, male = frozenset({"she", "her", "mary"}), frozenset({"he", "his", "john"})
-    assert document_intrinsic_gender("he said his wife mary".split(), female, male) == "male"
-    assert document_intrinsic_gender("she told her son he".split(), female, male) == "female"
-    assert document_intrinsic_gender("he and she".split(), female, male) == "neutral"
-    assert document_intrinsic_gender("the report".split(), female, male) == "neutral"
-    assert document_intrinsic_gender([], female, male) == "neutral"
-
-
-def test_gender_gap_smoothing_and_edge_cases():
+def test_gender_gap_ratio_add_one_and_edge_cases():
     labels = ["male", "male", "female", "neutral", "male"]
-    assert gender_gap(labels) == pytest.approx((3 + 1) / (1 + 1))
-    assert gender_gap(labels, smoothing=0) == pytest.approx(3.0)
-    assert gender_gap(["male", "neutral"]) == pytest.approx(2.0)  # f = 0: (1 + 1) / (0 + 1)
-    assert gender_gap(["male", "neutral"], smoothing=0) is None
-    assert gender_gap(["neutral"]) == pytest.approx(1.0)
+    assert gender_gap(labels) == pytest.approx(3.0)  # the paper's m/f
+    assert gender_gap(labels, rule="add-one") == pytest.approx((3 + 1) / (1 + 1))
+    assert gender_gap(["male", "neutral"]) == math.inf  # f = 0 < m: only male documents among the gendered ones
+    assert gender_gap(["male", "neutral"], rule="add-one") == pytest.approx(2.0)
+    assert gender_gap(["neutral"]) is None and gender_gap(["neutral"], rule="add-one") == pytest.approx(1.0)
     assert gender_gap([]) is None
     with pytest.raises(AnalysisError, match="unknown label 'man'"):
         gender_gap(["man"])
-    with pytest.raises(AnalysisError, match="smoothing"):
-        gender_gap(["male"], smoothing=-1)
+    with pytest.raises(AnalysisError, match="rule must be one of ratio, add-one"):
+        gender_gap(["male"], rule="smooth")
+
+
+@pytest.mark.parametrize("system, perfect, ratio, add_one", [
+    ((2, 1), (1, 1), 2 - 1, 3 / 2 - 1),                        # both defined: m/f − m/f
+    ((0, 2), (1, 3), 0 - 1 / 3, 1 / 3 - 2 / 4),
+    ((2, 0), (1, 1), math.inf, 3 / 1 - 1),                      # only the system has f = 0: more male
+    ((1, 1), (3, 0), -math.inf, 1 - 4 / 1),                     # only the perfect engine has f = 0: fewer male
+    ((3, 0), (1, 0), math.inf, 4 - 2),                          # both f = 0: the sign of m_sys − m_P
+    ((1, 0), (3, 0), -math.inf, 2 - 4),
+    ((2, 0), (2, 0), 0.0, 0.0),
+    ((0, 0), (0, 0), 0.0, 0.0),                                 # neither list has a gendered document
+    ((0, 0), (1, 2), None, 1 - 2 / 3),                          # only one has: undefined under the ratio
+])
+def test_gap_difference_by_hand(system, perfect, ratio, add_one):
+    assert gap_difference(system, perfect) == (ratio if ratio is None or math.isinf(ratio) else pytest.approx(ratio))
+    assert gap_difference(system, perfect, "add-one") == pytest.approx(add_one)
 
 
 TEXTS = {
@@ -304,43 +250,70 @@ TEXTS = {
     "f1": "She met her aunt.", "f2": "The queen and her daughters.",
     "n1": "Budget figures fell sharply.", "n2": "He and she argued.",
 }
-FEMALE_WORDS = frozenset({"she", "her", "aunt", "queen", "daughters"})
-MALE_WORDS = frozenset({"he", "his", "brother", "mr", "son"})
+WORDS = MentionWords(female_entities=frozenset({"she", "her", "aunt", "queen", "daughters"}),
+                     male_entities=frozenset({"he", "his", "brother", "mr", "son"}))
+
+
+def _rules_agree(delta, expected: dict):
+    assert set(delta.values) == set(expected)
+    for qid, value in expected.items():
+        assert delta.values[qid] == (value if math.isinf(value) else pytest.approx(value)), qid
 
 
 def test_delta_gap_by_hand():
-    perfect = _run({"q1": ["m1", "f1", "n1"], "q2": ["f1", "f2"], "q3": ["m1"], "q4": ["n1"]})
-    system = _run({"q1": ["m1", "m2", "f1", "f2"], "q2": ["f2", "n2", "m2"], "q3": [], "q9": ["m1"]})
-    cutoff = {"q1": 3, "q2": 2, "q3": 1}
-    delta = delta_gap(system, perfect, TEXTS, cutoff, female=FEMALE_WORDS, male=MALE_WORDS)
-    # q1: system top 3 = m, m, f -> (2+1)/(1+1) = 1.5; perfect m, f, n -> (1+1)/(1+1) = 1.
-    # q2: system top 2 = f, n -> 1/2; perfect f, f -> 1/3.
-    assert delta.values == pytest.approx({"q1": 0.5, "q2": 1 / 2 - 1 / 3})
+    perfect = _run({"q1": ["m1", "f1", "n1"], "q2": ["f1", "f2"], "q3": ["m1"], "q4": ["n1"], "q5": ["f1", "n1"],
+                    "q6": ["m1"]})
+    system = _run({"q1": ["m1", "m2", "f1", "f2"], "q2": ["f2", "n2", "m2"], "q3": [], "q5": ["m1", "m2"],
+                   "q6": ["n1"], "q9": ["m1"]})
+    cutoff = {"q1": 3, "q2": 2, "q3": 1, "q5": 2, "q6": 1}
+    delta = delta_gap(system, perfect, TEXTS, cutoff, WORDS)
+    # q1: system top 3 = m, m, f -> 2/1; perfect m, f, n -> 1/1.  q2: system f, n -> 0/1; perfect f, f -> 0/2.
+    # q5: system m, m -> f = 0 < m: +inf; perfect f, n -> 0.  q6: system n, perfect m: no gendered document in one.
+    _rules_agree(delta, {"q1": 1.0, "q2": 0.0, "q5": math.inf})
     assert delta.counts["q1"] == {"system": (2, 1), "perfect": (1, 1)}
-    assert delta.skipped == {"no_cutoff": ["q4"], "nothing_retrieved": ["q3"], "not_in_perfect": ["q9"]}
-    whole = delta_gap(system, perfect, TEXTS.__getitem__, 10, female=FEMALE_WORDS, male=MALE_WORDS)
-    assert whole.values["q1"] == pytest.approx((2 + 1) / (2 + 1) - 1.0)
+    assert delta.zero_female == ["q5"]
+    assert delta.skipped == {"no_cutoff": ["q4"], "nothing_retrieved": ["q3"], "no_gendered_document": ["q6"],
+                             "not_in_perfect": ["q9"]}
+    assert delta.to_dict()["values"]["q5"] == "+inf" and delta.to_dict()["rule"] == "ratio"
+    smoothed = delta_gap(system, perfect, TEXTS.__getitem__, cutoff, WORDS, rule="add-one")
+    _rules_agree(smoothed, {"q1": 3 / 2 - 2 / 2, "q2": 1 / 2 - 1 / 3, "q5": 3 / 1 - 1 / 2, "q6": 1 - 2})
+    assert smoothed.zero_female == [] and "no_gendered_document" not in smoothed.skipped
 
 
-def test_delta_gap_default_words_and_tokenizer_keep_pronouns():
-    perfect, system = _run({"q1": ["n1"]}), _run({"q1": ["m1"]})
-    delta = delta_gap(system, perfect, TEXTS, 1)
-    assert delta.values["q1"] == pytest.approx(2.0 - 1.0)
-    # Lowercased tokens cannot tell the name Rose from the verb: a known limit of name lists (documented).
-    rose = delta_gap(system, perfect, {**TEXTS, "n1": "Prices rose."}, 1)
-    assert rose.values["q1"] == pytest.approx(2.0 - 0.5)
+def test_delta_gap_default_words_label_with_gsr_labels():
+    perfect, system = _run({"q1": ["n1", "f1"]}), _run({"q1": ["m1", "f1"]})
+    delta = delta_gap(system, perfect, TEXTS, 2)
+    assert delta.values["q1"] == pytest.approx(1.0 - 0.0)
+    # lowercase 'rose' is never a name; 'Rose', capitalised, is a female one
+    rose = delta_gap(system, perfect, {**TEXTS, "n1": "Prices rose."}, 2)
+    assert rose.values["q1"] == pytest.approx(1.0)
+    named = delta_gap(system, perfect, {**TEXTS, "n1": "Rose spoke."}, 2)
+    assert named.counts["q1"]["perfect"] == (0, 2)
+
+
+def test_fig12_note_names_the_lists_the_rule_and_how_often_it_was_needed():
+    from experiments.analyses import DeltaGap, IntrinsicGender
+
+    result = IntrinsicGender({"w2v_add": DeltaGap(zero_female=["q1", "q7"]), "BM25": DeltaGap()}, {}, "ratio", "nltk")
+    note = result.note()
+    assert "NLTK's names corpus" in note and "Queries that needed this rule: w2v_add 2, BM25 0." in note
+    assert result.to_dict()["names"] == "nltk" and result.to_dict()["rule"] == "ratio"
+    census = IntrinsicGender({}, {}, "add-one", "census").note()
+    assert "census" in census and "(m + 1)/(f + 1)" in census
 
 
 def test_delta_gap_bad_input():
     perfect, system = _run({"q1": ["m1"]}), _run({"q1": ["zz"]})
     with pytest.raises(AnalysisError, match="no text for document zz"):
-        delta_gap(system, perfect, TEXTS, 1, female=FEMALE_WORDS, male=MALE_WORDS)
+        delta_gap(system, perfect, TEXTS, 1, WORDS)
     with pytest.raises(AnalysisError, match="shares no query"):
-        delta_gap(_run({"x": ["m1"]}), perfect, TEXTS, 1, female=FEMALE_WORDS, male=MALE_WORDS)
+        delta_gap(_run({"x": ["m1"]}), perfect, TEXTS, 1, WORDS)
     with pytest.raises(AnalysisError, match="system run is empty"):
         delta_gap({}, perfect, TEXTS, 1)
     with pytest.raises(AnalysisError, match="perfect run is empty"):
         delta_gap(system, {}, TEXTS, 1)
+    with pytest.raises(AnalysisError, match="rule must be"):
+        delta_gap(system, perfect, TEXTS, 1, WORDS, rule="plus-one")
 
 
 def test_favoured_share_by_paper_bins():
@@ -359,6 +332,8 @@ def test_favoured_share_by_paper_bins():
             assert row["male"] + row["female"] + row["neither"] == pytest.approx(1.0)
     loose = favoured_share_by_bin(delta, g, eps=0.25)
     assert loose[1]["n_neither"] == 1
+    infinite = favoured_share_by_bin({"a": math.inf, "b": -math.inf, "c": math.nan}, {"a": 0.0, "b": 0.0, "c": 0.0})
+    assert (infinite[3]["n"], infinite[3]["n_male"], infinite[3]["n_female"]) == (2, 1, 1)  # NaN is left out
 
 
 def test_favoured_share_by_bin_count():

@@ -37,7 +37,11 @@ def test_validate_json_contract(glove_lexicon, capsys):
     for toy in ("toy1", "toy2"):
         assert out[toy]["S"] > 0 and out[toy]["CS"] == pytest.approx(-out[toy]["S"])
         assert out[toy]["N"] == pytest.approx(0, abs=1e-12)
-    assert out["toy1"]["parity_r"] > 0
+    assert out["toy1"]["parity_r"] == pytest.approx(0.856, abs=0.001) and out["toy1"]["parity_stereotype"] == "polarity"
+    assert sorted(out["toy1"]["parity_disagreeing"]) == ["firefighter", "roofer", "secretary", "welder"]
+    assert main(["validate", "--json", "--stereotype", "census"]) == 0
+    census = json.loads(capsys.readouterr().out)["toy1"]
+    assert census["parity_stereotype"] == "census" and census["parity_r"] == pytest.approx(0.650, abs=0.001)
 
 
 def test_validate_table_and_plots(glove_lexicon, tmp_path, capsys):
@@ -85,6 +89,23 @@ def test_score_table_reports_unknown_documents(glove_lexicon, tmp_path, capsys):
     assert "1 retrieved document ids are not in" in capsys.readouterr().out
     assert main(args + ["--strict"]) == 2
     assert "ghost retrieved for query q2 is not in the collection" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("exclusion, kept", [
+    ("lemma", ["labor"]),            # the default: women is the query's word, woman its lemma's other form
+    ("stem", ["woman", "labor"]),    # Snowball stems women and woman apart
+    ("exact", ["woman", "labor"]),
+])
+def test_score_exclusion_modes(glove_lexicon, tmp_path, capsys, exclusion, kept):
+    (tmp_path / "docs.jsonl").write_text(json.dumps({"id": "d", "contents": "The woman and the women: labor."}) + "\n")
+    (tmp_path / "topics.tsv").write_text("q1\twomen\nq2\tlabor\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 d 1 1.0 t\nq2 Q0 d 1 1.0 t\n")
+    args = ["score", "--run", str(tmp_path / "run.txt"), "--topics", str(tmp_path / "topics.tsv"), "--docs",
+            str(tmp_path / "docs.jsonl"), "--cutoff", "none", "--jobs", "1", "--json", "--exclusion", exclusion]
+    assert main(args) == 0
+    per_query = {q["qid"]: q for q in json.loads(capsys.readouterr().out)["per_query"]}
+    expected = sum(glove_lexicon.get(w) for w in kept) / len(kept)
+    assert per_query["q1"]["g_list"] == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize("content, message", [

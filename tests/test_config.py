@@ -59,6 +59,9 @@ def test_lexical_defaults_are_the_papers():
     (_with(debias={"variants": ["soft"]}), "debias.variants 'soft' is unknown"),
     (_with(debias={"systems": ["BM25"]}), "debias.systems 'BM25' is not a system with an embedding"),
     (_with(debias={"method": "hard"}), "unknown key 'debias.method'"),
+    (_with(debias={"lists": "bolukbasi"}), "debias.lists must be one of debiaswe, project, not 'bolukbasi'"),
+    (_with(gsr={"measuring": ["glove"], "exclusion": "porter"}), "gsr.exclusion must be one of exact, lemma, stem"),
+    (_with(analyses={"gap": "smoothed"}), "analyses.gap must be one of ratio, add-one"),
     (_with(analyses={"kendall": True}), "unknown key 'analyses.kendall'"),
     (_with(systems=[{"name": "B", "model": "bm25"}, {"name": "D", "model": "drmm", "embedding": "glove",
                                                        "rerank": "QLM"}]), "D.rerank 'QLM' is not a system"),
@@ -67,6 +70,33 @@ def test_mistakes_name_the_key(raw, message):
     with pytest.raises(ConfigError) as err:
         parse_config(raw)
     assert message in str(err.value)
+
+
+def test_paper_choices_have_the_papers_defaults_and_named_options(tmp_path):
+    config = parse_config(_with())
+    assert (config.exclusion, config.stopwords, config.debias_list_set) == ("lemma", None, "debiaswe")
+    assert config.analyses["intrinsic_gender"]["gap"] == "ratio"
+    chosen = parse_config(_with(gsr={"measuring": ["glove"], "exclusion": "stem", "stopwords": "sklearn"},
+                                debias={"lists": "project"}, analyses={"gap": "add-one"}), tmp_path / "x.toml")
+    assert (chosen.exclusion, chosen.stopwords, chosen.debias_list_set) == ("stem", "sklearn", "project")
+    assert chosen.analyses["intrinsic_gender"]["gap"] == "add-one"
+    from_file = parse_config(_with(gsr={"stopwords": "stop.txt"}), tmp_path / "x.toml")
+    assert from_file.stopwords == tmp_path / "stop.txt"
+
+
+def test_robust04_config_is_the_whole_of_section_4_2():
+    config = load_config("robust04")
+    regular = [s for s in config.systems if s.variant == "regular"]
+    assert [(s.name, s.model) for s in regular] == [
+        ("BM25", "bm25"), ("QLM", "qld"), ("tf-idf", "tfidf"), ("w2v_add", "add"), ("w2v_si", "si"),
+        ("ftt_add", "add"), ("DRMM", "drmm"), ("MatchPyramid", "matchpyramid")]
+    assert {s.embedding for s in regular if s.model in ("drmm", "matchpyramid")} == {"w2v"}
+    assert all(s.params["depth"] == "auto" for s in regular if s.model in ("drmm", "matchpyramid"))
+    assert config.debias_variants == ["debiased", "strong"] and config.debias_list_set == "debiaswe"
+    assert len(config.systems) == 8 + 5 * 2  # every embedding system again, debiased and strong-debiased
+    assert config.measuring == ["w2v", "ftt"] and config.cutoff == "relevant" and config.baseline == "BM25"
+    assert set(config.analyses) == {"rank_change", "reliability", "intrinsic_gender"}
+    assert (config.exclusion, config.stopwords) == ("lemma", "nltk")
 
 
 def test_missing_or_invalid_files(tmp_path):

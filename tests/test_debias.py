@@ -24,14 +24,17 @@ from debias import (
     load_pair_list,
     load_word_list,
     neutralize,
+    unit_normalised,
 )
+from debias.words import DEBIASWE_FILES
 from debias.command import configure_parser, run
 from gsr.lexicon import case_variants
 from embeddings import DEFAULT_DEFINITIONAL_PAIRS, EmbeddingError, load_embedding
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-DEBIASWE = SHARED / "data" / "debiaswe"
-PAPER = SHARED / "papers" / "gsr-fabris-et-al.md"
+from tests.conftest import SHARED_DATA
+
+DEBIASWE = SHARED_DATA / "debiaswe"
+PAPER = SHARED_DATA.parent / "papers" / "gsr-fabris-et-al.md"
 TOL = 1e-5
 DIM = 16
 
@@ -171,11 +174,14 @@ def test_regular_on_random_embedding():
     debiaser = HardDebias()
     out = debiaser.fit_transform(kv)
     assert np.array_equal(kv.vectors, before)  # input untouched
-    _check_regular(kv, out, debiaser)
+    _check_regular(kv, out, debiaser, variants=False)  # debiaswe's lists match words exactly, as debiaswe does
     assert abs(float(kv["nurse"] @ debiaser.direction_.vector)) > 0.5  # the check above had work to do
     equalized = set(debiaser.report(kv).equalized)
-    assert {("queen", "king"), ("Queen", "King"), ("aunt", "uncle"), ("actress", "actor")} <= equalized
+    assert {("king", "queen"), ("King", "Queen"), ("uncle", "aunt"), ("men", "women")} <= equalized
     assert out["queen"] @ debiaser.direction_.vector > 0 > out["king"] @ debiaser.direction_.vector
+    project = HardDebias(lists="project")
+    _check_regular(kv, project.fit_transform(kv), project)
+    assert ("actress", "actor") in project.report(kv).equalized
 
 
 def test_regular_case_variants_switch():
@@ -184,8 +190,22 @@ def test_regular_case_variants_switch():
     out = exact.fit_transform(kv)
     assert abs(out["Queen"] @ exact.direction_.vector) < TOL  # 'Queen' is not 'queen' when matching exactly
     assert abs(out["queen"] @ exact.direction_.vector) > 0.1
-    variants = HardDebias(gender_specific=["queen", "king", "she", "he"], equalize_pairs=[])
+    variants = HardDebias(gender_specific=["queen", "king", "she", "he"], equalize_pairs=[], case_variants=True)
     assert abs(variants.fit_transform(kv)["Queen"] @ variants.direction_.vector) > 0.1
+    assert HardDebias().fit(kv).case_variants_ is False and HardDebias(lists="project").fit(kv).case_variants_
+
+
+@pytest.mark.parametrize("case_variants, expected", [
+    (True, (("Catholic_priest", "nun"), ("catholic_priest", "nun"))),  # as written, then lower, Title, UPPER
+    (False, (("catholic_priest", "nun"),)),                            # debiaswe: lower, Title, UPPER only
+])
+def test_equalize_pairs_are_matched_form_by_form(case_variants, expected):
+    words = [f for f, _ in DEFAULT_DEFINITIONAL_PAIRS] + [m for _, m in DEFAULT_DEFINITIONAL_PAIRS]
+    words += ["Catholic_priest", "catholic_priest", "nun", "Nun"]
+    kv = _keyed(words, np.random.default_rng(0).normal(size=(len(words), DIM)))
+    debiaser = HardDebias(gender_specific=[], equalize_pairs=[("Catholic_priest", "nun")],
+                          case_variants=case_variants).fit(kv)
+    assert debiaser.report(kv).equalized == expected
 
 
 def test_strong_on_random_embedding():
@@ -237,12 +257,22 @@ def test_regular_on_glove(glove):
     debiaser = HardDebias()
     out = debiaser.fit_transform(glove)
     assert debiaser.direction_.explained_variance == pytest.approx(0.494, abs=0.01)
-    _check_regular(glove, out, debiaser)
+    _check_regular(glove, out, debiaser, variants=False)
     g = debiaser.direction_.vector
     assert abs(out["nurse"] @ g) < TOL < abs(glove["nurse"] @ g)
+    # the vocabulary of Robust04's most female topics stays gendered (debiaswe's list holds it; the project's did not)
     report = debiaser.report(glove)
+    equalized = {w for pair in report.equalized for w in pair}
+    for word in ("estrogen", "menopause", "womb", "feminism"):
+        before = float(glove[word] @ g) / np.linalg.norm(glove[word])
+        assert before > 0.1 and out[word] @ g > 0.1, word  # female before and after
+        if word not in equalized:  # estrogen is equalised with testosterone; the others are kept as they were
+            assert out[word] @ g == pytest.approx(before, abs=TOL), word
     assert report.n_words == 400_000 and report.dimensions == 50
-    assert 0 < len(report.missing_gender_specific) < 20  # e.g. hyphenated forms GloVe splits
+    # debiaswe's list is cased for word2vec (He, Lions, ...); GloVe is lowercase, so the capitalised forms are absent
+    specific = load_word_list(DEBIASWE_FILES["gender_specific"])
+    assert report.missing_gender_specific == tuple(w for w in specific if w not in glove.key_to_index)
+    assert len(report.equalized) == 43
 
 
 def test_strong_on_glove(glove):
@@ -252,33 +282,137 @@ def test_strong_on_glove(glove):
     assert np.abs(out.vectors @ debiaser.direction_.vector).max() < TOL
 
 
-def test_regular_on_glove_with_debiaswe_lists(glove):
-    debiaser = HardDebias(
-        definitional_pairs=_debiaswe("definitional_pairs.json"),
-        gender_specific=_debiaswe("gender_specific_full.json"),
-        equalize_pairs=_debiaswe("equalize_pairs.json"),
-        case_variants=False,  # debiaswe matches gender-specific words exactly
-    )
-    out = debiaser.fit_transform(glove)
-    assert len(debiaser.gender_specific_) == 1441 and len(debiaser.equalize_pairs_) == 52
-    _check_regular(glove, out, debiaser, variants=False)
+def debiaswe_debias(words: list[str], vectors: np.ndarray, definitional, gender_specific, equalize) -> np.ndarray:
+    """Bolukbasi et al.'s hard debiasing as their paper (§5, Alg. 1) and debiaswe's debias() describe it, written
+    afresh in float64: normalise every vector; the gender direction is the first principal component of the
+    definitional pairs' vectors centred on their pair means; every word not in the gender-specific list loses its
+    component along it; normalise again; then each equalize pair, in its lower-, Title- and UPPER-case forms present
+    in the vocabulary, is replaced by ν ± sqrt(1 − ‖ν‖²)·g, ν the pair mean without its gender component, the sign
+    following (a − b)·g; normalise again. Only deviation: a definitional word missing as written (GloVe has no
+    'Mary') is looked up in lowercase, where debiaswe would stop with a KeyError."""
+    from sklearn.decomposition import PCA
+
+    index = {w: i for i, w in enumerate(words)}
+    unit = vectors.astype(np.float64)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+
+    def v(word):
+        return unit[index[word] if word in index else index[word.lower()]]
+
+    rows = []
+    for a, b in definitional:
+        centre = (v(a) + v(b)) / 2
+        rows += [v(a) - centre, v(b) - centre]
+    g = PCA(n_components=10).fit(np.array(rows)).components_[0]
+    specific = set(gender_specific)
+    neutral = np.array([w not in specific for w in words])
+    unit[neutral] -= np.outer(unit[neutral] @ g, g) / (g @ g)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    candidates = {form for a, b in equalize for form in ((a.lower(), b.lower()), (a.title(), b.title()),
+                                                         (a.upper(), b.upper()))}
+    for a, b in sorted(candidates):
+        if a in index and b in index:
+            mean = (unit[index[a]] + unit[index[b]]) / 2
+            nu = mean - (mean @ g) * g
+            z = np.sqrt(1 - nu @ nu) * (1 if (unit[index[a]] - unit[index[b]]) @ g >= 0 else -1)
+            unit[index[a]], unit[index[b]] = nu + z * g, nu - z * g
+    return unit / np.linalg.norm(unit, axis=1, keepdims=True)
 
 
-# --------------------------------------------------------------------------- word lists
+@pytest.mark.slow
+def test_gsr_debias_regular_matches_debiaswe_on_glove(glove, tmp_path):
+    """`gsr debias --method regular` with no list options gives debiaswe's debias() output on GloVe 6B 50d."""
+    out = tmp_path / "debiased.bin"
+    assert run(_args("--out", str(out))) == 0
+    written = load_embedding(out, cache=False)
+    assert written.index_to_key == glove.index_to_key
+    lists = {name: (load_pair_list if name != "gender_specific" else load_word_list)(_debiaswe(file.name))
+             for name, file in DEBIASWE_FILES.items()}
+    expected = debiaswe_debias(glove.index_to_key, np.asarray(glove.vectors), lists["definitional"],
+                               lists["gender_specific"], lists["equalize"])
+    assert np.abs(written.vectors - expected).max() < 2e-6
 
 
-def test_default_lists():
-    assert default_definitional_pairs() is DEFAULT_DEFINITIONAL_PAIRS
-    pairs = default_equalize_pairs()
+def test_default_lists_are_debiaswes_own():
+    for name, copy in DEBIASWE_FILES.items():
+        assert copy.read_bytes() == _debiaswe(copy.name).read_bytes(), name
+    assert set(default_definitional_pairs()) == set(DEFAULT_DEFINITIONAL_PAIRS)
+    assert len(default_equalize_pairs()) == 52 and ("Catholic_priest", "nun") in default_equalize_pairs()
+    specific = default_gender_specific()
+    assert len(specific) == 1441 and {"estrogen", "menopause", "womb", "feminism", "He"} <= set(specific)
+    assert {"nurse", "doctor", "engineer", "homemaker"}.isdisjoint(specific)
+    license_text = (DEBIASWE_FILES["definitional"].parent / "LICENSE").read_text()
+    assert "MIT License" in license_text and "Copyright (c) 2016 Tolga" in license_text
+    with pytest.raises(WordListError, match="unknown word lists 'mine'"):
+        default_gender_specific("mine")
+
+
+def test_project_lists():
+    assert default_definitional_pairs("project") is DEFAULT_DEFINITIONAL_PAIRS
+    pairs = default_equalize_pairs("project")
     words = [w for pair in pairs for w in pair]
     assert len(words) == len(set(words)), "a word in two equalize pairs would be equalised twice"
-    specific = set(default_gender_specific())
+    specific = set(default_gender_specific("project"))
     assert set(words) <= specific
     assert {w for pair in DEFAULT_DEFINITIONAL_PAIRS for w in pair} <= specific
     assert {"nurse", "doctor", "engineer", "homemaker", "person"}.isdisjoint(specific)
+    assert {"womb", "feminism"}.isdisjoint(specific)  # Robust04's female topic words these lists neutralise
 
 
-def test_default_gender_specific_has_appendix_b():
+# --------------------------------------------------------------------------- like with like (Tables 2-3)
+
+
+def _zero_direction(debiaser, kv):
+    from embeddings.direction import GenderDirection
+
+    debiaser.fit(kv)
+    debiaser.direction_ = GenderDirection(np.zeros(kv.vector_size), 0.0)
+    return debiaser
+
+
+@pytest.mark.parametrize("debiaser", [
+    lambda kv: _zero_direction(StrongDebias(), kv),
+    lambda kv: _zero_direction(HardDebias(equalize_pairs=[]), kv),
+    lambda kv: HardDebias(gender_specific=list(kv.index_to_key), equalize_pairs=[]).fit(kv),  # nothing to neutralise
+])
+def test_debiasing_that_removes_nothing_changes_no_vector_and_no_run(debiaser):
+    """The regular systems retrieve with unit_normalised vectors, so a debiasing that removes nothing gives the very
+    same vectors, bit for bit, and so the same runs and neural inputs."""
+    from gsr.stats import DocumentStats
+    from gsr.text import Analyzer
+    from retrievers.neural import build_ranking_data
+    from retrievers.vector_average import VectorAverageRetriever
+
+    kv = _random_kv(9)
+    regular = unit_normalised(kv)
+    debiased = debiaser(kv).transform(kv)
+    assert regular.vectors.dtype == np.float32 and np.array_equal(regular.vectors, debiased.vectors)
+    rng = np.random.default_rng(3)
+    words = [w for w in kv.index_to_key if w.isalpha() and len(w) > 2]
+    docs = {f"d{i}": " ".join(rng.choice(words, 12)) for i in range(40)}
+    queries = {f"q{i}": " ".join(rng.choice(words, 2)) for i in range(6)}
+    analyzer = Analyzer(frozenset())
+    stats = DocumentStats.build(docs.items(), analyzer, n_jobs=1)
+    for weighting in ("add", "si"):
+        runs = [VectorAverageRetriever(v, stats, weighting, analyzer).search(queries, k=10) for v in (regular, debiased)]
+        assert runs[0] == runs[1]
+    candidates = {q: [(d, 1.0) for d in sorted(docs)[:10]] for q in queries}
+    qrels = {q: {"d0": 1} for q in queries}
+    inputs = [build_ranking_data(queries, docs, candidates, qrels, v, depth=10, tokenize=analyzer.tokens).digest()
+              for v in (regular, debiased)]
+    assert inputs[0] == inputs[1]
+
+
+def test_unit_normalised_is_the_first_step_of_debiasing():
+    kv = _random_kv(10)
+    unit = unit_normalised(kv, chunk_rows=7)
+    assert np.array_equal(unit.vectors, unit_normalised(kv).vectors)
+    _check_unit_rows(kv, unit)
+    assert np.allclose(unit.vectors, _unit(kv.vectors), atol=1e-7)
+    assert unit.index_to_key == kv.index_to_key
+
+
+def test_project_gender_specific_has_appendix_b():
     if not PAPER.exists():
         pytest.skip(f"the GSR paper is not available at {PAPER}")
     text = PAPER.read_text(encoding="utf-8").split("## Appendix B", 1)[1]
@@ -286,7 +420,7 @@ def test_default_gender_specific_has_appendix_b():
     assert len(lists) == 2
     appendix = {w.strip().rstrip(".") for line in lists for w in line.split(",")}
     assert len(appendix) >= 150  # 170 distinct words in the published appendix
-    assert appendix - set(default_gender_specific()) == set()
+    assert appendix - set(default_gender_specific("project")) == set()
 
 
 def test_debiaswe_formats_load():
@@ -352,6 +486,18 @@ def test_cli_round_trip(tmp_path, capsys, name):
     assert f"equalised {len(report.equalized)} pairs" in err and len(report.equalized) > 10
     assert "gender-specific words not in the vocabulary" in err
     assert [p.name for p in out.parent.iterdir()] == [name]  # no staging file left behind
+
+
+def test_cli_project_lists(tmp_path):
+    source = tmp_path / "embedding.txt"
+    kv = _random_kv(11)
+    kv.save_word2vec_format(str(source))
+    out = tmp_path / "project.txt"
+    assert run(_args("--embedding", str(source), "--lists", "project", "--out", str(out))) == 0
+    expected = HardDebias(lists="project").fit_transform(load_embedding(source))
+    assert np.allclose(load_embedding(out).vectors, expected.vectors, atol=1e-6)
+    assert not np.allclose(expected.vectors, HardDebias().fit_transform(load_embedding(source)).vectors, atol=1e-3)
+    assert _args("--out", str(out)).lists == "debiaswe"
 
 
 def test_cli_strong_and_custom_lists(tmp_path, capsys):

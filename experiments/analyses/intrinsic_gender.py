@@ -4,12 +4,9 @@ whether a system over-represents male or female documents compared with the perf
 from __future__ import annotations
 
 import bisect
-import importlib.resources
-import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -19,128 +16,88 @@ from experiments.registry import ANALYSES, AnalysisType
 from experiments.tables import write_table
 from gsr.baselines import relevant_counts
 from gsr.io import Run
+from gsr.labels import FEMALE, GENDERED_ENTITIES, LABELS, MALE, MentionWords, default_mention_words, intrinsic_gender
 from gsr.numeric import finite
 from gsr.params import Param, ParamError
 from gsr.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
 
-FEMALE, MALE, NEUTRAL = "female", "male", "neutral"
-GENDERED_ENTITIES = Path(__file__).resolve().parents[1] / "wordlists" / "gendered_entities.json"
 # Inner edges of the g(q) bins of Fig. 12: the paper names an outer bin g(q) < -0.1 and one with g(q) > 0.1; the
 # 0.05-wide bins in between are our reconstruction (bins are [low, high), the outer ones open-ended).
 PAPER_GAP_BIN_EDGES = (-0.1, -0.05, 0.0, 0.05, 0.1)
+# gap(q): the paper's m(q)/f(q) ("ratio", with the rule below for f(q) = 0), or the add-one smoothed (m + 1)/(f + 1).
+GAP_RULES = ("ratio", "add-one")
 
 
-def load_gendered_entities(path: str | Path | None = None) -> tuple[frozenset[str], frozenset[str]]:
-    """Appendix B: (female, male) words naming gendered entities, lowercased, from a JSON file with those two lists."""
-    path = Path(path) if path is not None else GENDERED_ENTITIES
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise AnalysisError(f"{path}: no such file") from None
-    except json.JSONDecodeError as err:
-        raise AnalysisError(f"{path}:{err.lineno}: invalid JSON ({err.msg})") from None
-    lists = []
-    for key in (FEMALE, MALE):
-        words = data.get(key) if isinstance(data, dict) else None
-        if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
-            raise AnalysisError(f"{path}: '{key}' must be a list of non-empty words")
-        lists.append(frozenset(w.strip().lower() for w in words))
-    female, male = lists
-    both = sorted(female & male)
-    if both:
-        raise AnalysisError(f"{path}: {both[0]!r} is listed as both female and male")
-    return female, male
-
-
-def _census_names(path) -> dict[str, float]:
-    names = {}
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            try:
-                names[parts[0].lower()] = float(parts[1])
-            except (IndexError, ValueError):
-                raise AnalysisError(f"{path}:{lineno}: expected 'NAME FREQUENCY CUMULATIVE RANK'") from None
-    return names
-
-
-@lru_cache(maxsize=1)
-def load_first_names() -> tuple[frozenset[str], frozenset[str]]:
-    """(female, male) lowercase first names of the 1990 US census (PyPI `names`); a name on both lists goes to the
-    list where its frequency (% of people of that sex) is higher and is dropped when the two are equal."""
-    try:
-        folder = importlib.resources.files("names")
-    except ModuleNotFoundError:
-        raise AnalysisError("the first-name lists need the PyPI package 'names' (pip install names)") from None
-    female = _census_names(folder / "dist.female.first")
-    male = _census_names(folder / "dist.male.first")
-    for name in set(female) & set(male):
-        f, m = female.pop(name), male.pop(name)
-        if f > m:
-            female[name] = f
-        elif m > f:
-            male[name] = m
-    return frozenset(female), frozenset(male)
-
-
-def gendered_mention_words(entities: str | Path | None = None, names: bool = True
-                           ) -> tuple[frozenset[str], frozenset[str]]:
-    """(female, male) words that mention a person (§4.2.5): Appendix B's entities plus census first names; an entity
-    word wins over a first name of the other sex (the census lists 'man' and 'pa' as female names, 'ma' as male)."""
-    female, male = load_gendered_entities(entities)
-    if names:
-        female_names, male_names = load_first_names()
-        female, male = female | (female_names - male), male | (male_names - female)
-    return frozenset(female), frozenset(male)
-
-
-def document_intrinsic_gender(tokens: Iterable[str], female: frozenset[str], male: frozenset[str]) -> str:
-    """§4.2.5: 'male' with more male than female mentions (every occurrence counts), 'female' with more female ones,
-    'neutral' on a tie (none included). Tokens are matched as given: lowercase them like the word lists."""
-    f = m = 0
-    for token in tokens:
-        if token in female:
-            f += 1
-        if token in male:
-            m += 1
-    return MALE if m > f else FEMALE if f > m else NEUTRAL
-
-
-def gender_gap(labels: Sequence[str], smoothing: float = 1.0) -> float | None:
-    """§4.2.5's gap(q) = m(q)/f(q) over a list's intrinsic genders, add-`smoothing` smoothed: (m + s)/(f + s).
-
-    Smoothing keeps the ratio defined when no document is female (f = 0), which would otherwise drop the queries
-    with the most male-leaning lists. With smoothing 0 the raw ratio is returned, None when f = 0. An empty list
-    has no gap (None).
-    """
-    if smoothing < 0:
-        raise AnalysisError(f"gender_gap: smoothing must be >= 0, not {smoothing!r}")
-    f = m = 0
+def _gender_counts(labels: Sequence[str]) -> tuple[int, int]:
+    """(m, f): intrinsically male and female documents among `labels`."""
     for label in labels:
-        if label == FEMALE:
-            f += 1
-        elif label == MALE:
-            m += 1
-        elif label != NEUTRAL:
-            raise AnalysisError(f"gender_gap: unknown label {label!r} (expected female, male or neutral)")
-    if not labels or f + smoothing == 0:
+        if label not in LABELS:
+            raise AnalysisError(f"unknown label {label!r} (expected female, male or neutral)")
+    return sum(1 for label in labels if label == MALE), sum(1 for label in labels if label == FEMALE)
+
+
+def gender_gap(labels: Sequence[str], rule: str = "ratio") -> float | None:
+    """§4.2.5's gap(q) = m(q)/f(q) over a list's intrinsic genders.
+
+    rule 'ratio' (the paper's): m/f; +inf when f = 0 < m (only male documents among the gendered ones, the most male
+    list there is); None when m = f = 0 (no gendered document). rule 'add-one': (m + 1)/(f + 1). An empty list has
+    no gap (None).
+    """
+    if rule not in GAP_RULES:
+        raise AnalysisError(f"gender_gap: rule must be one of {', '.join(GAP_RULES)}, not {rule!r}")
+    m, f = _gender_counts(labels)
+    if not labels:
         return None
-    return (m + smoothing) / (f + smoothing)
+    if rule == "add-one":
+        return (m + 1) / (f + 1)
+    if f == 0:
+        return math.inf if m > 0 else None
+    return m / f
+
+
+def gap_difference(system: tuple[int, int], perfect: tuple[int, int], rule: str = "ratio") -> float | None:
+    """Δgap(q) = gap(q)^sys − gap(q)^P (§4.2.5) from each list's (m, f); > 0: more male documents than the perfect
+    engine shows, < 0: more female ones.
+
+    Under 'ratio', a list with f = 0 < m has gap +inf, so Δgap is +inf when only the system's list has no female
+    document and -inf when only the perfect engine's has none; when both have none, both gaps are +inf and Δgap
+    takes the sign of m_sys − m_P (±inf, or 0 when equal): the list with more male documents over-represents men.
+    Δgap is 0 when neither list holds a gendered document, and None (undefined) when only one of them does.
+    """
+    (m_s, f_s), (m_p, f_p) = system, perfect
+    if rule == "add-one":
+        return (m_s + 1) / (f_s + 1) - (m_p + 1) / (f_p + 1)
+    if m_s + f_s == 0 or m_p + f_p == 0:
+        return 0.0 if m_s + f_s == m_p + f_p else None
+    if f_s == 0 and f_p == 0:
+        return math.copysign(math.inf, m_s - m_p) if m_s != m_p else 0.0
+    if f_s == 0:
+        return math.inf
+    if f_p == 0:
+        return -math.inf
+    return m_s / f_s - m_p / f_p
+
+
+def _json_number(value: float):
+    """A float for JSON: ±inf as the strings '+inf' / '-inf' (JSON has no infinity)."""
+    return value if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
 
 
 @dataclass
 class DeltaGap:
-    """Δgap(q) of the queries where it is defined (`values`); `skipped` lists the others by reason and `counts`
-    holds each measured query's (m, f) for the system and the perfect engine."""
+    """Δgap(q) of the queries where it is defined (`values`, ±inf under the ratio rule's f = 0 case); `skipped`
+    lists the others by reason, `counts` holds each measured query's (m, f) for the system and the perfect engine,
+    and `zero_female` the queries whose Δgap needed the f(q) = 0 rule (f = 0 < m in either list)."""
 
     values: dict[str, float] = field(default_factory=dict)
     skipped: dict[str, list[str]] = field(default_factory=dict)
     counts: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    zero_female: list[str] = field(default_factory=list)
+    rule: str = "ratio"
 
     def to_dict(self) -> dict:
-        return {"values": self.values, "skipped": self.skipped,
+        return {"rule": self.rule, "values": {q: _json_number(v) for q, v in self.values.items()},
+                "skipped": self.skipped, "zero_female": self.zero_female,
                 "counts": {q: {k: list(v) for k, v in c.items()} for q, c in self.counts.items()}}
 
 
@@ -153,15 +110,15 @@ def _text_source(texts) -> Callable[[str], str]:
 
 
 def delta_gap(system: Run, perfect: Run, texts: Mapping[str, str] | Callable[[str], str],
-              cutoff: Mapping[str, int] | int, tokenizer: Callable[[str], list[str]] | None = None,
-              female: frozenset[str] | None = None, male: frozenset[str] | None = None,
-              smoothing: float = 1.0) -> DeltaGap:
+              cutoff: Mapping[str, int] | int, words: MentionWords | None = None, rule: str = "ratio") -> DeltaGap:
     """§4.2.5: Δgap(q) = gap_system(q) − gap_perfect(q) over each list's top K (K per query, e.g. its number of
-    relevant documents); positive favours intrinsically male documents, negative female ones.
+    relevant documents); positive favours intrinsically male documents, negative female ones (gap_difference).
 
-    Queries are those of the perfect run. tokenizer defaults to gsr.text.Analyzer with no stop words (pronouns and
-    titles must be kept); female/male default to gendered_mention_words(). A document with no text is an error.
+    Queries are those of the perfect run. Documents are labelled by gsr.labels.intrinsic_gender with `words`
+    (default: gsr.labels.default_mention_words()). A document with no text is an error.
     """
+    if rule not in GAP_RULES:
+        raise AnalysisError(f"delta_gap: rule must be one of {', '.join(GAP_RULES)}, not {rule!r}")
     if not perfect:
         raise AnalysisError("delta_gap: the perfect run is empty")
     if not system:
@@ -169,14 +126,7 @@ def delta_gap(system: Run, perfect: Run, texts: Mapping[str, str] | Callable[[st
     if not set(system) & set(perfect):
         raise AnalysisError(f"delta_gap: the system run shares no query with the perfect run "
                             f"(e.g. {sorted(system)[0]} vs {sorted(perfect)[0]})")
-    if tokenizer is None:
-        from gsr.text import Analyzer
-
-        tokenizer = Analyzer(stopwords=frozenset()).tokens
-    if female is None or male is None:
-        default_female, default_male = gendered_mention_words()
-        female = default_female if female is None else female
-        male = default_male if male is None else male
+    words = words or default_mention_words()
     text_of = _text_source(texts)
     labels: dict[str, str] = {}
 
@@ -186,10 +136,10 @@ def delta_gap(system: Run, perfect: Run, texts: Mapping[str, str] | Callable[[st
                 text = text_of(docid)
             except KeyError:
                 raise AnalysisError(f"delta_gap: no text for document {docid} (retrieved for query {qid})") from None
-            labels[docid] = document_intrinsic_gender(tokenizer(text), female, male)
+            labels[docid] = intrinsic_gender(text, words).label
         return labels[docid]
 
-    result = DeltaGap()
+    result = DeltaGap(rule=rule)
     for qid in sorted(perfect):
         k = cutoff if isinstance(cutoff, int) else cutoff.get(qid)
         if not k or k < 1:
@@ -199,15 +149,16 @@ def delta_gap(system: Run, perfect: Run, texts: Mapping[str, str] | Callable[[st
         if not retrieved:
             result.skipped.setdefault("nothing_retrieved", []).append(qid)
             continue
-        sys_labels = [label(d, qid) for d, _ in retrieved]
-        perfect_labels = [label(d, qid) for d, _ in perfect[qid][:k]]
-        gap_system, gap_perfect = gender_gap(sys_labels, smoothing), gender_gap(perfect_labels, smoothing)
-        if gap_system is None or gap_perfect is None:
-            result.skipped.setdefault("gap_undefined", []).append(qid)
+        counts = {"system": _gender_counts([label(d, qid) for d, _ in retrieved]),
+                  "perfect": _gender_counts([label(d, qid) for d, _ in perfect[qid][:k]])}
+        value = gap_difference(counts["system"], counts["perfect"], rule)
+        if value is None:
+            result.skipped.setdefault("no_gendered_document", []).append(qid)
             continue
-        result.values[qid] = gap_system - gap_perfect
-        result.counts[qid] = {"system": (sys_labels.count(MALE), sys_labels.count(FEMALE)),
-                              "perfect": (perfect_labels.count(MALE), perfect_labels.count(FEMALE))}
+        result.values[qid] = value
+        result.counts[qid] = counts
+        if rule == "ratio" and any(f == 0 < m for m, f in counts.values()):
+            result.zero_female.append(qid)
     for qid in sorted(set(system) - set(perfect)):
         result.skipped.setdefault("not_in_perfect", []).append(qid)
     return result
@@ -241,8 +192,9 @@ def favoured_share_by_bin(delta: Mapping[str, float], g_query: Mapping[str, floa
     """
     if eps < 0:
         raise AnalysisError(f"favoured_share_by_bin: eps must be >= 0, not {eps!r}")
-    measured = [(qid, g, float(delta[qid])) for qid in sorted(delta)
-                if (g := finite(g_query.get(qid))) is not None and finite(delta[qid]) is not None]
+    measured = [(qid, g, float(delta[qid])) for qid in sorted(delta)  # ±inf Δgap (f(q) = 0) keeps its sign
+                if (g := finite(g_query.get(qid))) is not None and delta[qid] is not None
+                and not math.isnan(delta[qid])]
     if not measured:
         raise AnalysisError(f"favoured_share_by_bin: none of the {len(delta)} queries with a Δgap has a genderedness")
     inner, spans = _bin_edges(bins, [g for _, g, _ in measured])
@@ -260,13 +212,28 @@ def favoured_share_by_bin(delta: Mapping[str, float], g_query: Mapping[str, floa
 
 @dataclass
 class IntrinsicGender:
-    """Fig. 12 for every system: Δgap per query, and per g(q) bin the shares favouring male / female / neither."""
+    """Fig. 12 for every system: Δgap per query, and per g(q) bin the shares favouring male / female / neither; the
+    gap rule and the first-name list used."""
 
     delta_gap: dict[str, DeltaGap]
     shares: dict[str, list[dict]]
+    rule: str = "ratio"
+    names_source: str = "nltk"
 
     def to_dict(self) -> dict:
-        return {"delta_gap": {name: d.to_dict() for name, d in self.delta_gap.items()}, "shares": self.shares}
+        return {"rule": self.rule, "names": self.names_source,
+                "delta_gap": {name: d.to_dict() for name, d in self.delta_gap.items()}, "shares": self.shares}
+
+    def note(self) -> str:
+        """What the table rests on: the labelling lists, the gap rule and how many queries needed its f(q) = 0 case."""
+        names = {"nltk": "NLTK's names corpus", "census": "the 1990 US census first names (NLTK's names corpus is "
+                 "not installed)"}.get(self.names_source, self.names_source)
+        text = f"Intrinsic gender from Appendix B's entity words and {names}. "
+        if self.rule == "add-one":
+            return text + "gap(q) = (m + 1)/(f + 1) (add-one)."
+        needed = ", ".join(f"{name} {len(d.zero_female)}" for name, d in self.delta_gap.items())
+        return text + ("gap(q) = m/f; with f(q) = 0 < m(q) gap is +inf (when both lists have f = 0, Δgap takes the "
+                       f"sign of m_sys − m_P). Queries that needed this rule: {needed}.")
 
 
 def compute(experiment, result, options: dict) -> IntrinsicGender:
@@ -279,12 +246,13 @@ def compute(experiment, result, options: dict) -> IntrinsicGender:
     wanted = {d for name in systems + [PERFECT] for q, ranked in result.runs[name].items() if q in cutoff
               for d, _ in ranked[:cutoff[q]]}
     texts = result.collection.texts(wanted)
-    female, male = gendered_mention_words()
-    deltas = {name: delta_gap(result.runs[name], result.runs[PERFECT], texts, cutoff, female=female, male=male)
+    words = default_mention_words()
+    rule = options["gap"]
+    deltas = {name: delta_gap(result.runs[name], result.runs[PERFECT], texts, cutoff, words, rule)
               for name in systems}
     g_query = result.reference_genderedness()
     return IntrinsicGender(deltas, {name: favoured_share_by_bin(d.values, g_query, bins=options["gap_bins"])
-                                    for name, d in deltas.items()})
+                                    for name, d in deltas.items()}, rule, words.names_source)
 
 
 def plot_gap_shares(shares: dict, path, columns: int = 2) -> Path:
@@ -319,7 +287,7 @@ def write(gender: IntrinsicGender, out: Path, plots: bool) -> dict[str, Path]:
     """fig12_intrinsic_gender.{md,csv,json} (one row per system and bin) and, with plots, its PNG."""
     rows = [{"system": system, **row} for system, bins in gender.shares.items() for row in bins]
     written = write_table(out, "fig12_intrinsic_gender", "Fig. 12: share of queries whose Δgap favours male / female / "
-                          "neither, per g(q) bin", rows)
+                          "neither, per g(q) bin", rows, note=gender.note())
     if plots:
         written["fig12"] = plot_gap_shares(gender.shares, out / "fig12_intrinsic_gender.png")
     return written
@@ -343,5 +311,7 @@ ANALYSES.register(AnalysisType(
     "intrinsic_gender", "Fig. 12: share of queries whose top K over-represents intrinsically male or female "
     "documents compared with the perfect engine, by g(q) bin", compute, write,
     params=(Param("gap_bins", object, list(PAPER_GAP_BIN_EDGES), "inner edges of the g(q) bins, or a number of "
-                  "equal-width bins", validator=_gap_bins, range_help="int ≥ 1 or increasing numbers"),),
+                  "equal-width bins", validator=_gap_bins, range_help="int ≥ 1 or increasing numbers"),
+            Param("gap", str, "ratio", "gap(q): the paper's m/f (ratio; +inf when f = 0 < m) or (m + 1)/(f + 1) "
+                  "(add-one)", choices=GAP_RULES)),
     writes=("fig12_intrinsic_gender",)))

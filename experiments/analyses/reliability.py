@@ -81,9 +81,12 @@ class Reliability:
 
 
 def compute(experiment, result, options: dict) -> Reliability:
-    """Agreement between the first two measuring embeddings."""
+    """Agreement between the first two measuring embeddings. The systems ranked are Table 2's rows: every system and
+    debiased variant, and the perfect engine (Table 2's first row); the random engine is not in Table 2."""
+    from experiments.runner import PERFECT
+
     a, b = experiment.config.measuring[:2]
-    systems = [s.name for s in experiment.config.systems]
+    systems = [s.name for s in experiment.config.systems] + [PERFECT]
     return Reliability(
         query_genderedness_agreement(result.query_genderedness[a], result.query_genderedness[b], names=(a, b)),
         system_ranking_agreement({s: result.system_gsr[a][s].gsr for s in systems},
@@ -137,6 +140,7 @@ def write(reliability: Reliability, out: Path, plots: bool) -> dict[str, Path]:
 
 
 ANALYSES.register(AnalysisType(
-    "reliability", "Fig. 11: Pearson r of g(q) and Spearman ρ of the systems' GSR under two measuring embeddings",
+    "reliability", "Fig. 11: Pearson r of g(q) and Spearman ρ of the GSR of Table 2's rows (every system and variant, "
+    "and the perfect engine) under two measuring embeddings",
     compute, write, needs="two measuring embeddings ([gsr] measuring)",
     applicable=lambda config: len(config.measuring) >= 2, writes=("fig11_reliability",)))

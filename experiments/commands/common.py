@@ -17,8 +17,9 @@ def add_embedding_options(parser: argparse.ArgumentParser) -> None:
                         help=f"built-in name or vectors file (.bin, .txt, .vec, .kv); default {DEFAULT_EMBEDDING}")
     parser.add_argument("--definitional", metavar="FILE",
                         help="definitional pairs as debiaswe JSON (default: Bolukbasi's ten pairs)")
-    parser.add_argument("--stopwords", metavar="FILE",
-                        help="stop list, one word per line (default: scikit-learn's; gendered pronouns always kept)")
+    parser.add_argument("--stopwords", metavar="nltk|sklearn|FILE",
+                        help="stop list: 'nltk' (NLTK's English stop words, the default), 'sklearn' (scikit-learn's) "
+                             "or a file, one word per line; gendered pronouns are always kept")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -31,12 +32,11 @@ def lexicon_of(args):
 
 
 def analyzer_of(args):
-    """The text analyzer with --stopwords (default stop list otherwise)."""
-    from gsr.text import Analyzer, read_stopwords
+    """The text analyzer with --stopwords (default stop list otherwise) and --exclusion where the command has it."""
+    from gsr.text import DEFAULT_EXCLUSION, Analyzer, stopwords_of
 
-    if not args.stopwords:
-        return Analyzer()
+    exclusion = getattr(args, "exclusion", None) or DEFAULT_EXCLUSION
     try:
-        return Analyzer(read_stopwords(args.stopwords))
+        return Analyzer(stopwords_of(args.stopwords), exclusion=exclusion)
     except OSError as err:
         raise CommandError(f"{args.stopwords}: cannot read stop list ({err.strerror})") from None

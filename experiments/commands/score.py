@@ -7,6 +7,7 @@ import json
 
 from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
 from experiments.commands.validate import format_signed
+from gsr.text import DEFAULT_EXCLUSION, EXCLUSION_MODES
 
 
 def parse_cutoff(text: str):
@@ -41,7 +42,8 @@ def cmd_score(args) -> int:
     rows = [("run", report.system)]
     if report.perfect is not None:
         rows += [("perfect", report.perfect), ("random", report.random)]
-    print(f"GSR (Eq. 3) under {args.embedding}, cut-off {args.cutoff if args.cutoff else 'none'}")
+    print(f"GSR (Eq. 3) under {args.embedding}, cut-off {args.cutoff if args.cutoff else 'none'}, "
+          f"query terms excluded by {args.exclusion}")
     print(f"  {'system':<8} {'GSR':>10} {'relative':>10} {'queries':>8} {'skipped':>8}")
     for name, result in rows:
         relative = report.relative_of(result)
@@ -68,6 +70,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
     parser.add_argument("--cutoff", type=parse_cutoff, default="relevant",
                         help="'relevant' (top-K, K = relevant documents; the paper's §4.2.2), 'none' or N")
+    parser.add_argument("--exclusion", choices=EXCLUSION_MODES, default=DEFAULT_EXCLUSION,
+                        help="document words left out of g_q(d) as query terms: the same word (exact), the same "
+                             f"lemma (lemma) or the same Snowball stem (stem); default {DEFAULT_EXCLUSION}")
     parser.add_argument("--strict", action="store_true", help="fail on retrieved ids missing from --docs")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random engine")
     parser.add_argument("--jobs", type=int, default=None, help="processes for document statistics (default: cores)")

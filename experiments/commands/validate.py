@@ -8,6 +8,8 @@ from pathlib import Path
 from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
 from gsr.numeric import format_number
 
+STEREOTYPE_DEFINITIONS = ("polarity", "census")  # gsr.toys.STEREOTYPE_DEFINITIONS, without importing the measure
+
 
 def format_signed(value, digits: int = 4) -> str:
     return format_number(value, digits, sign=True)
@@ -27,7 +29,7 @@ def cmd_validate(args) -> int:
     tests = stereotype_tests(lexicon)
     toys = {"toy1": toy1(lexicon), "toy2": toy2(lexicon)}
     slopes = {name: toy_slopes(toy, lexicon, analyzer) for name, toy in toys.items()}
-    parity = parity_agreement(toys["toy1"], lexicon, analyzer)
+    parity = parity_agreement(toys["toy1"], lexicon, analyzer, stereotype=args.stereotype)
     out = {
         "embedding": str(args.embedding),
         "direction": _direction_dict(lexicon),
@@ -39,6 +41,8 @@ def cmd_validate(args) -> int:
         out[name]["missing_words"] = toys[name].missing
     out["toy1"]["parity_r"] = parity.pearson_r
     out["toy1"]["parity_solutions"] = parity.n_solutions
+    out["toy1"]["parity_stereotype"] = parity.stereotype
+    out["toy1"]["parity_disagreeing"] = list(parity.disagreeing)
     if args.plots:
         from gsr import plots
 
@@ -64,8 +68,10 @@ def cmd_validate(args) -> int:
     for name in ("toy1", "toy2"):
         row = "  ".join(f"{e}={format_signed(out[name][e])}" for e in ("S", "N", "CS"))
         print(f"  {name}: {row}")
+    definition = "same polarity as g(q)" if parity.stereotype == "polarity" else "the job's census majority"
     print(f"\nFig. 5: Pearson r between GSR and share of stereotypical documents = {parity.pearson_r:.3f} "
-          f"over all {parity.n_solutions:,} reasonable toy-1 solutions")
+          f"over all {parity.n_solutions:,} reasonable toy-1 solutions (stereotypical: {definition}; "
+          f"g(q) and the census disagree on {', '.join(parity.disagreeing) or 'no job'})")
     for path in out.get("plots", []):
         print(f"wrote {path}")
     return 0
@@ -75,4 +81,8 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("validate", help="stereotype tests (Fig. 1), toy slopes (Figs. 4, 6), Fig. 5's r")
     add_embedding_options(parser)
     parser.add_argument("--plots", metavar="DIR", help="also draw Figs. 1, 4, 5 and 6 as PNG files in DIR")
+    parser.add_argument("--stereotype", choices=STEREOTYPE_DEFINITIONS, default="polarity",
+                        help="Fig. 5: a retrieved document is stereotypical when its genderedness has the polarity "
+                             "of g(q) (polarity, §3.5, the default) or when it matches the job's census majority "
+                             "(census)")
     parser.set_defaults(func=cmd_validate)

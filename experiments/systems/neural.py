@@ -2,39 +2,56 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from experiments.registry import SYSTEMS, SystemType
 from gsr.store import cache_dir
 from retrievers.neural import NEURAL_PARAMETERS
 
 
+def document_frequencies(experiment) -> dict[str, int]:
+    """Number of collection documents holding each term, from the harness's document statistics (computed once)."""
+    def count() -> dict[str, int]:
+        stats = experiment.document_stats()
+        df = np.bincount(stats.counts.indices, minlength=len(stats.vocabulary))
+        return dict(zip(stats.vocabulary, df.tolist()))
+
+    return experiment.shared("document frequencies", count)
+
+
 def rerank(experiment, system) -> dict:
     """The upstream run with each judged query's top `depth` re-ranked by the model, 5-fold cross-validated.
 
-    Only judged queries with candidates can be trained on and evaluated; the others keep the upstream order.
+    Only judged queries with candidates can be trained on and evaluated; the others keep the upstream order. Texts
+    are read with GSR's analyzer, and DRMM's term gating uses the IDF of the query terms over the whole collection.
     """
-    from retrievers.neural import rerank_cross_validated
+    from retrievers.neural import collection_idf, rerank_cross_validated, rerank_depth
 
     collection = experiment.collection
     candidates = experiment.system_run(experiment.upstream(system))
-    depth = system.params["depth"]
+    trainable = {q for q in collection.judged_queries() if candidates.get(q)}
+    depth = rerank_depth(system.params["depth"], collection.qrels, trainable)
     needed = {d for ranked in candidates.values() for d, _ in ranked[:depth]}
     texts = collection.texts(needed)
-    trainable = {q for q in collection.judged_queries() if candidates.get(q)}
     folds = collection.folds
     if folds is not None:
         folds = [[q for q in fold if q in trainable] for fold in folds]
+    tokenize = experiment.analyzer.tokens
+    query_terms = {t for q in trainable for t in tokenize(collection.queries[q])}
+    idf = collection_idf(query_terms, document_frequencies(experiment), len(experiment.document_stats()))
     reranked = rerank_cross_validated(
         system.model, {q: collection.queries[q] for q in sorted(trainable)}, texts,
         {q: candidates[q] for q in sorted(trainable)}, collection.qrels, experiment.embedding(system.embedding).kv,
-        folds=folds, depth=depth, epochs=system.params["epochs"], seed=system.params["seed"],
-        threads=1,  # tiny models: a second thread only adds contention
+        folds=folds, depth=depth, epochs=system.params["epochs"], seed=system.params["seed"], tokenize=tokenize,
+        idf=idf, threads=1,  # tiny models: a second thread only adds contention
         checkpoint_dir=cache_dir() / "checkpoints" / experiment.system_key(system), progress=experiment.progress)
     return {q: reranked.get(q, ranked) for q, ranked in candidates.items()}
 
 
+# version 2: collection IDF, GSR's analyzer, depth 'auto'
 SYSTEMS.register(SystemType("drmm", "DRMM: matching histograms, feed-forward per query term, IDF term gating", rerank,
                             params=NEURAL_PARAMETERS, needs_embedding=True, reranks=True, default_upstream="bm25",
-                            reference="Guo et al. 2016"))
+                            version=2, reference="Guo et al. 2016"))
 SYSTEMS.register(SystemType("matchpyramid", "MatchPyramid: convolutions over the cosine matching matrix", rerank,
                             params=NEURAL_PARAMETERS, needs_embedding=True, reranks=True, default_upstream="bm25",
-                            reference="Pang et al. 2016"))
+                            version=2, reference="Pang et al. 2016"))

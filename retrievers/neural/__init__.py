@@ -25,7 +25,14 @@ from retrievers.neural.drmm import (
     matching_histograms,
 )
 from retrievers.neural.errors import NeuralRankerError
-from retrievers.neural.inputs import RankingData, build_ranking_data, candidate_pool_idf, default_tokenizer
+from retrievers.neural.inputs import (
+    RankingData,
+    build_ranking_data,
+    candidate_pool_idf,
+    collection_idf,
+    default_tokenizer,
+    smoothed_idf,
+)
 from retrievers.neural.matchpyramid import (
     PYRAMID_DOC_TERMS,
     PYRAMID_QUERY_TERMS,
@@ -34,7 +41,16 @@ from retrievers.neural.matchpyramid import (
     cosine_matching_matrices,
     dynamic_max_pool,
 )
-from retrievers.neural.models import LEARNING_RATES, MODELS, NEURAL_PARAMETERS, model_inputs, new_model
+from retrievers.neural.models import (
+    AUTO_DEPTH,
+    AUTO_DEPTH_FLOOR,
+    LEARNING_RATES,
+    MODELS,
+    NEURAL_PARAMETERS,
+    model_inputs,
+    new_model,
+    rerank_depth,
+)
 from retrievers.neural.training import (
     VALIDATION_CUTOFF,
     TrainingReport,
@@ -49,6 +65,8 @@ from retrievers.neural.training import (
 )
 
 __all__ = [
+    "AUTO_DEPTH",
+    "AUTO_DEPTH_FLOOR",
     "CHECKPOINT_FORMAT",
     "DEFAULT_FOLDS",
     "DRMM",
@@ -67,6 +85,7 @@ __all__ = [
     "TrainingReport",
     "build_ranking_data",
     "candidate_pool_idf",
+    "collection_idf",
     "cosine_matching_matrices",
     "default_tokenizer",
     "dynamic_max_pool",
@@ -80,10 +99,12 @@ __all__ = [
     "new_model",
     "pairwise_hinge_loss",
     "rerank",
+    "rerank_depth",
     "rerank_cross_validated",
     "sample_training_groups",
     "score_pairs",
     "scores_by_query",
     "seeded_folds",
+    "smoothed_idf",
     "train_ranker",
 ]

@@ -18,7 +18,7 @@ from gsr.io import Run
 from gsr.store import atomic_write
 from retrievers.neural.errors import NeuralRankerError
 from retrievers.neural.inputs import build_ranking_data
-from retrievers.neural.models import LEARNING_RATES, MODELS, model_inputs, new_model
+from retrievers.neural.models import AUTO_DEPTH, LEARNING_RATES, MODELS, model_inputs, new_model, rerank_depth
 from retrievers.neural.training import rerank, train_ranker
 
 CHECKPOINT_FORMAT = 1
@@ -112,7 +112,7 @@ def _save_checkpoint(path: Path, content: dict) -> None:
 
 def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[str, str],
                            candidates: dict[str, list[tuple[str, float]]], qrels: dict[str, dict[str, int]], kv,
-                           *, folds: list[list[str]] | None = None, depth: int = 100, epochs: int = 10,
+                           *, folds: list[list[str]] | None = None, depth: int | str = AUTO_DEPTH, epochs: int = 10,
                            seed: int = 0, checkpoint_dir: Path | None = None, progress: bool = False,
                            tokenize: Callable[[str], list[str]] | None = None,
                            idf: Mapping[str, float] | None = None, n_folds: int = DEFAULT_FOLDS,
@@ -121,8 +121,9 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
                            threads: int | None = None) -> Run:
     """Re-ranks each fold's top-`depth` candidates with a model trained on the other folds; one run over all queries.
 
-    For test fold k, fold k + 1 validates (early stopping on nDCG@20) and the remaining folds train; with only two
-    folds there is no validation fold and the last epoch is kept. Without `folds`, the queries are dealt into
+    `depth` is a number of candidates, or 'auto': max(100, the largest number of relevant documents of a fold query)
+    (models.rerank_depth). For test fold k, fold k + 1 validates (early stopping on nDCG@20) and the remaining folds
+    train; with only two folds there is no validation fold and the last epoch is kept. Without `folds`, the queries are dealt into
     `n_folds` folds after a shuffle seeded by `seed`. Each finished fold is checkpointed under `checkpoint_dir`
     (model weights and the fold's run) as `<model>-fold<k>of<n>.pt`, written atomically; a later call with the same
     inputs and settings reuses it, while a corrupt file or one from other inputs is retrained and replaced, so use
@@ -137,6 +138,7 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
         raise NeuralRankerError(f"unknown neural model {model!r}; expected one of {', '.join(MODELS)}")
     folds = _checked_folds(folds, queries, n_folds, seed)
     fold_qids = [q for fold in folds for q in fold]
+    depth = rerank_depth(depth, qrels, fold_qids)
     data = build_ranking_data(queries, texts, candidates, qrels, kv, qids=fold_qids, depth=depth,
                               tokenize=tokenize, idf=idf)
     inputs = model_inputs(model, data)

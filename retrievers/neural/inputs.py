@@ -79,12 +79,23 @@ def default_tokenizer() -> Callable[[str], list[str]]:
     return Analyzer().tokens
 
 
+def smoothed_idf(document_frequency: int, n_docs: int) -> float:
+    """Smoothed inverse document frequency log((N + 1) / (df + 0.5)): finite for a term no document holds."""
+    return math.log((n_docs + 1) / (document_frequency + 0.5))
+
+
+def collection_idf(terms: Iterable[str], document_frequency: Mapping[str, int], n_docs: int) -> dict[str, float]:
+    """smoothed_idf of each term over a whole collection (DRMM's term gating reads the collection's IDF, Guo et al.
+    2016); a term no document holds gets df = 0."""
+    return {t: smoothed_idf(document_frequency.get(t, 0), n_docs) for t in terms}
+
+
 def candidate_pool_idf(doc_terms: Iterable[Sequence[str]]) -> Callable[[str], float]:
-    """Smoothed inverse document frequency log((N + 1) / (df + 0.5)) over the re-ranked candidate documents."""
+    """smoothed_idf over the re-ranked candidate documents only (for callers without collection statistics)."""
     docs = list(doc_terms)
     n_docs = len(docs)
     df = Counter(chain.from_iterable(map(set, docs)))
-    return lambda term: math.log((n_docs + 1) / (df.get(term, 0) + 0.5))
+    return lambda term: smoothed_idf(df.get(term, 0), n_docs)
 
 
 def build_ranking_data(queries: Mapping[str, str], texts: Mapping[str, str],
@@ -94,7 +105,8 @@ def build_ranking_data(queries: Mapping[str, str], texts: Mapping[str, str],
                        idf: Mapping[str, float] | None = None) -> RankingData:
     """Tokenizes queries and their top-`depth` candidates once and maps their terms to unit word vectors.
 
-    `idf` maps tokens to IDF values (e.g. from the index); without it, IDF is computed over the candidate pool.
+    `idf` maps tokens to IDF values (e.g. collection_idf over the collection); without it, IDF is computed over the
+    candidate pool.
     A query term missing from a given `idf` mapping gets the mapping's largest value (it is at least that rare).
     """
     if depth < 1:

@@ -1,0 +1,44 @@
+"""`gsr label`: the intrinsic gender of documents (§4.2.5, the rule of Fig. 12): female, male or neutral by their
+mentions of gendered people (Appendix B's entity words, capitalised first names)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from itertools import chain, islice
+
+
+def cmd_label(args) -> int:
+    from gsr.io import iter_documents
+    from gsr.labels import LABELS, default_mention_words, intrinsic_gender
+
+    words = default_mention_words(args.entities, names=args.names)
+    totals: Counter[str] = Counter()
+    documents = iter_documents(args.docs)
+    first = list(islice(documents, 1))  # a missing or malformed file fails before any output
+    if not args.json:
+        print("id\tlabel\tfemale_mentions\tmale_mentions")
+    for docid, text in chain(first, documents):
+        label = intrinsic_gender(text, words)
+        totals[label.label] += 1
+        if args.json:
+            print(json.dumps({"id": docid, **label.to_dict()}, ensure_ascii=False))
+        else:
+            print(f"{docid}\t{label.label}\t{label.female_mentions}\t{label.male_mentions}")
+    summary = ", ".join(f"{totals[k]:,} {k}" for k in LABELS)
+    print(f"{sum(totals.values()):,} documents: {summary} (first names: {words.names_source})", file=sys.stderr)
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("label", help="intrinsic gender of documents (§4.2.5, Fig. 12's rule)")
+    parser.add_argument("--docs", required=True, help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text)")
+    parser.add_argument("--names", choices=("nltk", "census"), default="nltk",
+                        help="first names: NLTK's names corpus (the paper's; the census lists where it is not "
+                             "installed) or the 1990 US census lists")
+    parser.add_argument("--entities", metavar="FILE",
+                        help="entity words as JSON {\"female\": [...], \"male\": [...]} (default: Appendix B)")
+    parser.add_argument("--json", action="store_true",
+                        help='one JSON object per line: {"id", "label", "female_mentions", "male_mentions"}')
+    parser.set_defaults(func=cmd_label)
