@@ -6,7 +6,8 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+
+from gsr.io import text_lines
 
 # Pronouns and titles that every general stop list drops but that carry gender (paper §3.2.2).
 GENDERED_KEEP_WORDS = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself", "mr", "mrs", "ms"})
@@ -23,9 +24,12 @@ def default_stopwords() -> frozenset[str]:
 
 
 def read_stopwords(path: str | os.PathLike) -> frozenset[str]:
-    """A stop list file, one word per line ('#' starts a comment); gendered pronouns and titles are kept."""
+    """A stop list file, one word per line ('#' starts a comment); gendered pronouns and titles are kept.
+
+    Read as every text file is (gsr.io.text_lines: UTF-8, BOM skipped, other bytes an error naming file:line).
+    """
     words = set()
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for _, line in text_lines(path):
         word = line.split("#", 1)[0].strip().lower()
         if word:
             words.add(word)

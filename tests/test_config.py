@@ -82,7 +82,8 @@ def test_relative_paths_are_resolved_against_the_config_folder(tmp_path):
     path = tmp_path / "sub" / "exp.toml"
     path.parent.mkdir()
     path.write_text('[collection]\nkind = "files"\ndocuments = "docs.jsonl"\ntopics = "pyserini:robust04"\n'
-                    'qrels = "/abs/qrels.txt"\n[[systems]]\nname = "B"\nmodel = "bm25"\n')
+                    'qrels = "/abs/qrels.txt"\n[[systems]]\nname = "B"\nmodel = "bm25"\n'
+                    '[embeddings.glove]\nsource = "glove-6b-50d"\n[gsr]\nmeasuring = "glove"\n')
     config = load_config(path)
     assert config.collection["documents"] == str(tmp_path / "sub" / "docs.jsonl")
     assert config.collection["topics"] == "pyserini:robust04"

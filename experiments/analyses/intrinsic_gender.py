@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import bisect
 import importlib.resources
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from experiments.analyses.common import AnalysisError, panel_grid
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.tables import write_table
 from gsr.baselines import relevant_counts
-from gsr.io import Run
+from gsr.io import Run, read_json
 from gsr.numeric import finite
 from gsr.params import Param, ParamError
 from gsr.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
@@ -33,12 +32,7 @@ PAPER_GAP_BIN_EDGES = (-0.1, -0.05, 0.0, 0.05, 0.1)
 def load_gendered_entities(path: str | Path | None = None) -> tuple[frozenset[str], frozenset[str]]:
     """Appendix B: (female, male) words naming gendered entities, lowercased, from a JSON file with those two lists."""
     path = Path(path) if path is not None else GENDERED_ENTITIES
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise AnalysisError(f"{path}: no such file") from None
-    except json.JSONDecodeError as err:
-        raise AnalysisError(f"{path}:{err.lineno}: invalid JSON ({err.msg})") from None
+    data = read_json(path, error=AnalysisError)
     lists = []
     for key in (FEMALE, MALE):
         words = data.get(key) if isinstance(data, dict) else None

@@ -34,9 +34,4 @@ def analyzer_of(args):
     """The text analyzer with --stopwords (default stop list otherwise)."""
     from gsr.text import Analyzer, read_stopwords
 
-    if not args.stopwords:
-        return Analyzer()
-    try:
-        return Analyzer(read_stopwords(args.stopwords))
-    except OSError as err:
-        raise CommandError(f"{args.stopwords}: cannot read stop list ({err.strerror})") from None
+    return Analyzer(read_stopwords(args.stopwords)) if args.stopwords else Analyzer()
