@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterable, Iterator
 from itertools import islice
@@ -75,7 +76,10 @@ class DocumentStats:
         import multiprocessing
         from functools import partial
 
-        with multiprocessing.get_context("fork").Pool(n_jobs) as pool:
+        # Ctrl-C reaches every process of the terminal's group: workers ignore it and the parent stops them
+        # (Pool.__exit__ terminates), so an interrupt prints no traceback per worker
+        with multiprocessing.get_context("fork").Pool(n_jobs, initializer=signal.signal,
+                                                      initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
             parts = pool.imap(partial(count_shard, analyzer=analyzer), shards)
             return cls._merge(parts, progress)
 

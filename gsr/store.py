@@ -37,6 +37,21 @@ def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_VARIABLE) or Path.home() / ".cache" / "gsr-bench")
 
 
+def unwritable(folder: str | os.PathLike) -> str | None:
+    """None when `folder` is a folder this process can write in, or can create; else why not ('is a file', ...)."""
+    folder = Path(folder)
+    existing = folder
+    while not existing.exists():  # the nearest existing ancestor decides whether the folder can be created
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        return "is a file, not a folder" if existing == folder else f"cannot be created: {existing} is a file"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return "is not writable" if existing == folder else f"cannot be created: {existing} is not writable"
+    return None
+
+
 def content_key(*parts, length: int = 16) -> str:
     """A short SHA-256 hex key naming the JSON-serialisable `parts` (dict keys sorted; other objects by str)."""
     text = json.dumps(parts, sort_keys=True, default=str)
