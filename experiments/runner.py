@@ -203,7 +203,7 @@ class Experiment:
     def run(self) -> ExperimentResult:
         config = self.config
         self.preflight()
-        clean_stale_staging(cache_dir())
+        clean_stale_staging(cache_dir(), recursive=True)
         collection = self.collection
         judged = collection.judged_queries()
         runs = {s.name: self.system_run(s) for s in config.systems}

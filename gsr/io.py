@@ -56,9 +56,8 @@ def relevance_grade(value, where: str) -> int:
             return int(value)
         except ValueError:
             pass
-    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return int(value)
-    elif isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
+            and float(value).is_integer():
         return int(value)
     raise InputError(f"{where}: relevance grade must be an integer, found {value!r}")
 

@@ -8,7 +8,8 @@ Every package writes through these functions, so the same guarantees hold everyw
 * a cache entry records what it must be (each file's size and xxh3-128 content hash) in a manifest, and is
   checked against it before reuse; an entry that is corrupt or lacks its manifest is reported (logger
   ``gsr.store``, shown on stderr) by path, removed and rebuilt, never read;
-* staging leftovers of processes that were killed are removed the next time their folder is written to.
+* staging leftovers of processes that were killed are removed the next time their folder is written to (and,
+  by `gsr run`, everywhere under the cache and the output folder before it starts).
 """
 
 from __future__ import annotations
@@ -109,24 +110,27 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def clean_stale_staging(folder: str | os.PathLike) -> list[Path]:
-    """Remove staging files and folders in `folder` left by processes that no longer run; returns what was removed."""
+def clean_stale_staging(folder: str | os.PathLike, recursive: bool = False) -> list[Path]:
+    """Remove staging files and folders in `folder` (and, when `recursive`, in every folder below it) left by
+    processes that no longer run; returns what was removed."""
     folder = Path(folder)
     removed = []
     if not folder.is_dir():
         return removed
     for entry in folder.iterdir():
         pid = _staging_owner(entry.name)
-        if pid is None or _process_alive(pid):
+        if pid is None:
+            if recursive and entry.is_dir() and not entry.is_symlink():
+                removed += clean_stale_staging(entry, recursive=True)
+            continue
+        if _process_alive(pid):
             continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)
         else:
             entry.unlink(missing_ok=True)
         removed.append(entry)
-    if removed:
-        log.info("removed %d leftover staging entr%s of killed processes in %s", len(removed),
-                 "y" if len(removed) == 1 else "ies", folder)
+        log.info("removed %s, left by a killed process", entry)
     return removed
 
 

@@ -12,7 +12,7 @@ def cmd_run(args) -> int:
     from experiments.config import load_config
     from experiments.report import markdown_table, results_rows, write_report
     from experiments.runner import Experiment
-    from gsr.store import unwritable
+    from gsr.store import clean_stale_staging, unwritable
 
     config = load_config(args.config)
     if args.out:
@@ -25,6 +25,7 @@ def cmd_run(args) -> int:
     if problem:  # found now, not after hours of indexing and training
         where = "--out" if args.out else f"{config.path or 'config'}: output"
         raise CommandError(f"{where} {config.output} {problem}")
+    clean_stale_staging(config.output, recursive=True)  # half-written files of a killed earlier run
     result = Experiment(config, progress=not args.quiet).run()
     written = write_report(result, config.output)
     print(markdown_table(result, results_rows(result)))
