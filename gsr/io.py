@@ -298,7 +298,7 @@ def _tsv_documents(path: Path) -> Iterator[tuple[str, str]]:
 
 
 def iter_documents(source) -> Iterator[tuple[str, str]]:
-    """(docid, text) pairs from a JSONL/TSV path (or .gz), a {docid: text} mapping, a DataFrame or (docid, text) pairs."""
+    """(docid, text) pairs from a JSONL/TSV path (plain or .gz), a {docid: text} mapping, a DataFrame or pairs."""
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         if path.name.lower().endswith((".tsv", ".tsv.gz")):

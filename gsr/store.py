@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import mmap
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -28,7 +29,6 @@ STAGING_MARK = ".staging-"  # staging names: .<final name>.staging-<pid>-<random
 FOLDER_MANIFEST = ".manifest.json"
 FILE_MANIFEST_SUFFIX = ".manifest.json"
 MANIFEST_FORMAT = 1
-_BLOCK = 8 << 20
 
 log = logging.getLogger("gsr.store")
 
@@ -73,14 +73,15 @@ def folder_version_key(folder: str | os.PathLike, *extra) -> str:
 
 
 def fast_digest(path: str | os.PathLike) -> str:
-    """xxh3-128 hex digest of a file's content, read in 8 MiB blocks (several GB/s: cheap enough for every reuse)."""
+    """xxh3-128 hex digest of a file's content, hashed straight from the memory-mapped file: several GB/s, about
+    three times faster than reading it in blocks, cheap enough for every reuse (bench_cache_verification.py)."""
     import xxhash
 
-    digest = xxhash.xxh3_128()
     with open(path, "rb") as handle:
-        while block := handle.read(_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
+        if os.fstat(handle.fileno()).st_size == 0:
+            return xxhash.xxh3_128().hexdigest()
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return xxhash.xxh3_128(mapped).hexdigest()
 
 
 # ----------------------------------------------------------------------------------------------- staging names

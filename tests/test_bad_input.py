@@ -32,9 +32,9 @@ PROJECT = Path(__file__).resolve().parents[1]
 FEMALE = [f for f, _ in DEFAULT_DEFINITIONAL_PAIRS]
 MALE = [m for _, m in DEFAULT_DEFINITIONAL_PAIRS]
 # g(w) of the content words: the embedding's first axis is the gender direction (female > 0)
-CONTENT = {"nurse": 0.6, "hospital": 0.3, "care": 0.4, "kind": 0.2, "teacher": 0.35, "school": 0.1, "electrician": -0.6,
-           "tools": -0.4, "wire": -0.3, "strong": -0.2, "engineer": -0.5, "bridge": -0.25, "budget": 0.0, "report": 0.05,
-           "weather": -0.05, "rain": 0.02, "annual": 0.01, "city": -0.02}
+CONTENT = {"nurse": 0.6, "hospital": 0.3, "care": 0.4, "kind": 0.2, "teacher": 0.35, "school": 0.1,
+           "electrician": -0.6, "tools": -0.4, "wire": -0.3, "strong": -0.2, "engineer": -0.5, "bridge": -0.25,
+           "budget": 0.0, "report": 0.05, "weather": -0.05, "rain": 0.02, "annual": 0.01, "city": -0.02}
 DOCS = {"m1": "he is an electrician with strong tools and wire", "m2": "the engineer built a bridge with his father",
         "m3": "a man and his son fixed the wire", "f1": "she is a nurse at the hospital and gives kind care",
         "f2": "the teacher at the school is a mother with her daughter", "f3": "a woman nurse gives care",
@@ -338,9 +338,11 @@ CASES = {
                         ("--docs", "{dir}/docs.jsonl.gz")),
     "jobs-zero": Case("score", lambda folder: None, "argument --jobs: must be a positive integer", ("--jobs", "0")),
     # 3. names cannot collide
-    "system-named-perfect": Case("run", config('name = "add"', 'name = "perfect"'), "system name 'perfect' is reserved"),
+    "system-named-perfect": Case("run", config('name = "add"', 'name = "perfect"'),
+                                 "system name 'perfect' is reserved"),
     "system-named-Random": Case("run", config('name = "si"', 'name = "Random"'), "system name 'Random' is reserved"),
-    "system-names-one-file": Case("run", chain(config('name = "add"', 'name = "a b"'), config('name = "si"', 'name = "a_b"')),
+    "system-names-one-file": Case("run", chain(config('name = "add"', 'name = "a b"'),
+                                               config('name = "si"', 'name = "a_b"')),
                                   "systems 'a b' and 'a_b' would both write runs/a_b.run"),
     "system-names-one-file-but-case": Case("run", chain(config('name = "add"', 'name = "A_B"'),
                                                         config('name = "si"', 'name = "a b"')),
@@ -348,8 +350,9 @@ CASES = {
     "system-name-twice": Case("run", config('name = "si"', 'name = "add"'), "system name 'add' is used twice"),
     "system-name-blank": Case("run", config('name = "add"', 'name = "  "'),
                               "systems[0].name is required (a non-blank string)"),
-    "measuring-names-one-plot": Case("run", chain(config("[embeddings.tiny]", '[embeddings."t 1"]\nsource = "vectors.txt"'
-                                                         '\n[embeddings.t_1]\nsource = "vectors.txt"\n[embeddings.tiny]'),
+    "measuring-names-one-plot": Case("run", chain(config("[embeddings.tiny]",
+                                                         '[embeddings."t 1"]\nsource = "vectors.txt"\n'
+                                                         '[embeddings.t_1]\nsource = "vectors.txt"\n[embeddings.tiny]'),
                                                   config('measuring = "tiny"', 'measuring = ["t 1", "t_1"]')),
                                      "gsr.measuring 't 1' and 't_1' would both write gsr_t_1.png"),
     # 5. everything is checked before the work, naming the key
@@ -391,10 +394,13 @@ CASES = {
     "training-seed-text": Case("run", config("[embeddings.tiny]", '[embeddings.w2v]\ntrain = "word2vec"\nseed = "x"\n'
                                                                   "[embeddings.tiny]"),
                                "embeddings.w2v.seed must be an integer, not 'x'"),
-    "k1-text": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nk1 = "0.9"'), "systems[0].k1 must be a number, not '0.9'"),
-    "b-out-of-range": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nb = 1.5'), "systems[0].b must be in [0, 1], not 1.5"),
+    "k1-text": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nk1 = "0.9"'),
+                    "systems[0].k1 must be a number, not '0.9'"),
+    "b-out-of-range": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nb = 1.5'),
+                           "systems[0].b must be in [0, 1], not 1.5"),
     "mu-zero": Case("run", config(FIRST_SYSTEM, 'model = "qld"\nmu = 0'), "systems[0].mu must be > 0, not 0"),
-    "gap-bins-decreasing": Case("run", config("intrinsic_gender = false", "intrinsic_gender = true\ngap_bins = [0.1, 0.0]"),
+    "gap-bins-decreasing": Case("run", config("intrinsic_gender = false",
+                                              "intrinsic_gender = true\ngap_bins = [0.1, 0.0]"),
                                 "analyses.gap_bins must be a positive number of bins or a list of strictly increasing"),
     "gap-bins-true": Case("run", config("intrinsic_gender = false", "intrinsic_gender = true\ngap_bins = true"),
                           "analyses.gap_bins must be a positive number of bins or a list of strictly increasing"),

@@ -70,6 +70,7 @@ def add_parser(subparsers) -> None:
                         help="'relevant' (top-K, K = relevant documents; the paper's §4.2.2), 'none' or N")
     parser.add_argument("--strict", action="store_true", help="fail on retrieved ids missing from --docs")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random engine")
-    parser.add_argument("--jobs", type=positive_int, default=None, help="processes for document statistics (default: cores)")
+    parser.add_argument("--jobs", type=positive_int, default=None,
+                        help="processes for document statistics (default: cores)")
     add_embedding_options(parser)
     parser.set_defaults(func=cmd_score)

@@ -10,8 +10,8 @@ from gsr.evaluate import relative_to_perfect
 from gsr.numeric import finite
 
 TABLE2_NOTE = ("GSR measured with each measuring embedding (always the regular one); the column's variant is the "
-               "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100; empty where "
-               "GSR_perfect is zero up to rounding (results.md says why).")
+               "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100; empty "
+               "where GSR_perfect is zero up to rounding (results.md says why).")
 TABLE3_NOTE = ("change % = (variant − regular) / regular × 100; † / ‡: paired two-sided t-test against the same "
                "system with the regular embedding, p < 0.05 / p < 0.01.")
 
