@@ -127,7 +127,7 @@ def relative_gsr(system_gsr: float, perfect_gsr: float, noise_floor: float = 0.0
     """
     if math.isnan(perfect_gsr):
         raise GSRError("relative GSR is undefined: the perfect engine's GSR is undefined")
-    if abs(perfect_gsr) <= noise_floor or perfect_gsr == 0:
+    if abs(perfect_gsr) <= noise_floor:
         raise GSRError(f"relative GSR is undefined: the perfect engine's GSR is zero up to rounding "
                        f"(|{perfect_gsr:.3g}| ≤ {noise_floor:.3g})")
     return 100.0 * (system_gsr - perfect_gsr) / abs(perfect_gsr)

@@ -9,7 +9,7 @@ Every package writes through these functions, so the same guarantees hold everyw
   checked against it before reuse; an entry that is corrupt or lacks its manifest is reported (logger
   ``gsr.store``, shown on stderr) by path, removed and rebuilt, never read;
 * staging leftovers of processes that were killed are removed the next time their folder is written to (and,
-  by `gsr run`, everywhere under the cache and the output folder before it starts).
+  by `gsr run`, everywhere under the cache and in the output folder before it starts).
 """
 
 from __future__ import annotations

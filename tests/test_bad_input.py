@@ -535,6 +535,7 @@ def staging_of_killed_process(cache: Path) -> list[Path]:
     folder = cache / "collections" / f".files-0123.staging-{pid}-00ff"
     folder.mkdir()
     (folder / "documents.jsonl").write_text('{"id": "m1", "cont', encoding="utf-8")
+    (cache.parent / "out" / f".results.md.staging-{pid}-00ff.tmp").write_text("| system |", encoding="utf-8")
     return []
 
 
@@ -581,7 +582,7 @@ def test_damaged_cache_entry_is_reported_by_path_rebuilt_and_gives_the_clean_num
         assert f"cache entry {entry} is corrupt" in caplog.text
         assert entry.exists()  # rebuilt
     assert outcome("run", folder, out) == rows
-    assert _staging_leftovers(cache) == []
+    assert _staging_leftovers(cache) == [] and _staging_leftovers(folder / "out") == []
 
 
 def _toy_with(folder: Path, systems: str, extra: str = "") -> Path:

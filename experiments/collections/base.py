@@ -194,7 +194,8 @@ def export_collection(name: str, out: Path, progress: bool = False) -> dict[str,
     collection = load_collection(name, progress)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"documents": out / "documents.jsonl", "topics": out / "topics.tsv", "qrels": out / "qrels.txt"}
-    shutil.copyfile(collection.documents, paths["documents"])
+    with open(collection.documents, "rb") as source, atomic_write(paths["documents"], binary=True) as copy:
+        shutil.copyfileobj(source, copy)  # atomically, like every file written: Ctrl-C leaves no half copy
     with atomic_write(paths["topics"]) as handle:
         for qid, text in collection.queries.items():
             handle.write(f"{qid}\t{' '.join(text.split())}\n")

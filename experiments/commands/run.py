@@ -25,7 +25,8 @@ def cmd_run(args) -> int:
     if problem:  # found now, not after hours of indexing and training
         where = "--out" if args.out else f"{config.path or 'config'}: output"
         raise CommandError(f"{where} {config.output} {problem}")
-    clean_stale_staging(config.output, recursive=True)  # half-written files of a killed earlier run
+    for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
+        clean_stale_staging(folder)
     result = Experiment(config, progress=not args.quiet).run()
     written = write_report(result, config.output)
     print(markdown_table(result, results_rows(result)))
