@@ -9,12 +9,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS, load_word_pairs
 from embeddings.loading import EmbeddingError
+from gsr.io import read_json
 
 WORDLISTS = Path(__file__).resolve().parent / "wordlists"
 DEFAULT_GENDER_SPECIFIC_FILE = WORDLISTS / "gender_specific.json"
@@ -34,10 +34,7 @@ class WordListError(EmbeddingError):
 def load_word_list(path: str | os.PathLike) -> list[str]:
     """Read a debiaswe-style JSON list of words (e.g. gender_specific_full.json)."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise WordListError(f"{path}: cannot read word list ({err})") from None
+    data = read_json(path, error=WordListError)
     if not isinstance(data, list):
         raise WordListError(f"{path}: expected a JSON list of words, found {type(data).__name__}")
     for number, item in enumerate(data, start=1):

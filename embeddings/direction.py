@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from embeddings.loading import EmbeddingError
+from gsr.io import read_json
 from gsr.lexicon import GenderLexicon, vocabulary_key
 from gsr.numeric import unit_rows
 
@@ -33,10 +33,7 @@ ORIENTATION_PAIR = ("she", "he")
 def load_word_pairs(path: str | os.PathLike) -> list[tuple[str, str]]:
     """Read word pairs from a debiaswe-style JSON file: a list of two-word lists."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise EmbeddingError(f"{path}: cannot read word pairs ({err})") from None
+    data = read_json(path, error=EmbeddingError)
     if not isinstance(data, list):
         raise EmbeddingError(f"{path}: expected a JSON list of [word, word] pairs")
     pairs = []

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import gzip
 import importlib.util
 import os
 from pathlib import Path
 
 import numpy as np
 
+from gsr.io import InputError, text_lines
 from gsr.store import cache_dir, cached_folder, file_version_key
 
 FASTTEXT_MAGIC = 793712314  # first int32 of every fastText .bin model
 
 
-class EmbeddingError(ValueError):
+class EmbeddingError(InputError):
     """An embedding that cannot be found, read or used; the message names the file and line."""
 
 
@@ -65,48 +65,57 @@ def _keyed_vectors(words: list[str], vectors: np.ndarray):
     return kv
 
 
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", errors="strict")
-    return open(path, encoding="utf-8", errors="strict")
-
-
 def read_text_vectors(path: str | os.PathLike):
-    """Read word2vec text (with a 'count dim' header) or GloVe text (no header), checking every line."""
+    """Read word2vec text (with a 'count dim' header) or GloVe text (no header, plain or .gz), checking every line.
+
+    Every line holds a word and exactly `dim` values (the header's dimension, else the first line's): a missing or
+    an extra value is an error naming file:line, as is a vector count other than the header's. A word may contain
+    spaces (GloVe 840B has a few) as long as none of its pieces is a number.
+    """
     path = Path(path)
     words: list[str] = []
     rows: list[np.ndarray] = []
-    dim = None
+    dim = count = None
     try:
-        with _open_text(path) as handle:
-            for lineno, line in enumerate(handle, start=1):
-                parts = line.rstrip("\n\r").rstrip(" ").split(" ")
-                if lineno == 1 and len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
-                    dim = int(parts[1])
-                    continue
-                if parts == [""]:
-                    continue
-                if dim is None:
-                    dim = len(parts) - 1
-                    if dim < 1:
-                        raise EmbeddingError(f"{path}:{lineno}: expected a word followed by its vector values")
-                if len(parts) < dim + 1:
-                    raise EmbeddingError(
-                        f"{path}:{lineno}: expected {dim} vector values after the word, found {len(parts) - 1}"
-                    )
-                try:
-                    row = np.array(parts[-dim:], dtype=np.float32)
-                except ValueError:
-                    raise EmbeddingError(f"{path}:{lineno}: vector values are not numbers") from None
-                words.append(" ".join(parts[:-dim]))
-                rows.append(row)
-    except UnicodeDecodeError as err:
-        raise EmbeddingError(f"{path}: not a UTF-8 text embedding file ({err.reason})") from None
-    except (gzip.BadGzipFile, EOFError) as err:
-        raise EmbeddingError(f"{path}: broken or not gzip-compressed ({err})") from None
+        for lineno, line in text_lines(path):  # UTF-8 (a byte-order mark skipped), plain or .gz
+            parts = line.rstrip(" ").split(" ")
+            if lineno == 1 and len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+                count, dim = int(parts[0]), int(parts[1])
+                continue
+            if parts == [""]:
+                continue
+            if dim is None:
+                dim = len(parts) - 1
+                if dim < 1:
+                    raise EmbeddingError(f"{path}:{lineno}: expected a word followed by its vector values")
+            # GloVe 840B has words with spaces ('. . .'): extra fields belong to the word unless one is a number,
+            # which makes the line one with more values than the dimension
+            if len(parts) < dim + 1 or any(_is_number(p) for p in parts[1:-dim]):
+                raise EmbeddingError(f"{path}:{lineno}: expected {dim} vector values after the word, found "
+                                     f"{len(parts) - 1}")
+            try:
+                rows.append(np.array(parts[-dim:], dtype=np.float32))
+            except ValueError:
+                raise EmbeddingError(f"{path}:{lineno}: vector values are not numbers") from None
+            words.append(" ".join(parts[:-dim]))
+    except EmbeddingError:
+        raise
+    except InputError as err:
+        raise EmbeddingError(str(err)) from None
     if not rows:
         raise EmbeddingError(f"{path}: no vectors found")
+    if count is not None and count != len(rows):
+        raise EmbeddingError(f"{path}: the header announces {count:,} vectors but the file holds {len(rows):,} "
+                             "(a truncated or edited file?)")
     return _keyed_vectors(words, np.vstack(rows))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _read_binary(path: Path):

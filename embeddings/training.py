@@ -8,9 +8,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from gsr.io import iter_documents
+from gsr.params import Param, check_params
 from gsr.store import atomic_write, cache_dir, cached_file, content_key
 
 METHODS = ("word2vec", "fasttext")
+TRAINING_PARAMS = (Param("dim", int, 100, "vector dimensions", minimum=1),
+                   Param("window", int, 5, "context window (words on each side)", minimum=1),
+                   Param("min_count", int, 5, "words rarer than this are left out", minimum=1),
+                   Param("epochs", int, 5, "passes over the collection", minimum=1),
+                   Param("seed", int, 0, "random seed", minimum=0))
 
 
 @dataclass(frozen=True)
@@ -27,9 +33,7 @@ class TrainingSettings:
     def __post_init__(self):
         if self.method not in METHODS:
             raise ValueError(f"training method {self.method!r} is unknown; choose one of {', '.join(METHODS)}")
-        for name in ("dim", "window", "min_count", "epochs"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"training {name} must be a positive integer, not {getattr(self, name)!r}")
+        check_params(TRAINING_PARAMS, {p.name: getattr(self, p.name) for p in TRAINING_PARAMS}, where="training ")
 
 
 def write_token_corpus(documents: Path, target: Path, progress: bool = False) -> Path:

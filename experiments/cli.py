@@ -1,5 +1,6 @@
 """The `gsr` command: one subcommand per module of experiments.commands (and debias.command), a shared error
-policy: expected failures print `gsr: error: ...` and exit with status 2."""
+policy: expected failures print `gsr: error: ...` and exit with status 2; Ctrl-C prints one line and exits with
+status 130 (every file is written atomically, so nothing half-written is left and a rerun resumes)."""
 
 from __future__ import annotations
 
@@ -23,21 +24,35 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from embeddings.loading import EmbeddingError
-    from experiments.commands.common import CommandError
-    from gsr.io import InputError
-    from gsr.measure import GSRError
-    from retrievers.lucene import LuceneError
-
-    args = build_parser().parse_args(argv)
+    command = "(starting)"
     try:
+        from embeddings.loading import EmbeddingError
+        from experiments.commands.common import CommandError
+        from gsr.io import InputError
+        from gsr.measure import GSRError
+        from retrievers.lucene import LuceneError
+
+        args = build_parser().parse_args(argv)
+        command = args.command
         return args.func(args)
+    except KeyboardInterrupt as interrupt:  # first: the names below may not be imported yet
+        print(f"gsr: {interrupted(command, interrupt)}", file=sys.stderr)
+        return 130  # 128 + SIGINT, as shells report it
     except (InputError, EmbeddingError, GSRError, LuceneError, CommandError, ValueError) as err:
         print(f"gsr: error: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head & co.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def interrupted(command: str, interrupt: KeyboardInterrupt) -> str:
+    """The one line printed on Ctrl-C: what was interrupted and what a rerun does."""
+    steps = getattr(interrupt, "__notes__", None)  # experiments.runner adds the step it was in
+    during = f" during {steps[0]}" if steps else ""
+    rerun = ("running it again resumes after the last finished step" if command == "run"
+             else "running it again reuses every cache entry already finished")
+    return f"interrupted: gsr {command}{during}; nothing half-written was kept, and {rerun}"
 
 
 if __name__ == "__main__":

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.registry import ANALYSES, COLLECTION_KINDS, SYSTEMS, RegistryError
-from gsr.io import InputError
+from experiments.config_params import (
+    DEBIAS_PARAMS,
+    EVALUATION_PARAMS,
+    GSR_PARAMS,
+    PLOTS_PARAMS,
+    TOP_PARAMS,
+)
+from gsr.io import InputError, read_text
 from gsr.params import Param, ParamError, check_params
 
 EXPERIMENTS_FOLDER = Path(__file__).resolve().parent
@@ -23,19 +30,25 @@ RESERVED_SYSTEM_NAMES = ("perfect", "random")  # the reference engines every tab
 
 TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "systems", "evaluation", "gsr", "plots",
             "debias", "analyses")
-TOP_PARAMS = (Param("depth", int, 1000, "documents retrieved per query", minimum=1),
-              Param("threads", int, 2, "threads and processes for indexing, search and statistics", minimum=1))
-DEBIAS_KEYS = ("variants", "systems", "lists", "definitional", "gender_specific", "equalize")
 DEBIAS_VARIANTS = {"debiased": "regular", "strong": "strong"}  # variant label -> debias.METHODS key
 EMBEDDING_KEYS = ("source", "train", "dim", "window", "min_count", "epochs", "seed")
-EVALUATION_KEYS = ("measures", "baseline")
-GSR_KEYS = ("measuring", "cutoff", "stopwords", "exclusion", "definitional", "random_seed")
-PLOTS_KEYS = ("enabled",)
 SYSTEM_KEYS = ("name", "model")
 
 
 class ConfigError(InputError):
     """A config file that cannot be run; the message names the file and the offending key."""
+
+
+def _names(declared) -> tuple[str, ...]:
+    return tuple(p.name for p in declared)
+
+
+def _checked(declared, table: dict, where: str, source: str) -> dict:
+    """check_params for one config table, its errors as ConfigErrors naming the file and the key."""
+    try:
+        return check_params(declared, table, where)
+    except ParamError as err:
+        raise ConfigError(f"{source}: {err}") from None
 
 
 @dataclass
@@ -121,10 +134,14 @@ def _resolve(base: Path, value):
 def load_config(path_or_name: str | Path) -> ExperimentConfig:
     """Read and check a config file, or a built-in config by name ('demo', 'robust04')."""
     path = BUILTIN_CONFIGS.get(str(path_or_name), Path(path_or_name))
+    if not path.exists():
+        raise ConfigError(f"{path}: no such config file (built-in configs: {', '.join(BUILTIN_CONFIGS)})")
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a folder; give a config file (TOML)")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file (built-in configs: {', '.join(BUILTIN_CONFIGS)})") from None
+        text = read_text(path)  # UTF-8 with its byte-order mark skipped: tomllib refuses one
+    except InputError as err:
+        raise ConfigError(str(err)) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -140,63 +157,50 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     for required in ("collection", "systems"):
         if required not in raw:
             raise ConfigError(f"{source}: missing '{required}'")
-    try:
-        top = check_params(TOP_PARAMS, {p.name: raw[p.name] for p in TOP_PARAMS if p.name in raw})
-    except ParamError as err:
-        raise ConfigError(f"{source}: {err}") from None
+    top = _checked(TOP_PARAMS, {p.name: raw[p.name] for p in TOP_PARAMS if p.name in raw}, "", source)
     collection = _collection(raw["collection"], base, source)
     embeddings = _embeddings(raw.get("embeddings", {}), base, source)
     systems = _systems(raw["systems"], embeddings, source)
     names = [s.name for s in systems]
 
     evaluation = _table(raw.get("evaluation", {}), "evaluation", source)
-    _unknown(evaluation, EVALUATION_KEYS, "evaluation.", source)
+    _unknown(evaluation, _names(EVALUATION_PARAMS), "evaluation.", source)
+    evaluation = _checked(EVALUATION_PARAMS, evaluation, "evaluation.", source)
     from experiments.effectiveness import DEFAULT_MEASURES, parse_measures
 
-    measures = [str(m) for m in evaluation.get("measures", DEFAULT_MEASURES)]
+    measures = evaluation["measures"] if evaluation["measures"] is not None else list(DEFAULT_MEASURES)
     try:
         parse_measures(measures)
     except InputError as err:
         raise ConfigError(f"{source}: evaluation.measures: {err}") from None
-    baseline = evaluation.get("baseline", names[0])
-    if baseline is not None and baseline not in names:
+    baseline = evaluation["baseline"] if evaluation["baseline"] is not None else names[0]
+    if baseline not in names:
         raise ConfigError(f"{source}: evaluation.baseline {baseline!r} is not a system of this config")
 
     gsr = _table(raw.get("gsr", {}), "gsr", source)
-    _unknown(gsr, GSR_KEYS, "gsr.", source)
-    measuring = gsr.get("measuring", [])
-    if isinstance(measuring, str):
-        measuring = [measuring]
-    for name in measuring:
-        if name not in embeddings:
-            raise ConfigError(f"{source}: gsr.measuring {name!r} is not defined under [embeddings]")
-    cutoff = gsr.get("cutoff", "relevant")
-    if not (cutoff == "relevant" or (isinstance(cutoff, int) and not isinstance(cutoff, bool) and cutoff > 0)):
-        raise ConfigError(f"{source}: gsr.cutoff must be 'relevant' or a positive integer, not {cutoff!r}")
+    _unknown(gsr, _names(GSR_PARAMS), "gsr.", source)
+    gsr = _checked(GSR_PARAMS, gsr, "gsr.", source)
+    _check_measuring(gsr["measuring"], embeddings, source)
 
-    from gsr.text import DEFAULT_EXCLUSION, EXCLUSION_MODES, STOP_LISTS
+    from gsr.text import STOP_LISTS
 
-    exclusion = gsr.get("exclusion", DEFAULT_EXCLUSION)
-    if exclusion not in EXCLUSION_MODES:
-        raise ConfigError(f"{source}: gsr.exclusion must be one of {', '.join(EXCLUSION_MODES)}, not {exclusion!r}")
-    stopwords = gsr.get("stopwords")
+    stopwords = gsr["stopwords"]
     if stopwords is not None and stopwords not in STOP_LISTS:
         stopwords = Path(_resolve(base, stopwords))
 
     plots = _table(raw.get("plots", {}), "plots", source)
-    _unknown(plots, PLOTS_KEYS, "plots.", source)
+    _unknown(plots, _names(PLOTS_PARAMS), "plots.", source)
+    plots = _checked(PLOTS_PARAMS, plots, "plots.", source)
     variants, lists, list_set = _debias_variants(raw, embeddings, systems, base, source)
     _check_names(systems, source)
     stem = path.stem if path else "experiment"
     config = ExperimentConfig(
-        path=path, name=str(raw.get("name", stem)), output=Path(raw.get("output", Path("out") / stem)),
+        path=path, name=top["name"] or stem, output=Path(top["output"] or Path("out") / stem),
         collection=collection, embeddings=embeddings, systems=systems, measures=measures, baseline=baseline,
-        measuring=list(measuring), cutoff=cutoff,
-        stopwords=stopwords, exclusion=exclusion,
-        definitional=Path(_resolve(base, gsr["definitional"])) if "definitional" in gsr else None,
-        random_seed=int(gsr.get("random_seed", 0)), depth=top["depth"], threads=top["threads"],
-        plots=bool(plots.get("enabled", True)), debias_variants=variants, debias_lists=lists,
-        debias_list_set=list_set)
+        measuring=gsr["measuring"], cutoff=gsr["cutoff"], stopwords=stopwords, exclusion=gsr["exclusion"],
+        definitional=Path(_resolve(base, gsr["definitional"])) if gsr["definitional"] else None,
+        random_seed=gsr["random_seed"], depth=top["depth"], threads=top["threads"],
+        plots=plots["enabled"], debias_variants=variants, debias_lists=lists, debias_list_set=list_set)
     config.analyses = _analyses(raw.get("analyses", {}), config, source)
     return config
 
@@ -213,6 +217,11 @@ def _collection(raw, base: Path, source: str) -> dict:
     for key in declared.required:
         if key not in collection:
             raise ConfigError(f"{source}: collection.{key} is required for kind '{kind}'")
+    for key, value in collection.items():
+        several = key in declared.list_keys and isinstance(value, list) and value
+        if not isinstance(value, str) and not (several and all(isinstance(v, str) for v in value)):
+            wanted = "a string or a list of strings" if key in declared.list_keys else "a string"
+            raise ConfigError(f"{source}: collection.{key} must be {wanted}, not {value!r}")
     for key in declared.path_keys:
         if key in collection:
             collection[key] = _resolve(base, collection[key])
@@ -228,6 +237,9 @@ def _embeddings(raw, base: Path, source: str) -> dict[str, EmbeddingSpec]:
             raise ConfigError(f"{source}: embeddings.{name} needs exactly one of 'source' (a built-in name or file) "
                               "or 'train' ('word2vec' or 'fasttext')")
         if "source" in table:
+            if not isinstance(table["source"], str):
+                raise ConfigError(f"{source}: embeddings.{name}.source must be a string (a built-in name or a "
+                                  f"file), not {table['source']!r}")
             extra = sorted(set(table) - {"source"})
             if extra:
                 raise ConfigError(f"{source}: embeddings.{name}.{extra[0]} only applies to trained embeddings")
@@ -236,9 +248,11 @@ def _embeddings(raw, base: Path, source: str) -> dict[str, EmbeddingSpec]:
             value = table["source"]
             embeddings[name] = EmbeddingSpec(name, value if value in BUILTIN_EMBEDDINGS else _resolve(base, value))
         else:
-            from embeddings.training import TrainingSettings
+            from embeddings.training import TRAINING_PARAMS, TrainingSettings
 
-            settings = {"method": table["train"], **{k: v for k, v in table.items() if k != "train"}}
+            given = {k: v for k, v in table.items() if k != "train"}
+            _checked(TRAINING_PARAMS, given, f"embeddings.{name}.", source)
+            settings = {"method": table["train"], **given}
             try:
                 TrainingSettings(**settings)
             except (ValueError, TypeError) as err:
@@ -264,8 +278,8 @@ def _systems(raw_systems, embeddings: dict, source: str) -> list[SystemSpec]:
         where = f"systems[{i}]"
         table = _table(table, where, source)
         name, model = table.get("name"), table.get("model")
-        if not name or not isinstance(name, str):
-            raise ConfigError(f"{source}: {where}.name is required (a string)")
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"{source}: {where}.name is required (a non-blank string)")
         try:
             system_type = SYSTEMS.get(model)
         except RegistryError:
@@ -317,16 +331,34 @@ def _check_names(systems: list[SystemSpec], source: str) -> None:
     """System names are unique, distinct from the reference engines and from each other's output file names."""
     seen: dict[str, str] = {}
     for system in systems:
-        if system.name.lower() in RESERVED_SYSTEM_NAMES:
+        if output_name(system.name).casefold() in RESERVED_SYSTEM_NAMES:
             raise ConfigError(f"{source}: system name {system.name!r} is reserved for the reference engine every "
                               "table adds; choose another name")
         if system.name in seen.values():
             raise ConfigError(f"{source}: system name {system.name!r} is used twice")
+        # compared ignoring case: on macOS and Windows runs/A.run and runs/a.run are one file
         stem = output_name(system.name)
-        if stem in seen:
-            raise ConfigError(f"{source}: systems {seen[stem]!r} and {system.name!r} would both write runs/{stem}.run; "
-                              "rename one")
-        seen[stem] = system.name
+        if stem.casefold() in seen:
+            raise ConfigError(f"{source}: systems {seen[stem.casefold()]!r} and {system.name!r} would both write "
+                              f"runs/{stem}.run (file names compared ignoring case); rename one")
+        seen[stem.casefold()] = system.name
+
+
+def _check_measuring(measuring: list[str], embeddings: dict, source: str) -> None:
+    """At least one measuring embedding, each defined, no two drawn into the same gsr_NAME.png."""
+    if not measuring:
+        defined = ", ".join(embeddings) or "none yet"
+        raise ConfigError(f"{source}: gsr.measuring names no embedding, so GSR would measure nothing; set "
+                          f"[gsr] measuring = [\"NAME\"] with NAME under [embeddings] (defined: {defined})")
+    plots: dict[str, str] = {}
+    for name in measuring:
+        if name not in embeddings:
+            raise ConfigError(f"{source}: gsr.measuring {name!r} is not defined under [embeddings]")
+        stem = output_name(name).casefold()
+        if stem in plots:
+            raise ConfigError(f"{source}: gsr.measuring {plots[stem]!r} and {name!r} would both write "
+                              f"gsr_{output_name(name)}.png; rename one")
+        plots[stem] = name
 
 
 def _analyses(raw, config: ExperimentConfig, source: str) -> dict[str, dict]:
@@ -354,15 +386,14 @@ def _analyses(raw, config: ExperimentConfig, source: str) -> dict[str, dict]:
 
 def _debias_variants(raw: dict, embeddings: dict, systems: list, base: Path, source: str):
     """Expand [debias]: each listed embedding system gets a copy per variant, retrieving with a debiased embedding."""
-    from debias.words import DEFAULT_LISTS, LIST_SETS
+    from debias.words import DEFAULT_LISTS
 
     if "debias" not in raw:
         return [], {}, DEFAULT_LISTS
     table = _table(raw["debias"], "debias", source)
-    _unknown(table, DEBIAS_KEYS, "debias.", source)
+    _unknown(table, _names(DEBIAS_PARAMS), "debias.", source)
+    table = {k: v for k, v in _checked(DEBIAS_PARAMS, table, "debias.", source).items() if v is not None}
     list_set = table.get("lists", DEFAULT_LISTS)
-    if list_set not in LIST_SETS:
-        raise ConfigError(f"{source}: debias.lists must be one of {', '.join(LIST_SETS)}, not {list_set!r}")
     variants = table.get("variants", list(DEBIAS_VARIANTS))
     for variant in variants:
         if variant not in DEBIAS_VARIANTS:

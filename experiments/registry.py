@@ -83,6 +83,7 @@ class CollectionKind:
     required: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
     path_keys: tuple[str, ...] = ()  # keys holding paths, resolved against the config file's folder
+    list_keys: tuple[str, ...] = ()  # keys that take a list of strings as well as a string (every other key: a string)
 
 
 Entry = TypeVar("Entry", SystemType, AnalysisType, CollectionKind)

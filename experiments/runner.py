@@ -18,13 +18,22 @@ from pathlib import Path
 from embeddings.direction import gender_lexicon
 from experiments.analyses import AnalysisError
 from experiments.collections import Collection, collection_docids, load_collection
-from experiments.config import ExperimentConfig, SystemSpec
+from experiments.config import ExperimentConfig, SystemSpec, output_name
 from experiments.effectiveness import Effectiveness, check_run_ids, evaluate_run, parse_measures
 from experiments.registry import ANALYSES, SYSTEMS
 from gsr.baselines import perfect_run, random_run
 from gsr.evaluate import GSR, GSRReport, GSRResult, cached_document_stats
-from gsr.io import Run, read_trec_run, write_trec_run
-from gsr.store import cache_dir, cached_file, clean_stale_staging, content_key, fast_digest, file_version_key
+from gsr.io import InputError, Run, read_trec_run, write_trec_run
+from gsr.store import (
+    CACHE_VARIABLE,
+    cache_dir,
+    cached_file,
+    clean_stale_staging,
+    content_key,
+    fast_digest,
+    file_version_key,
+    unwritable,
+)
 from gsr.text import Analyzer, stopwords_of
 
 PERFECT, RANDOM = "perfect", "random"
@@ -92,6 +101,9 @@ class Experiment:
         start = time.perf_counter()
         try:
             yield
+        except KeyboardInterrupt as interrupt:
+            interrupt.add_note(f'"{name}"')  # the innermost step comes first: what the interrupt message names
+            raise
         finally:
             self.timings[name] = time.perf_counter() - start
         if self.progress:
@@ -210,18 +222,19 @@ class Experiment:
 
         def retrieve(staging: Path) -> None:
             with self.step(f"run {system.name}"):
-                write_trec_run(system_type.run(self, system), staging, tag=system.name.replace(" ", "_"))
+                write_trec_run(system_type.run(self, system), staging, tag=output_name(system.name))
 
         path, reused = cached_file(cache_dir() / "runs" / f"{self.system_key(system)}.run", retrieve)
         if reused:
             self.note_reused(f"run {system.name}")
-        return read_trec_run(path)  # the file's order (trec_eval's) is the one every later step sees
+        # the file's order (trec_eval's) is the one every later step sees; a system may retrieve nothing at all
+        return read_trec_run(path, allow_empty=True)
 
     # ------------------------------------------------------------ whole experiment
     def run(self) -> ExperimentResult:
         config = self.config
-        clean_stale_staging(cache_dir())
         self.preflight()
+        clean_stale_staging(cache_dir(), recursive=True)
         collection = self.collection
         judged = collection.judged_queries()
         runs = {s.name: self.system_run(s) for s in config.systems}
@@ -276,7 +289,10 @@ class Experiment:
                 result.analyses[name] = value
 
     def preflight(self) -> None:
-        """Every system type's checks (e.g. Java for the lexical systems), before any long step."""
+        """Before any long step: a writable cache folder and every system type's checks (e.g. Java)."""
+        problem = unwritable(cache_dir())
+        if problem:
+            raise InputError(f"the cache folder {cache_dir()} (${CACHE_VARIABLE}) {problem}")
         for system in self.config.systems:
             check = SYSTEMS.get(system.model).preflight
             if check is not None:

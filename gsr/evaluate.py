@@ -12,7 +12,15 @@ import numpy as np
 
 from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
 from gsr.io import InputError, Run, as_qrels, as_queries, as_run, iter_documents
-from gsr.measure import GSRError, gsr_slope, list_genderedness, query_genderedness, relative_gsr, tied_rank_weights
+from gsr.measure import (
+    GSRError,
+    gsr_slope,
+    list_genderedness,
+    query_genderedness,
+    relative_gsr,
+    slope_noise_floor,
+    tied_rank_weights,
+)
 from gsr.numeric import finite
 from gsr.stats import DocumentStats, GenderedDocuments
 from gsr.store import cache_dir, cached_folder, file_version_key
@@ -61,6 +69,10 @@ class GSRResult:
         return (np.array([math.nan if q.g_query is None else q.g_query for q in used], dtype=np.float64),
                 np.array([math.nan if q.g_list is None else q.g_list for q in used], dtype=np.float64))
 
+    def noise_floor(self) -> float:
+        """The largest |GSR| that is zero up to rounding for this result's points (measure.slope_noise_floor)."""
+        return slope_noise_floor(*self.points())
+
     def to_dict(self) -> dict:
         out = {"gsr": self.gsr, "n_queries": self.n_queries, "n_skipped": self.n_skipped,
                "skipped": self.skipped, "unknown_docids": self.unknown_docids,
@@ -81,22 +93,40 @@ class GSRReport:
 
     @property
     def relative(self) -> float | None:
-        """The run's GSR as % above the perfect engine's (None without qrels)."""
+        """The run's GSR as % above the perfect engine's (None without qrels, or when undefined)."""
         return self.relative_of(self.system)
 
     def relative_of(self, result: GSRResult) -> float | None:
-        """Any engine's GSR as % above the perfect engine's (None without qrels)."""
-        if self.perfect is None or self.perfect.gsr is None or result.gsr is None:
-            return None
-        return finite(relative_gsr(result.gsr, self.perfect.gsr))
+        """Any engine's GSR as % above the perfect engine's (None without qrels, or when undefined)."""
+        return relative_to_perfect(result, self.perfect)[0]
 
     def to_dict(self) -> dict:
         out = self.system.to_dict()
         if self.perfect is not None:
             out["perfect"] = self.perfect.to_dict()
-            out["random"] = dict(self.random.to_dict(), relative=self.relative_of(self.random))
-            out["relative"] = self.relative
+            out["random"] = dict(self.random.to_dict(), **_relative_dict(self.random, self.perfect))
+            out.update(_relative_dict(self.system, self.perfect))
         return out
+
+
+def relative_to_perfect(result: GSRResult, perfect: GSRResult | None) -> tuple[float | None, str | None]:
+    """(relative GSR in %, None), or (None, why it is undefined): no perfect engine, an undefined GSR, or a perfect
+    engine whose GSR is zero up to rounding (|m_P| ≤ its noise floor, measure.slope_noise_floor)."""
+    if perfect is None:
+        return None, "no qrels, so no perfect engine to compare with"
+    if perfect.gsr is None:
+        return None, f"relative GSR is undefined: the perfect engine's GSR is undefined ({perfect.error})"
+    if result.gsr is None:
+        return None, f"relative GSR is undefined: GSR is undefined ({result.error})"
+    try:
+        return finite(relative_gsr(result.gsr, perfect.gsr, perfect.noise_floor())), None
+    except GSRError as err:
+        return None, str(err)
+
+
+def _relative_dict(result: GSRResult, perfect: GSRResult) -> dict:
+    relative, why = relative_to_perfect(result, perfect)
+    return {"relative": relative} if why is None else {"relative": None, "relative_error": why}
 
 
 def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments, *,
@@ -215,6 +245,9 @@ class GSR:
         if qrels is None:
             cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
             return GSRReport(self._measure(cut_run(run, cut), queries, gendered, None, strict))
+        if not set(qrels) & set(queries):
+            raise InputError(f"qrels: none of the {len(qrels)} judged query ids is a topic id (qrels e.g. "
+                             f"{sorted(qrels)[:3]}, topics e.g. {sorted(queries)[:3]}); do they belong together?")
         counts = relevant_counts(qrels)
         judged = sorted(q for q in queries if counts.get(q, 0) > 0)
         cut = counts if self.cutoff == "relevant" else self.cutoff

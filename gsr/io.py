@@ -1,56 +1,88 @@
 """Readers for TREC runs, qrels and topics, TSV/JSONL queries and documents, and pandas/dict equivalents.
 
-Every reader stops at the first malformed line with an error naming the file and the line.
+Every reader stops at the first malformed line with an error naming the file and the line. Files are opened through
+gsr.textio (re-exported here): UTF-8, plain or .gz, a byte-order mark skipped, other bytes an error naming the line.
 """
 
 from __future__ import annotations
 
-import json
+import math
+import numbers
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from gsr.store import atomic_write
+from gsr.textio import (  # noqa: F401  (re-exported: the one way to open text and JSON files)
+    InputError,
+    json_lines,
+    json_record,
+    open_binary,
+    read_json,
+    read_text,
+    record_id,
+    record_text,
+    text_lines,
+)
 
 Run = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best first
 Qrels = dict[str, dict[str, int]]  # qid -> {docid: grade}
 
 TOPIC_FIELDS = ("title", "desc", "narr")
+# tags of older TREC topics (TREC 1-3: domain, summary, concepts, factors, nationality, definitions): read, never used
+IGNORED_TOPIC_TAGS = ("head", "dom", "smry", "con", "fac", "nat", "def")
 QUERY_ID_KEYS = ("qid", "query_id", "_id", "id")
 QUERY_TEXT_KEYS = ("text", "query", "title")
 DOC_ID_KEYS = ("id", "docid", "doc_id", "docno", "_id")
 DOC_TEXT_KEYS = ("contents", "text", "body")
 
 
-class InputError(ValueError):
-    """A malformed or inconsistent input file; the message starts with 'file:line:'."""
+# ----------------------------------------------------------------------------------------------- ids and grades
+
+def checked_document_id(docid: str, where: str) -> str:
+    """A document id usable in a TREC run: non-empty, no whitespace (run columns are whitespace-separated)."""
+    if not docid or any(ch.isspace() for ch in docid):
+        raise InputError(f"{where}: document id {docid!r} is empty or contains whitespace, so it cannot be written "
+                         "to a TREC run")
+    return docid
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for lineno, line in enumerate(handle, start=1):
-                yield lineno, line.rstrip("\n\r")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except UnicodeDecodeError as err:
-        raise InputError(f"{path}: not UTF-8 text ({err.reason})") from None
+def relevance_grade(value, where: str) -> int:
+    """An integer relevance grade: an int, an integral number, or an integer's text; 0.5, "1.0", true or NaN are
+    InputErrors at `where` (never truncated)."""
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            pass
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
+            and float(value).is_integer():
+        return int(value)
+    raise InputError(f"{where}: relevance grade must be an integer, found {value!r}")
 
+
+# ----------------------------------------------------------------------------------------------- runs and qrels
 
 def rank_order(scored: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
     """trec_eval's order: score descending, ties broken by document id descending."""
     return sorted(scored, key=lambda pair: (pair[1], pair[0]), reverse=True)
 
 
-def read_trec_run(path: str | os.PathLike) -> Run:
-    """A TREC run file: 'qid Q0 docid rank score tag' per line; ranked by score as trec_eval does."""
+def read_trec_run(path: str | os.PathLike, allow_empty: bool = False) -> Run:
+    """A TREC run file: 'qid Q0 docid rank score tag' per line; ranked by score as trec_eval does.
+
+    A file without any run line is an error (unless `allow_empty`: a system that retrieved nothing at all).
+    """
     path = Path(path)
-    return _checked_run(_trec_run_rows(path))
+    run = _checked_run(_trec_run_rows(path))
+    if not run and not allow_empty:
+        raise InputError(f"{path}: the run is empty (no 'qid Q0 docid rank score tag' line)")
+    return run
 
 
 def _trec_run_rows(path: Path) -> Iterator[tuple[str, str, str, float]]:
-    for lineno, line in _lines(path):
+    for lineno, line in text_lines(path):
         if not line.strip():
             continue
         parts = line.split()
@@ -66,46 +98,59 @@ def _trec_run_rows(path: Path) -> Iterator[tuple[str, str, str, float]]:
 
 
 def read_qrels(path: str | os.PathLike) -> Qrels:
-    """A TREC qrels file: 'qid iteration docid grade' per line."""
+    """A TREC qrels file: 'qid iteration docid grade' per line; a file without any judgment is an error."""
     path = Path(path)
     qrels: Qrels = {}
-    for lineno, line in _lines(path):
+    for lineno, line in text_lines(path):
         if not line.strip():
             continue
         parts = line.split()
         if len(parts) != 4:
             raise InputError(f"{path}:{lineno}: expected 4 columns 'qid iteration docid grade', found {len(parts)}")
         qid, _, docid, grade = parts
-        try:
-            value = int(grade)
-        except ValueError:
-            raise InputError(f"{path}:{lineno}: relevance grade must be an integer, found {grade!r}") from None
-        judged = qrels.setdefault(qid, {})
-        if docid in judged and judged[docid] != value:
-            raise InputError(f"{path}:{lineno}: document {docid} judged twice for query {qid} with different grades")
-        judged[docid] = value
+        add_judgment(qrels, qid, docid, relevance_grade(grade, f"{path}:{lineno}"), f"{path}:{lineno}")
+    if not qrels:
+        raise InputError(f"{path}: the qrels are empty (no 'qid iteration docid grade' line)")
     return qrels
 
 
-_TAG = re.compile(r"<(/?)(top|num|title|desc|narr)>", re.IGNORECASE)
+def add_judgment(qrels: Qrels, qid: str, docid: str, grade: int, where: str) -> None:
+    """Record one judgment; the same document judged twice with different grades is an error at `where`."""
+    judged = qrels.setdefault(qid, {})
+    if docid in judged and judged[docid] != grade:
+        raise InputError(f"{where}: document {docid} judged twice for query {qid} with different grades")
+    judged[docid] = grade
+
+
+# ----------------------------------------------------------------------------------------------- topics and queries
+
+_TAG = re.compile(r"<(/?)([A-Za-z][\w-]*)[^<>\n]*>")
 _FIELD_LABEL = re.compile(r"^\s*(Number|Description|Narrative|Topic)\s*:", re.IGNORECASE)
 
 
 def read_trec_topics(path: str | os.PathLike, field: str = "title") -> dict[str, str]:
-    """TREC topics in SGML form (<top>, <num>, <title>, <desc>, <narr>); `field` may join several with '+'."""
+    """TREC topics in SGML form (<top>, <num>, <title>, <desc>, <narr>); `field` may join several with '+'.
+
+    Any other tag (a misspelt <titel>, HTML) is an error naming file:line; the fields of TREC 1-3 topics
+    (IGNORED_TOPIC_TAGS) are recognised and left out.
+    """
     fields = _topic_fields(field)
     path = Path(path)
+    known = ("top", "num", *TOPIC_FIELDS, *IGNORED_TOPIC_TAGS)
     topics: dict[str, str] = {}
     current: dict[str, list[str]] | None = None
     active = None
     started = 0
-    for lineno, line in _lines(path):
+    for lineno, line in text_lines(path):
         position = 0
         for match in _TAG.finditer(line):
             if active is not None and current is not None:
                 current[active].append(line[position : match.start()])
             closing, tag = match.group(1), match.group(2).lower()
             position = match.end()
+            if tag not in known:
+                raise InputError(f"{path}:{lineno}: unknown tag {match.group(0)!r} in a TREC topics file (a topic "
+                                 f"holds <num>, <title>, <desc>, <narr>)")
             if tag == "top" and not closing:
                 if current is not None:
                     raise InputError(f"{path}:{lineno}: <top> opened before the topic of line {started} was closed")
@@ -118,7 +163,7 @@ def read_trec_topics(path: str | os.PathLike, field: str = "title") -> dict[str,
             elif current is None:
                 raise InputError(f"{path}:{lineno}: <{tag}> outside a <top> block")
             else:
-                active = None if closing else tag
+                active = None if closing or tag in IGNORED_TOPIC_TAGS else tag
         if active is not None and current is not None:
             current[active].append(line[position:])
     if current is not None:
@@ -130,6 +175,8 @@ def read_trec_topics(path: str | os.PathLike, field: str = "title") -> dict[str,
 
 def _topic_fields(field: str) -> tuple[str, ...]:
     aliases = {"description": "desc", "narrative": "narr"}
+    if not isinstance(field, str):
+        raise InputError(f"topic field must be a string such as 'title' or 'title+desc', not {field!r}")
     fields = tuple(aliases.get(f.strip().lower(), f.strip().lower()) for f in field.split("+"))
     unknown = [f for f in fields if f not in TOPIC_FIELDS]
     if unknown:
@@ -152,11 +199,17 @@ def _finish_topic(path, started, parts, fields, topics):
     topics[qid] = " ".join(v for v in values if v)
 
 
+def _nonempty_queries(queries: dict[str, str], path: Path) -> dict[str, str]:
+    if not queries:
+        raise InputError(f"{path}: no queries in this file")
+    return queries
+
+
 def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
     """Queries as 'qid<TAB>text' lines."""
     path = Path(path)
     queries: dict[str, str] = {}
-    for lineno, line in _lines(path):
+    for lineno, line in text_lines(path):
         if not line.strip():
             continue
         parts = line.split("\t")
@@ -166,39 +219,20 @@ def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
         if qid in queries:
             raise InputError(f"{path}:{lineno}: query {qid} appears twice")
         queries[qid] = " ".join(parts[1:]).strip()
-    return queries
-
-
-def _json_records(path: Path) -> Iterator[tuple[int, dict]]:
-    for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(f"{path}:{lineno}: invalid JSON ({err.msg})") from None
-        if not isinstance(record, dict):
-            raise InputError(f"{path}:{lineno}: expected a JSON object")
-        yield lineno, record
-
-
-def _pick(record: dict, keys: tuple[str, ...], path: Path, lineno: int, what: str):
-    for key in keys:
-        if key in record:
-            return str(record[key])
-    raise InputError(f"{path}:{lineno}: no {what} field (one of {', '.join(keys)})")
+    return _nonempty_queries(queries, path)
 
 
 def read_jsonl_queries(path: str | os.PathLike) -> dict[str, str]:
-    """Queries as JSON lines with an id (qid, query_id, _id) and a text (text, query, title)."""
+    """Queries as JSON lines with an id (qid, query_id, _id, id) and a text (text, query, title)."""
     path = Path(path)
     queries: dict[str, str] = {}
-    for lineno, record in _json_records(path):
-        qid = _pick(record, QUERY_ID_KEYS, path, lineno, "query id")
+    for lineno, record in json_lines(path):
+        where = f"{path}:{lineno}"
+        qid = record_id(record, QUERY_ID_KEYS, where, "query id")
         if qid in queries:
-            raise InputError(f"{path}:{lineno}: query {qid} appears twice")
-        queries[qid] = _pick(record, QUERY_TEXT_KEYS, path, lineno, "query text")
-    return queries
+            raise InputError(f"{where}: query {qid} appears twice")
+        queries[qid] = record_text(record, QUERY_TEXT_KEYS, where, "query text")
+    return _nonempty_queries(queries, path)
 
 
 def read_queries(path: str | os.PathLike, field: str = "title") -> dict[str, str]:
@@ -209,11 +243,8 @@ def read_queries(path: str | os.PathLike, field: str = "title") -> dict[str, str
         return read_jsonl_queries(path)
     if suffix == ".tsv":
         return read_tsv_queries(path)
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            head = handle.read(4096)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+    with open_binary(path) as handle:
+        head = handle.read(4096).decode("utf-8", errors="replace").lstrip("\ufeff")
     if "<top>" in head.lower():
         return read_trec_topics(path, field)
     if head.lstrip().startswith("{"):
@@ -221,33 +252,56 @@ def read_queries(path: str | os.PathLike, field: str = "title") -> dict[str, str
     return read_tsv_queries(path)
 
 
+# ----------------------------------------------------------------------------------------------- documents
+
+def _nonempty_documents(documents: Iterator[tuple[str, str]], path: Path) -> Iterator[tuple[str, str]]:
+    found = False
+    for document in documents:
+        found = True
+        yield document
+    if not found:
+        raise InputError(f"{path}: no documents in this file")
+
+
 def iter_jsonl_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
-    """(docid, text) from JSON lines with an id (id, docid, doc_id, docno, _id) and contents/text/body (+ title)."""
+    """(docid, text) from JSON lines with an id (id, docid, doc_id, docno, _id) and contents/text/body (+ title).
+
+    Ids must be strings or integers without whitespace, texts strings; a file without documents is an error.
+    """
     path = Path(path)
-    for lineno, record in _json_records(path):
-        docid = _pick(record, DOC_ID_KEYS, path, lineno, "document id")
-        body = _pick(record, DOC_TEXT_KEYS, path, lineno, "document text")
-        title = record.get("title")
+    return _nonempty_documents(_jsonl_documents(path), path)
+
+
+def _jsonl_documents(path: Path) -> Iterator[tuple[str, str]]:
+    for lineno, record in json_lines(path):
+        where = f"{path}:{lineno}"
+        docid = checked_document_id(record_id(record, DOC_ID_KEYS, where, "document id"), where)
+        body = record_text(record, DOC_TEXT_KEYS, where, "document text")
+        title = record_text(record, ("title",), where, "title") if "title" in record else None
         yield docid, f"{title} {body}" if title else body
 
 
 def iter_tsv_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
-    """(docid, text) from 'docid<TAB>text' lines."""
+    """(docid, text) from 'docid<TAB>text' lines; a file without documents is an error."""
     path = Path(path)
-    for lineno, line in _lines(path):
+    return _nonempty_documents(_tsv_documents(path), path)
+
+
+def _tsv_documents(path: Path) -> Iterator[tuple[str, str]]:
+    for lineno, line in text_lines(path):
         if not line.strip():
             continue
         docid, tab, text = line.partition("\t")
         if not tab:
             raise InputError(f"{path}:{lineno}: expected 'docid<TAB>text'")
-        yield docid.strip(), text
+        yield checked_document_id(docid.strip(), f"{path}:{lineno}"), text
 
 
 def iter_documents(source) -> Iterator[tuple[str, str]]:
-    """(docid, text) pairs from a JSONL/TSV path, a {docid: text} mapping, a DataFrame or an iterable of pairs."""
+    """(docid, text) pairs from a JSONL/TSV path (plain or .gz), a {docid: text} mapping, a DataFrame or pairs."""
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        if path.suffix.lower() == ".tsv":
+        if path.name.lower().endswith((".tsv", ".tsv.gz")):
             return iter_tsv_documents(path)
         return iter_jsonl_documents(path)
     if isinstance(source, Mapping):
@@ -291,20 +345,20 @@ def as_run(source) -> Run:
         qid = _column(source, ("query_id", "qid"), "query id")
         doc = _column(source, ("doc_id", "docno", "docid"), "document id")
         score = _column(source, ("score",), "score")
-        rows = zip(source[qid].astype(str), source[doc].astype(str), source[score].astype(float))
+        rows = zip(source[qid].astype(str), source[doc].astype(str), source[score])
         return _checked_run((f"run DataFrame, query {q}, document {d}", q, d, s) for q, d, s in rows)
     if isinstance(source, Mapping):
-        return _checked_run((f"run, query {q}, document {d}", str(q), str(d), float(s)) for q, docs in source.items()
+        return _checked_run((f"run, query {q}, document {d}", str(q), str(d), s) for q, docs in source.items()
                             for d, s in (docs.items() if isinstance(docs, Mapping) else docs))
     raise TypeError(f"cannot read a run from {type(source).__name__}")
 
 
-def _checked_run(rows: Iterable[tuple[str, str, str, float]]) -> Run:
-    """Rows of (where, qid, docid, score), ranked; NaN scores and repeated documents are errors at `where`."""
+def _checked_run(rows: Iterable[tuple[str, str, str, object]]) -> Run:
+    """Rows of (where, qid, docid, score), ranked; a score that is not a number (NaN, true, text) and repeated
+    documents are errors at `where`."""
     grouped: dict[str, dict[str, float]] = {}
     for where, q, d, s in rows:
-        if s != s:
-            raise InputError(f"{where}: score is NaN")
+        s = _score(s, where)
         docs = grouped.setdefault(q, {})
         if d in docs:
             raise InputError(f"{where}: document {d} appears twice for query {q}")
@@ -312,24 +366,40 @@ def _checked_run(rows: Iterable[tuple[str, str, str, float]]) -> Run:
     return {q: rank_order(docs.items()) for q, docs in grouped.items()}
 
 
+def _score(value, where: str) -> float:
+    if not isinstance(value, bool):
+        try:
+            score = float(value)
+        except (TypeError, ValueError):
+            pass
+        else:
+            if score != score:
+                raise InputError(f"{where}: score is NaN")
+            return score
+    raise InputError(f"{where}: score must be a number, not {value!r}")
+
+
 def as_qrels(source) -> Qrels:
-    """Qrels from a TREC file, a {qid: {docid: grade}} mapping or a DataFrame (query_id/qid, doc_id/docno, relevance/label)."""
+    """Qrels from a TREC file, a {qid: {docid: grade}} mapping or a DataFrame (query_id/qid, doc_id/docno,
+    relevance/label); every grade must be an integer (0.5 is an error, never truncated)."""
     if source is None:
         return None
     if isinstance(source, (str, os.PathLike)):
         return read_qrels(source)
+    qrels: Qrels = {}
     if _is_dataframe(source):
         qid = _column(source, ("query_id", "qid"), "query id")
         doc = _column(source, ("doc_id", "docno", "docid"), "document id")
         grade = _column(source, ("relevance", "label", "grade"), "relevance")
-        qrels: Qrels = {}
         for q, d, g in zip(source[qid].astype(str), source[doc].astype(str), source[grade]):
-            if g != g or float(g) != int(g):
-                raise InputError(f"qrels DataFrame: relevance of query {q}, document {d} is not an integer: {g!r}")
-            qrels.setdefault(q, {})[d] = int(g)
+            where = f"qrels DataFrame, query {q}, document {d}"
+            add_judgment(qrels, q, d, relevance_grade(g, where), where)
         return qrels
     if isinstance(source, Mapping):
-        return {str(q): {str(d): int(g) for d, g in docs.items()} for q, docs in source.items()}
+        for q, docs in source.items():
+            for d, g in docs.items():
+                qrels.setdefault(str(q), {})[str(d)] = relevance_grade(g, f"qrels, query {q}, document {d}")
+        return qrels
     raise TypeError(f"cannot read qrels from {type(source).__name__}")
 
 

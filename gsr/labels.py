@@ -15,7 +15,6 @@ builds the paper's.
 from __future__ import annotations
 
 import importlib.resources
-import json
 import os
 import re
 from collections.abc import Iterable
@@ -24,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from gsr.corpora import nltk_words, warn_missing
-from gsr.io import InputError
+from gsr.io import InputError, read_json, text_lines
 from gsr.text import default_stopwords
 
 FEMALE, MALE, NEUTRAL = "female", "male", "neutral"
@@ -52,12 +51,7 @@ class LabelError(InputError):
 def load_gendered_entities(path: str | os.PathLike | None = None) -> tuple[frozenset[str], frozenset[str]]:
     """Appendix B: (female, male) words naming gendered entities, lowercased, from a JSON file with those two lists."""
     path = Path(path) if path is not None else GENDERED_ENTITIES
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise LabelError(f"{path}: no such file") from None
-    except json.JSONDecodeError as err:
-        raise LabelError(f"{path}:{err.lineno}: invalid JSON ({err.msg})") from None
+    data = read_json(path, error=LabelError)
     lists = []
     for key in (FEMALE, MALE):
         words = data.get(key) if isinstance(data, dict) else None
@@ -73,15 +67,14 @@ def load_gendered_entities(path: str | os.PathLike | None = None) -> tuple[froze
 
 def _census_file(path) -> dict[str, float]:
     names = {}
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            try:
-                names[parts[0].lower()] = float(parts[1])
-            except (IndexError, ValueError):
-                raise LabelError(f"{path}:{lineno}: expected 'NAME FREQUENCY CUMULATIVE RANK'") from None
+    for lineno, line in text_lines(path):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            names[parts[0].lower()] = float(parts[1])
+        except (IndexError, ValueError):
+            raise LabelError(f"{path}:{lineno}: expected 'NAME FREQUENCY CUMULATIVE RANK'") from None
     return names
 
 

@@ -99,11 +99,35 @@ def gsr_slope_terms(query_values: Sequence[float], list_values: Sequence[float])
     return terms
 
 
-def relative_gsr(system_gsr: float, perfect_gsr: float) -> float:
+# A slope is zero up to rounding when, over the whole g(q) range, it moves g_q(L) by less than this fraction of the
+# largest |g_q(L)|: each g_q(L) is a float64 weighted mean of sums over up to thousands of tokens, whose relative
+# rounding error stays far below 1e-12, while any slope a ranking can cause is many orders of magnitude above it.
+SLOPE_NOISE = 1e-12
+
+
+def slope_noise_floor(query_values: Sequence[float], list_values: Sequence[float]) -> float:
+    """The largest |m| indistinguishable from 0 for these points: SLOPE_NOISE · max|g_q(L)| / (max g(q) − min g(q)).
+
+    Computed over the queries where both values are defined; 0 when there are fewer than two or g(q) is constant.
+    """
+    x = np.asarray(query_values, dtype=np.float64)
+    y = np.asarray(list_values, dtype=np.float64)
+    keep = ~(np.isnan(x) | np.isnan(y))
+    if keep.sum() < 2 or np.ptp(x[keep]) == 0:
+        return 0.0
+    return SLOPE_NOISE * float(np.max(np.abs(y[keep]))) / float(np.ptp(x[keep]))
+
+
+def relative_gsr(system_gsr: float, perfect_gsr: float, noise_floor: float = 0.0) -> float:
     """§4.2.2 / Table 2: a system's GSR as a percentage above (or below) the perfect engine's.
 
-    (m_s - m_P) / |m_P|, which is the paper's m_s / m_P - 1 whenever m_P > 0 and keeps its sign otherwise.
+    (m_s - m_P) / |m_P|, which is the paper's m_s / m_P - 1 whenever m_P > 0 and keeps its sign otherwise. Undefined
+    (GSRError saying why) when m_P is NaN or zero up to rounding, |m_P| ≤ `noise_floor` (see slope_noise_floor):
+    a percentage of rounding noise would be an arbitrary number such as -3e17 %.
     """
-    if perfect_gsr == 0 or math.isnan(perfect_gsr):
-        return math.nan
+    if math.isnan(perfect_gsr):
+        raise GSRError("relative GSR is undefined: the perfect engine's GSR is undefined")
+    if abs(perfect_gsr) <= noise_floor:
+        raise GSRError(f"relative GSR is undefined: the perfect engine's GSR is zero up to rounding "
+                       f"(|{perfect_gsr:.3g}| ≤ {noise_floor:.3g})")
     return 100.0 * (system_gsr - perfect_gsr) / abs(perfect_gsr)

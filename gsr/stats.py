@@ -6,8 +6,10 @@ the counts c_dt are built once (in parallel shards, embedding-independent) and t
 
 from __future__ import annotations
 
+import collections
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterable, Iterator
 from itertools import islice
@@ -44,6 +46,31 @@ def count_shard(shard: list[tuple[str, str]], analyzer: Analyzer):
     return docids, list(vocabulary), matrix
 
 
+def _counted_in_processes(shards: Iterator[list[tuple[str, str]]], analyzer: Analyzer, n_jobs: int):
+    """count_shard over `shards` in `n_jobs` forked processes, results in order, at most 2 × n_jobs shards in flight.
+
+    Ctrl-C reaches every process of the terminal's group: the workers ignore it, and the parent cancels what has not
+    started and waits for the shards being counted (a second or so), so no worker is left behind and none prints a
+    traceback. (multiprocessing.Pool.terminate can hang here: its feeder thread may stay blocked writing a shard
+    into the pipe of workers it has just killed.)
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    executor = ProcessPoolExecutor(n_jobs, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+    pending: collections.deque = collections.deque()
+    try:
+        for shard in shards:
+            pending.append(executor.submit(count_shard, shard, analyzer))
+            if len(pending) >= 2 * n_jobs:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
 class DocumentStats:
     """Bag-of-words counts of a collection after the paper's text handling: documents × terms."""
 
@@ -72,12 +99,7 @@ class DocumentStats:
         if n_jobs == 1:
             parts = (count_shard(s, analyzer) for s in shards)
             return cls._merge(parts, progress)
-        import multiprocessing
-        from functools import partial
-
-        with multiprocessing.get_context("fork").Pool(n_jobs) as pool:
-            parts = pool.imap(partial(count_shard, analyzer=analyzer), shards)
-            return cls._merge(parts, progress)
+        return cls._merge(_counted_in_processes(shards, analyzer, n_jobs), progress)
 
     @classmethod
     def _merge(cls, parts, progress: bool) -> DocumentStats:

@@ -8,7 +8,8 @@ Every package writes through these functions, so the same guarantees hold everyw
 * a cache entry records what it must be (each file's size and xxh3-128 content hash) in a manifest, and is
   checked against it before reuse; an entry that is corrupt or lacks its manifest is reported (logger
   ``gsr.store``, shown on stderr) by path, removed and rebuilt, never read;
-* staging leftovers of processes that were killed are removed the next time their folder is written to.
+* staging leftovers of processes that were killed are removed the next time their folder is written to (and,
+  by `gsr run`, everywhere under the cache and in the output folder before it starts).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import mmap
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -27,7 +29,6 @@ STAGING_MARK = ".staging-"  # staging names: .<final name>.staging-<pid>-<random
 FOLDER_MANIFEST = ".manifest.json"
 FILE_MANIFEST_SUFFIX = ".manifest.json"
 MANIFEST_FORMAT = 1
-_BLOCK = 8 << 20
 
 log = logging.getLogger("gsr.store")
 
@@ -35,6 +36,21 @@ log = logging.getLogger("gsr.store")
 def cache_dir() -> Path:
     """Folder holding every cache ($GSR_CACHE, else ~/.cache/gsr-bench)."""
     return Path(os.environ.get(CACHE_VARIABLE) or Path.home() / ".cache" / "gsr-bench")
+
+
+def unwritable(folder: str | os.PathLike) -> str | None:
+    """None when `folder` is a folder this process can write in, or can create; else why not ('is a file', ...)."""
+    folder = Path(folder)
+    existing = folder
+    while not existing.exists():  # the nearest existing ancestor decides whether the folder can be created
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        return "is a file, not a folder" if existing == folder else f"cannot be created: {existing} is a file"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return "is not writable" if existing == folder else f"cannot be created: {existing} is not writable"
+    return None
 
 
 def content_key(*parts, length: int = 16) -> str:
@@ -57,14 +73,15 @@ def folder_version_key(folder: str | os.PathLike, *extra) -> str:
 
 
 def fast_digest(path: str | os.PathLike) -> str:
-    """xxh3-128 hex digest of a file's content, read in 8 MiB blocks (several GB/s: cheap enough for every reuse)."""
+    """xxh3-128 hex digest of a file's content, hashed straight from the memory-mapped file: several GB/s, about
+    three times faster than reading it in blocks, cheap enough for every reuse (bench_cache_verification.py)."""
     import xxhash
 
-    digest = xxhash.xxh3_128()
     with open(path, "rb") as handle:
-        while block := handle.read(_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
+        if os.fstat(handle.fileno()).st_size == 0:
+            return xxhash.xxh3_128().hexdigest()
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return xxhash.xxh3_128(mapped).hexdigest()
 
 
 # ----------------------------------------------------------------------------------------------- staging names
@@ -94,24 +111,27 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def clean_stale_staging(folder: str | os.PathLike) -> list[Path]:
-    """Remove staging files and folders in `folder` left by processes that no longer run; returns what was removed."""
+def clean_stale_staging(folder: str | os.PathLike, recursive: bool = False) -> list[Path]:
+    """Remove staging files and folders in `folder` (and, when `recursive`, in every folder below it) left by
+    processes that no longer run; returns what was removed."""
     folder = Path(folder)
     removed = []
     if not folder.is_dir():
         return removed
     for entry in folder.iterdir():
         pid = _staging_owner(entry.name)
-        if pid is None or _process_alive(pid):
+        if pid is None:
+            if recursive and entry.is_dir() and not entry.is_symlink():
+                removed += clean_stale_staging(entry, recursive=True)
+            continue
+        if _process_alive(pid):
             continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)
         else:
             entry.unlink(missing_ok=True)
         removed.append(entry)
-    if removed:
-        log.info("removed %d leftover staging entr%s of killed processes in %s", len(removed),
-                 "y" if len(removed) == 1 else "ies", folder)
+        log.info("removed %s, left by a killed process", entry)
     return removed
 
 

@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from gsr.corpora import nltk_words, warn_missing
+from gsr.io import text_lines
 
 # Pronouns and titles that every general stop list drops but that carry gender (paper §3.2.2).
 GENDERED_KEEP_WORDS = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself", "mr", "mrs", "ms"})
@@ -27,10 +28,11 @@ DEFAULT_EXCLUSION = "lemma"
 _WORD_RUNS = re.compile(r"[^\W_]+")
 
 
-def _word_lines(path: Path) -> list[str]:
-    """Words of a list file, one per line; '#' starts a comment."""
+def _word_lines(path: str | os.PathLike) -> list[str]:
+    """Words of a list file, one per line; '#' starts a comment (read with gsr.io.text_lines: UTF-8, BOM skipped,
+    other bytes an error naming file:line)."""
     words = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for _, line in text_lines(path):
         word = line.split("#", 1)[0].strip().lower()
         if word:
             words.append(word)
@@ -68,7 +70,7 @@ def default_stopwords() -> frozenset[str]:
 
 def read_stopwords(path: str | os.PathLike) -> frozenset[str]:
     """A stop list file, one word per line ('#' starts a comment); gendered pronouns and titles are kept."""
-    return frozenset(_word_lines(Path(path))) - GENDERED_KEEP_WORDS
+    return frozenset(_word_lines(path)) - GENDERED_KEEP_WORDS
 
 
 def stopwords_of(spec: str | os.PathLike | None) -> frozenset[str]:

@@ -80,7 +80,7 @@ def test_paper_choices_have_the_papers_defaults_and_named_options(tmp_path):
                                 debias={"lists": "project"}, analyses={"gap": "add-one"}), tmp_path / "x.toml")
     assert (chosen.exclusion, chosen.stopwords, chosen.debias_list_set) == ("stem", "sklearn", "project")
     assert chosen.analyses["intrinsic_gender"]["gap"] == "add-one"
-    from_file = parse_config(_with(gsr={"stopwords": "stop.txt"}), tmp_path / "x.toml")
+    from_file = parse_config(_with(gsr={"measuring": ["glove"], "stopwords": "stop.txt"}), tmp_path / "x.toml")
     assert from_file.stopwords == tmp_path / "stop.txt"
 
 
@@ -112,7 +112,8 @@ def test_relative_paths_are_resolved_against_the_config_folder(tmp_path):
     path = tmp_path / "sub" / "exp.toml"
     path.parent.mkdir()
     path.write_text('[collection]\nkind = "files"\ndocuments = "docs.jsonl"\ntopics = "pyserini:robust04"\n'
-                    'qrels = "/abs/qrels.txt"\n[[systems]]\nname = "B"\nmodel = "bm25"\n')
+                    'qrels = "/abs/qrels.txt"\n[[systems]]\nname = "B"\nmodel = "bm25"\n'
+                    '[embeddings.glove]\nsource = "glove-6b-50d"\n[gsr]\nmeasuring = "glove"\n')
     config = load_config(path)
     assert config.collection["documents"] == str(tmp_path / "sub" / "docs.jsonl")
     assert config.collection["topics"] == "pyserini:robust04"

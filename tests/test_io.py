@@ -165,11 +165,14 @@ def test_read_trec_run_not_utf8(tmp_path):
     path.write_bytes(b"q1 Q0 d\xff 1 0.5 tag\n")
     with pytest.raises(InputError, match="not UTF-8 text") as info:
         read_trec_run(path)
-    assert str(info.value).startswith(f"{path}: ")
+    assert str(info.value).startswith(f"{path}:1: not UTF-8 text (byte 0xff at column 8)")
 
 
 def test_read_trec_run_empty_file(tmp_path):
-    assert read_trec_run(io_write(tmp_path, "run.txt", "\n\n")) == {}
+    path = io_write(tmp_path, "run.txt", "\n\n")
+    with pytest.raises(InputError, match="the run is empty"):
+        read_trec_run(path)
+    assert read_trec_run(path, allow_empty=True) == {}
 
 
 # --------------------------------------------------------------------------- qrels
@@ -716,5 +719,5 @@ def test_in_memory_inputs_are_checked_like_files():
     frame = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": [1.0, 2.0]})
     with pytest.raises(InputError, match="document a appears twice for query 1"):
         as_run(frame)
-    with pytest.raises(InputError, match="relevance of query 1, document a is not an integer: 1.7"):
+    with pytest.raises(InputError, match="qrels DataFrame, query 1, document a: relevance grade must be an integer, found 1.7"):
         as_qrels(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1.7]}))

@@ -324,8 +324,8 @@ def test_staging_folder_of_a_killed_build_is_removed_by_the_next_build(tmp_path)
 
 
 @pytest.mark.parametrize("line, message", [
-    ('{"id": "a", "text": "x"}', r':1: field "contents" is missing'),
-    ('{"id": 7, "contents": "x"}', r':1: field "id" is a int'),
+    ('{"id": "a", "text": "x"}', r':1: no document text field \(one of contents\)'),
+    ('{"id": 7, "contents": "x"}', r':1: document id field "id" is a number, not a string'),
     ('{"id": "a b", "contents": "x"}', r":1: document id 'a b' is empty or contains whitespace"),
     ('["a", "x"]', r":1: expected a JSON object"),
     ('{"id": "a", "contents": "x"}\n{"id": "a", "contents": "y"}', r":2: document id 'a' appears twice"),

@@ -186,7 +186,11 @@ def test_relative_gsr():
     assert relative_gsr(0.16, 0.085) == pytest.approx(88.235, abs=1e-3)
     assert relative_gsr(0.085, 0.085) == 0
     assert relative_gsr(-0.2, -0.1) == pytest.approx(-100.0)  # more negative than perfect: below it
-    assert math.isnan(relative_gsr(0.1, 0.0))
+    with pytest.raises(GSRError, match="zero up to rounding"):
+        relative_gsr(0.1, 0.0)
+    with pytest.raises(GSRError, match=r"zero up to rounding \(\|3.5e-18\| ≤ 1e-13\)"):
+        relative_gsr(0.1, 3.5e-18, noise_floor=1e-13)
+    assert relative_gsr(0.1, 2e-13, noise_floor=1e-13) == pytest.approx(100 * (0.1 - 2e-13) / 2e-13)
 
 
 def _random_collection(seed: int, words: list[str], n_docs: int = 60):

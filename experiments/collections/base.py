@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.registry import COLLECTION_KINDS
-from gsr.io import InputError, Qrels
+from gsr.io import InputError, Qrels, checked_document_id, read_json
 from gsr.store import atomic_write, cache_dir, cached_folder, content_key, file_version_key, folder_version_key
 
 BUILTIN_COLLECTIONS = ("demo", "toy1", "toy2")
@@ -82,6 +82,7 @@ def _write_canonical(documents: Iterable[tuple[str, str]], folder: Path, progres
     seen: set[str] = set()
     with open(folder / "documents.jsonl", "w", encoding="utf-8") as out:
         for n, (docid, text) in enumerate(documents, start=1):
+            checked_document_id(docid, f"document {n} of the collection")
             if docid in seen:
                 raise InputError(f"document id {docid} appears more than once in the collection")
             seen.add(docid)
@@ -129,12 +130,7 @@ def read_folds(spec: dict) -> list[list[str]] | None:
     if "folds" not in spec:
         return None
     path = Path(spec["folds"])
-    try:
-        folds = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}:{err.lineno}: not JSON ({err.msg})") from None
+    folds = read_json(path)
     if isinstance(folds, dict):
         folds = list(folds.values())
     if not (isinstance(folds, list) and folds and all(isinstance(f, list) for f in folds)):
@@ -198,7 +194,8 @@ def export_collection(name: str, out: Path, progress: bool = False) -> dict[str,
     collection = load_collection(name, progress)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"documents": out / "documents.jsonl", "topics": out / "topics.tsv", "qrels": out / "qrels.txt"}
-    shutil.copyfile(collection.documents, paths["documents"])
+    with open(collection.documents, "rb") as source, atomic_write(paths["documents"], binary=True) as copy:
+        shutil.copyfileobj(source, copy)  # atomically, like every file written: Ctrl-C leaves no half copy
     with atomic_write(paths["topics"]) as handle:
         for qid, text in collection.queries.items():
             handle.write(f"{qid}\t{' '.join(text.split())}\n")

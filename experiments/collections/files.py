@@ -6,7 +6,8 @@ from pathlib import Path
 
 from experiments.collections.base import Collection, canonical_documents, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.io import InputError, Qrels, iter_documents, read_qrels, read_queries
+from gsr.io import (InputError, Qrels, add_judgment, iter_documents, read_qrels, read_queries, relevance_grade,
+                    text_lines)
 
 
 def load_files(spec: dict, progress: bool) -> Collection:
@@ -19,11 +20,7 @@ def load_files(spec: dict, progress: bool) -> Collection:
 def read_beir_qrels(path: Path) -> Qrels:
     """BEIR qrels: 'query-id<TAB>corpus-id<TAB>score' with a header line."""
     qrels: Qrels = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    for lineno, line in enumerate(lines, start=1):
+    for lineno, line in text_lines(path):
         parts = line.split("\t")
         if lineno == 1 and parts[0].strip().lower() in ("query-id", "query_id", "qid"):
             continue
@@ -31,11 +28,10 @@ def read_beir_qrels(path: Path) -> Qrels:
             continue
         if len(parts) != 3:
             raise InputError(f"{path}:{lineno}: expected 'query-id<TAB>corpus-id<TAB>score', found {len(parts)} columns")
-        try:
-            grade = int(float(parts[2]))
-        except ValueError:
-            raise InputError(f"{path}:{lineno}: score {parts[2]!r} is not a number") from None
-        qrels.setdefault(parts[0].strip(), {})[parts[1].strip()] = grade
+        where = f"{path}:{lineno}"
+        add_judgment(qrels, parts[0].strip(), parts[1].strip(), relevance_grade(parts[2].strip(), where), where)
+    if not qrels:
+        raise InputError(f"{path}: the qrels are empty")
     return qrels
 
 

@@ -70,4 +70,4 @@ def load_trec_sgml(spec: dict, progress: bool) -> Collection:
 COLLECTION_KINDS.register(CollectionKind(
     "trec-sgml", "raw TREC SGML document files or folders (plain, .gz, .z), e.g. Robust04's disks 4 & 5",
     load_trec_sgml, required=("documents", "topics", "qrels"), optional=("topic_field", "folds"),
-    path_keys=("documents", "topics", "qrels", "folds")))
+    path_keys=("documents", "topics", "qrels", "folds"), list_keys=("documents",)))

@@ -11,6 +11,17 @@ class CommandError(Exception):
     """A command that cannot run as asked; main() prints the message and exits with status 2."""
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: an integer ≥ 1 (0 or -1 threads would be ignored or fail late)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}")
+    return value
+
+
 def add_embedding_options(parser: argparse.ArgumentParser) -> None:
     """--embedding, --definitional, --stopwords and --json."""
     parser.add_argument("--embedding", default=DEFAULT_EMBEDDING,
@@ -36,7 +47,4 @@ def analyzer_of(args):
     from gsr.text import DEFAULT_EXCLUSION, Analyzer, stopwords_of
 
     exclusion = getattr(args, "exclusion", None) or DEFAULT_EXCLUSION
-    try:
-        return Analyzer(stopwords_of(args.stopwords), exclusion=exclusion)
-    except OSError as err:
-        raise CommandError(f"{args.stopwords}: cannot read stop list ({err.strerror})") from None
+    return Analyzer(stopwords_of(args.stopwords), exclusion=exclusion)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from experiments.commands.common import CommandError, positive_int
+
 
 def cmd_run(args) -> int:
     from experiments.config import load_config
     from experiments.report import markdown_table, results_rows, write_report
     from experiments.runner import Experiment
+    from gsr.store import clean_stale_staging, unwritable
 
     config = load_config(args.config)
     if args.out:
@@ -18,6 +21,12 @@ def cmd_run(args) -> int:
         config.threads = args.threads
     if args.no_plots:
         config.plots = False
+    problem = unwritable(config.output)
+    if problem:  # found now, not after hours of indexing and training
+        where = "--out" if args.out else f"{config.path or 'config'}: output"
+        raise CommandError(f"{where} {config.output} {problem}")
+    for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
+        clean_stale_staging(folder)
     result = Experiment(config, progress=not args.quiet).run()
     written = write_report(result, config.output)
     print(markdown_table(result, results_rows(result)))
@@ -40,7 +49,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("config", nargs="?", default="demo",
                         help="TOML config file, or a built-in config: demo (default), robust04")
     parser.add_argument("--out", help="output folder (default: the config's 'output')")
-    parser.add_argument("--threads", type=int, help="threads/processes for indexing, search and statistics")
+    parser.add_argument("--threads", type=positive_int, help="threads/processes for indexing, search and statistics")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG scatter plots")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(func=cmd_run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
+from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of, positive_int
 from experiments.commands.validate import format_signed
 from gsr.text import DEFAULT_EXCLUSION, EXCLUSION_MODES
 
@@ -75,6 +75,7 @@ def add_parser(subparsers) -> None:
                              f"lemma (lemma) or the same Snowball stem (stem); default {DEFAULT_EXCLUSION}")
     parser.add_argument("--strict", action="store_true", help="fail on retrieved ids missing from --docs")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random engine")
-    parser.add_argument("--jobs", type=int, default=None, help="processes for document statistics (default: cores)")
+    parser.add_argument("--jobs", type=positive_int, default=None,
+                        help="processes for document statistics (default: cores)")
     add_embedding_options(parser)
     parser.set_defaults(func=cmd_score)

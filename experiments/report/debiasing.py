@@ -6,11 +6,12 @@ from __future__ import annotations
 from experiments.effectiveness import display_name, paired_t_test, significance_mark
 from experiments.report.results import REFERENCE_ROWS
 from experiments.runner import PERFECT, ExperimentResult
-from gsr.measure import relative_gsr
+from gsr.evaluate import relative_to_perfect
 from gsr.numeric import finite
 
 TABLE2_NOTE = ("GSR measured with each measuring embedding (always the regular one); the column's variant is the "
-               "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100.")
+               "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100; empty "
+               "where GSR_perfect is zero up to rounding (results.md says why).")
 TABLE3_NOTE = ("change % = (variant − regular) / regular × 100; † / ‡: paired two-sided t-test against the same "
                "system with the regular embedding, p < 0.05 / p < 0.01.")
 
@@ -29,24 +30,22 @@ def debias_gsr_rows(result: ExperimentResult) -> list[dict]:
     for name, specs in _variant_rows(result):
         row = {"system": name}
         for measuring, per_system in result.system_gsr.items():
-            perfect = per_system[PERFECT].gsr
             for variant in variants:
                 spec = specs.get(variant)
-                value = per_system[spec.name].gsr if spec else None
-                relative = finite(relative_gsr(value, perfect)) if value is not None and perfect is not None else None
-                row[f"GSR ({measuring}) {variant}"] = finite(value)
-                row[f"rel. GSR ({measuring}) {variant} %"] = relative
+                value = per_system[spec.name] if spec else None
+                row[f"GSR ({measuring}) {variant}"] = finite(value.gsr) if value else None
+                row[f"rel. GSR ({measuring}) {variant} %"] = (
+                    relative_to_perfect(value, per_system[PERFECT])[0] if value else None)
         rows.append(row)
     for reference in REFERENCE_ROWS:
         row = {"system": reference}
         for measuring, per_system in result.system_gsr.items():
-            perfect = per_system[PERFECT].gsr
-            value = per_system[reference].gsr
+            value = per_system[reference]
             for variant in variants:
-                row[f"GSR ({measuring}) {variant}"] = finite(value) if variant == "regular" else None
+                regular = variant == "regular"
+                row[f"GSR ({measuring}) {variant}"] = finite(value.gsr) if regular else None
                 row[f"rel. GSR ({measuring}) {variant} %"] = (
-                    finite(relative_gsr(value, perfect)) if variant == "regular" and None not in (value, perfect)
-                    else None)
+                    relative_to_perfect(value, per_system[PERFECT])[0] if regular else None)
         rows.append(row)
     return rows
 

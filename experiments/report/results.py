@@ -8,7 +8,7 @@ import io
 
 from experiments.effectiveness import display_name, paired_t_test, significance_mark
 from experiments.runner import PERFECT, RANDOM, ExperimentResult
-from gsr.measure import relative_gsr
+from gsr.evaluate import relative_to_perfect
 from gsr.numeric import finite, format_number
 
 REFERENCE_ROWS = (PERFECT, RANDOM)
@@ -31,11 +31,9 @@ def results_rows(result: ExperimentResult) -> list[dict]:
             row["measures"][display_name(measure)] = {"mean": finite(eff.mean(measure)), "p_value": p,
                                                       "mark": significance_mark(p)}
         for measuring, per_system in result.system_gsr.items():
-            gsr_result, perfect = per_system[name], per_system[PERFECT]
-            relative = None
-            if gsr_result.gsr is not None and perfect.gsr is not None:
-                relative = finite(relative_gsr(gsr_result.gsr, perfect.gsr))
-            row["gsr"][measuring] = {"gsr": finite(gsr_result.gsr), "relative": relative,
+            gsr_result = per_system[name]
+            relative, why = relative_to_perfect(gsr_result, per_system[PERFECT])
+            row["gsr"][measuring] = {"gsr": finite(gsr_result.gsr), "relative": relative, "relative_error": why,
                                      "n_queries": gsr_result.n_queries, "skipped": gsr_result.skipped,
                                      "unknown_docids": gsr_result.unknown_docids, "error": gsr_result.error}
         rows.append(row)
@@ -74,6 +72,9 @@ def markdown_table(result: ExperimentResult, rows: list[dict]) -> str:
                  f"K = {'the number of relevant documents' if result.config.cutoff == 'relevant' else result.config.cutoff}"
                  "; rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100. perfect: the relevant documents by grade; "
                  "random: K documents drawn uniformly from the collection.")
+    undefined = {m: v["relative_error"] for row in rows for m, v in row["gsr"].items()
+                 if v["relative"] is None and v["gsr"] is not None and v["relative_error"]}
+    notes += [f"rel. GSR ({m}) is undefined (—): {why}." for m, why in undefined.items()]
     notes += [f"Note: {n}" for n in collection.notes]
     return "\n".join(lines) + "\n\n" + "\n\n".join(notes) + "\n"
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gsr.params import Param, ParamError, check_params
-from gsr.store import atomic_folder
+from gsr.store import FOLDER_MANIFEST, atomic_folder, reusable
 from retrievers.lucene.documents import document_files, stage_documents
 from retrievers.lucene.errors import LuceneError, LuceneInputError
 from retrievers.lucene.java import check_pyserini, java_home
@@ -64,7 +64,9 @@ def _require_index(index_dir: Path) -> Path:
 def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress: bool = True) -> Path:
     """Anserini index (positions, doc vectors, raw text) of JSONL {"id", "contents"} files; reused if built.
 
-    A folder that already holds a committed index is returned as it is. Otherwise every document is checked
+    A folder that already holds an index this function built is verified against its manifest (gsr.store: sizes
+    and content hashes) and reused; a damaged one is reported by path, removed and rebuilt. An index built by
+    another tool (no manifest, no INDEX_MARKER) is returned as it is. Otherwise every document is checked
     (and Java looked for) before indexing starts, and the index is written through gsr.store.atomic_folder: it
     appears under `index_dir` only once complete, with a manifest of its files and the INDEX_MARKER file saying
     how it was built; a killed build leaves a staging folder that the next write beside it removes.
@@ -73,10 +75,12 @@ def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress:
     if threads < 1:
         raise LuceneInputError(f"threads must be at least 1, not {threads}")
     if index_dir.exists() and not (index_dir.is_dir() and not any(index_dir.iterdir())):
-        _require_index(index_dir)
-        if progress:
-            print(f"[lucene index] {index_dir} already holds an index; reusing it", file=sys.stderr, flush=True)
-        return index_dir
+        built_here = index_dir.is_dir() and any((index_dir / n).exists() for n in (INDEX_MARKER, FOLDER_MANIFEST))
+        if not built_here or reusable(index_dir):  # reusable() reports and removes a damaged index
+            _require_index(index_dir)
+            if progress:
+                print(f"[lucene index] {index_dir} already holds an index; reusing it", file=sys.stderr, flush=True)
+            return index_dir
     files = document_files(documents)
     java_home()  # fail before reading a large collection when there is no Java at all
     check_pyserini()

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from gsr.io import Run
-from gsr.store import atomic_write
+from gsr.store import atomic_write, record_file, reusable
 from retrievers.neural.errors import NeuralRankerError
 from retrievers.neural.inputs import build_ranking_data
 from retrievers.neural.models import AUTO_DEPTH, LEARNING_RATES, MODELS, model_inputs, new_model, rerank_depth
@@ -86,8 +86,12 @@ def _checkpoint_path(checkpoint_dir: Path, model: str, k: int, n_folds: int) -> 
 
 
 def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> Run | None:
-    """The fold's stored test run, or None when the file is absent, unreadable, partial or from other inputs."""
-    if not path.exists():
+    """The fold's stored test run, or None when the file is absent, damaged, unreadable, partial or from other inputs.
+
+    The file is verified against its manifest first (gsr.store.reusable: size and content hash), so a truncated or
+    overwritten checkpoint is reported by path and removed, never read.
+    """
+    if not reusable(path):
         return None
     try:
         stored = torch.load(path, map_location="cpu", weights_only=True)
@@ -105,9 +109,10 @@ def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> Run 
 
 
 def _save_checkpoint(path: Path, content: dict) -> None:
-    """Written atomically (gsr.store.atomic_write), so readers never see half a file."""
+    """Written atomically (gsr.store.atomic_write), so readers never see half a file, with its manifest."""
     with atomic_write(path, binary=True) as out:
         torch.save(content, out)
+    record_file(path)
 
 
 def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[str, str],

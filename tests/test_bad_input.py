@@ -1,0 +1,869 @@
+"""The catalogue of bad inputs and faults (issue 9): every case either stops with a clear error that names the file
+and line or the config key (exit status 2, no traceback), or is accepted (a byte-order mark) or repaired (a damaged
+cache entry) with the numbers of a clean run. Everything runs on a toy collection and a 3-dimensional embedding
+written by the test, so the catalogue is fast; the cases that need a JVM or training are marked slow."""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS
+from experiments.cli import main
+
+STAGING = ".staging-"  # the staging-name mark of atomic writes (written here, not imported from the code it checks)
+PROJECT = Path(__file__).resolve().parents[1]
+
+# ----------------------------------------------------------------------------------------------- the toy inputs
+
+FEMALE = [f for f, _ in DEFAULT_DEFINITIONAL_PAIRS]
+MALE = [m for _, m in DEFAULT_DEFINITIONAL_PAIRS]
+# g(w) of the content words: the embedding's first axis is the gender direction (female > 0)
+CONTENT = {"nurse": 0.6, "hospital": 0.3, "care": 0.4, "kind": 0.2, "teacher": 0.35, "school": 0.1,
+           "electrician": -0.6, "tools": -0.4, "wire": -0.3, "strong": -0.2, "engineer": -0.5, "bridge": -0.25,
+           "budget": 0.0, "report": 0.05, "weather": -0.05, "rain": 0.02, "annual": 0.01, "city": -0.02}
+DOCS = {"m1": "he is an electrician with strong tools and wire", "m2": "the engineer built a bridge with his father",
+        "m3": "a man and his son fixed the wire", "f1": "she is a nurse at the hospital and gives kind care",
+        "f2": "the teacher at the school is a mother with her daughter", "f3": "a woman nurse gives care",
+        "n1": "the annual budget report of the city", "n2": "weather report with rain in the city",
+        "n3": "budget and weather", "x1": "the girl and the boy at school", "x2": "his tools and her care",
+        "x3": "the city hospital report"}
+TOPICS = {"q1": "electrician tools", "q2": "nurse hospital", "q3": "budget report", "q4": "teacher school",
+          "q5": "engineer bridge"}
+QRELS = [("q1", "m1", 2), ("q1", "m3", 1), ("q1", "x2", 0), ("q2", "f1", 2), ("q2", "f3", 1), ("q2", "x3", 1),
+         ("q3", "n1", 1), ("q3", "n3", 1), ("q4", "f2", 2), ("q4", "x1", 1), ("q5", "m2", 1)]
+RUN = {"q1": ["m1", "x2", "m3", "f1"], "q2": ["f1", "x3", "m1", "f3"], "q3": ["n1", "n2", "n3"],
+       "q4": ["x1", "f2", "n1"], "q5": ["m2", "m1", "x1"]}
+CONFIG = """threads = 1
+[collection]
+kind = "files"
+documents = "docs.jsonl"
+topics = "topics.tsv"
+qrels = "qrels.txt"
+folds = "folds.json"
+[embeddings.tiny]
+source = "vectors.txt"
+[[systems]]
+name = "add"
+model = "add"
+embedding = "tiny"
+[[systems]]
+name = "si"
+model = "si"
+embedding = "tiny"
+[gsr]
+measuring = "tiny"
+[debias]
+variants = ["debiased"]
+[plots]
+enabled = false
+[analyses]
+intrinsic_gender = false
+rank_change = false
+"""
+
+
+def vectors_text() -> str:
+    """word2vec text: a 'count dim' header, then 3 values per word; the first axis is the gender direction."""
+    rows = [f"{w} 1.0 {0.1 * i:.1f} 0.2" for i, w in enumerate(FEMALE)]
+    rows += [f"{w} -1.0 {0.1 * i:.1f} 0.2" for i, w in enumerate(MALE)]
+    rows += [f"{w} {g} {0.3 + 0.01 * i:.2f} 0.5" for i, (w, g) in enumerate(CONTENT.items())]
+    return f"{len(rows)} 3\n" + "\n".join(rows) + "\n"
+
+
+def write_toy(folder: Path) -> Path:
+    """The toy collection's files (documents as JSONL, TSV and .jsonl.gz; topics as TSV, JSONL and SGML; qrels, a run,
+    the embedding, definitional pairs, a stop list, a word list, folds and the config) in `folder`."""
+    files = {
+        "docs.jsonl": "".join(json.dumps({"id": d, "contents": t}) + "\n" for d, t in DOCS.items()),
+        "docs.tsv": "".join(f"{d}\t{t}\n" for d, t in DOCS.items()),
+        "topics.tsv": "".join(f"{q}\t{t}\n" for q, t in TOPICS.items()),
+        "topics.jsonl": "".join(json.dumps({"qid": q, "text": t}) + "\n" for q, t in TOPICS.items()),
+        "topics.sgml": "".join(f"<top>\n<num> Number: {q}\n<title> {t}\n<desc> Description:\nabout {t}\n</top>\n\n"
+                               for q, t in TOPICS.items()),
+        "qrels.txt": "".join(f"{q} 0 {d} {g}\n" for q, d, g in QRELS),
+        "run.txt": "".join(f"{q} Q0 {d} {r} {10 - r} toy\n" for q, ds in RUN.items() for r, d in enumerate(ds, 1)),
+        "vectors.txt": vectors_text(),
+        "pairs.json": json.dumps([list(p) for p in DEFAULT_DEFINITIONAL_PAIRS]),
+        "stop.txt": "care\nand\n# a comment\nwith\n",
+        "words.json": json.dumps(["mother", "father", "daughter", "son"]),
+        "folds.json": json.dumps([["q1", "q2"], ["q3", "q4"], ["q5"]]),
+        "config.toml": CONFIG,
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    with gzip.open(folder / "docs.jsonl.gz", "wb") as out:
+        out.write(files["docs.jsonl"].encode("utf-8"))
+    return folder
+
+
+# ----------------------------------------------------------------------------------------------- mutations
+
+
+def bom(name: str) -> Callable[[Path], None]:
+    """Prepend a UTF-8 byte-order mark (inside the compressed stream for .gz files)."""
+    def mutate(folder: Path) -> None:
+        path = folder / name
+        if name.endswith(".gz"):
+            data = gzip.decompress(path.read_bytes())
+            path.write_bytes(gzip.compress(codecs.BOM_UTF8 + data))
+        else:
+            path.write_bytes(codecs.BOM_UTF8 + path.read_bytes())
+    return mutate
+
+
+def latin1(name: str, line: int) -> Callable[[Path], None]:
+    """Put a Latin-1 'é' (byte 0xe9, never valid UTF-8 on its own) at the start of line `line`."""
+    def mutate(folder: Path) -> None:
+        path = folder / name
+        data = gzip.decompress(path.read_bytes()) if name.endswith(".gz") else path.read_bytes()
+        lines = data.split(b"\n")
+        lines[line - 1] = b"\xe9" + lines[line - 1]
+        data = b"\n".join(lines)
+        path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    return mutate
+
+
+def edit(name: str, old: str, new: str) -> Callable[[Path], None]:
+    def mutate(folder: Path) -> None:
+        path = folder / name
+        text = path.read_text(encoding="utf-8")
+        assert old in text, f"{old!r} is not in {name}"
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return mutate
+
+
+def write(name: str, text: str) -> Callable[[Path], None]:
+    def mutate(folder: Path) -> None:
+        (folder / name).write_text(text, encoding="utf-8")
+    return mutate
+
+
+def config(old: str, new: str) -> Callable[[Path], None]:
+    return edit("config.toml", old, new)
+
+
+def chain(*mutations: Callable[[Path], None]) -> Callable[[Path], None]:
+    def mutate(folder: Path) -> None:
+        for mutation in mutations:
+            mutation(folder)
+    return mutate
+
+
+def replace_by_folder(name: str) -> Callable[[Path], None]:
+    def mutate(folder: Path) -> None:
+        (folder / name).unlink()
+        (folder / name).mkdir()
+    return mutate
+
+
+def remove(name: str) -> Callable[[Path], None]:
+    return lambda folder: (folder / name).unlink()
+
+
+def locked_folder(folder: Path) -> None:
+    (folder / "locked").mkdir()
+    (folder / "locked").chmod(0o500)
+
+
+def perfect_lists_all_alike(folder: Path) -> None:
+    """Every topic's only relevant document is one without any query word: the perfect engine's g_q(L) is the same
+    for every query, so its GSR is zero up to rounding."""
+    with open(folder / "docs.jsonl", "a", encoding="utf-8") as out:
+        out.write(json.dumps({"id": "z1", "contents": "weather rain city annual"}) + "\n")
+    (folder / "qrels.txt").write_text("".join(f"{q} 0 z1 1\n" for q in TOPICS), encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------------------------- running a command
+
+
+def command(name: str, folder: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    """The `gsr` arguments of one command on the toy files in `folder`."""
+    if name == "score":
+        return ["score", "--run", str(folder / "run.txt"), "--topics", str(folder / "topics.tsv"), "--docs",
+                str(folder / "docs.jsonl"), "--qrels", str(folder / "qrels.txt"), "--embedding",
+                str(folder / "vectors.txt"), "--jobs", "1", "--json", *extra]
+    if name == "queries":
+        return ["queries", "--embedding", str(folder / "vectors.txt"), "--json", *extra]
+    if name == "run":
+        return ["run", str(folder / "config.toml"), "--out", str(folder / "out"), "--quiet", *extra]
+    if name == "debias":
+        return ["debias", "--embedding", str(folder / "vectors.txt"), "--out", str(folder / "debiased.txt"), *extra]
+    raise ValueError(name)
+
+
+def outcome(name: str, folder: Path, stdout: str):
+    """What a successful command produced, to compare with a clean run: its JSON, the results rows, the file."""
+    if name == "run":
+        return json.loads((folder / "out" / "results.json").read_text(encoding="utf-8"))["rows"]
+    if name == "debias":
+        return (folder / "debiased.txt").read_text(encoding="utf-8")
+    return json.loads(stdout)
+
+
+def gsr(args: list[str], capsys) -> tuple[int, str, str]:
+    """Run `gsr ARGS` in this process: (exit status, stdout, stderr); never a traceback."""
+    try:
+        status = main(args)
+    except SystemExit as exit_:  # argparse's own errors
+        status = exit_.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "Traceback" not in out
+    return status, out, err
+
+
+# ----------------------------------------------------------------------------------------------- the catalogue
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input: the command, what is done to the toy files, what must be said, the exit status and extra
+    arguments. A case with status 0 and no message is accepted with the numbers of the untouched files; with status 0
+    and a message, the message is part of the (JSON) output."""
+
+    command: str
+    mutate: Callable[[Path], None]
+    message: str | None
+    extra: tuple[str, ...] = ()
+    status: int = 2
+
+
+def accepted(command_name: str, mutate, *extra: str) -> Case:
+    return Case(command_name, mutate, None, tuple(extra), status=0)
+
+
+GSR_TABLE = '[gsr]\nmeasuring = "tiny"'
+FIRST_SYSTEM = 'model = "add"\nembedding = "tiny"'
+
+CASES = {
+    # 1. encodings: a byte-order mark is accepted by every reader, with the numbers of the file without it ...
+    "bom-run": accepted("score", bom("run.txt")),
+    "bom-qrels": accepted("score", bom("qrels.txt")),
+    "bom-tsv-topics": accepted("score", bom("topics.tsv")),
+    "bom-jsonl-documents": accepted("score", bom("docs.jsonl")),
+    "bom-tsv-documents": accepted("score", bom("docs.tsv"), "--docs", "{dir}/docs.tsv"),
+    "bom-gz-documents": accepted("score", bom("docs.jsonl.gz"), "--docs", "{dir}/docs.jsonl.gz"),
+    "bom-embedding": accepted("score", bom("vectors.txt")),
+    "bom-definitional-pairs": accepted("score", bom("pairs.json"), "--definitional", "{dir}/pairs.json"),
+    "bom-stop-list": accepted("score", bom("stop.txt"), "--stopwords", "{dir}/stop.txt"),
+    "bom-sgml-topics": accepted("queries", bom("topics.sgml"), "--topics", "{dir}/topics.sgml"),
+    "bom-jsonl-topics": accepted("queries", bom("topics.jsonl"), "--topics", "{dir}/topics.jsonl"),
+    "bom-config": accepted("run", bom("config.toml")),
+    "bom-folds": accepted("run", bom("folds.json")),
+    "bom-word-list": accepted("debias", bom("words.json"), "--gender-specific", "{dir}/words.json"),
+    # ... and bytes that are not UTF-8 are an error naming file:line
+    "latin1-run": Case("score", latin1("run.txt", 2), "{dir}/run.txt:2: not UTF-8 text"),
+    "latin1-qrels": Case("score", latin1("qrels.txt", 3), "{dir}/qrels.txt:3: not UTF-8 text"),
+    "latin1-tsv-topics": Case("score", latin1("topics.tsv", 2), "{dir}/topics.tsv:2: not UTF-8 text"),
+    "latin1-jsonl-documents": Case("score", latin1("docs.jsonl", 4), "{dir}/docs.jsonl:4: not UTF-8 text"),
+    "latin1-tsv-documents": Case("score", latin1("docs.tsv", 2), "{dir}/docs.tsv:2: not UTF-8 text",
+                                 ("--docs", "{dir}/docs.tsv")),
+    "latin1-gz-documents": Case("score", latin1("docs.jsonl.gz", 5), "{dir}/docs.jsonl.gz:5: not UTF-8 text",
+                                ("--docs", "{dir}/docs.jsonl.gz")),
+    "latin1-embedding": Case("score", latin1("vectors.txt", 5), "{dir}/vectors.txt:5: not UTF-8 text"),
+    "latin1-definitional-pairs": Case("score", latin1("pairs.json", 1), "{dir}/pairs.json:1: not UTF-8 text",
+                                      ("--definitional", "{dir}/pairs.json")),
+    "latin1-stop-list": Case("score", latin1("stop.txt", 2), "{dir}/stop.txt:2: not UTF-8 text",
+                             ("--stopwords", "{dir}/stop.txt")),
+    "latin1-sgml-topics": Case("queries", latin1("topics.sgml", 3), "{dir}/topics.sgml:3: not UTF-8 text",
+                               ("--topics", "{dir}/topics.sgml")),
+    "latin1-config": Case("run", latin1("config.toml", 2), "{dir}/config.toml:2: not UTF-8 text"),
+    "latin1-folds": Case("run", latin1("folds.json", 1), "{dir}/folds.json:1: not UTF-8 text"),
+    "latin1-word-list": Case("debias", latin1("words.json", 1), "{dir}/words.json:1: not UTF-8 text",
+                             ("--gender-specific", "{dir}/words.json")),
+    # 2. formats are checked, not guessed
+    "sgml-misspelt-tag": Case("queries", edit("topics.sgml", "<title> budget", "<titel> budget"),
+                              "{dir}/topics.sgml:17: unknown tag '<titel>'", ("--topics", "{dir}/topics.sgml")),
+    "sgml-unknown-tag": Case("queries", edit("topics.sgml", "about nurse", "about <b>nurse</b>"),
+                             "{dir}/topics.sgml:12: unknown tag '<b>'", ("--topics", "{dir}/topics.sgml")),
+    "vectors-extra-value": Case("score", edit("vectors.txt", "she 1.0 0.0 0.2", "she 1.0 0.0 0.2 0.7"),
+                                "{dir}/vectors.txt:2: expected 3 vector values after the word, found 4"),
+    "vectors-missing-value": Case("score", edit("vectors.txt", "he -1.0 0.0 0.2", "he -1.0 0.0"),
+                                  "{dir}/vectors.txt:12: expected 3 vector values after the word, found 2"),
+    "vectors-fewer-than-header": Case("score", edit("vectors.txt", "38 3", "40 3"),
+                                      "{dir}/vectors.txt: the header announces 40 vectors but the file holds 38"),
+    "jsonl-contents-number": Case("score", edit("docs.jsonl", '"contents": "he is', '"contents": 7, "x": "he is'),
+                                  '{dir}/docs.jsonl:1: document text field "contents" is a number, not a string'),
+    "jsonl-contents-object": Case("score", edit("docs.jsonl", '"contents": "a woman nurse gives care"',
+                                                '"contents": {"text": "a woman nurse gives care"}'),
+                                  '{dir}/docs.jsonl:6: document text field "contents" is an object, not a string'),
+    "jsonl-id-float": Case("score", edit("docs.jsonl", '"id": "n1"', '"id": 1.5'),
+                           '{dir}/docs.jsonl:7: document id field "id" is a number, not a string or an integer'),
+    "jsonl-nested-too-deep": Case("score", edit("docs.jsonl", '"contents": "budget and weather"',
+                                                '"contents": "budget", "deep": ' + "[" * 100_000 + "]" * 100_000),
+                                  "{dir}/docs.jsonl:9: JSON nested too deeply"),
+    "json-pairs-nested-too-deep": Case("score", write("pairs.json", "[" * 100_000 + "]" * 100_000),
+                                       "{dir}/pairs.json:1: JSON nested too deeply",
+                                       ("--definitional", "{dir}/pairs.json")),
+    "docid-with-space": Case("score", edit("docs.jsonl", '"id": "m2"', '"id": "m 2"'),
+                             "{dir}/docs.jsonl:2: document id 'm 2' is empty or contains whitespace"),
+    "docid-empty": Case("score", edit("docs.jsonl", '"id": "x3"', '"id": ""'),
+                        "{dir}/docs.jsonl:12: document id '' is empty or contains whitespace"),
+    "docid-with-space-tsv": Case("score", edit("docs.tsv", "f2\t", "f 2\t"),
+                                 "{dir}/docs.tsv:5: document id 'f 2' is empty or contains whitespace",
+                                 ("--docs", "{dir}/docs.tsv")),
+    "docid-with-tab-vector-system": Case("run", edit("docs.jsonl", '"id": "m2"', '"id": "m\\t2"'),
+                                         "{dir}/docs.jsonl:2: document id 'm\\t2' is empty or contains whitespace"),
+    "grade-not-integer": Case("score", edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 0.5"),
+                              "{dir}/qrels.txt:2: relevance grade must be an integer, found '0.5'"),
+    "grade-judged-twice": Case("score", edit("qrels.txt", "q1 0 x2 0", "q1 0 m1 1"),
+                               "{dir}/qrels.txt:3: document m1 judged twice for query q1 with different grades"),
+    "run-empty": Case("score", write("run.txt", "\n"), "{dir}/run.txt: the run is empty"),
+    "run-five-columns": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 8"),
+                             "{dir}/run.txt:2: expected 6 columns"),
+    "run-document-twice": Case("score", edit("run.txt", "q1 Q0 x2", "q1 Q0 m1"),
+                               "{dir}/run.txt:2: document m1 appears twice for query q1"),
+    "run-score-nan": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 nan toy"),
+                          "{dir}/run.txt:2: score is NaN"),
+    "qrels-empty": Case("score", write("qrels.txt", ""), "{dir}/qrels.txt: the qrels are empty"),
+    "qrels-match-no-topic": Case("score", write("topics.tsv", "".join(f"t{q}\t{t}\n" for q, t in TOPICS.items())),
+                                 "qrels: none of the 5 judged query ids is a topic id"),
+    "topics-empty": Case("score", write("topics.tsv", "\n\n"), "{dir}/topics.tsv: no queries in this file"),
+    "documents-empty": Case("score", write("docs.jsonl", ""), "{dir}/docs.jsonl: no documents in this file"),
+    "gz-not-gzip": Case("score", write("docs.jsonl.gz", "plain text"), "{dir}/docs.jsonl.gz: broken or not gzip",
+                        ("--docs", "{dir}/docs.jsonl.gz")),
+    "jobs-zero": Case("score", lambda folder: None, "argument --jobs: must be a positive integer", ("--jobs", "0")),
+    # 3. names cannot collide
+    "system-named-perfect": Case("run", config('name = "add"', 'name = "perfect"'),
+                                 "system name 'perfect' is reserved"),
+    "system-named-Random": Case("run", config('name = "si"', 'name = "Random"'), "system name 'Random' is reserved"),
+    "system-names-one-file": Case("run", chain(config('name = "add"', 'name = "a b"'),
+                                               config('name = "si"', 'name = "a_b"')),
+                                  "systems 'a b' and 'a_b' would both write runs/a_b.run"),
+    "system-names-one-file-but-case": Case("run", chain(config('name = "add"', 'name = "A_B"'),
+                                                        config('name = "si"', 'name = "a b"')),
+                                           "systems 'A_B' and 'a b' would both write runs/a_b.run"),
+    "system-name-twice": Case("run", config('name = "si"', 'name = "add"'), "system name 'add' is used twice"),
+    "system-name-blank": Case("run", config('name = "add"', 'name = "  "'),
+                              "systems[0].name is required (a non-blank string)"),
+    "measuring-names-one-plot": Case("run", chain(config("[embeddings.tiny]",
+                                                         '[embeddings."t 1"]\nsource = "vectors.txt"\n'
+                                                         '[embeddings.t_1]\nsource = "vectors.txt"\n[embeddings.tiny]'),
+                                                  config('measuring = "tiny"', 'measuring = ["t 1", "t_1"]')),
+                                     "gsr.measuring 't 1' and 't_1' would both write gsr_t_1.png"),
+    # 5. everything is checked before the work, naming the key
+    "depth-true": Case("run", config("threads = 1", "threads = 1\ndepth = true"), "depth must be an integer, not True"),
+    "threads-text": Case("run", config("threads = 1", 'threads = "2"'), "threads must be an integer, not '2'"),
+    "threads-zero-option": Case("run", lambda folder: None, "argument --threads: must be a positive integer",
+                                ("--threads", "0")),
+    "name-number": Case("run", config("threads = 1", "threads = 1\nname = 3"), "name must be a string, not 3"),
+    "output-number": Case("run", config("threads = 1", "threads = 1\noutput = 5"), "output must be a string, not 5"),
+    "random-seed-text": Case("run", config(GSR_TABLE, GSR_TABLE + '\nrandom_seed = "x"'),
+                             "gsr.random_seed must be an integer, not 'x'"),
+    "random-seed-true": Case("run", config(GSR_TABLE, GSR_TABLE + "\nrandom_seed = true"),
+                             "gsr.random_seed must be an integer, not True"),
+    "random-seed-negative": Case("run", config(GSR_TABLE, GSR_TABLE + "\nrandom_seed = -1"),
+                                 "gsr.random_seed must be ≥ 0, not -1"),
+    "cutoff-true": Case("run", config(GSR_TABLE, GSR_TABLE + "\ncutoff = true"),
+                        "gsr.cutoff must be 'relevant' or a positive integer, not True"),
+    "measuring-empty": Case("run", config('measuring = "tiny"', "measuring = []"),
+                            "gsr.measuring names no embedding, so GSR would measure nothing"),
+    "measuring-missing": Case("run", config('measuring = "tiny"', ""),
+                              "gsr.measuring names no embedding, so GSR would measure nothing"),
+    "measuring-number": Case("run", config('measuring = "tiny"', "measuring = 5"),
+                             "gsr.measuring must be a string or a list of strings, not 5"),
+    "topic-field-number": Case("run", config('qrels = "qrels.txt"', 'qrels = "qrels.txt"\ntopic_field = 3'),
+                               "collection.topic_field must be a string, not 3"),
+    "documents-number": Case("run", config('documents = "docs.jsonl"', "documents = 5"),
+                             "collection.documents must be a string, not 5"),
+    "plots-enabled-text": Case("run", config("enabled = false", 'enabled = "no"'),
+                               "plots.enabled must be true or false, not 'no'"),
+    "baseline-number": Case("run", config("[plots]", "[evaluation]\nbaseline = 1\n[plots]"),
+                            "evaluation.baseline must be a string, not 1"),
+    "measures-number": Case("run", config("[plots]", "[evaluation]\nmeasures = 5\n[plots]"),
+                            "evaluation.measures must be a string or a list of strings, not 5"),
+    "embedding-source-number": Case("run", config('source = "vectors.txt"', "source = 5"),
+                                    "embeddings.tiny.source must be a string"),
+    "training-dim-true": Case("run", config("[embeddings.tiny]", '[embeddings.w2v]\ntrain = "word2vec"\ndim = true\n'
+                                                                 "[embeddings.tiny]"),
+                              "embeddings.w2v.dim must be an integer, not True"),
+    "training-seed-text": Case("run", config("[embeddings.tiny]", '[embeddings.w2v]\ntrain = "word2vec"\nseed = "x"\n'
+                                                                  "[embeddings.tiny]"),
+                               "embeddings.w2v.seed must be an integer, not 'x'"),
+    "k1-text": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nk1 = "0.9"'),
+                    "systems[0].k1 must be a number, not '0.9'"),
+    "b-out-of-range": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nb = 1.5'),
+                           "systems[0].b must be in [0, 1], not 1.5"),
+    "mu-zero": Case("run", config(FIRST_SYSTEM, 'model = "qld"\nmu = 0'), "systems[0].mu must be > 0, not 0"),
+    "gap-bins-decreasing": Case("run", config("intrinsic_gender = false",
+                                              "intrinsic_gender = true\ngap_bins = [0.1, 0.0]"),
+                                "analyses.gap_bins must be a positive number of bins or a list of strictly increasing"),
+    "gap-bins-true": Case("run", config("intrinsic_gender = false", "intrinsic_gender = true\ngap_bins = true"),
+                          "analyses.gap_bins must be a positive number of bins or a list of strictly increasing"),
+    "debias-variants-number": Case("run", config('variants = ["debiased"]', "variants = 5"),
+                                   "debias.variants must be a string or a list of strings, not 5"),
+    "output-is-a-file": Case("run", lambda folder: None, "--out {dir}/qrels.txt is a file, not a folder",
+                             ("--out", "{dir}/qrels.txt")),
+    "output-under-a-file": Case("run", lambda folder: None, "--out {dir}/qrels.txt/out cannot be created: "
+                                "{dir}/qrels.txt is a file", ("--out", "{dir}/qrels.txt/out")),
+    "output-not-writable": Case("run", locked_folder, "--out {dir}/locked/out cannot be created: {dir}/locked is not "
+                                "writable", ("--out", "{dir}/locked/out")),
+    "config-is-a-folder": Case("run", replace_by_folder("config.toml"), "{dir}/config.toml: is a folder"),
+    "config-missing": Case("run", remove("config.toml"), "{dir}/config.toml: no such config file"),
+    "config-not-toml": Case("run", write("config.toml", "threads = \n"), "{dir}/config.toml: not valid TOML"),
+    # 6. undefined is undefined
+    "relative-gsr-of-a-zero-perfect-gsr": Case("score", perfect_lists_all_alike,
+                                               "relative GSR is undefined: the perfect engine's GSR is zero up to "
+                                               "rounding", status=0),
+}
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    """What each command gives on the untouched toy files, keyed by (command, extra arguments)."""
+    outcomes = {}
+
+    def of(name: str, extra: tuple[str, ...], capsys) -> object:
+        if (name, extra) not in outcomes:
+            folder = write_toy(tmp_path_factory.mktemp("clean"))
+            status, out, err = gsr(command(name, folder, _filled(extra, folder)), capsys)
+            assert status == 0, err
+            outcomes[name, extra] = outcome(name, folder, out)
+        return outcomes[name, extra]
+
+    return of
+
+
+def _filled(extra: tuple[str, ...], folder: Path) -> tuple[str, ...]:
+    return tuple(a.replace("{dir}", str(folder)) for a in extra)
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_bad_input(case: Case, tmp_path, capsys, clean):
+    if case.mutate is locked_folder and os.geteuid() == 0:
+        pytest.skip("root writes into any folder")
+    folder = write_toy(tmp_path / "toy")
+    case.mutate(folder)
+    status, out, err = gsr(command(case.command, folder, _filled(case.extra, folder)), capsys)
+    assert status == case.status, err
+    if case.status == 0 and case.message is None:
+        assert outcome(case.command, folder, out) == clean(case.command, case.extra, capsys)
+    elif case.status == 0:
+        report = json.loads(out)
+        assert report["relative"] is None and case.message in report["relative_error"]
+    else:
+        errors = [line for line in err.splitlines() if "error: " in line]
+        assert len(errors) == 1 and errors[0].startswith("gsr"), err  # one message (argparse adds a usage above)
+        assert case.message.replace("{dir}", str(folder)) in errors[0], err
+        assert not (folder / "out").exists()  # refused before any work: nothing was written
+
+
+# ----------------------------------------------------------------------------------------------- damaged caches
+
+
+def _dead_pid() -> int:
+    finished = subprocess.Popen([sys.executable, "-c", "pass"])
+    finished.wait()
+    return finished.pid
+
+
+def _overwrite(path: Path, offset: int = 200, data: bytes = b"\x13\x37\x13\x37\x13\x37\x13\x37") -> None:
+    """A few bytes changed in place: the size stays, the content does not."""
+    with open(path, "r+b") as handle:
+        handle.seek(min(offset, path.stat().st_size - len(data)))
+        handle.write(data)
+
+
+def cut_runs(cache: Path) -> list[Path]:
+    """Every cached run cut at a line boundary (the first half of its lines kept)."""
+    runs = sorted((cache / "runs").glob("*.run"))
+    for run in runs:
+        lines = run.read_text(encoding="utf-8").splitlines(keepends=True)
+        run.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+    return runs
+
+
+def overwrite_embedding(debiased: bool) -> Callable[[Path], list[Path]]:
+    def damage(cache: Path) -> list[Path]:
+        entry = next(p for p in (cache / "embeddings").iterdir() if p.name.startswith("debiased-") == debiased)
+        _overwrite(entry / "vectors.kv.vectors.npy")
+        return [entry]
+    return damage
+
+
+def overwrite_document_vectors(cache: Path) -> list[Path]:
+    """A few bytes of each document-vector array changed; the runs made from them are dropped, so they are read."""
+    shutil.rmtree(cache / "runs")
+    arrays = sorted((cache / "document-vectors").glob("*.npy"))
+    for array in arrays:
+        _overwrite(array)
+    return arrays
+
+
+def truncate_canonical_documents(cache: Path) -> list[Path]:
+    entry = next((cache / "collections").glob("files-*"))
+    documents = entry / "documents.jsonl"
+    documents.write_bytes(documents.read_bytes().rsplit(b"\n", 2)[0] + b"\n")  # the last document gone
+    return [entry]
+
+
+def overwrite_document_stats(cache: Path) -> list[Path]:
+    entry = next((cache / "document-stats").iterdir())
+    _overwrite(entry / "counts.npz", offset=60)
+    return [entry]
+
+
+def delete_folder_manifest(cache: Path) -> list[Path]:
+    entry = next((cache / "document-stats").iterdir())
+    (entry / ".manifest.json").unlink()
+    return [entry]
+
+
+def garble_file_manifest(cache: Path) -> list[Path]:
+    run = sorted((cache / "runs").glob("*.run"))[0]
+    Path(f"{run}.manifest.json").write_text("{", encoding="utf-8")
+    return [run]
+
+
+def staging_of_killed_process(cache: Path) -> list[Path]:
+    pid = _dead_pid()
+    (cache / "runs" / f".abc.run.staging-{pid}-00ff.tmp").write_text("q1 Q0 m1 1 1.0 half", encoding="utf-8")
+    folder = cache / "collections" / f".files-0123.staging-{pid}-00ff"
+    folder.mkdir()
+    (folder / "documents.jsonl").write_text('{"id": "m1", "cont', encoding="utf-8")
+    (cache.parent / "out" / f".results.md.staging-{pid}-00ff.tmp").write_text("| system |", encoding="utf-8")
+    return []
+
+
+FAULTS = {
+    "run-cut-at-a-line-boundary": cut_runs,
+    "embedding-array-bytes-overwritten": overwrite_embedding(debiased=False),
+    "debiased-embedding-array-bytes-overwritten": overwrite_embedding(debiased=True),
+    "document-vector-array-bytes-overwritten": overwrite_document_vectors,
+    "canonical-documents-truncated": truncate_canonical_documents,
+    "document-statistics-bytes-overwritten": overwrite_document_stats,
+    "folder-manifest-deleted": delete_folder_manifest,
+    "file-manifest-unreadable": garble_file_manifest,
+    "staging-leftovers-of-a-killed-process": staging_of_killed_process,
+}
+
+
+@pytest.fixture(scope="module")
+def cached_toy(tmp_path_factory):
+    """A clean `gsr run` of the toy config: (its folder, its cache, a copy of the cache, its results rows)."""
+    folder = write_toy(tmp_path_factory.mktemp("cached"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GSR_CACHE", str(folder / "cache"))
+        assert main(command("run", folder)) == 0
+    shutil.copytree(folder / "cache", folder / "cache-copy")  # copy2 keeps modification times: the same cache keys
+    return folder, folder / "cache", folder / "cache-copy", outcome("run", folder, "")
+
+
+def _staging_leftovers(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if STAGING in p.name]
+
+
+@pytest.mark.parametrize("damage", FAULTS.values(), ids=FAULTS.keys())
+def test_damaged_cache_entry_is_reported_by_path_rebuilt_and_gives_the_clean_numbers(damage, cached_toy, monkeypatch,
+                                                                                      caplog, capsys):
+    folder, cache, copy, rows = cached_toy
+    shutil.rmtree(cache)
+    shutil.copytree(copy, cache)
+    damaged = damage(cache)
+    monkeypatch.setenv("GSR_CACHE", str(cache))
+    with caplog.at_level("WARNING", logger="gsr.store"):
+        status, out, err = gsr(command("run", folder), capsys)
+    assert status == 0, err
+    for entry in damaged:
+        assert f"cache entry {entry} is corrupt" in caplog.text
+        assert entry.exists()  # rebuilt
+    assert outcome("run", folder, out) == rows
+    assert _staging_leftovers(cache) == [] and _staging_leftovers(folder / "out") == []
+
+
+def _toy_with(folder: Path, systems: str, extra: str = "") -> Path:
+    """The toy files with other [[systems]] (and extra tables) in the config, without [debias]."""
+    write_toy(folder)
+    head, tail = CONFIG.split("[[systems]]")[0], "[gsr]" + CONFIG.split("[gsr]")[1]
+    text = head + systems + tail.replace('[debias]\nvariants = ["debiased"]\n', "") + extra
+    (folder / "config.toml").write_text(text, encoding="utf-8")
+    return folder
+
+
+def _damaged_rerun(folder: Path, damage: Callable[[Path], list[Path]], monkeypatch, caplog, capsys) -> None:
+    """A clean run, `damage` on its cache, a second run: every damaged entry reported by path, the same rows."""
+    monkeypatch.setenv("GSR_CACHE", str(folder / "cache"))
+    status, out, err = gsr(command("run", folder), capsys)
+    assert status == 0, err
+    rows = outcome("run", folder, out)
+    damaged = damage(folder / "cache")
+    with caplog.at_level("WARNING", logger="gsr.store"):
+        status, out, err = gsr(command("run", folder), capsys)
+    assert status == 0, err
+    for entry in damaged:
+        assert f"cache entry {entry} is corrupt" in caplog.text
+    assert outcome("run", folder, out) == rows
+    assert _staging_leftovers(folder / "cache") == []
+
+
+@pytest.mark.slow
+def test_damaged_lucene_index_is_reported_and_rebuilt(tmp_path, monkeypatch, caplog, capsys):
+    def damage(cache: Path) -> list[Path]:
+        shutil.rmtree(cache / "runs")  # so that the index is searched again
+        entry = next((cache / "indexes").iterdir())
+        largest = max((p for p in (entry / "index").iterdir() if p.is_file()), key=lambda p: p.stat().st_size)
+        _overwrite(largest, offset=largest.stat().st_size // 2)
+        return [entry]
+
+    _damaged_rerun(_toy_with(tmp_path, '[[systems]]\nname = "BM25"\nmodel = "bm25"\n'), damage, monkeypatch, caplog,
+                   capsys)
+
+
+@pytest.mark.slow
+def test_lucene_index_reused_by_build_index_is_verified(tmp_path, caplog):
+    from retrievers.lucene import build_index
+
+    write_toy(tmp_path)
+    index = build_index(tmp_path / "docs.jsonl", tmp_path / "index", progress=False)
+    (index / ".manifest.json").unlink()
+    with caplog.at_level("WARNING", logger="gsr.store"):
+        build_index(tmp_path / "docs.jsonl", index, progress=False)
+    assert f"cache entry {index} is corrupt (it has no manifest" in caplog.text
+    assert (index / ".manifest.json").is_file()
+
+
+@pytest.mark.slow
+def test_damaged_checkpoint_is_reported_and_retrained(tmp_path, monkeypatch, caplog, capsys):
+    def damage(cache: Path) -> list[Path]:
+        shutil.rmtree(cache / "runs")  # so that the re-ranker's checkpoints are read again
+        checkpoint = sorted((cache / "checkpoints").rglob("*.pt"))[1]
+        _overwrite(checkpoint, offset=checkpoint.stat().st_size // 2)
+        return [checkpoint]
+
+    systems = ('[[systems]]\nname = "add"\nmodel = "add"\nembedding = "tiny"\n[[systems]]\nname = "DRMM"\n'
+               'model = "drmm"\nembedding = "tiny"\nrerank = "add"\nepochs = 1\n')
+    _damaged_rerun(_toy_with(tmp_path, systems), damage, monkeypatch, caplog, capsys)
+
+
+@pytest.mark.slow
+def test_damaged_trained_embedding_and_token_corpus_are_reported_and_rebuilt(tmp_path, monkeypatch, caplog, capsys):
+    def damage(cache: Path) -> list[Path]:
+        corpus = next((cache / "token-corpora").glob("*.txt"))
+        corpus.write_text(corpus.read_text(encoding="utf-8")[:40], encoding="utf-8")
+        trained = next((cache / "embeddings").glob("trained-*"))
+        _overwrite(trained / "vectors.kv.vectors.npy")
+        return [corpus, trained]
+
+    systems = '[[systems]]\nname = "add"\nmodel = "add"\nembedding = "w2v"\n'
+    extra = '[embeddings.w2v]\ntrain = "word2vec"\ndim = 3\nmin_count = 1\nepochs = 1\n'
+    _damaged_rerun(_toy_with(tmp_path, systems, extra), damage, monkeypatch, caplog, capsys)
+
+
+@pytest.mark.slow
+def test_damaged_demo_files_are_reported_and_regenerated(tmp_path, monkeypatch, caplog, capsys):
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path / "cache"))
+    assert gsr(["export", "demo", "--out", str(tmp_path / "first")], capsys)[0] == 0
+    entry = next((tmp_path / "cache" / "collections").glob("demo-v*"))
+    documents = entry / "documents.jsonl"
+    documents.write_bytes(documents.read_bytes()[: documents.stat().st_size // 2])
+    shutil.rmtree(next((tmp_path / "cache" / "collections").glob("demo-demo-v*")))  # so the demo files are read
+    with caplog.at_level("WARNING", logger="gsr.store"):
+        assert gsr(["export", "demo", "--out", str(tmp_path / "second")], capsys)[0] == 0
+    assert f"cache entry {entry} is corrupt" in caplog.text
+    for name in ("documents.jsonl", "topics.tsv", "qrels.txt"):
+        assert (tmp_path / "first" / name).read_bytes() == (tmp_path / "second" / name).read_bytes()
+
+
+# ----------------------------------------------------------------------------------------------- interrupts
+
+INTERRUPTED = re.compile(r'^gsr: interrupted: gsr run( during "[^"]+")?; nothing half-written was kept, and running '
+                         r"it again resumes after the last finished step$")
+
+
+def _large_toy(folder: Path, documents: int = 60_000, systems: str = "") -> Path:
+    """The toy files with many generated documents (a few seconds of work) and threads = 2 (a process pool)."""
+    write_toy(folder)
+    words = FEMALE + MALE + list(CONTENT)
+    with open(folder / "docs.jsonl", "a", encoding="utf-8") as out:
+        for n in range(documents):
+            text = " ".join(words[(n * 7 + k * 13) % len(words)] for k in range(12))
+            out.write(json.dumps({"id": f"g{n}", "contents": text}) + "\n")
+    text = (folder / "config.toml").read_text(encoding="utf-8").replace("threads = 1", "threads = 2")
+    if systems:
+        text = text.split("[[systems]]")[0] + systems + "[gsr]" + text.split("[gsr]")[1]
+        text = text.replace('[debias]\nvariants = ["debiased"]\n', "")
+    (folder / "config.toml").write_text(text, encoding="utf-8")
+    return folder
+
+
+def _interrupt_run(folder: Path, when: str) -> tuple[int, str]:
+    """`gsr run` in a process group of its own, sent SIGINT (as Ctrl-C sends it to the whole group) once a stderr
+    line contains `when`; (exit status, stderr). Every process of the group must be gone afterwards."""
+    env = dict(os.environ, GSR_CACHE=str(folder / "cache"), TMPDIR=str(folder / "tmp"))
+    (folder / "tmp").mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "experiments.cli", "run", str(folder / "config.toml"), "--out",
+                                str(folder / "out")], cwd=PROJECT, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines = []
+    for line in process.stderr:
+        lines.append(line)
+        if when in line:
+            time.sleep(0.3)
+            os.killpg(process.pid, signal.SIGINT)
+            break
+    else:
+        pytest.fail(f"the run ended before {when!r}:\n{''.join(lines)}")
+    try:
+        lines.append(process.communicate(timeout=120)[1])
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail(f"the interrupted run did not end:\n{''.join(lines)}")
+    status = process.returncode
+    deadline = time.monotonic() + 10
+    while True:  # children (pool workers, the JVM worker) are gone too
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "processes of the interrupted run are still alive"
+        time.sleep(0.1)
+    return status, "".join(lines)
+
+
+def _assert_interrupted_cleanly(folder: Path, status: int, err: str) -> None:
+    assert status == 130, err
+    assert "Traceback" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert INTERRUPTED.match(last), err
+    assert [line for line in err.splitlines() if line.startswith("gsr:")] == [last]
+    assert _staging_leftovers(folder) == []
+    assert list((folder / "tmp").iterdir()) == []  # no temporary folder of a worker left behind
+
+
+def test_ctrl_c_prints_one_line_exits_130_and_leaves_nothing_behind(tmp_path):
+    folder = _large_toy(tmp_path)
+    status, err = _interrupt_run(folder, "document statistics …")
+    _assert_interrupted_cleanly(folder, status, err)
+
+
+@pytest.mark.slow
+def test_a_rerun_after_ctrl_c_resumes_and_gives_the_numbers_of_an_uninterrupted_run(tmp_path, monkeypatch, capsys):
+    folder = _large_toy(tmp_path / "interrupted")
+    status, err = _interrupt_run(folder, "document statistics …")
+    _assert_interrupted_cleanly(folder, status, err)
+    monkeypatch.setenv("GSR_CACHE", str(folder / "cache"))
+    assert gsr(command("run", folder), capsys)[0] == 0
+    clean = _large_toy(tmp_path / "clean")
+    monkeypatch.setenv("GSR_CACHE", str(clean / "cache"))
+    assert gsr(command("run", clean), capsys)[0] == 0
+    assert outcome("run", folder, "") == outcome("run", clean, "")
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_the_jvm_indexes_leaves_no_jvm_and_no_temporary_files(tmp_path):
+    folder = _large_toy(tmp_path, systems='[[systems]]\nname = "BM25"\nmodel = "bm25"\n')
+    status, err = _interrupt_run(folder, "[lucene indexing")
+    _assert_interrupted_cleanly(folder, status, err)
+    assert '"Lucene index"' in err.strip().splitlines()[-1]
+
+
+# ----------------------------------------------------------------------------------------------- the API and tables
+
+
+def _evaluate(qrels=None, run=None, queries=None):
+    from gsr.evaluate import GSR
+    from gsr.lexicon import GenderLexicon
+
+    lexicon = GenderLexicon.from_mapping({"nurse": 0.6, "care": 0.4, "tools": -0.4, "wire": -0.3, "budget": 0.0})
+    documents = {"a": "nurse care", "b": "tools wire", "c": "budget care"}
+    run = run if run is not None else {"q1": {"a": 2.0, "b": 1.0}, "q2": {"b": 2.0, "c": 1.0}}
+    queries = queries if queries is not None else {"q1": "nurse", "q2": "tools"}
+    return GSR(lexicon).evaluate(run, queries, documents, qrels if qrels is not None else {"q1": {"a": 1}})
+
+
+def _entities(folder: Path, data: bytes) -> Path:
+    path = folder / "entities.json"
+    path.write_bytes(data)
+    return path
+
+
+def _beir_qrels(folder: Path, data: bytes) -> Path:
+    path = folder / "test.tsv"
+    path.write_bytes(data)
+    return path
+
+
+ENTITIES = b'{"female": ["queen", "aunt"], "male": ["king", "uncle"]}'
+API_CASES = {
+    "dict-qrels-grade-half": (lambda tmp: _evaluate({"q1": {"a": 0.5}}),
+                              "qrels, query q1, document a: relevance grade must be an integer, found 0.5"),
+    "dict-qrels-grade-true": (lambda tmp: _evaluate({"q1": {"a": True}}),
+                              "qrels, query q1, document a: relevance grade must be an integer, found True"),
+    "dict-qrels-grade-text": (lambda tmp: _evaluate({"q1": {"a": "high"}}),
+                              "qrels, query q1, document a: relevance grade must be an integer, found 'high'"),
+    "dict-run-score-true": (lambda tmp: _evaluate(run={"q1": {"a": True}}),
+                            "run, query q1, document a: score must be a number, not True"),
+    "dict-qrels-match-no-topic": (lambda tmp: _evaluate({"x1": {"a": 1}}),
+                                  "qrels: none of the 1 judged query ids is a topic id"),
+    "entity-list-not-utf8": (lambda tmp: _load_entities(_entities(tmp, b'{"female": ["\xe9"], "male": []}')),
+                             "{tmp}/entities.json:1: not UTF-8 text"),
+    "entity-list-invalid-json": (lambda tmp: _load_entities(_entities(tmp, b'{"female": ["queen",\n "male": []}')),
+                                 "{tmp}/entities.json:2: invalid JSON"),
+    "beir-qrels-grade-half": (lambda tmp: _read_beir(_beir_qrels(tmp, b"query-id\tcorpus-id\tscore\nq1\td1\t0.5\n")),
+                              "{tmp}/test.tsv:2: relevance grade must be an integer, found '0.5'"),
+}
+
+
+def _load_entities(path: Path):
+    from gsr.labels import load_gendered_entities
+
+    return load_gendered_entities(path)
+
+
+def _read_beir(path: Path):
+    from experiments.collections import read_beir_qrels
+
+    return read_beir_qrels(path)
+
+
+@pytest.mark.parametrize("call, message", API_CASES.values(), ids=API_CASES.keys())
+def test_bad_input_through_the_api(call, message, tmp_path):
+    with pytest.raises(ValueError) as error:  # InputError, or the analysis's own error class
+        call(tmp_path)
+    assert message.replace("{tmp}", str(tmp_path)) in str(error.value)
+
+
+def test_byte_order_marks_in_entity_lists_and_beir_qrels_are_skipped(tmp_path):
+    (tmp_path / "plain").mkdir()
+    assert _load_entities(_entities(tmp_path, codecs.BOM_UTF8 + ENTITIES)) == _load_entities(
+        _entities(tmp_path / "plain", ENTITIES)) == ({"queen", "aunt"}, {"king", "uncle"})
+    beir = b"query-id\tcorpus-id\tscore\nq1\td1\t2\n"
+    assert _read_beir(_beir_qrels(tmp_path, codecs.BOM_UTF8 + beir)) == {"q1": {"d1": 2}}
+
+
+def test_slope_noise_floor_by_hand():
+    from gsr.measure import slope_noise_floor
+
+    # 1e-12 · max|g_q(L)| / (max g(q) − min g(q)) over the points where both values are defined
+    assert slope_noise_floor([0.0, 0.5, 1.0, float("nan")], [0.1, -0.2, 0.05, 9.0]) == pytest.approx(2e-13, rel=1e-12)
+    assert slope_noise_floor([0.3, 0.3], [0.1, 0.2]) == 0.0  # no spread in g(q): no slope at all
+
+
+def test_an_undefined_relative_gsr_is_empty_in_the_results_with_its_reason(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path / "cache"))
+    folder = write_toy(tmp_path / "toy")
+    perfect_lists_all_alike(folder)
+    status, out, err = gsr(command("run", folder), capsys)
+    assert status == 0, err
+    rows = {row["system"]: row for row in outcome("run", folder, out)}
+    for name in ("add", "si", "perfect", "random"):
+        assert rows[name]["gsr"]["tiny"]["relative"] is None
+        assert "the perfect engine's GSR is zero up to rounding" in rows[name]["gsr"]["tiny"]["relative_error"]
+    table = (folder / "out" / "results.md").read_text(encoding="utf-8")
+    assert "rel. GSR (tiny) is undefined (—): relative GSR is undefined: the perfect engine's GSR is zero up to " \
+           "rounding" in table
+    assert re.search(r"\| perfect \|.*\| — \|$", table, re.M)
