@@ -14,6 +14,18 @@ from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
 from gsr.io import InputError, Run, as_qrels, as_queries, as_run, iter_documents
 from gsr.measure import GSRError, gsr_slope, list_genderedness, query_genderedness, relative_gsr, tied_rank_weights
 from gsr.numeric import finite
+from gsr.statistics import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    BootstrapFit,
+    Interval,
+    TestResult,
+    bootstrap_fit,
+    paired_gsr_test,
+    percentile_interval,
+    relative_replicates,
+    slope_standard_error,
+)
 from gsr.stats import DocumentStats, GenderedDocuments
 from gsr.store import cache_dir, cached_folder, file_version_key
 from gsr.text import Analyzer, default_analyzer
@@ -36,7 +48,8 @@ class QueryResult:
 
 @dataclass
 class GSRResult:
-    """GSR of one system: the slope, every query's point and what could not be measured, and why."""
+    """GSR of one system: the slope, every query's point and what could not be measured, and why; with its
+    analytic standard error `se` and bootstrap interval `ci` (over queries; `bootstrap` holds the replicates)."""
 
     gsr: float | None
     per_query: list[QueryResult]
@@ -44,6 +57,9 @@ class GSRResult:
     unknown_docids: int = 0
     unmeasurable_docs: int = 0
     error: str | None = None
+    se: float | None = None
+    ci: Interval | None = None
+    bootstrap: BootstrapFit | None = None
 
     @property
     def n_queries(self) -> int:
@@ -61,8 +77,16 @@ class GSRResult:
         return (np.array([math.nan if q.g_query is None else q.g_query for q in used], dtype=np.float64),
                 np.array([math.nan if q.g_list is None else q.g_list for q in used], dtype=np.float64))
 
+    def aligned_points(self, queries: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(g(q), g_q(L)) for `queries` in that order, NaN where this result has no defined value."""
+        by_qid = {q.qid: q for q in self.per_query}
+        points = [by_qid.get(qid) for qid in queries]
+        return (np.array([math.nan if p is None or p.g_query is None else p.g_query for p in points], dtype=float),
+                np.array([math.nan if p is None or p.g_list is None else p.g_list for p in points], dtype=float))
+
     def to_dict(self) -> dict:
-        out = {"gsr": self.gsr, "n_queries": self.n_queries, "n_skipped": self.n_skipped,
+        out = {"gsr": self.gsr, "ci": self.ci.to_list() if self.ci else None, "se": self.se,
+               "n_queries": self.n_queries, "n_skipped": self.n_skipped,
                "skipped": self.skipped, "unknown_docids": self.unknown_docids,
                "unmeasurable_docs": self.unmeasurable_docs,
                "per_query": [q.to_dict() for q in self.per_query]}
@@ -90,13 +114,63 @@ class GSRReport:
             return None
         return finite(relative_gsr(result.gsr, self.perfect.gsr))
 
+    def relative_ci_of(self, result: GSRResult) -> Interval | None:
+        """Bootstrap interval of an engine's relative GSR (None without qrels or resamples)."""
+        return relative_interval(result, self.perfect) if self.perfect is not None else None
+
     def to_dict(self) -> dict:
         out = self.system.to_dict()
         if self.perfect is not None:
             out["perfect"] = self.perfect.to_dict()
-            out["random"] = dict(self.random.to_dict(), relative=self.relative_of(self.random))
+            out["random"] = dict(self.random.to_dict(), relative=self.relative_of(self.random),
+                                 relative_ci=_listed(self.relative_ci_of(self.random)))
             out["relative"] = self.relative
+            out["relative_ci"] = _listed(self.relative_ci_of(self.system))
         return out
+
+
+def _listed(interval: Interval | None) -> list | None:
+    return interval.to_list() if interval is not None else None
+
+
+def relative_interval(result: GSRResult, perfect: GSRResult | None) -> Interval | None:
+    """Percentile interval of relative GSR: the system and the perfect engine on the same bootstrap resamples of the
+    queries, (m_s − m_P)/|m_P| × 100 per resample (None when either has no bootstrap)."""
+    if perfect is None or result.bootstrap is None or perfect.bootstrap is None or perfect.ci is None:
+        return None
+    return percentile_interval(relative_replicates(result.bootstrap, perfect.bootstrap), perfect.ci.level)
+
+
+def add_uncertainty(results: list[GSRResult], resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
+                    seed: int = 0) -> None:
+    """Set `se` and, with resamples > 0, `bootstrap` and `ci` of each result. The queries resampled are those at least
+    one result measures (in the first result's order), with one seed: every engine sees the same resamples, so
+    relative GSR can be bootstrapped too, and each engine's slope on a resample uses its measurable queries."""
+    measured = {q.qid for result in results for q in result.per_query if q.g_query is not None and q.g_list is not None}
+    queries = [q.qid for q in results[0].per_query if q.qid in measured] if results else []
+    for result in results:
+        x, y = result.aligned_points(queries)
+        result.se = slope_standard_error(x, y) if result.gsr is not None else None
+        if resamples and queries:
+            result.bootstrap = bootstrap_fit(queries, x, y, resamples, seed)
+            result.ci = percentile_interval(result.bootstrap.slopes, level)
+
+
+def gsr_difference_test(a: GSRResult, b: GSRResult, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                        alternative: str = "two-sided") -> TestResult:
+    """Paired randomisation test of GSR_a − GSR_b on the queries both measure (gsr.statistics.paired_gsr_test); the
+    two results must share g(q), i.e. be measured with the same embedding and topics."""
+    queries = sorted({q.qid for q in a.per_query} & {q.qid for q in b.per_query})
+    x, y_a = a.aligned_points(queries)
+    x_b, y_b = b.aligned_points(queries)
+    both = ~(np.isnan(x) | np.isnan(x_b))
+    if not np.allclose(x[both], x_b[both], rtol=1e-9, atol=1e-12):
+        raise GSRError("the two results have different query genderedness: compare results measured with the same "
+                       "embedding and topics")
+    try:
+        return paired_gsr_test(x, y_a, y_b, resamples=resamples, seed=seed, alternative=alternative)
+    except ValueError as err:
+        raise GSRError(str(err)) from None
 
 
 def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments, *,
@@ -180,10 +254,13 @@ class GSR:
     lexicon: a GenderLexicon (g of each word; see embeddings.gender_lexicon).
     cutoff: "relevant" (top-K with K = number of relevant documents, §4.2.2; needs qrels), an int, or None.
     tie_scores: documents with equal scores (or grades) share their rank's weight in Eq. 2.
+    random_seed: seed of the random engine. resamples, level, seed: the bootstrap over queries (percentile intervals
+    at `level`; 0 resamples: no intervals).
     """
 
     def __init__(self, lexicon, analyzer: Analyzer | None = None, cutoff: str | int | None = "relevant",
-                 tie_scores: bool = True, random_seed: int = 0):
+                 tie_scores: bool = True, random_seed: int = 0, resamples: int = DEFAULT_RESAMPLES,
+                 level: float = DEFAULT_LEVEL, seed: int = 0):
         if not (cutoff is None or cutoff == "relevant" or (isinstance(cutoff, int) and cutoff > 0)):
             raise ValueError(f"cutoff must be 'relevant', a positive integer or None, not {cutoff!r}")
         self.lexicon = lexicon
@@ -191,6 +268,11 @@ class GSR:
         self.cutoff = cutoff
         self.tie_scores = tie_scores
         self.random_seed = random_seed
+        if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 0:
+            raise ValueError(f"resamples must be a non-negative integer, not {resamples!r}")
+        if not 0 < level < 1:
+            raise ValueError(f"level must be in (0, 1), not {level!r}")
+        self.resamples, self.level, self.seed = resamples, level, seed
 
     def documents(self, source, n_jobs: int | None = None, progress: bool = False) -> GenderedDocuments:
         """Per-document sums for a collection given as DocumentStats, a path, a mapping or (docid, text) pairs."""
@@ -210,7 +292,9 @@ class GSR:
         gendered = self.documents(documents)
         if qrels is None:
             cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
-            return GSRReport(self._measure(cut_run(run, cut), queries, gendered, None, strict))
+            report = GSRReport(self._measure(cut_run(run, cut), queries, gendered, None, strict))
+            add_uncertainty([report.system], self.resamples, self.level, self.seed)
+            return report
         counts = relevant_counts(qrels)
         judged = sorted(q for q in queries if counts.get(q, 0) > 0)
         cut = counts if self.cutoff == "relevant" else self.cutoff
@@ -221,6 +305,7 @@ class GSR:
         perfect = self._measure(cut_run(perfect_run(qrels), cut), queries, gendered, judged, strict=False)
         random = self._measure(cut_run(random_run(qrels, gendered.stats.docids, self.random_seed), cut),
                                queries, gendered, judged, strict=False)
+        add_uncertainty([system, perfect, random], self.resamples, self.level, self.seed)
         return GSRReport(system, perfect, random)
 
     def _measure(self, run: Run, queries, gendered, query_ids, strict) -> GSRResult:

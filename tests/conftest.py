@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
 
 from gsr import GenderLexicon
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# the checkout's sibling shared/data; GSR_SHARED_DATA points elsewhere (e.g. from a worktree one level deeper)
+SHARED_DATA = Path(os.environ.get("GSR_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 ROBUST04_TOPICS = SHARED_DATA / "robust04" / "topics.robust04.txt"
 
 
