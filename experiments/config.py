@@ -28,7 +28,7 @@ TOP_PARAMS = (Param("depth", int, 1000, "documents retrieved per query", minimum
 DEBIAS_KEYS = ("variants", "systems", "definitional", "gender_specific", "equalize")
 DEBIAS_VARIANTS = {"debiased": "regular", "strong": "strong"}  # variant label -> debias.METHODS key
 EMBEDDING_KEYS = ("source", "train", "dim", "window", "min_count", "epochs", "seed")
-EVALUATION_KEYS = ("measures", "baseline")
+EVALUATION_KEYS = ("measures", "baseline")  # and the declared EVALUATION_PARAMS (experiments.effectiveness)
 GSR_KEYS = ("measuring", "cutoff", "stopwords", "definitional", "random_seed")
 PLOTS_KEYS = ("enabled",)
 SYSTEM_KEYS = ("name", "model")
@@ -74,6 +74,7 @@ class ExperimentConfig:
     baseline: str | None
     measuring: list[str]
     cutoff: str | int | None = "relevant"
+    extra_cutoffs: list = field(default_factory=list)  # further GSR@K measures of [evaluation] measures
     stopwords: Path | None = None
     definitional: Path | None = None
     random_seed: int = 0
@@ -83,6 +84,19 @@ class ExperimentConfig:
     debias_variants: list[str] = field(default_factory=list)
     debias_lists: dict = field(default_factory=dict)
     analyses: dict[str, dict] = field(default_factory=dict)  # enabled analysis -> its checked options
+    test: str = "t"  # [evaluation]: paired test of effectiveness, correction, bootstrap/randomisation settings
+    correction: str = "holm"
+    resamples: int = 1000
+    level: float = 0.95
+    seed: int = 0
+
+    def gsr_columns(self) -> list[tuple[str, str, str | int]]:
+        """(label, measuring embedding, cut-off) of every GSR column: each measuring embedding at the main cut-off
+        (labelled by the embedding's name), then at each further GSR@K of the measures list ('glove@100')."""
+        columns = [(name, name, self.cutoff) for name in self.measuring]
+        for cutoff in self.extra_cutoffs:
+            columns += [(f"{name}@{'rel' if cutoff == 'relevant' else cutoff}", name, cutoff) for name in self.measuring]
+        return columns
 
     def variants_of(self, system: str) -> dict[str, SystemSpec]:
         """variant label -> system, for a regular system and its debiased copies."""
@@ -110,7 +124,7 @@ def _resolve(base: Path, value):
     if isinstance(value, list):
         return [_resolve(base, v) for v in value]
     text = str(value)
-    if text.startswith("pyserini:"):
+    if text.startswith(("pyserini:", "irds:")):
         return text
     path = Path(text).expanduser()
     return str(path if path.is_absolute() else base / path)
@@ -144,14 +158,21 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
         raise ConfigError(f"{source}: {err}") from None
     collection = _collection(raw["collection"], base, source)
     embeddings = _embeddings(raw.get("embeddings", {}), base, source)
-    systems = _systems(raw["systems"], embeddings, source)
+    systems = _systems(raw["systems"], embeddings, source, base)
     names = [s.name for s in systems]
 
     evaluation = _table(raw.get("evaluation", {}), "evaluation", source)
-    _unknown(evaluation, EVALUATION_KEYS, "evaluation.", source)
-    from experiments.effectiveness import DEFAULT_MEASURES, parse_measures
+    from experiments.effectiveness import DEFAULT_MEASURES, EVALUATION_PARAMS, parse_measures
+    from gsr.integrations import is_gsr_measure
 
-    measures = [str(m) for m in evaluation.get("measures", DEFAULT_MEASURES)]
+    _unknown(evaluation, (*EVALUATION_KEYS, *(p.name for p in EVALUATION_PARAMS)), "evaluation.", source)
+    try:
+        statistics = check_params(EVALUATION_PARAMS, {k: v for k, v in evaluation.items() if k not in EVALUATION_KEYS},
+                                  "evaluation.")
+    except ParamError as err:
+        raise ConfigError(f"{source}: {err}") from None
+    listed = [str(m) for m in evaluation.get("measures", DEFAULT_MEASURES)]
+    measures = [m for m in listed if not is_gsr_measure(m)]
     try:
         parse_measures(measures)
     except InputError as err:
@@ -171,6 +192,11 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     cutoff = gsr.get("cutoff", "relevant")
     if not (cutoff == "relevant" or (isinstance(cutoff, int) and not isinstance(cutoff, bool) and cutoff > 0)):
         raise ConfigError(f"{source}: gsr.cutoff must be 'relevant' or a positive integer, not {cutoff!r}")
+    cutoffs = _gsr_measure_cutoffs([m for m in listed if is_gsr_measure(m)], gsr, source)
+    if cutoffs:
+        cutoff = cutoffs[0]
+        if not measuring:
+            raise ConfigError(f"{source}: evaluation.measures names a GSR measure but [gsr] measuring is empty")
 
     plots = _table(raw.get("plots", {}), "plots", source)
     _unknown(plots, PLOTS_KEYS, "plots.", source)
@@ -184,9 +210,34 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
         stopwords=Path(_resolve(base, gsr["stopwords"])) if "stopwords" in gsr else None,
         definitional=Path(_resolve(base, gsr["definitional"])) if "definitional" in gsr else None,
         random_seed=int(gsr.get("random_seed", 0)), depth=top["depth"], threads=top["threads"],
-        plots=bool(plots.get("enabled", True)), debias_variants=variants, debias_lists=lists)
+        plots=bool(plots.get("enabled", True)), debias_variants=variants, debias_lists=lists,
+        extra_cutoffs=cutoffs[1:], **statistics)
     config.analyses = _analyses(raw.get("analyses", {}), config, source)
     return config
+
+
+def _gsr_measure_cutoffs(names: list[str], gsr: dict, source: str) -> list:
+    """The cut-offs of the GSR measures of [evaluation] measures (GSR@rel, GSR@100), in order; the first is the main
+    one and must agree with [gsr] cutoff when both are given."""
+    from gsr.integrations import parse_measure_name
+
+    cutoffs = []
+    for name in names:
+        try:
+            kind, cutoff = parse_measure_name(name)
+        except InputError as err:
+            raise ConfigError(f"{source}: evaluation.measures: {err}") from None
+        if kind != "GSR":
+            raise ConfigError(f"{source}: evaluation.measures: {name!r} is a per-query value (written to the "
+                              "per-query outputs), not a measure of the results table; use GSR@K")
+        cutoff = "relevant" if cutoff in (None, "rel") else cutoff
+        if cutoff in cutoffs:
+            raise ConfigError(f"{source}: evaluation.measures names {name!r} twice")
+        cutoffs.append(cutoff)
+    if cutoffs and "cutoff" in gsr and gsr["cutoff"] != cutoffs[0]:
+        raise ConfigError(f"{source}: gsr.cutoff {gsr['cutoff']!r} disagrees with the first GSR measure of "
+                          f"evaluation.measures ({names[0]!r}); give the cut-off in one place")
+    return cutoffs
 
 
 def _collection(raw, base: Path, source: str) -> dict:
@@ -244,7 +295,7 @@ def _sweep(declared: tuple[Param, ...], given: dict) -> list[dict]:
     return [{**given, **dict(zip(swept, values))} for values in itertools.product(*(given[k] for k in swept))]
 
 
-def _systems(raw_systems, embeddings: dict, source: str) -> list[SystemSpec]:
+def _systems(raw_systems, embeddings: dict, source: str, base: Path) -> list[SystemSpec]:
     if not isinstance(raw_systems, list) or not raw_systems:
         raise ConfigError(f"{source}: 'systems' must be a non-empty array of tables ([[systems]])")
     systems = []
@@ -276,6 +327,10 @@ def _systems(raw_systems, embeddings: dict, source: str) -> list[SystemSpec]:
                 params = check_params(declared, values, where=f"{where}.")
             except ParamError as err:
                 raise ConfigError(f"{source}: {err}") from None
+            for key in system_type.path_params:
+                if params[key] is None:
+                    raise ConfigError(f"{source}: {where}.{key} is required for model '{model}'")
+                params[key] = _resolve(base, params[key])
             label = name if len(combinations) == 1 else \
                 f"{name} ({', '.join(f'{k}={values[k]}' for k in given if isinstance(given[k], list))})"
             systems.append(SystemSpec(label, model, embedding, params, rerank=table.get("rerank")))
@@ -355,6 +410,10 @@ def _debias_variants(raw: dict, embeddings: dict, systems: list, base: Path, sou
     names = table.get("systems", [s.name for s in with_embedding])
     for name in names:
         if name not in {s.name for s in with_embedding}:
+            model = next((s.model for s in systems if s.name == name), None)
+            if model == "run":
+                raise ConfigError(f"{source}: debias.systems {name!r} is a run file (model = \"run\"): a run "
+                                  "cannot be debiased, only a system that retrieves with an embedding")
             raise ConfigError(f"{source}: debias.systems {name!r} is not a system with an embedding")
     lists = {k: Path(_resolve(base, table[k])) for k in ("definitional", "gender_specific", "equalize") if k in table}
     for system in [s for s in with_embedding if s.name in names]:

@@ -49,6 +49,8 @@ class SystemType:
     preflight: Callable[[Experiment, SystemSpec], None] | None = None  # checks made before any long work
     version: int = 1
     reference: str = ""
+    path_params: tuple[str, ...] = ()  # parameters holding file paths: resolved against the config file's folder,
+    # and the file's version (path, size, modification time) is part of the run's cache key
 
     def declared_params(self, table: dict) -> tuple[Param, ...]:
         """The parameters a config table of this type may set."""
