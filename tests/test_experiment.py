@@ -235,3 +235,34 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     assert "AP regular" in (config.output / "table3_effectiveness_debiasing.csv").read_text().splitlines()[0]
     for figure in ("fig10", "fig11", "fig12"):
         assert written[figure].stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_a_run_file_is_a_system_like_the_others(tmp_path):
+    """model = "run" on the file of another system's run reproduces that system's row: measures, GSR, interval,
+    test against the perfect engine; it appears in the analyses and Table 2, and cannot be debiased."""
+    first = _robust04_config(tmp_path, systems={"w2v_add"})
+    result = Experiment(first, progress=False).run()
+    write_report(result, first.output)
+    raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
+    raw["collection"].update(first.collection)
+    raw["embeddings"] = {"w2v": {"source": first.embeddings["w2v"].source},
+                         "ftt": {"source": first.embeddings["ftt"].source}}
+    raw.update(systems=[{"name": "w2v_add", "model": "add", "embedding": "w2v"},
+                        {"name": "external", "model": "run", "path": str(first.output / "runs" / "w2v_add.run")}],
+               debias={"variants": ["debiased"]}, output=str(tmp_path / "second"), depth=50,
+               evaluation={"baseline": "w2v_add", "test": "randomization"})
+    config = parse_config(raw, BUILTIN_CONFIGS["robust04"])
+    second = Experiment(config, progress=False).run()
+    assert second.runs["external"] == second.runs["w2v_add"]
+    from experiments.report import results_rows
+
+    rows = {row["system"]: row for row in results_rows(second)}
+    assert rows["external"]["model"] == "run"
+    assert rows["external"]["gsr"]["w2v"] == rows["w2v_add"]["gsr"]["w2v"]  # value, interval, SE, test, p adjusted
+    assert rows["external"]["measures"]["AP"]["mean"] == rows["w2v_add"]["measures"]["AP"]["mean"]
+    assert rows["external"]["measures"]["AP"]["p_value"] is None  # identical to the baseline: nothing to test
+    assert "external" in second.analyses["intrinsic_gender"].delta_gap
+    write_report(second, config.output)
+    table2 = (config.output / "table2_gsr_debiasing.md").read_text()
+    assert "| external |" in table2 and all(s.base_system != "external" for s in config.systems)
