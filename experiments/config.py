@@ -18,7 +18,8 @@ from gsr.io import InputError
 from gsr.params import Param, ParamError, check_params
 
 EXPERIMENTS_FOLDER = Path(__file__).resolve().parent
-BUILTIN_CONFIGS = {"demo": EXPERIMENTS_FOLDER / "demo.toml", "robust04": EXPERIMENTS_FOLDER / "robust04.toml"}
+BUILTIN_CONFIGS = {"demo": EXPERIMENTS_FOLDER / "demo.toml", "robust04": EXPERIMENTS_FOLDER / "robust04.toml",
+                   "grepbiasir": EXPERIMENTS_FOLDER / "grepbiasir.toml"}
 RESERVED_SYSTEM_NAMES = ("perfect", "random")  # the reference engines every table adds
 
 TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "systems", "evaluation", "gsr", "plots",

@@ -85,6 +85,8 @@ class CollectionKind:
     required: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
     path_keys: tuple[str, ...] = ()  # keys holding paths, resolved against the config file's folder
+    provides: tuple[str, ...] = ()  # annotations beyond documents/topics/qrels, e.g. "document_gender" (analyses
+    # that need them check here)
 
 
 Entry = TypeVar("Entry", SystemType, AnalysisType, CollectionKind)

@@ -31,11 +31,14 @@ def _cell(row: dict, column: str) -> str:
         return str(value)
     if column in ("p", "p_value") and value is not None:
         return f"{value:.2g}"
-    text = format_number(value, digits=1 if column.endswith("%") else 4,
-                         sign=column.startswith(("GSR", "rel.")) or column.endswith("%"))
+    digits, sign = 1 if column.endswith("%") else 4, column.startswith(("GSR", "rel.")) or column.endswith("%")
+    text = format_number(value, digits=digits, sign=sign)
     mark = row.get(f"{column} mark") or (row.get(column.replace(" change %", " mark"), "")
                                          if column.endswith("change %") else "")
-    return text + (mark or "")
+    low, high = row.get(f"{column} ci low"), row.get(f"{column} ci high")
+    bounds = "" if low is None or high is None else \
+        f" [{format_number(low, digits=digits, sign=sign)}, {format_number(high, digits=digits, sign=sign)}]"
+    return text + (mark or "") + bounds
 
 
 def displayed(rows: list[dict], display=None) -> tuple[list[str], list[list[str]]]:

@@ -134,6 +134,16 @@ def percentile_interval(replicates: Sequence[float], level: float = DEFAULT_LEVE
     return Interval(float(low), float(high), level, len(finite), undefined)
 
 
+def bootstrap_mean(values: Sequence[float], resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
+                   seed: int = 0) -> Interval:
+    """Percentile bootstrap interval of the mean of per-query values (queries resampled with replacement)."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        return Interval(None, None, level, 0, resamples)
+    counts = resample_counts(len(values), resamples, seed)
+    return percentile_interval(counts @ values / len(values), level)
+
+
 def relative_replicates(system: BootstrapFit, perfect: BootstrapFit) -> np.ndarray:
     """Relative GSR, (m_s − m_P)/|m_P| × 100, on each resample; both fits must come from the same resamples."""
     if system.queries != perfect.queries or system.seed != perfect.seed or len(system.slopes) != len(perfect.slopes):

@@ -14,6 +14,7 @@ from gsr.measure import gsr_slope
 from gsr.statistics import (
     BootstrapFit,
     adjust_p_values,
+    bootstrap_mean,
     bootstrap_fit,
     paired_gsr_test,
     percentile_interval,
@@ -174,3 +175,12 @@ def test_a_thousand_resamples_on_250_queries_take_well_under_a_second():
     percentile_interval(fit.slopes)
     paired_gsr_test(x, y_a, y_b, resamples=1000)
     assert time.perf_counter() - start < 1.0
+
+
+def test_bootstrap_mean_of_two_values_by_hand():
+    """Values (0, 1): resample means 0, 0.5, 0.5, 1 with probabilities 1/4, 1/2, 1/4."""
+    interval = bootstrap_mean([0.0, 1.0], resamples=20_000, level=0.5, seed=4)
+    assert (interval.low, interval.high) == (0.5, 0.5)  # the middle half of the distribution is all 0.5
+    wide = bootstrap_mean([0.0, 1.0], resamples=20_000, level=0.9, seed=4)
+    assert (wide.low, wide.high) == (0.0, 1.0)
+    assert bootstrap_mean([], resamples=10).low is None

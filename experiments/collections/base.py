@@ -36,6 +36,8 @@ class Collection:
     key: str
     folds: list[list[str]] | None = None
     notes: list[str] = field(default_factory=list)
+    query_categories: dict[str, str] = field(default_factory=dict)  # qid -> category, where the source has them
+    document_genders: dict[str, str] = field(default_factory=dict)  # docid -> female | male | neutral | both
 
     def judged_queries(self) -> list[str]:
         """Topics with at least one relevant document: the ones every measure is averaged over."""

@@ -15,8 +15,8 @@ from gsr.numeric import finite
 def table2_note(config: ExperimentConfig) -> str:
     return ("GSR measured with each measuring embedding (always the regular one); the column's variant is the "
             "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100. "
-            f"{config.level:.0%} percentile bootstrap intervals over queries are in the CSV/JSON columns 'ci low' / "
-            "'ci high'. " + marks_note("randomization", config.correction,
+            f"[low, high]: {config.level:.0%} percentile bootstrap interval over queries ({config.resamples} "
+            "resamples). " + marks_note("randomization", config.correction,
                                        "of the variant's GSR against the same system's with the regular embedding"))
 
 

@@ -106,7 +106,8 @@ def table_notes(result: ExperimentResult, rows: list[dict]) -> list[str]:
     marks.append(f"on rel. GSR, paired randomisation test of the system's GSR against the perfect engine's "
                  f"({config.resamples} sign flips over queries, exact when 2^n ≤ {config.resamples})")
     notes.append(f"† / ‡: {'; '.join(marks)}; {CORRECTED[config.correction]} over the {tests} tests of this table, "
-                 "p < 0.05 / p < 0.01.")
+                 f"p < 0.05 / p < 0.01. A randomisation p-value is at least 1/({config.resamples} + 1); raise "
+                 "[evaluation] resamples when the correction needs smaller ones.")
     cutoff = "the number of relevant documents" if config.cutoff == "relevant" else config.cutoff
     notes.append(f"GSR: least-squares slope of g_q(L) on g(q) (Eq. 3) over the top-K documents, K = {cutoff}; "
                  "rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100. perfect: the relevant documents by grade; "
