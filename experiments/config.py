@@ -96,7 +96,8 @@ class ExperimentConfig:
         (labelled by the embedding's name), then at each further GSR@K of the measures list ('glove@100')."""
         columns = [(name, name, self.cutoff) for name in self.measuring]
         for cutoff in self.extra_cutoffs:
-            columns += [(f"{name}@{'rel' if cutoff == 'relevant' else cutoff}", name, cutoff) for name in self.measuring]
+            suffix = "rel" if cutoff == "relevant" else cutoff
+            columns += [(f"{name}@{suffix}", name, cutoff) for name in self.measuring]
         return columns
 
     def variants_of(self, system: str) -> dict[str, SystemSpec]:

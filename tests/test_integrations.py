@@ -69,7 +69,8 @@ def test_a_run_covering_half_the_topics(glove_lexicon, tmp_path, capsys):
     expected = _gsr_score(_files(tmp_path, run=half), capsys)
     measures = ir_measures_measures(GSR(glove_lexicon), TOPICS, tmp_path / "docs.jsonl")
     assert ir_measures.calc_aggregate([measures["GSR"]], QRELS, half)[measures["GSR"]] == pytest.approx(expected)
-    assert ir_measures.calc_aggregate([measures["GSR"]], QRELS, _frame(half))[measures["GSR"]] == pytest.approx(expected)
+    frame = _frame(half)
+    assert ir_measures.calc_aggregate([measures["GSR"]], QRELS, frame)[measures["GSR"]] == pytest.approx(expected)
 
 
 def test_batches_aggregate_to_the_same_slope(glove_lexicon, tmp_path, capsys):
@@ -159,8 +160,8 @@ def tiny_irds():
 
     name = "gsr-bench-test/tiny"
     if name not in ir_datasets.registry:
-        topics = "".join(f"<top>\n<num> Number: {q}\n<title> {t}\n<desc> Description:\nAbout {t}.\n</top>\n"
-                         for q, t in (("1", "nurse"), ("2", "electrician"))).replace("</top>", "<narr> Narrative:\nAny.\n</top>")
+        topics = "".join(f"<top>\n<num> Number: {q}\n<title> {t}\n<desc> Description:\nAbout {t}.\n"
+                         "<narr> Narrative:\nAny.\n</top>\n" for q, t in (("1", "nurse"), ("2", "electrician")))
         ir_datasets.registry.register(name, Dataset(
             TsvDocs(StringFile("d1\tshe is a nurse\nd2\the is an electrician\n")),
             TrecQueries(StringFile(topics)),
@@ -181,3 +182,18 @@ def test_irds_ids_and_ir_datasets_iterables(tiny_irds):
     assert as_qrels(dataset.qrels_iter()) == as_qrels(tiny_irds)
     with pytest.raises(InputError, match="ir_datasets has no dataset 'no/such'"):
         as_queries("irds:no/such")
+
+
+def test_irds_ids_in_a_config_collection(tiny_irds, tmp_path):
+    from experiments.collections import load_collection
+    from experiments.config import parse_config
+
+    (tmp_path / "docs.jsonl").write_text('{"id": "d1", "contents": "she is a nurse"}\n'
+                                         '{"id": "d2", "contents": "he is an electrician"}\n')
+    raw = {"collection": {"kind": "files", "documents": "docs.jsonl", "topics": tiny_irds, "qrels": tiny_irds},
+           "systems": [{"name": "B", "model": "bm25"}]}
+    config = parse_config(raw, tmp_path / "c.toml")
+    assert config.collection["topics"] == tiny_irds  # an id, not a path relative to the config
+    collection = load_collection(config.collection)
+    assert collection.queries == {"1": "nurse", "2": "electrician"} and collection.qrels == {"1": {"d1": 1},
+                                                                                            "2": {"d2": 2}}

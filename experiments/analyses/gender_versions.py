@@ -159,7 +159,7 @@ def plot_gender_versions(versions: GenderVersions, path, columns: int = 4) -> Pa
     systems = list(versions.comparisons)
     categories = list(next(iter(versions.comparisons.values())))
     fig, axes = panel_grid(len(categories), columns, 3.4, 0.28 * len(systems) + 1.2)
-    for ax, category in zip(axes, categories):
+    for index, (ax, category) in enumerate(zip(axes, categories)):
         entries = [versions.comparisons[s][category]["female>male"] for s in systems]
         shares = np.array([np.nan if e["share"] is None else e["share"] for e in entries])
         lows = np.array([np.nan if not e["share_ci"] else e["share_ci"][0] for e in entries])
@@ -169,7 +169,7 @@ def plot_gender_versions(versions: GenderVersions, path, columns: int = 4) -> Pa
                     ecolor="#777777", elinewidth=1, capsize=2)
         ax.axvline(0.5, color="#999999", ls="--", lw=0.8)
         ax.set_xlim(0, 1)
-        ax.set_yticks(y, systems if ax is axes[0] or columns == 1 else [""] * len(systems), fontsize=7)
+        ax.set_yticks(y, systems if index % columns == 0 else [""] * len(systems), fontsize=7)
         n = entries[0]["queries"]
         ax.set_title(f"{category} (n = {n})", fontsize=9)
         ax.set_xlabel("share: female version above male", fontsize=8)

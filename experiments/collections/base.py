@@ -120,6 +120,21 @@ def topics_path(value: str, what: str) -> Path:
     return Path(value)
 
 
+def read_topics(value: str, field: str = "title") -> dict[str, str]:
+    """Topics from a path, 'pyserini:NAME' (Pyserini's cache) or 'irds:ID' (an ir_datasets dataset's queries)."""
+    from gsr.io import IRDS_PREFIX, as_queries, read_queries
+
+    return as_queries(value, field) if value.startswith(IRDS_PREFIX) else read_queries(topics_path(value, "topics"),
+                                                                                        field)
+
+
+def read_judgments(value: str) -> Qrels:
+    """Qrels from a path, 'pyserini:NAME' or 'irds:ID' (an ir_datasets dataset's qrels)."""
+    from gsr.io import IRDS_PREFIX, as_qrels, read_qrels
+
+    return as_qrels(value) if value.startswith(IRDS_PREFIX) else read_qrels(topics_path(value, "qrels"))
+
+
 def pyserini_cache_file(name: str) -> Path:
     """Where Pyserini/Anserini keep topic and qrels files (e.g. topics.robust04.txt, qrels.robust04.txt)."""
     root = Path(os.environ.get("PYSERINI_CACHE", Path.home() / ".cache" / "pyserini"))

@@ -74,7 +74,8 @@ def input_files(config: ExperimentConfig) -> list[dict]:
                                                           ("definitional", config.definitional)) if value]
     entries += [(f"debias.{key}", value) for key, value in config.debias_lists.items()]
     for system in config.systems:
-        entries += [(f"systems.{system.name}.{key}", system.params[key]) for key in SYSTEMS.get(system.model).path_params]
+        entries += [(f"systems.{system.name}.{key}", system.params[key])
+                    for key in SYSTEMS.get(system.model).path_params]
     records = []
     for role, value in entries:
         files = _files(value, role.rsplit(".", 1)[-1])

@@ -147,7 +147,8 @@ def flat_rows(result: ExperimentResult, rows: list[dict]) -> list[dict]:
                          f"rel. GSR ({label}) %": value["relative"], f"rel. GSR ({label}) ci low": relative_ci[0],
                          f"rel. GSR ({label}) ci high": relative_ci[1],
                          f"GSR ({label}) p vs perfect": value["p_value"],
-                         f"GSR ({label}) p adjusted": value["p_adjusted"], f"GSR queries ({label})": value["n_queries"]})
+                         f"GSR ({label}) p adjusted": value["p_adjusted"],
+                         f"GSR queries ({label})": value["n_queries"]})
         flat.append(line)
     return flat
 
