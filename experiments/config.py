@@ -164,21 +164,13 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     names = [s.name for s in systems]
 
     evaluation = _table(raw.get("evaluation", {}), "evaluation", source)
-    from experiments.effectiveness import DEFAULT_MEASURES, EVALUATION_PARAMS, parse_measures
-    from gsr.integrations import is_gsr_measure
+    from experiments.effectiveness import EVALUATION_PARAMS, evaluation_settings
 
     _unknown(evaluation, (*EVALUATION_KEYS, *(p.name for p in EVALUATION_PARAMS)), "evaluation.", source)
     try:
-        statistics = check_params(EVALUATION_PARAMS, {k: v for k, v in evaluation.items() if k not in EVALUATION_KEYS},
-                                  "evaluation.")
-    except ParamError as err:
+        measures, cutoffs, statistics = evaluation_settings(evaluation)
+    except (InputError, ParamError) as err:
         raise ConfigError(f"{source}: {err}") from None
-    listed = [str(m) for m in evaluation.get("measures", DEFAULT_MEASURES)]
-    measures = [m for m in listed if not is_gsr_measure(m)]
-    try:
-        parse_measures(measures)
-    except InputError as err:
-        raise ConfigError(f"{source}: evaluation.measures: {err}") from None
     baseline = evaluation.get("baseline", names[0])
     if baseline is not None and baseline not in names:
         raise ConfigError(f"{source}: evaluation.baseline {baseline!r} is not a system of this config")
@@ -194,11 +186,13 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     cutoff = gsr.get("cutoff", "relevant")
     if not (cutoff == "relevant" or (isinstance(cutoff, int) and not isinstance(cutoff, bool) and cutoff > 0)):
         raise ConfigError(f"{source}: gsr.cutoff must be 'relevant' or a positive integer, not {cutoff!r}")
-    cutoffs = _gsr_measure_cutoffs([m for m in listed if is_gsr_measure(m)], gsr, source)
     if cutoffs:
-        cutoff = cutoffs[0]
+        if "cutoff" in gsr and gsr["cutoff"] != cutoffs[0]:
+            raise ConfigError(f"{source}: gsr.cutoff {gsr['cutoff']!r} disagrees with the first GSR measure of "
+                              "evaluation.measures; give the cut-off in one place")
         if not measuring:
             raise ConfigError(f"{source}: evaluation.measures names a GSR measure but [gsr] measuring is empty")
+        cutoff = cutoffs[0]
 
     plots = _table(raw.get("plots", {}), "plots", source)
     _unknown(plots, PLOTS_KEYS, "plots.", source)
@@ -216,30 +210,6 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
         extra_cutoffs=cutoffs[1:], **statistics)
     config.analyses = _analyses(raw.get("analyses", {}), config, source)
     return config
-
-
-def _gsr_measure_cutoffs(names: list[str], gsr: dict, source: str) -> list:
-    """The cut-offs of the GSR measures of [evaluation] measures (GSR@rel, GSR@100), in order; the first is the main
-    one and must agree with [gsr] cutoff when both are given."""
-    from gsr.integrations import parse_measure_name
-
-    cutoffs = []
-    for name in names:
-        try:
-            kind, cutoff = parse_measure_name(name)
-        except InputError as err:
-            raise ConfigError(f"{source}: evaluation.measures: {err}") from None
-        if kind != "GSR":
-            raise ConfigError(f"{source}: evaluation.measures: {name!r} is a per-query value (written to the "
-                              "per-query outputs), not a measure of the results table; use GSR@K")
-        cutoff = "relevant" if cutoff in (None, "rel") else cutoff
-        if cutoff in cutoffs:
-            raise ConfigError(f"{source}: evaluation.measures names {name!r} twice")
-        cutoffs.append(cutoff)
-    if cutoffs and "cutoff" in gsr and gsr["cutoff"] != cutoffs[0]:
-        raise ConfigError(f"{source}: gsr.cutoff {gsr['cutoff']!r} disagrees with the first GSR measure of "
-                          f"evaluation.measures ({names[0]!r}); give the cut-off in one place")
-    return cutoffs
 
 
 def _collection(raw, base: Path, source: str) -> dict:

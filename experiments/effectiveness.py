@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gsr.integrations import is_gsr_measure
+from gsr.integrations import is_gsr_measure, parse_measure_name
 from gsr.io import InputError, Qrels, Run
-from gsr.params import Param
+from gsr.params import Param, check_params
 from gsr.statistics import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES, adjust_p_values, randomization_test
 
 DEFAULT_MEASURES = ("AP", "P@10", "nDCG@100")
@@ -42,6 +42,33 @@ def parse_measures(names) -> list:
         except (ValueError, NameError, SyntaxError, TypeError, AttributeError) as err:
             raise InputError(f"measure {name!r} is not an ir_measures measure ({err})") from None
     return measures
+
+
+def evaluation_settings(table: dict) -> tuple[list[str], list, dict]:
+    """A config's [evaluation] table as (ir_measures measure names, GSR cut-offs of its GSR@K measures in order,
+    checked EVALUATION_PARAMS); InputError or ParamError naming the key otherwise."""
+    statistics = check_params(EVALUATION_PARAMS, {k: v for k, v in table.items() if k not in ("measures", "baseline")},
+                              "evaluation.")
+    listed = [str(m) for m in table.get("measures", DEFAULT_MEASURES)]
+    measures = [m for m in listed if not is_gsr_measure(m)]
+    try:
+        parse_measures(measures)
+    except InputError as err:
+        raise InputError(f"evaluation.measures: {err}") from None
+    cutoffs = []
+    for name in (m for m in listed if is_gsr_measure(m)):
+        try:
+            kind, cutoff = parse_measure_name(name)
+        except InputError as err:
+            raise InputError(f"evaluation.measures: {err}") from None
+        if kind != "GSR":
+            raise InputError(f"evaluation.measures: {name!r} is a per-query value (written to the per-query "
+                             "outputs), not a measure of the results table; use GSR@K")
+        cutoff = "relevant" if cutoff in (None, "rel") else cutoff
+        if cutoff in cutoffs:
+            raise InputError(f"evaluation.measures names {name!r} twice")
+        cutoffs.append(cutoff)
+    return measures, cutoffs, statistics
 
 
 def display_name(measure) -> str:

@@ -6,7 +6,6 @@ Every reader stops at the first malformed line with an error naming the file and
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -272,84 +271,16 @@ def _column(frame, keys: tuple[str, ...], what: str) -> str:
 
 
 IRDS_PREFIX = "irds:"  # an ir_datasets dataset id where a topics, qrels or run path is accepted
-_IRDS_QUERY_FIELDS = {"title": "title", "desc": "description", "narr": "narrative"}
-
-
-def irds_dataset(source: str):
-    """The ir_datasets dataset named by 'irds:ID' (InputError when ir_datasets or the dataset is missing)."""
-    name = source[len(IRDS_PREFIX):]
-    try:
-        import ir_datasets
-    except ImportError:
-        raise InputError(f"{source}: the 'ir_datasets' package is not installed") from None
-    try:
-        return ir_datasets.load(name)
-    except KeyError:
-        raise InputError(f"{source}: ir_datasets has no dataset {name!r}") from None
-
-
-def _is_irds(source) -> bool:
-    return isinstance(source, str) and source.startswith(IRDS_PREFIX)
-
-
-def _irds_part(source: str, part: str):
-    """The queries/qrels/scoreddocs iterator of an 'irds:ID' dataset, or InputError when it has none."""
-    dataset = irds_dataset(source)
-    if not getattr(dataset, f"has_{part}")():
-        raise InputError(f"{source}: the ir_datasets dataset has no {part}")
-    return getattr(dataset, f"{part}_iter")()
-
-
-def _is_records(source) -> bool:
-    return not isinstance(source, (str, bytes, os.PathLike, Mapping)) and not _is_dataframe(source) and \
-        hasattr(source, "__iter__")
-
-
-def _query_text(record, field: str) -> str:
-    """A query record's text for `field` (title, desc, narr or e.g. title+desc): ir_datasets TrecQuery fields, a
-    `text` field, or default_text()."""
-    parts = []
-    for name in _topic_fields(field):
-        value = getattr(record, _IRDS_QUERY_FIELDS[name], None)
-        if value:
-            parts.append(str(value))
-    if parts:
-        return " ".join(parts)
-    for key in QUERY_TEXT_KEYS:
-        if getattr(record, key, None) is not None:
-            return str(getattr(record, key))
-    if hasattr(record, "default_text"):
-        return record.default_text()
-    raise InputError(f"query {record.query_id}: no text field (one of {', '.join(QUERY_TEXT_KEYS)})")
-
-
-def _record_queries(records, field: str, where: str) -> dict[str, str]:
-    queries: dict[str, str] = {}
-    for n, record in enumerate(records, start=1):
-        if hasattr(record, "query_id"):
-            qid, text = str(record.query_id), _query_text(record, field)
-        elif isinstance(record, Mapping):
-            qid = str(next((record[k] for k in QUERY_ID_KEYS if k in record), None))
-            text = next((str(record[k]) for k in QUERY_TEXT_KEYS if k in record), None)
-            if qid == "None" or text is None:
-                raise InputError(f"{where}, record {n}: expected a query id and a text")
-        elif isinstance(record, (tuple, list)) and len(record) == 2:
-            qid, text = str(record[0]), str(record[1])
-        else:
-            raise InputError(f"{where}, record {n}: expected (qid, text) or a query with query_id and text, "
-                             f"not {record!r}")
-        if qid in queries:
-            raise InputError(f"{where}, record {n}: query {qid} appears twice")
-        queries[qid] = text
-    return queries
 
 
 def as_queries(source, field: str = "title") -> dict[str, str]:
     """Queries from a path, 'irds:ID' (an ir_datasets dataset's queries), a {qid: text} mapping, a DataFrame with
     qid/query_id and query/text columns, or an iterable of (qid, text) pairs or query records (ir_datasets queries:
     `field` picks title, desc, narr or e.g. title+desc where the records have them)."""
-    if _is_irds(source):
-        return _record_queries(_irds_part(source, "queries"), field, source)
+    from gsr import records
+
+    if records.is_irds(source):
+        return records.record_queries(records.irds_part(source, "queries"), field, source)
     if isinstance(source, (str, os.PathLike)):
         return read_queries(source, field)
     if isinstance(source, Mapping):
@@ -358,37 +289,18 @@ def as_queries(source, field: str = "title") -> dict[str, str]:
         qid = _column(source, QUERY_ID_KEYS, "query id")
         text = _column(source, QUERY_TEXT_KEYS, "query text")
         return dict(zip(source[qid].astype(str), source[text].astype(str)))
-    if _is_records(source):
-        return _record_queries(source, field, "queries")
+    if records.is_records(source):
+        return records.record_queries(source, field, "queries")
     raise TypeError(f"cannot read queries from {type(source).__name__}")
-
-
-def _record_rows(records, fields: tuple[str, str, str], where: str) -> Iterator[tuple[str, str, str, object]]:
-    """(where, qid, docid, value) of records with the three named fields (ir_measures ScoredDoc/Qrel, ir_datasets
-    qrels and scored documents), or of plain (qid, docid, value) triples."""
-    for n, record in enumerate(records, start=1):
-        if all(hasattr(record, f) for f in fields):
-            qid, docid, value = (getattr(record, f) for f in fields)
-        elif isinstance(record, (tuple, list)) and len(record) == 3:
-            qid, docid, value = record
-        else:
-            raise InputError(f"{where}, record {n}: expected ({', '.join(fields)}), not {record!r}")
-        yield f"{where}, record {n}", str(qid), str(docid), value
-
-
-def _numeric_run_rows(rows):
-    for where, qid, docid, score in rows:
-        try:
-            yield where, qid, docid, float(score)
-        except (TypeError, ValueError):
-            raise InputError(f"{where}: score must be a number, not {score!r}") from None
 
 
 def as_run(source) -> Run:
     """A run from a TREC file, 'irds:ID' (an ir_datasets dataset's scored documents), a {qid: {docid: score}} /
     {qid: [(docid, score)]} mapping, a DataFrame, or an iterable of ir_measures ScoredDoc / (qid, docid, score)."""
-    if _is_irds(source):
-        return _checked_run(_numeric_run_rows(_record_rows(_irds_part(source, "scoreddocs"),
+    from gsr import records
+
+    if records.is_irds(source):
+        return _checked_run(records.numeric_run_rows(records.record_rows(records.irds_part(source, "scoreddocs"),
                                                            ("query_id", "doc_id", "score"), source)))
     if isinstance(source, (str, os.PathLike)):
         return read_trec_run(source)
@@ -401,8 +313,8 @@ def as_run(source) -> Run:
     if isinstance(source, Mapping):
         return _checked_run((f"run, query {q}, document {d}", str(q), str(d), float(s)) for q, docs in source.items()
                             for d, s in (docs.items() if isinstance(docs, Mapping) else docs))
-    if _is_records(source):
-        return _checked_run(_numeric_run_rows(_record_rows(source, ("query_id", "doc_id", "score"), "run")))
+    if records.is_records(source):
+        return _checked_run(records.numeric_run_rows(records.record_rows(source, ("query_id", "doc_id", "score"), "run")))
     raise TypeError(f"cannot read a run from {type(source).__name__}")
 
 
@@ -419,47 +331,28 @@ def _checked_run(rows: Iterable[tuple[str, str, str, float]]) -> Run:
     return {q: rank_order(docs.items()) for q, docs in grouped.items()}
 
 
-def _grade(where: str, qid: str, docid: str, grade) -> int:
-    try:
-        value = float(grade)
-    except (TypeError, ValueError):
-        value = math.nan
-    if value != value or value != int(value):
-        raise InputError(f"{where}: relevance of query {qid}, document {docid} is not an integer: {grade!r}")
-    return int(value)
-
-
-def _graded(rows: Iterable[tuple[str, str, str, object]]) -> Qrels:
-    qrels: Qrels = {}
-    for where, qid, docid, grade in rows:
-        judged = qrels.setdefault(qid, {})
-        value = _grade(where, qid, docid, grade)
-        if docid in judged and judged[docid] != value:
-            raise InputError(f"{where}: document {docid} judged twice for query {qid} with different grades")
-        judged[docid] = value
-    return qrels
-
-
 def as_qrels(source) -> Qrels:
     """Qrels from a TREC file, 'irds:ID' (an ir_datasets dataset's qrels), a {qid: {docid: grade}} mapping, a
     DataFrame (query_id/qid, doc_id/docno, relevance/label) or an iterable of ir_measures Qrel / ir_datasets qrels /
     (qid, docid, grade) records."""
+    from gsr import records
+
     if source is None:
         return None
-    if _is_irds(source):
-        return _graded(_record_rows(_irds_part(source, "qrels"), ("query_id", "doc_id", "relevance"), source))
+    if records.is_irds(source):
+        return records.graded(records.record_rows(records.irds_part(source, "qrels"), ("query_id", "doc_id", "relevance"), source))
     if isinstance(source, (str, os.PathLike)):
         return read_qrels(source)
     if _is_dataframe(source):
         qid = _column(source, ("query_id", "qid"), "query id")
         doc = _column(source, ("doc_id", "docno", "docid"), "document id")
         grade = _column(source, ("relevance", "label", "grade"), "relevance")
-        return _graded(("qrels DataFrame", q, d, g) for q, d, g in
+        return records.graded(("qrels DataFrame", q, d, g) for q, d, g in
                        zip(source[qid].astype(str), source[doc].astype(str), source[grade]))
     if isinstance(source, Mapping):
         return {str(q): {str(d): int(g) for d, g in docs.items()} for q, docs in source.items()}
-    if _is_records(source):
-        return _graded(_record_rows(source, ("query_id", "doc_id", "relevance"), "qrels"))
+    if records.is_records(source):
+        return records.graded(records.record_rows(source, ("query_id", "doc_id", "relevance"), "qrels"))
     raise TypeError(f"cannot read qrels from {type(source).__name__}")
 
 
