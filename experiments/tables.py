@@ -33,8 +33,7 @@ def _cell(row: dict, column: str) -> str:
         return f"{value:.2g}"
     digits, sign = 1 if column.endswith("%") else 4, column.startswith(("GSR", "rel.")) or column.endswith("%")
     text = format_number(value, digits=digits, sign=sign)
-    mark = row.get(f"{column} mark") or (row.get(column.replace(" change %", " mark"), "")
-                                         if column.endswith("change %") else "")
+    mark = row.get(f"{column} mark", "")
     low, high = row.get(f"{column} ci low"), row.get(f"{column} ci high")
     bounds = "" if low is None or high is None else \
         f" [{format_number(low, digits=digits, sign=sign)}, {format_number(high, digits=digits, sign=sign)}]"

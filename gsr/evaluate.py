@@ -24,6 +24,7 @@ from gsr.statistics import (
     paired_gsr_test,
     percentile_interval,
     relative_replicates,
+    resample_counts,
     slope_standard_error,
 )
 from gsr.stats import DocumentStats, GenderedDocuments
@@ -148,11 +149,12 @@ def add_uncertainty(results: list[GSRResult], resamples: int = DEFAULT_RESAMPLES
     relative GSR can be bootstrapped too, and each engine's slope on a resample uses its measurable queries."""
     measured = {q.qid for result in results for q in result.per_query if q.g_query is not None and q.g_list is not None}
     queries = [q.qid for q in results[0].per_query if q.qid in measured] if results else []
+    counts = resample_counts(len(queries), resamples, seed) if resamples and queries else None
     for result in results:
         x, y = result.aligned_points(queries)
         result.se = slope_standard_error(x, y) if result.gsr is not None else None
-        if resamples and queries:
-            result.bootstrap = bootstrap_fit(queries, x, y, resamples, seed)
+        if counts is not None:
+            result.bootstrap = bootstrap_fit(queries, x, y, resamples, seed, counts)
             result.ci = percentile_interval(result.bootstrap.slopes, level)
 
 

@@ -70,15 +70,15 @@ class TestResult:
 
 # ----------------------------------------------------------------------------------------------- bootstrap
 def resample_counts(n: int, resamples: int, seed: int) -> np.ndarray:
-    """(resamples × n) counts: how often each of n queries is drawn in each bootstrap resample of size n.
+    """(resamples × n) counts, as floats: how often each of n queries is drawn in each bootstrap resample of size n.
 
-    Row b counts the draws numpy.random.default_rng(seed).integers(0, n, (resamples, n))[b].
+    Row b counts the draws numpy.random.default_rng(seed).integers(0, n, (resamples, n), dtype=int64)[b].
     """
     if n < 1 or resamples < 1:
         raise ValueError(f"need at least one query and one resample, got n={n}, resamples={resamples}")
-    draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
-    flat = (draws + n * np.arange(resamples)[:, None]).ravel()
-    return np.bincount(flat, minlength=resamples * n).reshape(resamples, n)
+    draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n), dtype=np.int64)
+    draws += n * np.arange(resamples)[:, None]
+    return np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n).astype(np.float64)
 
 
 def weighted_fits(x: Sequence[float], y: Sequence[float], weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +86,7 @@ def weighted_fits(x: Sequence[float], y: Sequence[float], weights: np.ndarray) -
 
     A weight w_i counts query i w_i times (a bootstrap resample); queries where x or y is NaN get weight 0, so each
     resample uses only its measurable queries. A row whose weighted x has no spread (fewer than two distinct
-    queries) gives NaN, as Eq. 3 is undefined there.
+    queries) gives NaN, as Eq. 3 is undefined there. One matrix product gives every row's weighted moments.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -99,13 +99,13 @@ def weighted_fits(x: Sequence[float], y: Sequence[float], weights: np.ndarray) -
         return nan, nan.copy()
     # centring on the full sample first keeps the raw-moment formulas below free of cancellation
     x0, y0 = x[keep].mean(), y[keep].mean()
-    xs, ys, w = x[keep] - x0, y[keep] - y0, weights[:, keep]
-    total = w.sum(axis=1)
+    xs, ys = np.where(keep, x - x0, 0.0), np.where(keep, y - y0, 0.0)
+    moments = weights @ np.column_stack([keep.astype(np.float64), xs, ys, xs * xs, xs * ys])
+    total = moments[:, 0]
     with np.errstate(invalid="ignore", divide="ignore"):
-        mx, my = w @ xs / total, w @ ys / total
-        second = w @ (xs * xs) / total
+        mx, my, second = moments[:, 1] / total, moments[:, 2] / total, moments[:, 3] / total
         sxx = second - mx * mx
-        sxy = w @ (xs * ys) / total - mx * my
+        sxy = moments[:, 4] / total - mx * my
         defined = (total > 0) & (sxx > 1e-12 * second)
         slopes = np.where(defined, sxy / np.where(defined, sxx, 1.0), np.nan)
     intercepts = (my + y0) - slopes * (mx + x0)
@@ -113,9 +113,11 @@ def weighted_fits(x: Sequence[float], y: Sequence[float], weights: np.ndarray) -
 
 
 def bootstrap_fit(queries: Sequence[str], x: Sequence[float], y: Sequence[float], resamples: int = DEFAULT_RESAMPLES,
-                  seed: int = 0) -> BootstrapFit:
-    """Eq. 3 on `resamples` bootstrap resamples of `queries` (x = g(q), y = g_q(L), NaN where undefined)."""
-    counts = resample_counts(len(queries), resamples, seed)
+                  seed: int = 0, counts: np.ndarray | None = None) -> BootstrapFit:
+    """Eq. 3 on `resamples` bootstrap resamples of `queries` (x = g(q), y = g_q(L), NaN where undefined); `counts`
+    (resample_counts(len(queries), resamples, seed)) may be passed when several fits share the resamples."""
+    if counts is None:
+        counts = resample_counts(len(queries), resamples, seed)
     slopes, intercepts = weighted_fits(x, y, counts)
     return BootstrapFit(slopes, intercepts, tuple(queries), seed)
 
@@ -211,7 +213,7 @@ def sign_flip_test(contributions: Sequence[float], resamples: int = DEFAULT_RESA
     rng = np.random.default_rng(seed)
     for start in range(0, resamples, _BLOCK_ROWS):
         rows = min(_BLOCK_ROWS, resamples - start)
-        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(rows, n))
+        signs = (1 - 2 * rng.integers(0, 2, size=(rows, n), dtype=np.int8)).astype(np.float64)
         count += extreme(signs @ c)
     return TestResult(observed, (1 + count) / (1 + resamples), False, resamples, n, alternative)
 

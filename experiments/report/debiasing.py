@@ -110,7 +110,7 @@ def debias_effectiveness_rows(result: ExperimentResult) -> list[dict]:
                 value = other.mean(label)
                 row[f"{label} {variant}"] = finite(value)
                 row[f"{label} {variant} change %"] = finite((value - base) / base * 100) if base else None
-                row[f"{label} {variant} p"] = paired_test(other.per_query[label], regular.per_query[label],
+                row[f"{label} {variant} change % p"] = paired_test(other.per_query[label], regular.per_query[label],
                                                           config.test, config.resamples, config.seed)
         rows.append(row)
     _correct_columns(rows, config.correction)
