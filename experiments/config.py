@@ -186,6 +186,9 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     cutoff = gsr.get("cutoff", "relevant")
     if not (cutoff == "relevant" or (isinstance(cutoff, int) and not isinstance(cutoff, bool) and cutoff > 0)):
         raise ConfigError(f"{source}: gsr.cutoff must be 'relevant' or a positive integer, not {cutoff!r}")
+    cutoffs = [cutoff if c is None else c for c in cutoffs]  # a bare "GSR" is the [gsr] cutoff
+    if len(set(map(str, cutoffs))) < len(cutoffs):
+        raise ConfigError(f"{source}: evaluation.measures names the same GSR cut-off twice")
     if cutoffs:
         if "cutoff" in gsr and gsr["cutoff"] != cutoffs[0]:
             raise ConfigError(f"{source}: gsr.cutoff {gsr['cutoff']!r} disagrees with the first GSR measure of "

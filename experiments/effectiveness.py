@@ -45,8 +45,9 @@ def parse_measures(names) -> list:
 
 
 def evaluation_settings(table: dict) -> tuple[list[str], list, dict]:
-    """A config's [evaluation] table as (ir_measures measure names, GSR cut-offs of its GSR@K measures in order,
-    checked EVALUATION_PARAMS); InputError or ParamError naming the key otherwise."""
+    """A config's [evaluation] table as (ir_measures measure names, GSR cut-offs of its GSR / GSR@K measures in order
+    (None for a bare GSR: the [gsr] cutoff), checked EVALUATION_PARAMS); InputError or ParamError naming the key
+    otherwise."""
     statistics = check_params(EVALUATION_PARAMS, {k: v for k, v in table.items() if k not in ("measures", "baseline")},
                               "evaluation.")
     listed = [str(m) for m in table.get("measures", DEFAULT_MEASURES)]
@@ -64,7 +65,7 @@ def evaluation_settings(table: dict) -> tuple[list[str], list, dict]:
         if kind != "GSR":
             raise InputError(f"evaluation.measures: {name!r} is a per-query value (written to the per-query "
                              "outputs), not a measure of the results table; use GSR@K")
-        cutoff = "relevant" if cutoff in (None, "rel") else cutoff
+        cutoff = "relevant" if cutoff == "rel" else cutoff  # None: bare "GSR", the [gsr] cutoff
         if cutoff in cutoffs:
             raise InputError(f"evaluation.measures names {name!r} twice")
         cutoffs.append(cutoff)

@@ -117,6 +117,10 @@ def test_statistics_settings_and_gsr_measures():
     assert config.gsr_columns() == [("glove", "glove", 10), ("glove@rel", "glove", "relevant")]
     assert (config.test, config.correction, config.resamples, config.level, config.seed) == ("wilcoxon", "none", 200,
                                                                                              0.9, 3)
+    bare = parse_config(_with(evaluation={"measures": ["AP", "GSR"]}, gsr={"measuring": ["glove"], "cutoff": 20}))
+    assert bare.cutoff == 20 and bare.extra_cutoffs == []
+    with pytest.raises(ConfigError, match="the same GSR cut-off twice"):
+        parse_config(_with(evaluation={"measures": ["GSR", "GSR@rel"]}))
 
 
 def test_run_file_paths_are_relative_to_the_config(tmp_path):
