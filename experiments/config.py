@@ -25,7 +25,8 @@ from gsr.io import InputError, read_text
 from gsr.params import Param, ParamError, check_params
 
 EXPERIMENTS_FOLDER = Path(__file__).resolve().parent
-BUILTIN_CONFIGS = {"demo": EXPERIMENTS_FOLDER / "demo.toml", "robust04": EXPERIMENTS_FOLDER / "robust04.toml"}
+BUILTIN_CONFIGS = {"demo": EXPERIMENTS_FOLDER / "demo.toml", "robust04": EXPERIMENTS_FOLDER / "robust04.toml",
+                   "grepbiasir": EXPERIMENTS_FOLDER / "grepbiasir.toml"}
 RESERVED_SYSTEM_NAMES = ("perfect", "random")  # the reference engines every table adds
 
 TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "systems", "evaluation", "gsr", "plots",
@@ -89,6 +90,7 @@ class ExperimentConfig:
     cutoff: str | int | None = "relevant"
     stopwords: Path | str | None = None  # a stop-list file, or a name of gsr.text.STOP_LISTS; None: the default
     exclusion: str = "lemma"  # gsr.text.EXCLUSION_MODES: how g_q(d) matches document words to query terms
+    extra_cutoffs: list = field(default_factory=list)  # further GSR@K measures of [evaluation] measures
     definitional: Path | None = None
     random_seed: int = 0
     depth: int = 1000
@@ -98,6 +100,20 @@ class ExperimentConfig:
     debias_lists: dict = field(default_factory=dict)  # word-list files given in [debias], by key
     debias_list_set: str = "debiaswe"  # [debias] lists: the named defaults (debias.words.LIST_SETS)
     analyses: dict[str, dict] = field(default_factory=dict)  # enabled analysis -> its checked options
+    test: str = "t"  # [evaluation]: paired test of effectiveness, correction, bootstrap/randomisation settings
+    correction: str = "holm"
+    resamples: int = 1000
+    level: float = 0.95
+    seed: int = 0
+
+    def gsr_columns(self) -> list[tuple[str, str, str | int]]:
+        """(label, measuring embedding, cut-off) of every GSR column: each measuring embedding at the main cut-off
+        (labelled by the embedding's name), then at each further GSR@K of the measures list ('glove@100')."""
+        columns = [(name, name, self.cutoff) for name in self.measuring]
+        for cutoff in self.extra_cutoffs:
+            suffix = "rel" if cutoff == "relevant" else cutoff
+            columns += [(f"{name}@{suffix}", name, cutoff) for name in self.measuring]
+        return columns
 
     def variants_of(self, system: str) -> dict[str, SystemSpec]:
         """variant label -> system, for a regular system and its debiased copies."""
@@ -125,7 +141,7 @@ def _resolve(base: Path, value):
     if isinstance(value, list):
         return [_resolve(base, v) for v in value]
     text = str(value)
-    if text.startswith("pyserini:"):
+    if text.startswith(("pyserini:", "irds:")):
         return text
     path = Path(text).expanduser()
     return str(path if path.is_absolute() else base / path)
@@ -160,27 +176,39 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     top = _checked(TOP_PARAMS, {p.name: raw[p.name] for p in TOP_PARAMS if p.name in raw}, "", source)
     collection = _collection(raw["collection"], base, source)
     embeddings = _embeddings(raw.get("embeddings", {}), base, source)
-    systems = _systems(raw["systems"], embeddings, source)
+    systems = _systems(raw["systems"], embeddings, source, base)
     names = [s.name for s in systems]
 
     evaluation = _table(raw.get("evaluation", {}), "evaluation", source)
-    _unknown(evaluation, _names(EVALUATION_PARAMS), "evaluation.", source)
-    evaluation = _checked(EVALUATION_PARAMS, evaluation, "evaluation.", source)
-    from experiments.effectiveness import DEFAULT_MEASURES, parse_measures
+    from experiments.effectiveness import EVALUATION_PARAMS as STATISTICS_PARAMS, evaluation_settings
 
-    measures = evaluation["measures"] if evaluation["measures"] is not None else list(DEFAULT_MEASURES)
+    _unknown(evaluation, (*_names(EVALUATION_PARAMS), *_names(STATISTICS_PARAMS)), "evaluation.", source)
+    listed = _checked(EVALUATION_PARAMS, {k: v for k, v in evaluation.items() if k in _names(EVALUATION_PARAMS)},
+                      "evaluation.", source)
+    settings = {k: v for k, v in evaluation.items() if k not in _names(EVALUATION_PARAMS)}
+    if listed["measures"] is not None:
+        settings["measures"] = listed["measures"]
     try:
-        parse_measures(measures)
-    except InputError as err:
-        raise ConfigError(f"{source}: evaluation.measures: {err}") from None
-    baseline = evaluation["baseline"] if evaluation["baseline"] is not None else names[0]
+        measures, cutoffs, statistics = evaluation_settings(settings)
+    except (InputError, ParamError) as err:
+        raise ConfigError(f"{source}: {err}") from None
+    baseline = listed["baseline"] if listed["baseline"] is not None else names[0]
     if baseline not in names:
         raise ConfigError(f"{source}: evaluation.baseline {baseline!r} is not a system of this config")
 
-    gsr = _table(raw.get("gsr", {}), "gsr", source)
-    _unknown(gsr, _names(GSR_PARAMS), "gsr.", source)
-    gsr = _checked(GSR_PARAMS, gsr, "gsr.", source)
+    gsr_table = _table(raw.get("gsr", {}), "gsr", source)
+    _unknown(gsr_table, _names(GSR_PARAMS), "gsr.", source)
+    gsr = _checked(GSR_PARAMS, gsr_table, "gsr.", source)
     _check_measuring(gsr["measuring"], embeddings, source)
+    cutoff = gsr["cutoff"]
+    cutoffs = [cutoff if c is None else c for c in cutoffs]  # a bare "GSR" is the [gsr] cutoff
+    if len(set(map(str, cutoffs))) < len(cutoffs):
+        raise ConfigError(f"{source}: evaluation.measures names the same GSR cut-off twice")
+    if cutoffs:
+        if "cutoff" in gsr_table and gsr_table["cutoff"] != cutoffs[0]:
+            raise ConfigError(f"{source}: gsr.cutoff {gsr_table['cutoff']!r} disagrees with the first GSR measure of "
+                              "evaluation.measures; give the cut-off in one place")
+        cutoff = cutoffs[0]
 
     from gsr.text import STOP_LISTS
 
@@ -197,10 +225,11 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     config = ExperimentConfig(
         path=path, name=top["name"] or stem, output=Path(top["output"] or Path("out") / stem),
         collection=collection, embeddings=embeddings, systems=systems, measures=measures, baseline=baseline,
-        measuring=gsr["measuring"], cutoff=gsr["cutoff"], stopwords=stopwords, exclusion=gsr["exclusion"],
+        measuring=gsr["measuring"], cutoff=cutoff, stopwords=stopwords, exclusion=gsr["exclusion"],
         definitional=Path(_resolve(base, gsr["definitional"])) if gsr["definitional"] else None,
         random_seed=gsr["random_seed"], depth=top["depth"], threads=top["threads"],
-        plots=plots["enabled"], debias_variants=variants, debias_lists=lists, debias_list_set=list_set)
+        plots=plots["enabled"], debias_variants=variants, debias_lists=lists, debias_list_set=list_set,
+        extra_cutoffs=cutoffs[1:], **statistics)
     config.analyses = _analyses(raw.get("analyses", {}), config, source)
     return config
 
@@ -270,7 +299,7 @@ def _sweep(declared: tuple[Param, ...], given: dict) -> list[dict]:
     return [{**given, **dict(zip(swept, values))} for values in itertools.product(*(given[k] for k in swept))]
 
 
-def _systems(raw_systems, embeddings: dict, source: str) -> list[SystemSpec]:
+def _systems(raw_systems, embeddings: dict, source: str, base: Path) -> list[SystemSpec]:
     if not isinstance(raw_systems, list) or not raw_systems:
         raise ConfigError(f"{source}: 'systems' must be a non-empty array of tables ([[systems]])")
     systems = []
@@ -302,6 +331,10 @@ def _systems(raw_systems, embeddings: dict, source: str) -> list[SystemSpec]:
                 params = check_params(declared, values, where=f"{where}.")
             except ParamError as err:
                 raise ConfigError(f"{source}: {err}") from None
+            for key in system_type.path_params:
+                if params[key] is None:
+                    raise ConfigError(f"{source}: {where}.{key} is required for model '{model}'")
+                params[key] = _resolve(base, params[key])
             label = name if len(combinations) == 1 else \
                 f"{name} ({', '.join(f'{k}={values[k]}' for k in given if isinstance(given[k], list))})"
             systems.append(SystemSpec(label, model, embedding, params, rerank=table.get("rerank")))
@@ -403,6 +436,10 @@ def _debias_variants(raw: dict, embeddings: dict, systems: list, base: Path, sou
     names = table.get("systems", [s.name for s in with_embedding])
     for name in names:
         if name not in {s.name for s in with_embedding}:
+            model = next((s.model for s in systems if s.name == name), None)
+            if model == "run":
+                raise ConfigError(f"{source}: debias.systems {name!r} is a run file (model = \"run\"): a run "
+                                  "cannot be debiased, only a system that retrieves with an embedding")
             raise ConfigError(f"{source}: debias.systems {name!r} is not a system with an embedding")
     lists = {k: Path(_resolve(base, table[k])) for k in ("definitional", "gender_specific", "equalize") if k in table}
     for system in [s for s in with_embedding if s.name in names]:

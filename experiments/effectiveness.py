@@ -1,22 +1,42 @@
-"""Effectiveness through ir_measures: per-query values, means, and the paper's paired t-test marks († p<0.05, ‡ p<0.01)."""
+"""Effectiveness through ir_measures: per-query values, means, paired tests (t, Wilcoxon signed-rank, randomisation)
+with the paper's marks († p<0.05, ‡ p<0.01) on p-values corrected for multiple comparisons across a table."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+from gsr.integrations import is_gsr_measure, parse_measure_name
 from gsr.io import InputError, Qrels, Run
+from gsr.params import Param, check_params
+from gsr.statistics import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES, adjust_p_values, randomization_test
 
 DEFAULT_MEASURES = ("AP", "P@10", "nDCG@100")
 DISPLAY_NAMES = {"AP": "MAP"}
+TESTS = ("t", "wilcoxon", "randomization")
+TEST_NAMES = {"t": "paired two-sided t-test", "wilcoxon": "two-sided Wilcoxon signed-rank test",
+              "randomization": "paired two-sided randomisation test"}
+EVALUATION_PARAMS = (
+    Param("test", str, "t", "paired test of each measure against the baseline (results table) and the regular "
+          "embedding (Table 3)", choices=TESTS),
+    Param("correction", str, "holm", "correction for multiple comparisons across each table's marks",
+          choices=CORRECTIONS),
+    Param("resamples", int, DEFAULT_RESAMPLES, "bootstrap resamples (confidence intervals) and randomisation draws",
+          minimum=1),
+    Param("level", float, DEFAULT_LEVEL, "confidence level of the bootstrap intervals", minimum=0.5, maximum=0.999),
+    Param("seed", int, 0, "seed of the bootstrap and of the randomisation tests"),
+)
 
 
 def parse_measures(names) -> list:
-    """ir_measures Measure objects for measure strings (e.g. 'AP', 'P@10', 'nDCG@100'); a bad one names itself."""
+    """ir_measures Measure objects for measure strings (e.g. 'AP', 'P@10', 'nDCG@100'); a bad one names itself.
+    GSR names (GSR@rel, GSR@100) are not ir_measures measures: the caller separates them (see is_gsr_measure)."""
     import ir_measures
 
     measures = []
     for name in names:
+        if is_gsr_measure(name):
+            raise InputError(f"measure {name!r} is a GSR measure, computed per measuring embedding, not by ir_measures")
         try:
             measures.append(ir_measures.parse_measure(str(name)))
         except (ValueError, NameError, SyntaxError, TypeError, AttributeError) as err:
@@ -24,9 +44,44 @@ def parse_measures(names) -> list:
     return measures
 
 
+def evaluation_settings(table: dict) -> tuple[list[str], list, dict]:
+    """A config's [evaluation] table as (ir_measures measure names, GSR cut-offs of its GSR / GSR@K measures in order
+    (None for a bare GSR: the [gsr] cutoff), checked EVALUATION_PARAMS); InputError or ParamError naming the key
+    otherwise."""
+    statistics = check_params(EVALUATION_PARAMS, {k: v for k, v in table.items() if k not in ("measures", "baseline")},
+                              "evaluation.")
+    listed = [str(m) for m in table.get("measures", DEFAULT_MEASURES)]
+    measures = [m for m in listed if not is_gsr_measure(m)]
+    try:
+        parse_measures(measures)
+    except InputError as err:
+        raise InputError(f"evaluation.measures: {err}") from None
+    cutoffs = []
+    for name in (m for m in listed if is_gsr_measure(m)):
+        try:
+            kind, cutoff = parse_measure_name(name)
+        except InputError as err:
+            raise InputError(f"evaluation.measures: {err}") from None
+        if kind != "GSR":
+            raise InputError(f"evaluation.measures: {name!r} is a per-query value (written to the per-query "
+                             "outputs), not a measure of the results table; use GSR@K")
+        cutoff = "relevant" if cutoff == "rel" else cutoff  # None: bare "GSR", the [gsr] cutoff
+        if cutoff in cutoffs:
+            raise InputError(f"evaluation.measures names {name!r} twice")
+        cutoffs.append(cutoff)
+    return measures, cutoffs, statistics
+
+
 def display_name(measure) -> str:
-    """The paper's column name of a measure (AP averaged over queries is MAP)."""
+    """The paper's column name of a measure (AP averaged over queries is MAP); machine-readable outputs keep
+    ir_measures' name."""
     return DISPLAY_NAMES.get(str(measure), str(measure))
+
+
+def display_column(column: str) -> str:
+    """A table column as displayed: its leading measure name in the paper's spelling ('AP strong' → 'MAP strong')."""
+    head, space, rest = column.partition(" ")
+    return display_name(head) + space + rest
 
 
 @dataclass
@@ -55,10 +110,16 @@ def evaluate_run(run: Run, qrels: Qrels, measures, query_ids: list[str]) -> Effe
     return Effectiveness(per_query)
 
 
-def paired_t_test(system: dict[str, float], baseline: dict[str, float]) -> float | None:
-    """Two-sided paired t-test p-value over the queries both were evaluated on (None when undefined)."""
+def paired_test(system: dict[str, float], baseline: dict[str, float], test: str = "t",
+                resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> float | None:
+    """Two-sided p-value of a paired test over the queries both were evaluated on: "t" (Student's paired t-test),
+    "wilcoxon" (signed-rank, zero differences dropped, exact for small samples as scipy decides) or "randomization"
+    (sign flips of the per-query differences, gsr.statistics). None when no query differs or fewer than two are
+    shared (nothing to test)."""
     from scipy import stats
 
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
     common = sorted(set(system) & set(baseline))
     if len(common) < 2:
         return None
@@ -66,8 +127,18 @@ def paired_t_test(system: dict[str, float], baseline: dict[str, float]) -> float
     b = [baseline[q] for q in common]
     if all(x == y for x, y in zip(a, b)):
         return None
-    p = stats.ttest_rel(a, b).pvalue
+    if test == "t":
+        p = stats.ttest_rel(a, b).pvalue
+    elif test == "wilcoxon":
+        p = stats.wilcoxon(a, b).pvalue
+    else:
+        p = randomization_test(a, b, resamples=resamples, seed=seed).p_value
     return None if math.isnan(p) else float(p)
+
+
+def paired_t_test(system: dict[str, float], baseline: dict[str, float]) -> float | None:
+    """Two-sided paired t-test p-value over the queries both were evaluated on (None when undefined)."""
+    return paired_test(system, baseline, "t")
 
 
 def significance_mark(p: float | None) -> str:
@@ -75,6 +146,21 @@ def significance_mark(p: float | None) -> str:
     if p is None:
         return ""
     return "‡" if p < 0.01 else "†" if p < 0.05 else ""
+
+
+def correct_family(entries: list[dict], correction: str) -> None:
+    """Adjust the "p_value" of every entry (one family: the tests behind one table's marks) in place: each gets
+    "p_adjusted" and the "mark" of its adjusted p-value."""
+    for entry, adjusted in zip(entries, adjust_p_values([e["p_value"] for e in entries], correction)):
+        entry["p_adjusted"] = adjusted
+        entry["mark"] = significance_mark(adjusted)
+
+
+def marks_note(test: str, correction: str, what: str) -> str:
+    """The sentence a table's notes give about its marks: which test, against what, and which correction."""
+    corrected = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "none": "uncorrected"}[correction]
+    return (f"† / ‡: {TEST_NAMES[test]} {what}, {corrected} p < 0.05 / p < 0.01 "
+            f"(correction over every test marked in this table).")
 
 
 def check_run_ids(run: Run, docids: set[str], name: str) -> None:

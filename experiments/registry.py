@@ -49,6 +49,8 @@ class SystemType:
     preflight: Callable[[Experiment, SystemSpec], None] | None = None  # checks made before any long work
     version: int = 1
     reference: str = ""
+    path_params: tuple[str, ...] = ()  # parameters holding file paths: resolved against the config file's folder,
+    # and the file's version (path, size, modification time) is part of the run's cache key
 
     def declared_params(self, table: dict) -> tuple[Param, ...]:
         """The parameters a config table of this type may set."""
@@ -84,6 +86,8 @@ class CollectionKind:
     optional: tuple[str, ...] = ()
     path_keys: tuple[str, ...] = ()  # keys holding paths, resolved against the config file's folder
     list_keys: tuple[str, ...] = ()  # keys that take a list of strings as well as a string (every other key: a string)
+    provides: tuple[str, ...] = ()  # annotations beyond documents/topics/qrels, e.g. "document_gender" (analyses
+    # that need them check here)
 
 
 Entry = TypeVar("Entry", SystemType, AnalysisType, CollectionKind)

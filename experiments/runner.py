@@ -60,8 +60,9 @@ class ExperimentResult:
     collection: Collection
     runs: dict[str, Run]
     effectiveness: dict[str, Effectiveness]
-    gsr: dict[str, GSRReport]  # measuring embedding name -> report holding every system (see system_gsr)
-    system_gsr: dict[str, dict[str, GSRResult]]  # measuring name -> system name -> result (perfect/random included)
+    gsr: dict[str, GSRReport]  # GSR column label -> report holding every system (see system_gsr)
+    system_gsr: dict[str, dict[str, GSRResult]]  # GSR column label (the measuring embedding's name, 'name@K' for
+    # further cut-offs) -> system name -> result (perfect/random included), with bootstrap intervals
     query_genderedness: dict[str, dict[str, float | None]] = field(default_factory=dict)
     evaluated_queries: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
@@ -213,8 +214,9 @@ class Experiment:
         upstream = self.system_key(self.upstream(system)) if system.rerank else None
         # systems with an embedding read the collection through GSR's analyzer, so its stop list is part of the key
         stopwords = sorted(self.analyzer.stopwords) if system_type.needs_embedding else None
+        files = [file_version_key(Path(system.params[key])) for key in system_type.path_params]
         return content_key(collection.key, sorted(collection.queries.items()), system.model, system.params,
-                           embedding_key, self.config.depth, upstream, system_type.version, stopwords)
+                           embedding_key, self.config.depth, upstream, system_type.version, stopwords, *files)
 
     def system_run(self, system: SystemSpec) -> Run:
         """The system's run, from the cache when this exact (collection, queries, settings, embedding) was run."""
@@ -248,16 +250,17 @@ class Experiment:
         with self.step("effectiveness"):
             effectiveness = {name: evaluate_run(run, collection.qrels, measures, judged) for name, run in runs.items()}
         reports, per_system, genderedness = {}, {}, {}
-        for name in config.measuring:
+        for label, name, cutoff in config.gsr_columns():
             embedding = self.source_embedding(name)
-            with self.step(f"GSR ({name})"):
+            with self.step(f"GSR ({label})"):
                 pairs = None
                 if config.definitional:
                     from embeddings.direction import load_word_pairs
 
                     pairs = load_word_pairs(config.definitional)
                 lexicon = gender_lexicon(embedding.kv, pairs=pairs, name=name)
-                measure = GSR(lexicon, self.analyzer, cutoff=config.cutoff, random_seed=config.random_seed)
+                measure = GSR(lexicon, self.analyzer, cutoff=cutoff, random_seed=config.random_seed,
+                              resamples=config.resamples, level=config.level, seed=config.seed)
                 gendered = stats.gendered(lexicon, self.analyzer)
                 results = {}
                 report = None
@@ -265,8 +268,8 @@ class Experiment:
                     report = measure.evaluate(runs[system.name], collection.queries, gendered, collection.qrels)
                     results[system.name] = report.system
                 results[PERFECT], results[RANDOM] = report.perfect, report.random
-                reports[name], per_system[name] = report, results
-                genderedness[name] = {q.qid: q.g_query for q in report.perfect.per_query}
+                reports[label], per_system[label] = report, results
+                genderedness.setdefault(name, {q.qid: q.g_query for q in report.perfect.per_query})
         result = ExperimentResult(config, collection, runs, effectiveness, reports, per_system, genderedness, judged,
                                   dict(self.timings), list(self.reused))
         with self.step("analyses"):

@@ -22,6 +22,19 @@ from gsr.measure import (
     tied_rank_weights,
 )
 from gsr.numeric import finite
+from gsr.statistics import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    BootstrapFit,
+    Interval,
+    TestResult,
+    bootstrap_fit,
+    paired_gsr_test,
+    percentile_interval,
+    relative_replicates,
+    resample_counts,
+    slope_standard_error,
+)
 from gsr.stats import DocumentStats, GenderedDocuments
 from gsr.store import cache_dir, cached_folder, file_version_key
 from gsr.text import Analyzer, default_analyzer
@@ -44,7 +57,8 @@ class QueryResult:
 
 @dataclass
 class GSRResult:
-    """GSR of one system: the slope, every query's point and what could not be measured, and why."""
+    """GSR of one system: the slope, every query's point and what could not be measured, and why; with its
+    analytic standard error `se` and bootstrap interval `ci` (over queries; `bootstrap` holds the replicates)."""
 
     gsr: float | None
     per_query: list[QueryResult]
@@ -52,6 +66,9 @@ class GSRResult:
     unknown_docids: int = 0
     unmeasurable_docs: int = 0
     error: str | None = None
+    se: float | None = None
+    ci: Interval | None = None
+    bootstrap: BootstrapFit | None = None
 
     @property
     def n_queries(self) -> int:
@@ -72,9 +89,16 @@ class GSRResult:
     def noise_floor(self) -> float:
         """The largest |GSR| that is zero up to rounding for this result's points (measure.slope_noise_floor)."""
         return slope_noise_floor(*self.points())
+    def aligned_points(self, queries: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(g(q), g_q(L)) for `queries` in that order, NaN where this result has no defined value."""
+        by_qid = {q.qid: q for q in self.per_query}
+        points = [by_qid.get(qid) for qid in queries]
+        return (np.array([math.nan if p is None or p.g_query is None else p.g_query for p in points], dtype=float),
+                np.array([math.nan if p is None or p.g_list is None else p.g_list for p in points], dtype=float))
 
     def to_dict(self) -> dict:
-        out = {"gsr": self.gsr, "n_queries": self.n_queries, "n_skipped": self.n_skipped,
+        out = {"gsr": self.gsr, "ci": self.ci.to_list() if self.ci else None, "se": self.se,
+               "n_queries": self.n_queries, "n_skipped": self.n_skipped,
                "skipped": self.skipped, "unknown_docids": self.unknown_docids,
                "unmeasurable_docs": self.unmeasurable_docs,
                "per_query": [q.to_dict() for q in self.per_query]}
@@ -100,12 +124,18 @@ class GSRReport:
         """Any engine's GSR as % above the perfect engine's (None without qrels, or when undefined)."""
         return relative_to_perfect(result, self.perfect)[0]
 
+    def relative_ci_of(self, result: GSRResult) -> Interval | None:
+        """Bootstrap interval of an engine's relative GSR (None without qrels or resamples)."""
+        return relative_interval(result, self.perfect) if self.perfect is not None else None
+
     def to_dict(self) -> dict:
         out = self.system.to_dict()
         if self.perfect is not None:
             out["perfect"] = self.perfect.to_dict()
-            out["random"] = dict(self.random.to_dict(), **_relative_dict(self.random, self.perfect))
+            out["random"] = dict(self.random.to_dict(), **_relative_dict(self.random, self.perfect),
+                                 relative_ci=_listed(self.relative_ci_of(self.random)))
             out.update(_relative_dict(self.system, self.perfect))
+            out["relative_ci"] = _listed(self.relative_ci_of(self.system))
         return out
 
 
@@ -127,6 +157,53 @@ def relative_to_perfect(result: GSRResult, perfect: GSRResult | None) -> tuple[f
 def _relative_dict(result: GSRResult, perfect: GSRResult) -> dict:
     relative, why = relative_to_perfect(result, perfect)
     return {"relative": relative} if why is None else {"relative": None, "relative_error": why}
+
+
+def _listed(interval: Interval | None) -> list | None:
+    return interval.to_list() if interval is not None else None
+
+
+def relative_interval(result: GSRResult, perfect: GSRResult | None) -> Interval | None:
+    """Percentile interval of relative GSR: the system and the perfect engine on the same bootstrap resamples of the
+    queries, (m_s − m_P)/|m_P| × 100 per resample (None when either has no bootstrap)."""
+    if perfect is None or result.bootstrap is None or perfect.bootstrap is None or perfect.ci is None:
+        return None
+    if relative_to_perfect(result, perfect)[1] is not None:  # undefined relative GSR has no interval either
+        return None
+    return percentile_interval(relative_replicates(result.bootstrap, perfect.bootstrap), perfect.ci.level)
+
+
+def add_uncertainty(results: list[GSRResult], resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
+                    seed: int = 0) -> None:
+    """Set `se` and, with resamples > 0, `bootstrap` and `ci` of each result. The queries resampled are those at least
+    one result measures (in the first result's order), with one seed: every engine sees the same resamples, so
+    relative GSR can be bootstrapped too, and each engine's slope on a resample uses its measurable queries."""
+    measured = {q.qid for result in results for q in result.per_query if q.g_query is not None and q.g_list is not None}
+    queries = [q.qid for q in results[0].per_query if q.qid in measured] if results else []
+    counts = resample_counts(len(queries), resamples, seed) if resamples and queries else None
+    for result in results:
+        x, y = result.aligned_points(queries)
+        result.se = slope_standard_error(x, y) if result.gsr is not None else None
+        if counts is not None:
+            result.bootstrap = bootstrap_fit(queries, x, y, resamples, seed, counts)
+            result.ci = percentile_interval(result.bootstrap.slopes, level)
+
+
+def gsr_difference_test(a: GSRResult, b: GSRResult, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                        alternative: str = "two-sided") -> TestResult:
+    """Paired randomisation test of GSR_a − GSR_b on the queries both measure (gsr.statistics.paired_gsr_test); the
+    two results must share g(q), i.e. be measured with the same embedding and topics."""
+    queries = sorted({q.qid for q in a.per_query} & {q.qid for q in b.per_query})
+    x, y_a = a.aligned_points(queries)
+    x_b, y_b = b.aligned_points(queries)
+    both = ~(np.isnan(x) | np.isnan(x_b))
+    if not np.allclose(x[both], x_b[both], rtol=1e-9, atol=1e-12):
+        raise GSRError("the two results have different query genderedness: compare results measured with the same "
+                       "embedding and topics")
+    try:
+        return paired_gsr_test(x, y_a, y_b, resamples=resamples, seed=seed, alternative=alternative)
+    except ValueError as err:
+        raise GSRError(str(err)) from None
 
 
 def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments, *,
@@ -212,10 +289,13 @@ class GSR:
     tie_scores: documents with equal scores (or grades) share their rank's weight in Eq. 2.
     exclusion: which document words g_q(d) leaves out as query terms, 'exact', 'lemma' or 'stem' (gsr.text.Analyzer);
         default: the analyzer's ('lemma' for the default analyzer).
+    random_seed: seed of the random engine. resamples, level, seed: the bootstrap over queries (percentile intervals
+    at `level`; 0 resamples: no intervals).
     """
 
     def __init__(self, lexicon, analyzer: Analyzer | None = None, cutoff: str | int | None = "relevant",
-                 tie_scores: bool = True, random_seed: int = 0, exclusion: str | None = None):
+                 tie_scores: bool = True, random_seed: int = 0, exclusion: str | None = None,
+                 resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL, seed: int = 0):
         if not (cutoff is None or cutoff == "relevant" or (isinstance(cutoff, int) and cutoff > 0)):
             raise ValueError(f"cutoff must be 'relevant', a positive integer or None, not {cutoff!r}")
         self.lexicon = lexicon
@@ -225,6 +305,11 @@ class GSR:
         self.cutoff = cutoff
         self.tie_scores = tie_scores
         self.random_seed = random_seed
+        if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 0:
+            raise ValueError(f"resamples must be a non-negative integer, not {resamples!r}")
+        if not 0 < level < 1:
+            raise ValueError(f"level must be in (0, 1), not {level!r}")
+        self.resamples, self.level, self.seed = resamples, level, seed
 
     def documents(self, source, n_jobs: int | None = None, progress: bool = False) -> GenderedDocuments:
         """Per-document sums for a collection given as DocumentStats, a path, a mapping or (docid, text) pairs."""
@@ -244,7 +329,9 @@ class GSR:
         gendered = self.documents(documents)
         if qrels is None:
             cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
-            return GSRReport(self._measure(cut_run(run, cut), queries, gendered, None, strict))
+            report = GSRReport(self._measure(cut_run(run, cut), queries, gendered, None, strict))
+            add_uncertainty([report.system], self.resamples, self.level, self.seed)
+            return report
         if not set(qrels) & set(queries):
             raise InputError(f"qrels: none of the {len(qrels)} judged query ids is a topic id (qrels e.g. "
                              f"{sorted(qrels)[:3]}, topics e.g. {sorted(queries)[:3]}); do they belong together?")
@@ -258,6 +345,7 @@ class GSR:
         perfect = self._measure(cut_run(perfect_run(qrels), cut), queries, gendered, judged, strict=False)
         random = self._measure(cut_run(random_run(qrels, gendered.stats.docids, self.random_seed), cut),
                                queries, gendered, judged, strict=False)
+        add_uncertainty([system, perfect, random], self.resamples, self.level, self.seed)
         return GSRReport(system, perfect, random)
 
     def _measure(self, run: Run, queries, gendered, query_ids, strict) -> GSRResult:

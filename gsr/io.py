@@ -324,8 +324,17 @@ def _column(frame, keys: tuple[str, ...], what: str) -> str:
     raise InputError(f"DataFrame has no {what} column (one of {', '.join(keys)})")
 
 
+IRDS_PREFIX = "irds:"  # an ir_datasets dataset id where a topics, qrels or run path is accepted
+
+
 def as_queries(source, field: str = "title") -> dict[str, str]:
-    """Queries from a path, a {qid: text} mapping or a DataFrame with qid/query_id and query/text columns."""
+    """Queries from a path, 'irds:ID' (an ir_datasets dataset's queries), a {qid: text} mapping, a DataFrame with
+    qid/query_id and query/text columns, or an iterable of (qid, text) pairs or query records (ir_datasets queries:
+    `field` picks title, desc, narr or e.g. title+desc where the records have them)."""
+    from gsr import records
+
+    if records.is_irds(source):
+        return records.record_queries(records.irds_part(source, "queries"), field, source)
     if isinstance(source, (str, os.PathLike)):
         return read_queries(source, field)
     if isinstance(source, Mapping):
@@ -334,11 +343,19 @@ def as_queries(source, field: str = "title") -> dict[str, str]:
         qid = _column(source, QUERY_ID_KEYS, "query id")
         text = _column(source, QUERY_TEXT_KEYS, "query text")
         return dict(zip(source[qid].astype(str), source[text].astype(str)))
+    if records.is_records(source):
+        return records.record_queries(source, field, "queries")
     raise TypeError(f"cannot read queries from {type(source).__name__}")
 
 
 def as_run(source) -> Run:
-    """A run from a TREC file, a {qid: {docid: score}} / {qid: [(docid, score)]} mapping or a DataFrame."""
+    """A run from a TREC file, 'irds:ID' (an ir_datasets dataset's scored documents), a {qid: {docid: score}} /
+    {qid: [(docid, score)]} mapping, a DataFrame, or an iterable of ir_measures ScoredDoc / (qid, docid, score)."""
+    from gsr import records
+
+    if records.is_irds(source):
+        return _checked_run(records.numeric_run_rows(records.record_rows(records.irds_part(source, "scoreddocs"),
+                                                           ("query_id", "doc_id", "score"), source)))
     if isinstance(source, (str, os.PathLike)):
         return read_trec_run(source)
     if _is_dataframe(source):
@@ -350,6 +367,8 @@ def as_run(source) -> Run:
     if isinstance(source, Mapping):
         return _checked_run((f"run, query {q}, document {d}", str(q), str(d), s) for q, docs in source.items()
                             for d, s in (docs.items() if isinstance(docs, Mapping) else docs))
+    if records.is_records(source):
+        return _checked_run(records.numeric_run_rows(records.record_rows(source, ("query_id", "doc_id", "score"), "run")))
     raise TypeError(f"cannot read a run from {type(source).__name__}")
 
 
@@ -380,10 +399,16 @@ def _score(value, where: str) -> float:
 
 
 def as_qrels(source) -> Qrels:
-    """Qrels from a TREC file, a {qid: {docid: grade}} mapping or a DataFrame (query_id/qid, doc_id/docno,
-    relevance/label); every grade must be an integer (0.5 is an error, never truncated)."""
+    """Qrels from a TREC file, 'irds:ID' (an ir_datasets dataset's qrels), a {qid: {docid: grade}} mapping, a
+    DataFrame (query_id/qid, doc_id/docno, relevance/label) or an iterable of ir_measures Qrel / ir_datasets qrels /
+    (qid, docid, grade) records."""
+    from gsr import records
+
     if source is None:
         return None
+    if records.is_irds(source):
+        rows = records.record_rows(records.irds_part(source, "qrels"), ("query_id", "doc_id", "relevance"), source)
+        return records.graded(rows)
     if isinstance(source, (str, os.PathLike)):
         return read_qrels(source)
     qrels: Qrels = {}
@@ -391,15 +416,15 @@ def as_qrels(source) -> Qrels:
         qid = _column(source, ("query_id", "qid"), "query id")
         doc = _column(source, ("doc_id", "docno", "docid"), "document id")
         grade = _column(source, ("relevance", "label", "grade"), "relevance")
-        for q, d, g in zip(source[qid].astype(str), source[doc].astype(str), source[grade]):
-            where = f"qrels DataFrame, query {q}, document {d}"
-            add_judgment(qrels, q, d, relevance_grade(g, where), where)
-        return qrels
+        return records.graded((f"qrels DataFrame, query {q}, document {d}", q, d, g) for q, d, g in
+                              zip(source[qid].astype(str), source[doc].astype(str), source[grade]))
     if isinstance(source, Mapping):
         for q, docs in source.items():
             for d, g in docs.items():
                 qrels.setdefault(str(q), {})[str(d)] = relevance_grade(g, f"qrels, query {q}, document {d}")
         return qrels
+    if records.is_records(source):
+        return records.graded(records.record_rows(source, ("query_id", "doc_id", "relevance"), "qrels"))
     raise TypeError(f"cannot read qrels from {type(source).__name__}")
 
 

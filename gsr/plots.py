@@ -300,9 +300,25 @@ def plot_query_genderedness(queries, path, top: int = 10) -> Path:
     return save_figure(fig, path)
 
 
+def draw_fit_band(ax, x: np.ndarray, result) -> None:
+    """The bootstrap band of the fit line: per x, the interval of a_b + m_b·x over the resamples (result.bootstrap),
+    at the level of result.ci."""
+    fit, interval = getattr(result, "bootstrap", None), getattr(result, "ci", None)
+    if fit is None or interval is None:
+        return
+    grid = np.linspace(float(np.min(x)), float(np.max(x)), 60)
+    lines = fit.intercepts[:, None] + fit.slopes[:, None] * grid
+    lines = lines[np.isfinite(fit.slopes)]
+    if len(lines) < 2:
+        return
+    low, high = np.quantile(lines, [(1 - interval.level) / 2, (1 + interval.level) / 2], axis=0)
+    ax.fill_between(grid, low, high, color="#555555", alpha=0.18, lw=0, zorder=1, label="bootstrap band")
+
+
 def plot_system_scatter(results: dict, perfect, path, title: str = "", columns: int = 4) -> Path:
-    """Figs. 8 and 9: one panel per system, g(q) against g_q(L) with its least-squares line (solid) and the perfect
-    engine's line (dashed); the panel title gives the system's GSR."""
+    """Figs. 8 and 9: one panel per system, g(q) against g_q(L) with its least-squares line (solid), its bootstrap
+    band (grey, when the result has one) and the perfect engine's line (dashed); the panel title gives the system's
+    GSR and its interval."""
     names = list(results)
     columns = max(1, min(columns, len(names)))
     rows = max(1, math.ceil(len(names) / columns))
@@ -318,9 +334,12 @@ def plot_system_scatter(results: dict, perfect, path, title: str = "", columns: 
         ax.scatter(x, y, s=10, c=colours, alpha=0.6, edgecolor="none", zorder=2)
         if len(x) >= 2 and np.ptp(x) > 0:
             draw_fit_line(ax, x, y, lw=1.3, zorder=3)
+            draw_fit_band(ax, x, result)
         if len(perfect_x) >= 2 and np.ptp(perfect_x) > 0:
             draw_fit_line(ax, perfect_x, perfect_y, lw=1.1, ls="--", zorder=3)
-        ax.set_title(f"{name}: GSR = {format_number(result.gsr, 2, missing='undefined')}", fontsize=9)
+        interval = getattr(result, "ci", None)
+        bounds = f" [{interval.low:.2f}, {interval.high:.2f}]" if interval and interval.low is not None else ""
+        ax.set_title(f"{name}: GSR = {format_number(result.gsr, 2, missing='undefined')}{bounds}", fontsize=9)
         ax.grid(alpha=0.25)
     for ax in axes[len(names):]:
         ax.set_visible(False)

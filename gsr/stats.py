@@ -107,16 +107,18 @@ class DocumentStats:
         vocabulary: dict[str, int] = {}
         docids: list[str] = []
         blocks = []
-        for shard_docids, shard_vocabulary, matrix in parts:
-            mapping = np.fromiter((vocabulary.setdefault(t, len(vocabulary)) for t in shard_vocabulary),
-                                  dtype=np.int32, count=len(shard_vocabulary))
-            blocks.append((np.diff(matrix.indptr), mapping[matrix.indices], matrix.data))
-            docids.extend(shard_docids)
-            if progress:
-                print(f"\rdocument statistics: {len(docids):,} documents, {len(vocabulary):,} terms",
-                      end="", file=sys.stderr, flush=True)
-        if progress:
-            print(file=sys.stderr)
+        try:
+            for shard_docids, shard_vocabulary, matrix in parts:
+                mapping = np.fromiter((vocabulary.setdefault(t, len(vocabulary)) for t in shard_vocabulary),
+                                      dtype=np.int32, count=len(shard_vocabulary))
+                blocks.append((np.diff(matrix.indptr), mapping[matrix.indices], matrix.data))
+                docids.extend(shard_docids)
+                if progress:
+                    print(f"\rdocument statistics: {len(docids):,} documents, {len(vocabulary):,} terms",
+                          end="", file=sys.stderr, flush=True)
+        finally:
+            if progress:  # end the progress line even when interrupted, so later messages start on their own
+                print(file=sys.stderr)
         # int32 indices (as scipy would choose) keep the merge's peak memory near the final matrix's size.
         nnz = sum(len(b[1]) for b in blocks)
         index_dtype = np.int32 if max(nnz, len(vocabulary)) < np.iinfo(np.int32).max else np.int64

@@ -10,7 +10,7 @@ import pytest
 
 from gsr import GenderLexicon
 
-# ../shared/data beside the repository (GSR_SHARED_DATA overrides it, e.g. for a checkout elsewhere)
+# the checkout's sibling shared/data; GSR_SHARED_DATA points elsewhere (e.g. from a worktree one level deeper)
 SHARED_DATA = Path(os.environ.get("GSR_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 ROBUST04_TOPICS = SHARED_DATA / "robust04" / "topics.robust04.txt"
 NLTK_DATA = SHARED_DATA / "nltk_data"

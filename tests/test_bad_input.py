@@ -330,7 +330,7 @@ CASES = {
     "run-score-nan": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 nan toy"),
                           "{dir}/run.txt:2: score is NaN"),
     "qrels-empty": Case("score", write("qrels.txt", ""), "{dir}/qrels.txt: the qrels are empty"),
-    "qrels-match-no-topic": Case("score", write("topics.tsv", "".join(f"t{q}\t{t}\n" for q, t in TOPICS.items())),
+    "qrels-match-no-topic": Case("score", write("qrels.txt", "".join(f"t{q} 0 {d} {g}\n" for q, d, g in QRELS)),
                                  "qrels: none of the 5 judged query ids is a topic id"),
     "topics-empty": Case("score", write("topics.tsv", "\n\n"), "{dir}/topics.tsv: no queries in this file"),
     "documents-empty": Case("score", write("docs.jsonl", ""), "{dir}/docs.jsonl: no documents in this file"),

@@ -136,3 +136,62 @@ def test_bad_cutoff_is_rejected(capsys):
     with pytest.raises(SystemExit):
         main(["score", "--run", "r", "--topics", "t", "--docs", "d", "--cutoff", "zero"])
     assert "cutoff must be" in capsys.readouterr().err
+
+
+def _score(tmp_path, *extra):
+    return ["score", "--topics", str(tmp_path / "topics.tsv"), "--docs", str(tmp_path / "docs.jsonl"), "--jobs", "1",
+            *extra]
+
+
+def test_score_json_has_intervals_beside_every_gsr(glove_lexicon, tmp_path, capsys):
+    _write_collection(tmp_path)
+    assert main(_score(tmp_path, "--run", str(tmp_path / "run.txt"), "--qrels", str(tmp_path / "qrels.txt"),
+                       "--json", "--resamples", "300", "--level", "0.9")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["run"] == "run.txt"
+    for engine in (out, out["perfect"], out["random"]):
+        keys = [k for k in engine if k != "run"]
+        assert keys[:3] == ["gsr", "ci", "se"] and len(engine["ci"]) == 2  # beside "gsr"
+    assert out["ci"][0] <= out["gsr"] <= out["ci"][1]
+    assert len(out["relative_ci"]) == 2 and "relative_ci" in out["random"]
+    assert set(out["perfect_test"]) == {"difference", "p_value", "p_adjusted"}
+    # 3 topics: every sign vector enumerated; the difference is the run's GSR minus the perfect engine's
+    assert out["perfect_test"]["difference"] == pytest.approx(out["gsr"] - out["perfect"]["gsr"])
+    assert out["perfect_test"]["p_value"] * 8 == pytest.approx(round(out["perfect_test"]["p_value"] * 8))
+
+
+def test_score_several_runs_compares_every_pair(glove_lexicon, tmp_path, capsys):
+    _write_collection(tmp_path)
+    other = tmp_path / "other.txt"
+    other.write_text("q1 Q0 f1 1 3.0 t\nq1 Q0 m2 2 2.0 t\nq2 Q0 m1 1 3.0 t\nq2 Q0 f1 2 2.0 t\nq3 Q0 m2 1 1.0 t\n")
+    runs = [str(tmp_path / "run.txt"), str(other)]
+    assert main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"), "--json")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["run"] for r in out["runs"]] == ["run.txt", "other.txt"] and out["correction"] == "holm"
+    (pair,) = out["comparisons"]
+    assert (pair["a"], pair["b"]) == ("run.txt", "other.txt")
+    assert pair["difference"] == pytest.approx(out["runs"][0]["gsr"] - out["runs"][1]["gsr"])
+    tests = [r["perfect_test"] for r in out["runs"]] + [pair]
+    ordered = sorted(tests, key=lambda t: t["p_value"])  # Holm by hand: m = 3 tests, step-down, monotone
+    running = 0.0
+    for rank, test in enumerate(ordered):
+        running = max(running, min(1.0, (3 - rank) * test["p_value"]))
+        assert test["p_adjusted"] == pytest.approx(running)
+    assert main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"))) == 0
+    table = capsys.readouterr().out
+    assert "paired randomisation tests of GSR differences" in table and "other.txt" in table and "perfect" in table
+
+
+def test_score_exit_status_and_cutoff_claim(glove_lexicon, tmp_path, capsys):
+    _write_collection(tmp_path)
+    single = tmp_path / "single.txt"
+    single.write_text("q1 Q0 m1 1 3.0 t\n")
+    assert main(_score(tmp_path, "--run", str(single), "--json")) == 1  # one query: GSR undefined
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["gsr"] is None and "GSR is undefined for single.txt" in captured.err
+    foreign = tmp_path / "foreign.txt"
+    foreign.write_text("301 Q0 m1 1 3.0 t\n")
+    assert main(_score(tmp_path, "--run", str(foreign))) == 2
+    assert "run foreign.txt and the topics share no query id" in capsys.readouterr().err
+    assert main(_score(tmp_path, "--run", str(tmp_path / "run.txt"))) == 0
+    assert "cut-off none (no --qrels" in capsys.readouterr().out

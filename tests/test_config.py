@@ -65,6 +65,23 @@ def test_lexical_defaults_are_the_papers():
     (_with(analyses={"kendall": True}), "unknown key 'analyses.kendall'"),
     (_with(systems=[{"name": "B", "model": "bm25"}, {"name": "D", "model": "drmm", "embedding": "glove",
                                                        "rerank": "QLM"}]), "D.rerank 'QLM' is not a system"),
+    (_with(evaluation={"test": "z"}), "evaluation.test must be one of t, wilcoxon, randomization, not 'z'"),
+    (_with(evaluation={"correction": "fdr"}), "evaluation.correction must be one of holm, bonferroni, none"),
+    (_with(evaluation={"resamples": 0}), "evaluation.resamples must be ≥ 1, not 0"),
+    (_with(evaluation={"level": 95}), "evaluation.level must be in [0.5, 0.999], not 95"),
+    (_with(evaluation={"seed": True}), "evaluation.seed must be an integer, not True"),
+    (_with(evaluation={"measures": ["AP", "GSR@0"]}), "'GSR@0' is not a GSR measure name"),
+    (_with(evaluation={"measures": ["AP", "gL@10"]}), "'gL@10' is a per-query value"),
+    (_with(evaluation={"measures": ["GSR@10", "GSR@10"]}), "names 'GSR@10' twice"),
+    (_with(evaluation={"measures": ["GSR@10"]}, gsr={"measuring": ["glove"], "cutoff": "relevant"}),
+     "gsr.cutoff 'relevant' disagrees with the first GSR measure"),
+    (_with(evaluation={"measures": ["GSR@10"]}, gsr={}), "gsr.measuring names no embedding, so GSR would measure nothing"),
+    (_with(systems=[{"name": "R", "model": "run"}]), "systems[0].path is required for model 'run'"),
+    (_with(systems=[{"name": "R", "model": "run", "path": "r.txt", "embedding": "glove"}]),
+     "unknown key 'systems[0].embedding'"),
+    (_with(systems=[{"name": "R", "model": "run", "path": "r.txt"}, {"name": "W", "model": "add",
+                                                                       "embedding": "glove"}],
+           debias={"systems": ["R"]}), "debias.systems 'R' is a run file (model = \"run\"): a run cannot be debiased"),
 ])
 def test_mistakes_name_the_key(raw, message):
     with pytest.raises(ConfigError) as err:
@@ -119,3 +136,26 @@ def test_relative_paths_are_resolved_against_the_config_folder(tmp_path):
     assert config.collection["topics"] == "pyserini:robust04"
     assert config.collection["qrels"] == "/abs/qrels.txt"
     assert str(config.output) == "out/exp"
+
+
+def test_statistics_settings_and_gsr_measures():
+    config = parse_config(_with())
+    assert (config.test, config.correction, config.resamples, config.level, config.seed) == ("t", "holm", 1000, 0.95, 0)
+    assert config.gsr_columns() == [("glove", "glove", "relevant")]
+    config = parse_config(_with(evaluation={"measures": ["AP", "GSR@10", "GSR@rel"], "test": "wilcoxon",
+                                            "correction": "none", "resamples": 200, "level": 0.9, "seed": 3}))
+    assert config.measures == ["AP"] and config.cutoff == 10 and config.extra_cutoffs == ["relevant"]
+    assert config.gsr_columns() == [("glove", "glove", 10), ("glove@rel", "glove", "relevant")]
+    assert (config.test, config.correction, config.resamples, config.level, config.seed) == ("wilcoxon", "none", 200,
+                                                                                             0.9, 3)
+    bare = parse_config(_with(evaluation={"measures": ["AP", "GSR"]}, gsr={"measuring": ["glove"], "cutoff": 20}))
+    assert bare.cutoff == 20 and bare.extra_cutoffs == []
+    with pytest.raises(ConfigError, match="the same GSR cut-off twice"):
+        parse_config(_with(evaluation={"measures": ["GSR", "GSR@rel"]}))
+
+
+def test_run_file_paths_are_relative_to_the_config(tmp_path):
+    (tmp_path / "configs").mkdir()
+    path = tmp_path / "configs" / "x.toml"
+    config = parse_config(_with(systems=[{"name": "R", "model": "run", "path": "../runs/splade.txt"}]), path)
+    assert config.systems[0].params["path"] == str(tmp_path / "configs" / ".." / "runs" / "splade.txt")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import importlib.util
 import json
 import tomllib
@@ -127,10 +128,21 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
     rows = list(csv.DictReader((config.output / "results.csv").open()))
     assert [r["system"] for r in rows] == [s.name for s in config.systems] + [PERFECT, RANDOM]
     assert [s.name for s in config.systems][:8] == regular
+    assert "AP" in rows[0] and "MAP" not in rows[0]  # machine-readable: ir_measures' names
     summary = json.loads((config.output / "results.json").read_text())
     bm25 = summary["rows"][0]
-    assert bm25["measures"]["MAP"]["mean"] == pytest.approx(result.effectiveness["BM25"].mean("AP"))
+    assert bm25["measures"]["AP"]["mean"] == pytest.approx(result.effectiveness["BM25"].mean("AP"))
     assert bm25["gsr"]["w2v"]["gsr"] == pytest.approx(result.system_gsr["w2v"]["BM25"].gsr)
+    low, high = bm25["gsr"]["w2v"]["ci"]
+    assert low <= bm25["gsr"]["w2v"]["gsr"] <= high and bm25["gsr"]["w2v"]["se"] > 0
+    assert summary["version"] and "[collection]" in summary["config"]["text"]
+    hashes = {entry["path"]: entry["sha256"] for entry in summary["inputs"] if "path" in entry}
+    topics = config.collection["topics"]
+    assert hashes[topics] == hashlib.sha256(Path(topics).read_bytes()).hexdigest()
+    assert any(path.endswith("w2v.bin") for path in hashes)
+    assert "\\toprule" in (config.output / "results.tex").read_text()
+    long_form = (config.output / "per_query" / "BM25.txt").read_text().splitlines()
+    assert "AP\t301\t" in "\n".join(long_form) and any(line.startswith("GSR:w2v\tall\t") for line in long_form)
     assert read_trec_run(config.output / "runs" / "BM25.run") == result.runs["BM25"]
     assert (config.output / "gsr_w2v.png").stat().st_size > 10_000 and "plot ftt" in written
     per_query = list(csv.DictReader((config.output / "per_query.csv").open()))
@@ -215,7 +227,11 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     assert table2["BM25"]["GSR (ftt) debiased"] is None
     table3 = {row["system"]: row for row in debias_effectiveness_rows(result)}
     regular, strong = (result.effectiveness[n].mean("AP") for n in ("DRMM", "DRMM (strong)"))
-    assert table3["DRMM"]["MAP strong change %"] == pytest.approx((strong - regular) / regular * 100)
+    assert table3["DRMM"]["AP strong change %"] == pytest.approx((strong - regular) / regular * 100)
+    tested = [(row[k], row[k + " adjusted"]) for row in table2.values() for k in row if k.endswith(" p")]
+    tested = [(p, adjusted) for p, adjusted in tested if p is not None]  # w2v_add, DRMM × 2 variants × 2 embeddings
+    assert len(tested) == 8 and all(adjusted >= p for p, adjusted in tested)
+    assert min(p for p, _ in tested) >= 2 / 2**6  # 6 topics: exact sign-flip test, smallest two-sided p 2/64
     assert set(result.analyses) == {"rank_change", "reliability", "intrinsic_gender"}
     change = result.analyses["rank_change"].systems["w2v_add (debiased)"]
     assert change.n == 6 and 0 <= min(p.distance for p in change.points)
@@ -225,6 +241,10 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     for stem in ("table2_gsr_debiasing", "table3_effectiveness_debiasing", "fig10_rank_change", "fig11_reliability",
                  "fig12_intrinsic_gender"):
         assert (config.output / f"{stem}.md").exists() and (config.output / f"{stem}.csv").exists()
+        assert "\\bottomrule" in (config.output / f"{stem}.tex").read_text()
+    table3_text = (config.output / "table3_effectiveness_debiasing.md").read_text()
+    assert "| MAP regular |" in table3_text and "paired two-sided t-test" in table3_text and "Holm" in table3_text
+    assert "AP regular" in (config.output / "table3_effectiveness_debiasing.csv").read_text().splitlines()[0]
     for figure in ("fig10", "fig11", "fig12"):
         assert written[figure].stat().st_size > 10_000
 
@@ -244,4 +264,32 @@ def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch):
     for name in ("w2v_add", "w2v_si"):
         assert result.runs[f"{name} (strong)"] == result.runs[name]
     table3 = {row["system"]: row for row in debias_effectiveness_rows(result)}
-    assert table3["w2v_add"]["MAP strong change %"] == 0
+    assert table3["w2v_add"]["AP strong change %"] == 0
+def test_a_run_file_is_a_system_like_the_others(tmp_path):
+    """model = "run" on the file of another system's run reproduces that system's row: measures, GSR, interval,
+    test against the perfect engine; it appears in the analyses and Table 2, and cannot be debiased."""
+    first = _robust04_config(tmp_path, systems={"w2v_add"})
+    result = Experiment(first, progress=False).run()
+    write_report(result, first.output)
+    raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
+    raw["collection"].update(first.collection)
+    raw["embeddings"] = {"w2v": {"source": first.embeddings["w2v"].source},
+                         "ftt": {"source": first.embeddings["ftt"].source}}
+    raw.update(systems=[{"name": "w2v_add", "model": "add", "embedding": "w2v"},
+                        {"name": "external", "model": "run", "path": str(first.output / "runs" / "w2v_add.run")}],
+               debias={"variants": ["debiased"]}, output=str(tmp_path / "second"), depth=50,
+               evaluation={"baseline": "w2v_add", "test": "randomization"})
+    config = parse_config(raw, BUILTIN_CONFIGS["robust04"])
+    second = Experiment(config, progress=False).run()
+    assert second.runs["external"] == second.runs["w2v_add"]
+    from experiments.report import results_rows
+
+    rows = {row["system"]: row for row in results_rows(second)}
+    assert rows["external"]["model"] == "run"
+    assert rows["external"]["gsr"]["w2v"] == rows["w2v_add"]["gsr"]["w2v"]  # value, interval, SE, test, p adjusted
+    assert rows["external"]["measures"]["AP"]["mean"] == rows["w2v_add"]["measures"]["AP"]["mean"]
+    assert rows["external"]["measures"]["AP"]["p_value"] is None  # identical to the baseline: nothing to test
+    assert "external" in second.analyses["intrinsic_gender"].delta_gap
+    write_report(second, config.output)
+    table2 = (config.output / "table2_gsr_debiasing.md").read_text()
+    assert "| external |" in table2 and all(s.base_system != "external" for s in config.systems)

@@ -680,8 +680,9 @@ def test_as_qrels_dict_path_and_none(tmp_path):
     assert as_qrels(None) is None
     path = io_write(tmp_path, "qrels", "1 0 a 3\n")
     assert as_qrels(path) == {"1": {"a": 3}}
-    with pytest.raises(TypeError, match="cannot read qrels from list"):
-        as_qrels([("1", "a", 1)])
+    assert as_qrels([("1", "a", 1)]) == {"1": {"a": 1}}  # (qid, docid, grade) records
+    with pytest.raises(TypeError, match="cannot read qrels from int"):
+        as_qrels(3)
 
 
 def test_as_queries_ir_measures_and_pyterrier_dataframes():

@@ -137,3 +137,27 @@ def test_importing_plots_does_not_import_matplotlib():
     code = "import sys, gsr.plots; assert 'matplotlib' not in sys.modules, 'matplotlib imported eagerly'"
     env = dict(os.environ)
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_system_scatter_shows_the_bootstrap_band(tmp_path, monkeypatch):
+    """Figs. 8-9: one panel per system; a system with bootstrap replicates gets a grey band covering its fit line,
+    and its interval in the title."""
+    import gsr.plots as plots
+    from gsr.evaluate import add_uncertainty
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(scale=0.1, size=40)
+    with_band = toy_result(0.5, x, 0.5 * x + rng.normal(scale=0.02, size=40))
+    add_uncertainty([with_band], resamples=300, level=0.9, seed=1)
+    without = toy_result(0.1, x, 0.1 * x)
+    figures = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path: figures.append(fig) or path)
+    plots.plot_system_scatter({"A": with_band, "B": without}, None, tmp_path / "gsr.png")
+    axes = [ax for ax in figures[0].axes if ax.get_visible()]
+    assert [ax.get_title().split(":")[0] for ax in axes] == ["A", "B"]
+    band = [c for c in axes[0].collections if c.get_label() == "bootstrap band"]
+    assert len(band) == 1 and not [c for c in axes[1].collections if c.get_label() == "bootstrap band"]
+    vertices = band[0].get_paths()[0].vertices
+    middle = vertices[np.argmin(np.abs(vertices[:, 0]))]  # a point of the band near x = 0
+    assert with_band.ci.low < with_band.ci.high and f"[{with_band.ci.low:.2f}, " in axes[0].get_title()
+    assert abs(middle[1] - np.mean(with_band.points()[1])) < 0.05  # the band surrounds the fitted line

@@ -4,7 +4,7 @@ here plus its name below."""
 
 import importlib
 
-BUILTIN_MODULES = ("rank_change", "reliability", "intrinsic_gender")
+BUILTIN_MODULES = ("rank_change", "reliability", "intrinsic_gender", "gender_versions")
 
 for _module in BUILTIN_MODULES:
     importlib.import_module(f"{__name__}.{_module}")

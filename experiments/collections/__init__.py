@@ -7,7 +7,7 @@ consistency checks. A new kind is a module here plus its name below.
 
 import importlib
 
-BUILTIN_MODULES = ("builtin", "files", "trec", "external")
+BUILTIN_MODULES = ("builtin", "files", "trec", "external", "grepbiasir")
 
 for _module in BUILTIN_MODULES:
     importlib.import_module(f"{__name__}.{_module}")

@@ -36,6 +36,8 @@ class Collection:
     key: str
     folds: list[list[str]] | None = None
     notes: list[str] = field(default_factory=list)
+    query_categories: dict[str, str] = field(default_factory=dict)  # qid -> category, where the source has them
+    document_genders: dict[str, str] = field(default_factory=dict)  # docid -> female | male | neutral | both
 
     def judged_queries(self) -> list[str]:
         """Topics with at least one relevant document: the ones every measure is averaged over."""
@@ -117,6 +119,21 @@ def topics_path(value: str, what: str) -> Path:
             raise InputError(f"{path}: not in Pyserini's cache; give the {what} file's path instead of {value!r}")
         return path
     return Path(value)
+
+
+def read_topics(value: str, field: str = "title") -> dict[str, str]:
+    """Topics from a path, 'pyserini:NAME' (Pyserini's cache) or 'irds:ID' (an ir_datasets dataset's queries)."""
+    from gsr.io import IRDS_PREFIX, as_queries, read_queries
+
+    return as_queries(value, field) if value.startswith(IRDS_PREFIX) else read_queries(topics_path(value, "topics"),
+                                                                                        field)
+
+
+def read_judgments(value: str) -> Qrels:
+    """Qrels from a path, 'pyserini:NAME' or 'irds:ID' (an ir_datasets dataset's qrels)."""
+    from gsr.io import IRDS_PREFIX, as_qrels, read_qrels
+
+    return as_qrels(value) if value.startswith(IRDS_PREFIX) else read_qrels(topics_path(value, "qrels"))
 
 
 def pyserini_cache_file(name: str) -> Path:

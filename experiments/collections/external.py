@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.collections.base import Collection, canonical_documents, source_key, topics_path
+from experiments.collections.base import Collection, canonical_documents, read_judgments, read_topics, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.io import InputError, Qrels, read_qrels, read_queries
+from gsr.io import InputError, Qrels
 from gsr.store import content_key
 
 
@@ -46,8 +46,8 @@ def load_lucene_index(spec: dict, progress: bool) -> Collection:
 
     index = Path(spec["index"])
     documents, key = canonical_documents(f"lucene-{source_key([index])}", lambda: stored_documents(index), progress)
-    queries = read_queries(topics_path(spec["topics"], "topics"), spec.get("topic_field", "title"))
-    qrels = read_qrels(topics_path(spec["qrels"], "qrels"))
+    queries = read_topics(spec["topics"], spec.get("topic_field", "title"))
+    qrels = read_judgments(spec["qrels"])
     return Collection(spec.get("name", index.name), documents, queries, qrels, key)
 
 

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.collections.base import Collection, canonical_documents, source_key
+from experiments.collections.base import Collection, canonical_documents, read_judgments, read_topics, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.io import (InputError, Qrels, add_judgment, iter_documents, read_qrels, read_queries, relevance_grade,
-                    text_lines)
+from gsr.io import InputError, Qrels, add_judgment, iter_documents, read_queries, relevance_grade, text_lines
 
 
 def load_files(spec: dict, progress: bool) -> Collection:
-    docs, topics, qrels = Path(spec["documents"]), Path(spec["topics"]), Path(spec["qrels"])
+    docs = Path(spec["documents"])
     documents, key = canonical_documents(f"files-{source_key([docs])}", lambda: iter_documents(docs), progress)
-    return Collection(spec.get("name", docs.stem), documents, read_queries(topics, spec.get("topic_field", "title")),
-                      read_qrels(qrels), key)
+    queries = read_topics(spec["topics"], spec.get("topic_field", "title"))
+    return Collection(spec.get("name", docs.stem), documents, queries, read_judgments(spec["qrels"]), key)
 
 
 def read_beir_qrels(path: Path) -> Qrels:

@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from experiments.collections.base import Collection, canonical_documents, source_key, topics_path
+from experiments.collections.base import Collection, canonical_documents, read_judgments, read_topics, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.io import InputError, read_qrels, read_queries
+from gsr.io import InputError
 
 # Anserini's TrecCollection keeps these; metadata fields (ids, file names, dates, page numbers) are dropped.
 _SGML_SKIPPED = ("DOCNO", "DOCID", "FILEID", "FIRST", "SECOND", "PARENT", "DATE", "PROFILE", "PUB", "PAGE",
@@ -62,8 +62,8 @@ def sgml_documents(paths: Iterable[Path]) -> Iterator[tuple[str, str]]:
 def load_trec_sgml(spec: dict, progress: bool) -> Collection:
     paths = [Path(p) for p in ([spec["documents"]] if isinstance(spec["documents"], str) else spec["documents"])]
     documents, key = canonical_documents(f"sgml-{source_key(paths)}", lambda: sgml_documents(paths), progress)
-    queries = read_queries(topics_path(spec["topics"], "topics"), spec.get("topic_field", "title"))
-    qrels = read_qrels(topics_path(spec["qrels"], "qrels"))
+    queries = read_topics(spec["topics"], spec.get("topic_field", "title"))
+    qrels = read_judgments(spec["qrels"])
     return Collection(spec.get("name", "trec-sgml"), documents, queries, qrels, key)
 
 

@@ -9,7 +9,8 @@ from gsr.params import params_table
 
 def _parameters(params) -> str:
     rows = params_table(params)
-    return "; ".join(f"`{r['name']}` ({r['type']}, {r['range']}, default {r['default']!r}): {r['help']}"
+    return "; ".join(f"`{r['name']}` ({r['type']}, {r['range']}, "
+                     f"{'required' if r['default'] is None else 'default ' + repr(r['default'])}): {r['help']}"
                      for r in rows) or "—"
 
 

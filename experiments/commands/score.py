@@ -1,12 +1,21 @@
-"""`gsr score`: GSR of a TREC run against documents and topics; with qrels, the perfect and random engines."""
+"""`gsr score`: GSR of one or more TREC runs against documents and topics, with bootstrap intervals and standard
+errors; with qrels, the perfect and random engines, relative GSR and each run tested against the perfect engine;
+with several runs, every pair of runs tested (paired randomisation over queries), all p-values corrected together.
+
+Exit status: 0; 1 when GSR is undefined for a run (the output is still printed); 2 on bad input, including a run
+that shares no query with the topics (or, with qrels, with the judged topics)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+from itertools import combinations
+from pathlib import Path
 
-from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of, positive_int
+from experiments.commands.common import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
 from experiments.commands.validate import format_signed
+from gsr.statistics import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from gsr.text import DEFAULT_EXCLUSION, EXCLUSION_MODES
 
 
@@ -24,57 +33,194 @@ def parse_cutoff(text: str):
     return value
 
 
+def parse_resamples(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"resamples must be a non-negative integer, not {text!r}")
+    return value
+
+
+def parse_level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"level must be a number in (0, 1), e.g. 0.95, not {text!r}")
+    return value
+
+
+def run_names(paths: list[str]) -> list[str]:
+    """Each run's file name, or its whole path where two runs share a file name."""
+    names = [Path(p).name for p in paths]
+    return [name if names.count(name) == 1 else str(path) for name, path in zip(names, paths)]
+
+
+def check_shared_queries(name: str, run: dict, queries: dict, qrels: dict | None) -> None:
+    """A run that answers none of the topics (or none of the judged ones) was made for other topics."""
+    if not set(run) & set(queries):
+        raise CommandError(f"run {name} and the topics share no query id (run e.g. {', '.join(sorted(run)[:3])}; "
+                           f"topics e.g. {', '.join(sorted(queries)[:3])})")
+    if qrels is not None:
+        if not set(qrels) & set(queries):
+            raise CommandError(f"qrels: none of the {len(qrels)} judged query ids is a topic id (qrels e.g. "
+                               f"{', '.join(sorted(qrels)[:3])}; topics e.g. {', '.join(sorted(queries)[:3])}); "
+                               "do they belong together?")
+        judged = {q for q, docs in qrels.items() if any(g > 0 for g in docs.values())} & set(queries)
+        if not set(run) & judged:
+            raise CommandError(f"run {name} answers none of the {len(judged)} topics with relevant judgments "
+                               f"(qrels e.g. {', '.join(sorted(judged)[:3])})")
+
+
+def _test_record(test, a: str | None = None, b: str | None = None) -> dict:
+    record = {"a": a, "b": b} if a is not None else {}
+    record.update({"difference": test.statistic if test else None, "p_value": test.p_value if test else None})
+    return record
+
+
+def compare(names: list[str], reports: list, args) -> tuple[list[dict], list[dict]]:
+    """(each run's test against the perfect engine, every pair's test), p-values corrected as one family."""
+    from gsr.evaluate import gsr_difference_test
+    from gsr.measure import GSRError
+    from gsr.statistics import adjust_p_values
+
+    def test(a, b):
+        if a.gsr is None or b.gsr is None or not args.resamples:
+            return None
+        try:
+            return gsr_difference_test(a, b, args.resamples, args.seed)
+        except GSRError:
+            return None
+
+    against_perfect = [_test_record(test(r.system, r.perfect)) if r.perfect is not None else None for r in reports]
+    pairs = [_test_record(test(reports[i].system, reports[j].system), names[i], names[j])
+             for i, j in combinations(range(len(reports)), 2)]
+    family = [t for t in against_perfect if t is not None] + pairs
+    for record, adjusted in zip(family, adjust_p_values([t["p_value"] for t in family], args.correction)):
+        record["p_adjusted"] = adjusted
+    return against_perfect, pairs
+
+
+def _bounds(interval, digits: int = 4) -> str:
+    if interval is None or interval.low is None:
+        return "—"
+    return f"[{interval.low:+.{digits}f}, {interval.high:+.{digits}f}]"
+
+
+def _p(value) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
+def print_table(names, reports, against_perfect, pairs, args) -> None:
+    first = reports[0]
+    cutoff = args.cutoff if args.cutoff else "none"
+    if args.cutoff == "relevant" and args.qrels is None:
+        cutoff = "none (no --qrels: the relevant-documents cut-off needs judgments)"
+    print(f"GSR (Eq. 3) under {args.embedding}, cut-off {cutoff}, query terms excluded by {args.exclusion}; "
+          f"{args.level:.0%} percentile bootstrap intervals over queries ({args.resamples} resamples, seed {args.seed})")
+    print(f"  {'run':<24} {'GSR':>9} {'interval':>20} {'SE':>7} {'relative':>9} {'interval':>16} {'queries':>7} "
+          f"{'p vs perfect':>12}")
+    rows = [(n, r.system, r.relative_ci_of(r.system), t) for n, r, t in zip(names, reports, against_perfect)]
+    if first.perfect is not None:
+        rows += [("perfect", first.perfect, None, None), ("random", first.random, first.relative_ci_of(first.random),
+                                                          None)]
+    for name, result, relative_ci, test in rows:
+        relative = first.relative_of(result)
+        rel = "—" if relative is None else f"{relative:+.1f}%"
+        se = "—" if result.se is None else f"{result.se:.4f}"
+        p = "—" if test is None else f"{_p(test['p_adjusted'])}"
+        print(f"  {name:<24} {format_signed(result.gsr, 4):>9} {_bounds(result.ci):>20} {se:>7} {rel:>9} "
+              f"{_bounds(relative_ci, 1):>16} {result.n_queries:>7} {p:>12}")
+    if pairs:
+        print(f"\n  paired randomisation tests of GSR differences ({args.correction} correction over every p-value "
+              "above and below)")
+        print(f"  {'a':<24} {'b':<24} {'GSR a − b':>10} {'p':>8} {'p adjusted':>10}")
+        for pair in pairs:
+            print(f"  {pair['a']:<24} {pair['b']:<24} {format_signed(pair['difference'], 4):>10} "
+                  f"{_p(pair['p_value']):>8} {_p(pair['p_adjusted']):>10}")
+    elif first.perfect is not None:
+        print(f"  p vs perfect: paired randomisation test of the run's GSR against the perfect engine's "
+              f"({args.correction} correction)")
+    for name, report in zip(names, reports):
+        system = report.system
+        for reason, qids in sorted(system.skipped.items()):
+            print(f"  {name}: skipped ({reason}): {len(qids)} — {', '.join(qids[:10])}{' …' if len(qids) > 10 else ''}")
+        if system.unknown_docids:
+            print(f"  {name}: {system.unknown_docids} retrieved document ids are not in {args.docs} "
+                  "(use --strict to fail)")
+        if system.unmeasurable_docs:
+            print(f"  {name}: {system.unmeasurable_docs} retrieved documents have no in-vocabulary word besides the "
+                  "query's")
+        if system.error:
+            print(f"  {name}: GSR undefined: {system.error}")
+
+
 def cmd_score(args) -> int:
     from gsr.evaluate import GSR
-    from gsr.io import read_qrels, read_queries, read_trec_run
+    from gsr.io import as_qrels, as_queries, as_run
 
-    run = read_trec_run(args.run)
-    queries = read_queries(args.topics, args.field)
-    qrels = read_qrels(args.qrels) if args.qrels else None
+    queries = as_queries(args.topics, args.field)
+    qrels = as_qrels(args.qrels) if args.qrels else None
+    names = run_names(args.run)
+    runs = []
+    for name, path in zip(names, args.run):
+        run = as_run(path)
+        check_shared_queries(name, run, queries, qrels)
+        runs.append(run)
     lexicon = lexicon_of(args)
-    measure = GSR(lexicon, analyzer_of(args), cutoff=args.cutoff, random_seed=args.seed)
+    measure = GSR(lexicon, analyzer_of(args), cutoff=args.cutoff, random_seed=args.seed, resamples=args.resamples,
+                  level=args.level, seed=args.seed)
     documents = measure.documents(args.docs, n_jobs=args.jobs, progress=not args.json)
-    report = measure.evaluate(run, queries, documents, qrels, strict=args.strict)
-    out = report.to_dict()
+    reports = [measure.evaluate(run, queries, documents, qrels, strict=args.strict) for run in runs]
+    against_perfect, pairs = compare(names, reports, args)
     if args.json:
-        print(json.dumps(out, indent=2))
-        return 0
-    rows = [("run", report.system)]
-    if report.perfect is not None:
-        rows += [("perfect", report.perfect), ("random", report.random)]
-    print(f"GSR (Eq. 3) under {args.embedding}, cut-off {args.cutoff if args.cutoff else 'none'}, "
-          f"query terms excluded by {args.exclusion}")
-    print(f"  {'system':<8} {'GSR':>10} {'relative':>10} {'queries':>8} {'skipped':>8}")
-    for name, result in rows:
-        relative = report.relative_of(result)
-        rel = "—" if relative is None else f"{relative:+.0f}%"
-        print(f"  {name:<8} {format_signed(result.gsr, 5):>10} {rel:>10} {result.n_queries:>8} {result.n_skipped:>8}")
-    system = report.system
-    for reason, qids in sorted(system.skipped.items()):
-        print(f"  skipped ({reason}): {len(qids)} — {', '.join(qids[:10])}{' …' if len(qids) > 10 else ''}")
-    if system.unknown_docids:
-        print(f"  {system.unknown_docids} retrieved document ids are not in {args.docs} (use --strict to fail)")
-    if system.unmeasurable_docs:
-        print(f"  {system.unmeasurable_docs} retrieved documents have no in-vocabulary word besides the query's")
-    if system.error:
-        print(f"  GSR undefined: {system.error}")
+        objects = []
+        for name, report, test in zip(names, reports, against_perfect):
+            out = {"run": name, **report.to_dict()}
+            if test is not None:
+                out["perfect_test"] = test
+            objects.append(out)
+        document = objects[0] if len(objects) == 1 else {"runs": objects, "comparisons": pairs,
+                                                         "correction": args.correction}
+        print(json.dumps(document, indent=2))
+    else:
+        print_table(names, reports, against_perfect, pairs, args)
+    undefined = [name for name, report in zip(names, reports) if report.system.gsr is None]
+    if undefined:
+        print(f"gsr: GSR is undefined for {', '.join(undefined)}", file=sys.stderr)
+        return 1
     return 0
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("score", help="GSR of a TREC run, with perfect and random engines given qrels")
-    parser.add_argument("--run", required=True, help="TREC run file")
-    parser.add_argument("--topics", required=True, help="TREC topics, TSV or JSONL queries")
+    parser = subparsers.add_parser("score", help="GSR of TREC runs with intervals; with qrels the perfect and random "
+                                   "engines; several runs are tested against each other")
+    parser.add_argument("--run", required=True, nargs="+", action="extend",
+                        help="TREC run file(s) (or irds:ID for a dataset's scored documents); several runs are "
+                             "compared pairwise")
+    parser.add_argument("--topics", required=True, help="TREC topics, TSV or JSONL queries, or irds:ID")
     parser.add_argument("--docs", required=True, help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text)")
-    parser.add_argument("--qrels", help="TREC qrels: adds the perfect and random engines and relative GSR")
+    parser.add_argument("--qrels", help="TREC qrels or irds:ID: adds the perfect and random engines and relative GSR")
     parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
     parser.add_argument("--cutoff", type=parse_cutoff, default="relevant",
-                        help="'relevant' (top-K, K = relevant documents; the paper's §4.2.2), 'none' or N")
+                        help="'relevant' (top-K, K = relevant documents; the paper's §4.2.2; needs --qrels), "
+                             "'none' or N")
     parser.add_argument("--exclusion", choices=EXCLUSION_MODES, default=DEFAULT_EXCLUSION,
                         help="document words left out of g_q(d) as query terms: the same word (exact), the same "
                              f"lemma (lemma) or the same Snowball stem (stem); default {DEFAULT_EXCLUSION}")
     parser.add_argument("--strict", action="store_true", help="fail on retrieved ids missing from --docs")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random engine")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the random engine, the bootstrap and the randomisation tests (default 0)")
+    parser.add_argument("--resamples", type=parse_resamples, default=DEFAULT_RESAMPLES,
+                        help=f"bootstrap resamples and randomisation draws (default {DEFAULT_RESAMPLES}; 0: no "
+                             "intervals nor tests)")
+    parser.add_argument("--level", type=parse_level, default=DEFAULT_LEVEL,
+                        help=f"confidence level of the intervals (default {DEFAULT_LEVEL})")
+    parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                        help="multiple-comparison correction of the tests (default holm)")
     parser.add_argument("--jobs", type=positive_int, default=None,
                         help="processes for document statistics (default: cores)")
     add_embedding_options(parser)

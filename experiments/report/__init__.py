@@ -1,5 +1,6 @@
-"""Everything `gsr run` writes: runs, the results table (Markdown, CSV, JSON), per-query values, the Figs. 8-9
-scatter plots, Tables 2-3 and each enabled analysis's tables and figures (written by the analysis itself)."""
+"""Everything `gsr run` writes: runs, the results table (Markdown, LaTeX, CSV, JSON), per-query values (wide CSV and
+trec_eval -q long form), the Figs. 8-9 scatter plots, Tables 2-3 and each enabled analysis's tables and figures
+(written by the analysis itself); results.json also records the version, the config and every input's hash."""
 
 from __future__ import annotations
 
@@ -7,25 +8,30 @@ import json
 from pathlib import Path
 
 from experiments.config import output_name
-from experiments.effectiveness import display_name
+from experiments.effectiveness import display_column
 from experiments.registry import ANALYSES
-from experiments.report.debiasing import (
-    TABLE2_NOTE,
-    TABLE3_NOTE,
-    debias_effectiveness_rows,
-    debias_gsr_rows,
+from experiments.report.debiasing import debias_effectiveness_rows, debias_gsr_rows, table2_note, table3_note
+from experiments.report.provenance import config_record, input_files, project_version
+from experiments.report.results import (
+    csv_table,
+    latex_table,
+    markdown_table,
+    per_query_csv,
+    results_rows,
+    table_notes,
+    trec_eval_q,
 )
-from experiments.report.results import csv_table, markdown_table, per_query_csv, results_rows
 from experiments.runner import PERFECT, ExperimentResult
 from experiments.tables import write_table, write_text
 from gsr.io import write_trec_run
 
-__all__ = ["write_report", "results_rows", "markdown_table", "csv_table", "per_query_csv", "debias_gsr_rows",
-           "debias_effectiveness_rows"]
+__all__ = ["write_report", "results_rows", "markdown_table", "latex_table", "csv_table", "per_query_csv",
+           "trec_eval_q", "debias_gsr_rows", "debias_effectiveness_rows"]
 
 
 def write_report(result: ExperimentResult, out: Path) -> dict[str, Path]:
-    """Write runs/, results.{md,csv,json}, per_query.csv, gsr_<embedding>.png, Tables 2-3 and the analyses."""
+    """Write runs/, results.{md,tex,csv,json}, per_query.csv, per_query/NAME.txt, gsr_<label>.png, Tables 2-3 and the
+    analyses."""
     out = Path(out)
     config = result.config
     rows = results_rows(result)
@@ -33,24 +39,34 @@ def write_report(result: ExperimentResult, out: Path) -> dict[str, Path]:
     for name, run in result.runs.items():
         written[f"run {name}"] = write_trec_run(run, out / "runs" / f"{output_name(name)}.run", tag=output_name(name))
     written["markdown"] = write_text(out / "results.md", markdown_table(result, rows))
+    written["latex"] = write_text(out / "results.tex", latex_table(result, rows))
     written["csv"] = write_text(out / "results.csv", csv_table(result, rows))
     written["per-query"] = write_text(out / "per_query.csv", per_query_csv(result))
+    for name in result.effectiveness:
+        written[f"per-query {name}"] = write_text(out / "per_query" / f"{output_name(name)}.txt",
+                                                  trec_eval_q(result, name))
     summary = {
         "experiment": config.name,
-        "config": str(config.path) if config.path else None,
+        "version": project_version(),
+        "config": config_record(config),
+        "inputs": input_files(config),
         "collection": {"name": result.collection.name, "key": result.collection.key,
                        "topics": len(result.collection.queries), "judged_topics": len(result.evaluated_queries),
                        "unjudged_topics": result.collection.unjudged_queries(), "notes": result.collection.notes},
-        "baseline": config.baseline, "measures": [display_name(m) for m in config.measures],
-        "cutoff": config.cutoff, "rows": rows, "timings_s": result.timings, "reused": result.reused,
+        "baseline": config.baseline, "measures": [str(m) for m in config.measures],
+        "cutoff": config.cutoff,
+        "statistics": {"test": config.test, "correction": config.correction, "resamples": config.resamples,
+                       "level": config.level, "seed": config.seed, "interval": "percentile bootstrap over queries",
+                       "gsr_test": "paired randomisation (sign flips over queries)"},
+        "notes": table_notes(result, rows), "rows": rows, "timings_s": result.timings, "reused": result.reused,
     }
     if config.debias_variants:
         summary["table2"], summary["table3"] = debias_gsr_rows(result), debias_effectiveness_rows(result)
         written.update(write_table(out, "table2_gsr_debiasing", "Table 2: GSR with regular, debiased and "
-                                   "strong-debiased embeddings", summary["table2"], TABLE2_NOTE))
+                                   "strong-debiased embeddings", summary["table2"], table2_note(config)))
         written.update(write_table(out, "table3_effectiveness_debiasing", "Table 3: effectiveness with debiased "
                                    "embeddings, % change against the regular embedding", summary["table3"],
-                                   TABLE3_NOTE))
+                                   table3_note(config), display=display_column))
     summary["analyses"] = {name: value.to_dict() for name, value in result.analyses.items()}
     if result.analysis_errors:
         summary["analysis_errors"] = dict(result.analysis_errors)

@@ -1,19 +1,29 @@
 """Tables 2 and 3 of the paper (§4.2.3): GSR and effectiveness of each embedding system with regular, debiased
-and strong-debiased embeddings."""
+and strong-debiased embeddings, each debiased variant tested against the same system with the regular embedding."""
 
 from __future__ import annotations
 
-from experiments.effectiveness import display_name, paired_t_test, significance_mark
+from experiments.config import ExperimentConfig
+from experiments.effectiveness import correct_family, marks_note, paired_test
 from experiments.report.results import REFERENCE_ROWS
 from experiments.runner import PERFECT, ExperimentResult
-from gsr.evaluate import relative_to_perfect
+from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
+from gsr.measure import GSRError
 from gsr.numeric import finite
 
-TABLE2_NOTE = ("GSR measured with each measuring embedding (always the regular one); the column's variant is the "
-               "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100; empty "
-               "where GSR_perfect is zero up to rounding (results.md says why).")
-TABLE3_NOTE = ("change % = (variant − regular) / regular × 100; † / ‡: paired two-sided t-test against the same "
-               "system with the regular embedding, p < 0.05 / p < 0.01.")
+
+def table2_note(config: ExperimentConfig) -> str:
+    return ("GSR measured with each measuring embedding (always the regular one); the column's variant is the "
+            "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100, empty "
+            "where GSR_perfect is zero up to rounding (results.md says why). "
+            f"[low, high]: {config.level:.0%} percentile bootstrap interval over queries ({config.resamples} "
+            "resamples). " + marks_note("randomization", config.correction,
+                                       "of the variant's GSR against the same system's with the regular embedding"))
+
+
+def table3_note(config: ExperimentConfig) -> str:
+    return ("change % = (variant − regular) / regular × 100. " +
+            marks_note(config.test, config.correction, "against the same system with the regular embedding"))
 
 
 def _variant_rows(result: ExperimentResult) -> list[tuple[str, dict]]:
@@ -22,54 +32,87 @@ def _variant_rows(result: ExperimentResult) -> list[tuple[str, dict]]:
     return [(s.name, config.variants_of(s.name)) for s in config.systems if s.variant == "regular"]
 
 
+def _gsr_cells(result: ExperimentResult, label: str, name: str | None, regular: str | None, variant: str) -> dict:
+    """Columns of one (measuring column, variant) cell of Table 2: GSR, interval, relative GSR and its interval, and
+    for a debiased variant the randomisation test against the regular system."""
+    config = result.config
+    per_system = result.system_gsr[label]
+    perfect = per_system[PERFECT]
+    measured = per_system[name] if name else None
+    value = finite(measured.gsr) if measured else None
+    key = f"GSR ({label}) {variant}"
+    relative = relative_to_perfect(measured, perfect)[0] if measured else None
+    ci = measured.ci.to_list() if measured and measured.ci else [None, None]
+    relative_ci = relative_interval(measured, perfect) if measured and name != PERFECT else None
+    relative_ci = relative_ci.to_list() if relative_ci else [None, None]
+    cells = {key: value, f"{key} ci low": ci[0], f"{key} ci high": ci[1]}
+    if variant != "regular":
+        p = None
+        if measured is not None and regular is not None and value is not None:
+            try:
+                p = gsr_difference_test(measured, per_system[regular], config.resamples, config.seed).p_value
+            except GSRError:
+                p = None
+        cells[f"{key} p"] = p
+    cells.update({f"rel. GSR ({label}) {variant} %": relative, f"rel. GSR ({label}) {variant} % ci low": relative_ci[0],
+                  f"rel. GSR ({label}) {variant} % ci high": relative_ci[1]})
+    return cells
+
+
+def _correct_columns(rows: list[dict], correction: str) -> None:
+    """Every '… p' column of the table is one family: each gets '… p adjusted' and '… mark'."""
+    entries = [(row, key[:-2]) for row in rows for key in list(row) if key.endswith(" p")]
+    family = [{"p_value": row[f"{stem} p"]} for row, stem in entries]
+    correct_family(family, correction)
+    for (row, stem), entry in zip(entries, family):
+        row[f"{stem} p adjusted"] = entry["p_adjusted"]
+        row[f"{stem} mark"] = entry["mark"]
+
+
 def debias_gsr_rows(result: ExperimentResult) -> list[dict]:
-    """Table 2: GSR of each system with the regular, debiased and strong-debiased embedding, per measuring embedding,
-    absolute and relative to the perfect engine (systems without an embedding have one value, the regular one)."""
+    """Table 2: GSR of each system with the regular, debiased and strong-debiased embedding, per measuring column,
+    absolute and relative to the perfect engine, with bootstrap intervals and a corrected test of each variant
+    against the regular system (systems without an embedding have one value, the regular one)."""
     variants = ["regular", *result.config.debias_variants]
     rows = []
     for name, specs in _variant_rows(result):
         row = {"system": name}
-        for measuring, per_system in result.system_gsr.items():
+        for label in result.system_gsr:
             for variant in variants:
                 spec = specs.get(variant)
-                value = per_system[spec.name] if spec else None
-                row[f"GSR ({measuring}) {variant}"] = finite(value.gsr) if value else None
-                row[f"rel. GSR ({measuring}) {variant} %"] = (
-                    relative_to_perfect(value, per_system[PERFECT])[0] if value else None)
+                row.update(_gsr_cells(result, label, spec.name if spec else None, name, variant))
         rows.append(row)
     for reference in REFERENCE_ROWS:
         row = {"system": reference}
-        for measuring, per_system in result.system_gsr.items():
-            value = per_system[reference]
+        for label in result.system_gsr:
             for variant in variants:
-                regular = variant == "regular"
-                row[f"GSR ({measuring}) {variant}"] = finite(value.gsr) if regular else None
-                row[f"rel. GSR ({measuring}) {variant} %"] = (
-                    relative_to_perfect(value, per_system[PERFECT])[0] if regular else None)
+                row.update(_gsr_cells(result, label, reference if variant == "regular" else None, None, variant))
         rows.append(row)
+    _correct_columns(rows, result.config.correction)
     return rows
 
 
 def debias_effectiveness_rows(result: ExperimentResult) -> list[dict]:
     """Table 3: each measure with the regular embedding, and per debiased variant its % change against regular with
-    the paired t-test mark (†/‡) against the regular system."""
+    the configured paired test against the regular system, corrected over the table (marks †/‡)."""
+    config = result.config
     rows = []
     for name, specs in _variant_rows(result):
         if len(specs) < 2:
             continue
         regular = result.effectiveness[name]
         row = {"system": name}
-        for measure in result.config.measures:
-            label = display_name(measure)
-            base = regular.mean(measure)
+        for measure in config.measures:
+            label = str(measure)
+            base = regular.mean(label)
             row[f"{label} regular"] = finite(base)
-            for variant in result.config.debias_variants:
+            for variant in config.debias_variants:
                 other = result.effectiveness[specs[variant].name]
-                value = other.mean(measure)
-                p = paired_t_test(other.per_query[measure], regular.per_query[measure])
+                value = other.mean(label)
                 row[f"{label} {variant}"] = finite(value)
                 row[f"{label} {variant} change %"] = finite((value - base) / base * 100) if base else None
-                row[f"{label} {variant} p"] = p
-                row[f"{label} {variant} mark"] = significance_mark(p)
+                row[f"{label} {variant} change % p"] = paired_test(other.per_query[label], regular.per_query[label],
+                                                          config.test, config.resamples, config.seed)
         rows.append(row)
+    _correct_columns(rows, config.correction)
     return rows

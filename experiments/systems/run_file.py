@@ -1,0 +1,42 @@
+"""Runs made by any other tool (SPLADE, ColBERT, a commercial engine): a TREC run file as a system of the config,
+measured, tested and analysed like the built-in ones (it has no embedding, so it cannot be debiased)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from experiments.registry import SYSTEMS, SystemType
+from gsr.io import InputError, read_trec_run
+from gsr.params import Param
+
+
+def read_run_file(experiment, system) -> dict:
+    """The file's ranking of every collection topic, cut to the config's `depth`; topics it does not answer score
+    0 on every measure and are skipped by GSR, like any system's."""
+    path = Path(system.params["path"])
+    run = read_trec_run(path)
+    queries = experiment.collection.queries
+    shared = set(run) & set(queries)
+    if not shared:
+        raise InputError(f"{path}: none of the run's {len(run)} query ids is a topic of the collection (run e.g. "
+                         f"{', '.join(sorted(run)[:3])}; topics e.g. {', '.join(sorted(queries)[:3])})")
+    unknown, unanswered = sorted(set(run) - shared), sorted(set(queries) - shared)
+    if experiment.progress and (unknown or unanswered):
+        print(f"[gsr run] {system.name}: {len(unknown)} query ids of {path.name} are not topics (ignored), "
+              f"{len(unanswered)} topics are not in it", file=sys.stderr)
+    depth = experiment.config.depth
+    return {q: ranked[:depth] for q, ranked in run.items() if q in shared}
+
+
+def check_file(experiment, system) -> None:
+    """The run file exists (checked before any long step)."""
+    path = Path(system.params["path"])
+    if not path.is_file():
+        raise InputError(f"{system.name}: run file {path}: no such file")
+
+
+SYSTEMS.register(SystemType(
+    "run", "a TREC run file from any tool (SPLADE, ColBERT, a commercial engine), cut to the config's `depth`",
+    read_run_file, params=(Param("path", str, None, "the TREC run file (relative to the config file)"),),
+    preflight=check_file, path_params=("path",)))

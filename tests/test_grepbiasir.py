@@ -1,0 +1,143 @@
+"""Grep-BiasIR: the collection kind on the shared copy (skipped where absent) and on small hand-made folders, and the
+gender-versions analysis against hand computations."""
+
+from __future__ import annotations
+
+import csv
+import tomllib
+
+import numpy as np
+import pytest
+
+from experiments.analyses.gender_versions import compare_versions, document_ranks, version_ranks
+from experiments.collections import load_collection
+from experiments.config import BUILTIN_CONFIGS, parse_config
+from gsr.io import InputError
+from tests.conftest import SHARED_DATA
+
+GREPBIASIR = SHARED_DATA / "grepbiasir"
+needs_grepbiasir = pytest.mark.skipif(not (GREPBIASIR / "queries.csv").exists(),
+                                      reason=f"Grep-BiasIR not found at {GREPBIASIR} (shared data; set "
+                                             "GSR_SHARED_DATA, or download https://github.com/KlaraKrieg/GrepBiasIR)")
+DOCUMENT_HEADER = ["q_id", "d_id", "relevant", "query", "doc_title", "document", "content_gender", "exp_stereotype"]
+
+
+def _folder(tmp_path, rows, queries=(("1", "Career", "salary negotiation"),)):
+    """A Grep-BiasIR-shaped folder: queries.csv and one queries-documents_Career.csv."""
+    with open(tmp_path / "queries.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["q_id", "category", "query"])
+        writer.writerows(queries)
+    with open(tmp_path / "queries-documents_Career.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(DOCUMENT_HEADER)
+        writer.writerows(rows)
+    return {"kind": "grepbiasir", "path": str(tmp_path)}
+
+
+def _versions(qid, first_id, relevant, title):
+    words = {"M": "men", "F": "women", "N": "people"}
+    return [[qid, str(first_id + i), relevant, "q", f"{title} for {words[g]}", f"Advice\nfor {words[g]}.", g, "x"]
+            for i, g in enumerate("MFN")]
+
+
+@needs_grepbiasir
+def test_the_shared_copy():
+    collection = load_collection({"kind": "grepbiasir", "path": str(GREPBIASIR)})
+    assert len(collection.queries) == 117 and len(collection.document_genders) == 702
+    assert len(set(collection.query_categories.values())) == 7
+    genders = list(collection.document_genders.values())
+    assert (genders.count("female"), genders.count("male"), genders.count("neutral"), genders.count("both")) == \
+        (232, 232, 233, 5)
+    assert all(sorted(judged.values()) == [0, 0, 0, 1, 1, 1] for judged in collection.qrels.values())
+    assert collection.judged_queries() == sorted(collection.queries)
+    assert any("'botrh'" in note for note in collection.notes)  # the source's typo, read as "both"
+
+
+def test_a_small_folder_keeps_titles_labels_and_categories(tmp_path):
+    spec = _folder(tmp_path, _versions("1", 10, "1", "Raise") + _versions("1", 13, "0", "Holidays"))
+    collection = load_collection(spec)
+    assert collection.queries == {"1": "salary negotiation"} and collection.query_categories == {"1": "Career"}
+    assert collection.qrels == {"1": {"10": 1, "11": 1, "12": 1, "13": 0, "14": 0, "15": 0}}
+    assert collection.document_genders["11"] == "female" and collection.document_genders["12"] == "neutral"
+    assert collection.texts({"10"}) == {"10": "Raise for men Advice\nfor men."}  # title, then the multi-line body
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([["1", "10", "1", "q", "t", "d", "X", "x"]], "queries-documents_Career.csv:2: content_gender 'X' is not"),
+    ([["1", "10", "2", "q", "t", "d", "F", "x"]], "queries-documents_Career.csv:2: relevant must be 0 or 1"),
+    ([["9", "10", "1", "q", "t", "d", "F", "x"]], "queries-documents_Career.csv:2: query id '9' is not in"),
+    ([["1", "10", "1", "q", "t", "two\nlines", "F", "x"], ["1", "10", "0", "q", "t", "d", "M", "x"]],
+     "queries-documents_Career.csv:4: document id '10' is empty or appears twice"),
+])
+def test_bad_rows_name_file_and_line(tmp_path, rows, message):
+    with pytest.raises(InputError, match=message):
+        load_collection(_folder(tmp_path, rows))
+
+
+def test_missing_folder_says_where_to_download(tmp_path):
+    with pytest.raises(InputError, match="github.com/KlaraKrieg/GrepBiasIR"):
+        load_collection({"kind": "grepbiasir", "path": str(tmp_path / "nowhere")})
+
+
+def test_ranks_with_ties_and_unretrieved_documents():
+    ranked = [("a", 5.0), ("b", 4.0), ("c", 4.0), ("d", 3.4278), ("e", 3.427799), ("f", 1.0)]
+    ranks, unretrieved = document_ranks(ranked, n_documents=10)
+    assert ranks == {"a": 1, "b": 2.5, "c": 2.5, "d": 4, "e": 5, "f": 6} and unretrieved == (7 + 10) / 2
+    ranks, _ = document_ranks(ranked, n_documents=10, tolerance=2e-6)  # Anserini's tie-break undone
+    assert ranks["d"] == ranks["e"] == 4.5
+
+
+def test_versions_compared_by_hand():
+    """Three queries; female vs male ranks: q1 2 vs 1, q2 1 vs 3, q3 tied (both unretrieved, rank (2+1+6)/2)."""
+    genders = {"f1": "female", "m1": "male", "n1": "neutral", "f2": "female", "m2": "male", "n2": "neutral",
+               "f3": "female", "m3": "male", "n3": "neutral", "x": "both"}
+    qrels = {"q1": {"f1": 1, "m1": 1, "n1": 1}, "q2": {"f2": 1, "m2": 1, "n2": 1}, "q3": {"f3": 1, "m3": 1, "n3": 1},
+             "q4": {"x": 1, "m1": 1, "n1": 1}}
+    run = {"q1": [("m1", 3.0), ("f1", 2.0), ("n1", 1.0)], "q2": [("f2", 3.0), ("n2", 2.0), ("m2", 1.0)],
+           "q3": [("n3", 2.0), ("x", 1.0)]}
+    ranks, skipped = version_ranks(run, qrels, genders, n_documents=6)
+    assert skipped == ["q4"]  # no female version
+    assert ranks["q1"] == {"female": 2, "male": 1, "neutral": 3} and ranks["q3"]["female"] == ranks["q3"]["male"] == 4.5
+    entry = compare_versions(ranks, "female", "male", resamples=8)
+    assert entry["share"] == pytest.approx((0 + 1 + 0.5) / 3)  # q2 above, q3 tied
+    assert entry["difference"] == pytest.approx(((2 - 1) + (1 - 3) + 0) / 3)
+    # differences (1, −2, 0): signed sums ±1 ± 2 → |sum| ≥ 1 for all 8 sign vectors: p = 1
+    assert entry["p_value"] == 1.0 and entry["queries"] == 3
+    low, high = entry["share_ci"]
+    assert 0 <= low <= entry["share"] <= high <= 1
+    assert compare_versions(ranks, "female", "male", test=False)["p_value"] is None
+
+
+@needs_grepbiasir
+@pytest.mark.slow
+def test_the_config_runs_an_embedding_system_and_the_analysis(tmp_path):
+    """grepbiasir.toml cut to one embedding system: the analysis covers every category; the perfect engine, which
+    ties the three versions, has no preference."""
+    from experiments.report import write_report
+    from experiments.runner import PERFECT, Experiment
+
+    raw = tomllib.loads(BUILTIN_CONFIGS["grepbiasir"].read_text())
+    raw["collection"]["path"] = str(GREPBIASIR)
+    raw["systems"] = [s for s in raw["systems"] if s["name"] == "glove_add"]
+    raw.pop("debias")
+    raw["analyses"] = {"gender_versions": True, "intrinsic_gender": False}
+    raw["evaluation"].update(baseline="glove_add", resamples=500)
+    raw["output"] = str(tmp_path / "out")
+    config = parse_config(raw, BUILTIN_CONFIGS["grepbiasir"])
+    result = Experiment(config, progress=False).run()
+    versions = result.analyses["gender_versions"]
+    assert set(versions.comparisons["glove_add"]) == {"all", "Appearance", "Career", "Child Care",
+                                                      "Cognitive Capabilities", "Domestic Work",
+                                                      "Physical Capabilities", "Sex & Relationship"}
+    perfect = versions.comparisons[PERFECT]["all"]["female>male"]
+    assert (perfect["share"], perfect["difference"], perfect["queries"]) == (0.5, 0.0, 117)
+    ours = versions.comparisons["glove_add"]["all"]["female>male"]
+    ranks, _ = version_ranks(result.runs["glove_add"], result.collection.qrels, result.collection.document_genders,
+                             702, tolerance=2e-6)
+    assert ours["share"] == pytest.approx(np.mean([1.0 if r["female"] < r["male"] else 0.5 if r["female"] ==
+                                                   r["male"] else 0.0 for r in ranks.values()]))
+    written = write_report(result, config.output)
+    table = (config.output / "gender_versions.md").read_text()
+    assert "| glove_add | Child Care | 14 |" in table and "holm correction" in table
+    assert written["gender_versions"].stat().st_size > 10_000
