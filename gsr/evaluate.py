@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
@@ -10,12 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
-from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
+from gsr.baselines import cut_run, perfect_run, random_positions, random_run, ranked_picks, relevant_counts
+from gsr.documents import open_documents
 from gsr.io import InputError, Run, as_qrels, as_queries, as_run, iter_documents
 from gsr.measure import GSRError, gsr_slope, list_genderedness, query_genderedness, relative_gsr, tied_rank_weights
 from gsr.numeric import finite
+from gsr.sources import DocumentSource
 from gsr.stats import DocumentStats, GenderedDocuments
-from gsr.store import cache_dir, cached_folder, file_version_key
+from gsr.store import cache_dir, cached_folder, content_key
 from gsr.text import Analyzer, default_analyzer
 
 
@@ -151,27 +154,57 @@ def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments,
     return result
 
 
-def cached_document_stats(path, analyzer: Analyzer, n_jobs: int | None = None,
+def cached_document_stats(source, analyzer: Analyzer, n_jobs: int | None = None,
                           progress: bool = False) -> DocumentStats:
-    """DocumentStats of a documents file, built once per (file version, stop list) and reused from the cache.
+    """DocumentStats of a whole collection (anything gsr.documents.open_documents reads), built once per
+    (collection version, stop list) and reused from the cache.
 
     The cache entry is written atomically and verified on reuse (gsr.store.cached_folder).
     """
-    path = Path(path)
-    try:
-        key = file_version_key(path, sorted(analyzer.stopwords))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+    source = open_documents(source, progress=progress)
     built = []
 
     def build(staging: Path) -> None:
-        built.append(DocumentStats.build(iter_documents(path), analyzer, n_jobs=n_jobs, progress=progress))
+        built.append(DocumentStats.build(iter(source), analyzer, n_jobs=n_jobs, progress=progress))
         built[0].write_files(staging)
 
+    key = content_key("all", source.version(), sorted(analyzer.stopwords))
     folder, reused = cached_folder(cache_dir() / "document-stats" / key, build)
     if reused and progress:
-        print(f"document statistics of {path}: reused from {folder}", file=sys.stderr)
+        print(f"document statistics of {source.name}: reused from {folder}", file=sys.stderr)
     return built[0] if built else DocumentStats.load(folder)
+
+
+DRAWN_IDS = "drawn-ids.json"  # beside a needed-documents entry: the ids at the random engine's positions
+
+
+def needed_document_stats(source: DocumentSource, wanted: set[str], positions: np.ndarray, analyzer: Analyzer,
+                          n_jobs: int | None = None, progress: bool = False) -> tuple[DocumentStats, list[str]]:
+    """DocumentStats of only the `wanted` documents and those at `positions`, with the ids at `positions`.
+
+    One read of the source (gsr.sources.DocumentSource.fetch), cached per (collection version, stop list,
+    wanted ids, positions): scoring costs what the run costs, not what the collection costs.
+    """
+    key = content_key("needed", source.version(), sorted(analyzer.stopwords), sorted(wanted),
+                      np.asarray(positions, dtype=np.int64).tolist())
+    built = []
+
+    def build(staging: Path) -> None:
+        if progress:
+            print(f"document statistics of {len(wanted):,} retrieved and judged and {len(positions):,} randomly "
+                  f"drawn documents of {source.name}", file=sys.stderr)
+        drawn, texts = source.fetch(wanted, positions)
+        built.append((DocumentStats.build(texts, analyzer, n_jobs=n_jobs, progress=progress), drawn))
+        built[0][0].write_files(staging)
+        (staging / DRAWN_IDS).write_text(json.dumps(drawn), encoding="utf-8")
+
+    folder, reused = cached_folder(cache_dir() / "document-stats" / key, build)
+    if built:
+        return built[0]
+    if progress:
+        print(f"document statistics of the {len(wanted):,} documents needed from {source.name}: reused from "
+              f"{folder}", file=sys.stderr)
+    return DocumentStats.load(folder), json.loads((folder / DRAWN_IDS).read_text(encoding="utf-8"))
 
 
 class GSR:
@@ -193,35 +226,68 @@ class GSR:
         self.random_seed = random_seed
 
     def documents(self, source, n_jobs: int | None = None, progress: bool = False) -> GenderedDocuments:
-        """Per-document sums for a collection given as DocumentStats, a path, a mapping or (docid, text) pairs."""
+        """Per-document sums for a whole collection: DocumentStats, a path, irds:NAME, a Lucene index, a
+        DocumentSource, a mapping or (docid, text) pairs. To measure one run, give `evaluate` the source instead:
+        it reads only the documents that run needs."""
         if isinstance(source, GenderedDocuments):
             return source
         if isinstance(source, DocumentStats):
             stats = source
-        elif isinstance(source, (str, os.PathLike)):
+        elif isinstance(source, (str, os.PathLike, DocumentSource)):
             stats = cached_document_stats(source, self.analyzer, n_jobs=n_jobs, progress=progress)
         else:
             stats = DocumentStats.build(iter_documents(source), self.analyzer, n_jobs=n_jobs, progress=progress)
         return stats.gendered(self.lexicon, self.analyzer)
 
-    def evaluate(self, run, queries, documents, qrels=None, strict: bool = False) -> GSRReport:
-        """GSR of `run`; with qrels also the perfect and random engines, all cut to the same K per query."""
-        run, queries, qrels = as_run(run), as_queries(queries), as_qrels(qrels)
-        gendered = self.documents(documents)
+    def evaluate(self, run, queries, documents, qrels=None, strict: bool = False, n_jobs: int | None = None,
+                 progress: bool = False) -> GSRReport:
+        """GSR of `run`; with qrels also the perfect and random engines, all cut to the same K per query.
+
+        `documents` given as a path, irds:NAME, a Lucene index or a DocumentSource is read only where the run and
+        the engines need it; prebuilt GenderedDocuments/DocumentStats or in-memory documents are used whole.
+        """
+        return self.evaluate_many({"run": run}, queries, documents, qrels, strict, n_jobs, progress)["run"]
+
+    def evaluate_many(self, runs, queries, documents, qrels=None, strict: bool = False, n_jobs: int | None = None,
+                      progress: bool = False) -> dict:
+        """`evaluate` of each of `runs` ({name: run}) against one read of `documents`; the perfect and random
+        engines are measured once and shared by every report."""
+        runs, queries, qrels = {name: as_run(run) for name, run in runs.items()}, as_queries(queries), as_qrels(qrels)
         if qrels is None:
             cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
-            return GSRReport(self._measure(cut_run(run, cut), queries, gendered, None, strict))
+            cuts = {name: cut_run(run, cut) for name, run in runs.items()}
+            gendered, _ = self._documents_for(documents, list(cuts.values()), None, n_jobs, progress)
+            return {name: GSRReport(self._measure(run, queries, gendered, None, strict)) for name, run in cuts.items()}
         counts = relevant_counts(qrels)
         judged = sorted(q for q in queries if counts.get(q, 0) > 0)
-        cut = counts if self.cutoff == "relevant" else self.cutoff
-        system = self._measure(cut_run(run, cut), queries, gendered, judged, strict)
         unjudged = sorted(q for q in queries if counts.get(q, 0) == 0)
-        if unjudged:
-            system.skipped["no_relevant_judgment"] = unjudged
-        perfect = self._measure(cut_run(perfect_run(qrels), cut), queries, gendered, judged, strict=False)
-        random = self._measure(cut_run(random_run(qrels, gendered.stats.docids, self.random_seed), cut),
-                               queries, gendered, judged, strict=False)
-        return GSRReport(system, perfect, random)
+        cut = counts if self.cutoff == "relevant" else self.cutoff
+        cuts = {name: cut_run(run, cut) for name, run in runs.items()}
+        perfect = cut_run(perfect_run(qrels), cut)
+        gendered, random = self._documents_for(documents, [*cuts.values(), perfect], qrels, n_jobs, progress)
+        perfect_result = self._measure(perfect, queries, gendered, judged, strict=False)
+        random_result = self._measure(cut_run(random, cut), queries, gendered, judged, strict=False)
+        reports = {}
+        for name, run in cuts.items():
+            system = self._measure(run, queries, gendered, judged, strict)
+            if unjudged:
+                system.skipped["no_relevant_judgment"] = unjudged
+            reports[name] = GSRReport(system, perfect_result, random_result)
+        return reports
+
+    def _documents_for(self, documents, runs: list[Run], qrels, n_jobs, progress) -> tuple[GenderedDocuments, Run]:
+        """The documents `runs` and the random engine (drawn here when there are qrels) are measured on."""
+        if not isinstance(documents, (str, os.PathLike, DocumentSource)):
+            gendered = self.documents(documents, n_jobs=n_jobs, progress=progress)
+            random = random_run(qrels, gendered.stats.docids, self.random_seed) if qrels is not None else None
+            return gendered, random
+        source = open_documents(documents, progress=progress)
+        wanted = {docid for run in runs for ranked in run.values() for docid, _ in ranked}
+        picks = random_positions(qrels, source.count(), self.random_seed) if qrels is not None else {}
+        positions = np.concatenate(list(picks.values())) if picks else np.zeros(0, dtype=np.int64)
+        stats, drawn = needed_document_stats(source, wanted, positions, self.analyzer, n_jobs, progress)
+        random = ranked_picks(picks, dict(zip(positions.tolist(), drawn))) if qrels is not None else None
+        return stats.gendered(self.lexicon, self.analyzer), random
 
     def _measure(self, run: Run, queries, gendered, query_ids, strict) -> GSRResult:
         return measure_run(run, queries, gendered, query_ids=query_ids, strict=strict, tie_scores=self.tie_scores)

@@ -169,24 +169,27 @@ def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
     return queries
 
 
+def _json_record(line: str, where: str) -> dict:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise InputError(f"{where}: invalid JSON ({err.msg})") from None
+    if not isinstance(record, dict):
+        raise InputError(f"{where}: expected a JSON object")
+    return record
+
+
 def _json_records(path: Path) -> Iterator[tuple[int, dict]]:
     for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(f"{path}:{lineno}: invalid JSON ({err.msg})") from None
-        if not isinstance(record, dict):
-            raise InputError(f"{path}:{lineno}: expected a JSON object")
-        yield lineno, record
+        if line.strip():
+            yield lineno, _json_record(line, f"{path}:{lineno}")
 
 
-def _pick(record: dict, keys: tuple[str, ...], path: Path, lineno: int, what: str):
+def _pick(record: dict, keys: tuple[str, ...], where: str, what: str):
     for key in keys:
         if key in record:
             return str(record[key])
-    raise InputError(f"{path}:{lineno}: no {what} field (one of {', '.join(keys)})")
+    raise InputError(f"{where}: no {what} field (one of {', '.join(keys)})")
 
 
 def read_jsonl_queries(path: str | os.PathLike) -> dict[str, str]:
@@ -194,10 +197,10 @@ def read_jsonl_queries(path: str | os.PathLike) -> dict[str, str]:
     path = Path(path)
     queries: dict[str, str] = {}
     for lineno, record in _json_records(path):
-        qid = _pick(record, QUERY_ID_KEYS, path, lineno, "query id")
+        qid = _pick(record, QUERY_ID_KEYS, f"{path}:{lineno}", "query id")
         if qid in queries:
             raise InputError(f"{path}:{lineno}: query {qid} appears twice")
-        queries[qid] = _pick(record, QUERY_TEXT_KEYS, path, lineno, "query text")
+        queries[qid] = _pick(record, QUERY_TEXT_KEYS, f"{path}:{lineno}", "query text")
     return queries
 
 
@@ -221,35 +224,54 @@ def read_queries(path: str | os.PathLike, field: str = "title") -> dict[str, str
     return read_tsv_queries(path)
 
 
+def json_document_text(record: dict) -> str | None:
+    """A JSON document's text: its contents/text/body, after its title when it has one; None when it has none."""
+    body = next((str(record[key]) for key in DOC_TEXT_KEYS if key in record), None)
+    title = record.get("title")
+    return f"{title} {body}" if title and body is not None else body
+
+
+def jsonl_document(line: str, where: str) -> tuple[str, str]:
+    """(docid, text) of one JSON line with an id (id, docid, doc_id, docno, _id) and contents/text/body (+ title)."""
+    record = _json_record(line, where)
+    docid = _pick(record, DOC_ID_KEYS, where, "document id")
+    text = json_document_text(record)
+    if text is None:
+        raise InputError(f"{where}: no document text field (one of {', '.join(DOC_TEXT_KEYS)})")
+    return docid, text
+
+
+def tsv_document(line: str, where: str) -> tuple[str, str]:
+    """(docid, text) of one 'docid<TAB>text' line."""
+    docid, tab, text = line.rstrip("\n\r").partition("\t")
+    if not tab:
+        raise InputError(f"{where}: expected 'docid<TAB>text'")
+    return docid.strip(), text
+
+
 def iter_jsonl_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
-    """(docid, text) from JSON lines with an id (id, docid, doc_id, docno, _id) and contents/text/body (+ title)."""
+    """(docid, text) from JSON lines (see jsonl_document)."""
     path = Path(path)
-    for lineno, record in _json_records(path):
-        docid = _pick(record, DOC_ID_KEYS, path, lineno, "document id")
-        body = _pick(record, DOC_TEXT_KEYS, path, lineno, "document text")
-        title = record.get("title")
-        yield docid, f"{title} {body}" if title else body
+    for lineno, line in _lines(path):
+        if line.strip():
+            yield jsonl_document(line, f"{path}:{lineno}")
 
 
 def iter_tsv_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
     """(docid, text) from 'docid<TAB>text' lines."""
     path = Path(path)
     for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        docid, tab, text = line.partition("\t")
-        if not tab:
-            raise InputError(f"{path}:{lineno}: expected 'docid<TAB>text'")
-        yield docid.strip(), text
+        if line.strip():
+            yield tsv_document(line, f"{path}:{lineno}")
 
 
 def iter_documents(source) -> Iterator[tuple[str, str]]:
-    """(docid, text) pairs from a JSONL/TSV path, a {docid: text} mapping, a DataFrame or an iterable of pairs."""
+    """(docid, text) pairs from anything gsr.documents.open_documents reads (a file, folder, Lucene index or
+    irds:NAME), a {docid: text} mapping, a DataFrame or an iterable of pairs."""
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if path.suffix.lower() == ".tsv":
-            return iter_tsv_documents(path)
-        return iter_jsonl_documents(path)
+        from gsr.documents import open_documents  # gsr.documents reads lines with this module's parsers
+
+        return iter(open_documents(source))
     if isinstance(source, Mapping):
         return iter((str(k), v) for k, v in source.items())
     if _is_dataframe(source):

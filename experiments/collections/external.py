@@ -6,31 +6,17 @@ from pathlib import Path
 
 from experiments.collections.base import Collection, canonical_documents, source_key, topics_path
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.io import InputError, Qrels, read_qrels, read_queries
+from gsr.io import Qrels, read_qrels, read_queries
+from gsr.irds import IrdsDocuments
 from gsr.store import content_key
 
 
 def load_ir_datasets(spec: dict, progress: bool) -> Collection:
-    try:
-        import ir_datasets
-    except ImportError:
-        raise InputError("the 'ir_datasets' package is not installed") from None
     name = spec["dataset"]
-    try:
-        dataset = ir_datasets.load(name)
-    except KeyError:
-        raise InputError(f"ir_datasets has no dataset {name!r}") from None
+    source = IrdsDocuments(name)
+    dataset = source.dataset
     field_name = {"title": "title", "desc": "description", "narr": "narrative"}.get(spec.get("topic_field", "title"))
-
-    def docs():
-        try:
-            for doc in dataset.docs_iter():
-                yield doc.doc_id, doc.default_text()
-        except (FileNotFoundError, OSError) as err:
-            raise InputError(f"ir_datasets {name}: documents not available ({err}); place the licensed files "
-                             "where ir_datasets expects them (see its documentation for this dataset)") from None
-
-    documents, key = canonical_documents(f"irds-{content_key(name)}", docs, progress)
+    documents, key = canonical_documents(f"irds-{content_key(name)}", lambda: iter(source), progress)
     queries = {}
     for query in dataset.queries_iter():
         text = getattr(query, field_name, None) if field_name else None

@@ -1,4 +1,4 @@
-"""Collections from files: JSONL/TSV documents with topics and TREC qrels, and BEIR folders."""
+"""Collections from files: documents in any form gsr.documents reads with topics and TREC qrels, and BEIR folders."""
 
 from __future__ import annotations
 
@@ -6,14 +6,17 @@ from pathlib import Path
 
 from experiments.collections.base import Collection, canonical_documents, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
+from gsr.documents import open_documents
+from retrievers.lucene import source as _lucene_documents  # noqa: F401  (registers Lucene indexes as documents)
 from gsr.io import InputError, Qrels, iter_documents, read_qrels, read_queries
 
 
 def load_files(spec: dict, progress: bool) -> Collection:
-    docs, topics, qrels = Path(spec["documents"]), Path(spec["topics"]), Path(spec["qrels"])
-    documents, key = canonical_documents(f"files-{source_key([docs])}", lambda: iter_documents(docs), progress)
-    return Collection(spec.get("name", docs.stem), documents, read_queries(topics, spec.get("topic_field", "title")),
-                      read_qrels(qrels), key)
+    source = open_documents(spec["documents"], progress)  # any form gsr reads: files, folders, indexes, irds:NAME
+    topics, qrels = Path(spec["topics"]), Path(spec["qrels"])
+    documents, key = canonical_documents(f"files-{source.version()}", lambda: iter(source), progress)
+    return Collection(spec.get("name", Path(spec["documents"]).stem), documents,
+                      read_queries(topics, spec.get("topic_field", "title")), read_qrels(qrels), key)
 
 
 def read_beir_qrels(path: Path) -> Qrels:
@@ -53,7 +56,8 @@ def load_beir(spec: dict, progress: bool) -> Collection:
 
 
 COLLECTION_KINDS.register(CollectionKind(
-    "files", "JSONL ({id, contents}) or TSV documents, TREC/TSV/JSONL topics and TREC qrels", load_files,
+    "files", "documents in any form gsr reads (JSONL or TSV, maybe .gz; TREC SGML; a Lucene index; irds:NAME), "
+    "TREC/TSV/JSONL topics and TREC qrels", load_files,
     required=("documents", "topics", "qrels"), optional=("topic_field", "folds"),
     path_keys=("documents", "topics", "qrels", "folds")))
 COLLECTION_KINDS.register(CollectionKind(

@@ -32,8 +32,8 @@ def cmd_score(args) -> int:
     qrels = read_qrels(args.qrels) if args.qrels else None
     lexicon = lexicon_of(args)
     measure = GSR(lexicon, analyzer_of(args), cutoff=args.cutoff, random_seed=args.seed)
-    documents = measure.documents(args.docs, n_jobs=args.jobs, progress=not args.json)
-    report = measure.evaluate(run, queries, documents, qrels, strict=args.strict)
+    report = measure.evaluate(run, queries, args.docs, qrels, strict=args.strict, n_jobs=args.jobs,
+                              progress=not args.json)
     out = report.to_dict()
     if args.json:
         print(json.dumps(out, indent=2))
@@ -63,7 +63,10 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("score", help="GSR of a TREC run, with perfect and random engines given qrels")
     parser.add_argument("--run", required=True, help="TREC run file")
     parser.add_argument("--topics", required=True, help="TREC topics, TSV or JSONL queries")
-    parser.add_argument("--docs", required=True, help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text)")
+    parser.add_argument("--docs", required=True,
+                        help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text), maybe .gz; TREC SGML files "
+                             "or folders; a Lucene index with stored raw text or contents; irds:NAME (ir_datasets); "
+                             "only the documents the run and the engines need are read")
     parser.add_argument("--qrels", help="TREC qrels: adds the perfect and random engines and relative GSR")
     parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
     parser.add_argument("--cutoff", type=parse_cutoff, default="relevant",
