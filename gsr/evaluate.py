@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -16,10 +13,13 @@ from gsr.documents import open_documents
 from gsr.io import InputError, Run, as_qrels, as_queries, as_run, iter_documents
 from gsr.measure import GSRError, gsr_slope, list_genderedness, query_genderedness, relative_gsr, tied_rank_weights
 from gsr.numeric import finite
+from gsr.source_stats import cached_document_stats, needed_document_stats
 from gsr.sources import DocumentSource
 from gsr.stats import DocumentStats, GenderedDocuments
-from gsr.store import cache_dir, cached_folder, content_key
 from gsr.text import Analyzer, default_analyzer
+
+__all__ = ["GSR", "GSRReport", "GSRResult", "QueryResult", "cached_document_stats", "describe_queries",
+           "measure_run"]
 
 
 @dataclass
@@ -154,59 +154,6 @@ def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments,
     return result
 
 
-def cached_document_stats(source, analyzer: Analyzer, n_jobs: int | None = None,
-                          progress: bool = False) -> DocumentStats:
-    """DocumentStats of a whole collection (anything gsr.documents.open_documents reads), built once per
-    (collection version, stop list) and reused from the cache.
-
-    The cache entry is written atomically and verified on reuse (gsr.store.cached_folder).
-    """
-    source = open_documents(source, progress=progress)
-    built = []
-
-    def build(staging: Path) -> None:
-        built.append(DocumentStats.build(iter(source), analyzer, n_jobs=n_jobs, progress=progress))
-        built[0].write_files(staging)
-
-    key = content_key("all", source.version(), sorted(analyzer.stopwords))
-    folder, reused = cached_folder(cache_dir() / "document-stats" / key, build)
-    if reused and progress:
-        print(f"document statistics of {source.name}: reused from {folder}", file=sys.stderr)
-    return built[0] if built else DocumentStats.load(folder)
-
-
-DRAWN_IDS = "drawn-ids.json"  # beside a needed-documents entry: the ids at the random engine's positions
-
-
-def needed_document_stats(source: DocumentSource, wanted: set[str], positions: np.ndarray, analyzer: Analyzer,
-                          n_jobs: int | None = None, progress: bool = False) -> tuple[DocumentStats, list[str]]:
-    """DocumentStats of only the `wanted` documents and those at `positions`, with the ids at `positions`.
-
-    One read of the source (gsr.sources.DocumentSource.fetch), cached per (collection version, stop list,
-    wanted ids, positions): scoring costs what the run costs, not what the collection costs.
-    """
-    key = content_key("needed", source.version(), sorted(analyzer.stopwords), sorted(wanted),
-                      np.asarray(positions, dtype=np.int64).tolist())
-    built = []
-
-    def build(staging: Path) -> None:
-        if progress:
-            print(f"document statistics of {len(wanted):,} retrieved and judged and {len(positions):,} randomly "
-                  f"drawn documents of {source.name}", file=sys.stderr)
-        drawn, texts = source.fetch(wanted, positions)
-        built.append((DocumentStats.build(texts, analyzer, n_jobs=n_jobs, progress=progress), drawn))
-        built[0][0].write_files(staging)
-        (staging / DRAWN_IDS).write_text(json.dumps(drawn), encoding="utf-8")
-
-    folder, reused = cached_folder(cache_dir() / "document-stats" / key, build)
-    if built:
-        return built[0]
-    if progress:
-        print(f"document statistics of the {len(wanted):,} documents needed from {source.name}: reused from "
-              f"{folder}", file=sys.stderr)
-    return DocumentStats.load(folder), json.loads((folder / DRAWN_IDS).read_text(encoding="utf-8"))
-
-
 class GSR:
     """The Gender Stereotype Reinforcement measure, configured once and applied to any run.
 
@@ -256,7 +203,7 @@ class GSR:
         if qrels is None:
             cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
             cuts = {name: cut_run(run, cut) for name, run in runs.items()}
-            gendered, _ = self._documents_for(documents, list(cuts.values()), None, n_jobs, progress)
+            gendered, _, _ = self._documents_for(documents, list(cuts.values()), {}, None, n_jobs, progress)
             return {name: GSRReport(self._measure(run, queries, gendered, None, strict)) for name, run in cuts.items()}
         counts = relevant_counts(qrels)
         judged = sorted(q for q in queries if counts.get(q, 0) > 0)
@@ -264,9 +211,10 @@ class GSR:
         cut = counts if self.cutoff == "relevant" else self.cutoff
         cuts = {name: cut_run(run, cut) for name, run in runs.items()}
         perfect = cut_run(perfect_run(qrels), cut)
-        gendered, random = self._documents_for(documents, [*cuts.values(), perfect], qrels, n_jobs, progress)
-        perfect_result = self._measure(perfect, queries, gendered, judged, strict=False)
-        random_result = self._measure(cut_run(random, cut), queries, gendered, judged, strict=False)
+        gendered, engines, random = self._documents_for(documents, list(cuts.values()), perfect, qrels, n_jobs,
+                                                        progress)
+        perfect_result = self._measure(perfect, queries, engines, judged, strict=False)
+        random_result = self._measure(cut_run(random, cut), queries, engines, judged, strict=False)
         reports = {}
         for name, run in cuts.items():
             system = self._measure(run, queries, gendered, judged, strict)
@@ -275,19 +223,23 @@ class GSR:
             reports[name] = GSRReport(system, perfect_result, random_result)
         return reports
 
-    def _documents_for(self, documents, runs: list[Run], qrels, n_jobs, progress) -> tuple[GenderedDocuments, Run]:
-        """The documents `runs` and the random engine (drawn here when there are qrels) are measured on."""
+    def _documents_for(self, documents, runs: list[Run], perfect: Run, qrels, n_jobs,
+                       progress) -> tuple[GenderedDocuments, GenderedDocuments, Run | None]:
+        """The documents `runs` are measured on, those the perfect and random engines are measured on, and the
+        random engine's run (drawn here; None without qrels)."""
         if not isinstance(documents, (str, os.PathLike, DocumentSource)):
             gendered = self.documents(documents, n_jobs=n_jobs, progress=progress)
             random = random_run(qrels, gendered.stats.docids, self.random_seed) if qrels is not None else None
-            return gendered, random
+            return gendered, gendered, random
         source = open_documents(documents, progress=progress)
-        wanted = {docid for run in runs for ranked in run.values() for docid, _ in ranked}
         picks = random_positions(qrels, source.count(), self.random_seed) if qrels is not None else {}
         positions = np.concatenate(list(picks.values())) if picks else np.zeros(0, dtype=np.int64)
-        stats, drawn = needed_document_stats(source, wanted, positions, self.analyzer, n_jobs, progress)
-        random = ranked_picks(picks, dict(zip(positions.tolist(), drawn))) if qrels is not None else None
-        return stats.gendered(self.lexicon, self.analyzer), random
+        needed = needed_document_stats(source, {d for run in runs for ranked in run.values() for d, _ in ranked},
+                                       {d for ranked in perfect.values() for d, _ in ranked}, positions,
+                                       self.analyzer, n_jobs, progress)
+        random = ranked_picks(picks, dict(zip(positions.tolist(), needed.drawn))) if qrels is not None else None
+        return (needed.runs.gendered(self.lexicon, self.analyzer), needed.engines.gendered(self.lexicon, self.analyzer),
+                random)
 
     def _measure(self, run: Run, queries, gendered, query_ids, strict) -> GSRResult:
         return measure_run(run, queries, gendered, query_ids=query_ids, strict=strict, tie_scores=self.tie_scores)

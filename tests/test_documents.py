@@ -15,9 +15,9 @@ import pytest
 from gsr import GSR, DocumentStats
 from gsr.baselines import random_positions, random_run, ranked_picks
 from gsr.documents import LineDocuments, open_documents, register_document_source
-from gsr.evaluate import needed_document_stats
 from gsr.io import InputError, iter_jsonl_documents, read_qrels, read_tsv_queries
 from gsr.sgml import TrecSgmlDocuments
+from gsr.source_stats import needed_document_stats
 from gsr.sources import DocumentSource
 from gsr.text import Analyzer
 
@@ -271,15 +271,24 @@ def test_a_file_is_listed_once_then_read_only_where_needed(tmp_path, tiny_lexico
     assert len(read) == 2
 
 
-def test_needed_statistics_hold_only_the_needed_documents(tmp_path):
-    path = tmp_path / "docs.tsv"
-    path.write_text("".join(f"d{i}\t{'ab' * (i + 1)} common\n" for i in range(30)))
-    stats, drawn = needed_document_stats(open_documents(path), {"d4", "d9", "gone"}, np.array([2, 9, 29]),
-                                         Analyzer(), n_jobs=1)
-    assert drawn == ["d2", "d9", "d29"]
-    assert sorted(stats.docids) == ["d2", "d29", "d4", "d9"]
-    assert set(stats.vocabulary) == {"common"} | {"ab" * n for n in (3, 5, 10, 30)}
-    assert stats.counts.sum() == 8  # two words each
+def test_needed_statistics_hold_only_the_needed_documents_and_are_cached_in_two_parts():
+    docs = {f"d{i}": f"{'ab' * (i + 1)} common" for i in range(30)}
+    source = CountingSource(docs)
+    needed = needed_document_stats(source, {"d4", "d9", "gone"}, {"d9", "d11"}, np.array([2, 9, 29]), Analyzer(),
+                                   n_jobs=1)
+    assert needed.drawn == ["d2", "d9", "d29"]
+    assert sorted(needed.runs.docids) == ["d4", "d9"]
+    assert sorted(needed.engines.docids) == ["d11", "d2", "d29", "d9"]
+    assert set(needed.engines.vocabulary) == {"common"} | {"ab" * n for n in (3, 10, 12, 30)}
+    assert needed.engines.counts.sum() == 8  # two words each
+    assert source.asked == [("ids_at", (2, 9, 29)), ("texts", frozenset({"d4", "d9", "gone", "d11", "d2", "d29"}))]
+    source.asked.clear()
+    other_run = needed_document_stats(source, {"d5"}, {"d9", "d11"}, np.array([2, 9, 29]), Analyzer(), n_jobs=1)
+    assert source.asked == [("ids_at", ()), ("texts", frozenset({"d5"}))]  # the engines' part is reused
+    assert other_run.runs.docids == ["d5"] and other_run.drawn == needed.drawn
+    source.asked.clear()
+    needed_document_stats(source, {"d5"}, {"d9", "d11"}, np.array([2, 9, 29]), Analyzer(), n_jobs=1)
+    assert source.asked == []
 
 
 # --------------------------------------------------------------------------------------------------------------

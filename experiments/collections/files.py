@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import retrievers.lucene.source  # noqa: F401  (registers Lucene indexes as a documents form)
 from experiments.collections.base import Collection, canonical_documents, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
 from gsr.documents import open_documents
-from retrievers.lucene import source as _lucene_documents  # noqa: F401  (registers Lucene indexes as documents)
 from gsr.io import InputError, Qrels, iter_documents, read_qrels, read_queries
 
 
