@@ -3,13 +3,14 @@
     GSR_CACHE=/tmp/gsrcache .venv/bin/python benchmarks/bench_score_memory.py [--docs 5000000] [--queries 250]
         [--depth 1000] [--words 150] [--cutoff none] [--jobs 2] [--bound-mib 1536] [--plain] [--dir DIR]
 
-It streams `--docs` generated documents into one gzip'd JSONL file (plain with --plain), never holding them, and
-writes a TREC run of `--queries` × `--depth` random documents, qrels of 10-150 relevant documents per query and the
-topics. Then, in this process, it scores the run as `gsr score --docs FILE --qrels QRELS` does (the run, the perfect
-and the random engines) three times: first (the file is listed once, then only the needed documents are read),
-again (the needed documents' statistics come from the cache) and with another seed (a new random draw: the listing
-is reused, the needed documents are read again). For each it prints the time and the peak RSS (VmHWM, reset before
-each call; the largest worker process's peak besides), and whether the peak stays under `--bound-mib`.
+It streams `--docs` generated documents into one gzip'd JSONL file (plain with --plain), never holding them (a file
+already in --dir is reused), and writes a TREC run of `--queries` × `--depth` random documents, qrels of 10-150
+relevant documents per query and the topics. Then, in this process and with the cache ($GSR_CACHE) as it finds it, it
+lists the file (the one full read of a first use), scores the run as `gsr score --docs FILE --qrels QRELS` does (the
+run, the perfect and the random engines: only their documents are read and tokenised), scores it again (statistics
+from the cache) and with another seed (a new random draw: only the engines' part is read again). For each step it
+prints the time and the peak RSS (VmHWM, reset before each step), then the listing's size, the largest worker
+process's peak, and whether the peak stays under `--bound-mib`.
 Figures go to stdout and progress to stderr; the script measures, it asserts nothing.
 """
 
@@ -110,27 +111,32 @@ def main() -> int:
     folder = args.dir or Path(tempfile.mkdtemp(prefix="bench-score-memory-"))
     folder.mkdir(parents=True, exist_ok=True)
     docs = folder / ("documents.jsonl" if args.plain else "documents.jsonl.gz")
-    rng = np.random.default_rng(args.seed)
     words = words_of(kv, 50_000)
     started = time.perf_counter()
-    if not docs.exists():
-        write_documents(docs, words, args.docs, args.words, rng, args.plain)
-    write_run_topics_qrels(folder, words, args.docs, args.queries, args.depth, rng)
+    if not docs.exists():  # a file from an earlier run with the same options is reused
+        write_documents(docs, words, args.docs, args.words, np.random.default_rng(args.seed), args.plain)
+    write_run_topics_qrels(folder, words, args.docs, args.queries, args.depth, np.random.default_rng(args.seed + 1))
     log(f"generated in {time.perf_counter() - started:.0f} s: {docs} ({docs.stat().st_size / 2**30:.2f} GiB)")
     del kv, words
 
     cutoff = None if args.cutoff == "none" else args.cutoff
+
+    def score(seed: int):
+        return GSR(lexicon, cutoff=cutoff, random_seed=seed).evaluate(
+            folder / "run.txt", folder / "topics.tsv", docs, folder / "qrels.txt", n_jobs=args.jobs, progress=True)
+
     rows = []
-    for label, seed in (("first call (listing + needed documents)", 0), ("same run again (cached statistics)", 0),
-                        ("another random draw (listing reused)", 1)):
+    for label, call in (("listing pass (first use of the file)", lambda: open_documents(docs, progress=True).count()),
+                        ("needed documents read, statistics built", lambda: score(0)),
+                        ("same run again (statistics cached)", lambda: score(0)),
+                        ("another random draw (engines' part rebuilt)", lambda: score(1))):
         reset_peak()
         before = vm_kib("VmRSS")
         started = time.perf_counter()
-        report = GSR(lexicon, cutoff=cutoff, random_seed=seed).evaluate(
-            folder / "run.txt", folder / "topics.tsv", docs, folder / "qrels.txt", n_jobs=args.jobs, progress=True)
+        result = call()
         seconds = time.perf_counter() - started
         peak = vm_kib("VmHWM")
-        rows.append((label, seconds, before, peak, report))
+        rows.append((label, seconds, before, peak, result))
         log(f"{label}: {seconds:.1f} s, peak RSS {peak / 1024:,.0f} MiB")
     listing = open_documents(docs).listing()
     listing_bytes = sum(a.nbytes for a in (listing.ids, listing.files, listing.offsets))
@@ -139,11 +145,12 @@ def main() -> int:
     print(f"# gsr score memory: {args.docs:,} documents ({'plain' if args.plain else 'gzip'} JSONL, "
           f"{docs.stat().st_size / 2**30:.2f} GiB), run {args.queries} × {args.depth}, cutoff {args.cutoff}, "
           f"{args.jobs} job(s), {os.cpu_count()} cores")
-    print(f"{'call':<42} {'seconds':>8} {'RSS before':>11} {'peak RSS':>9}  {'GSR':>8} {'perfect':>8} {'random':>8}")
+    print(f"{'step':<44} {'seconds':>8} {'RSS before':>11} {'peak RSS':>9}  {'GSR':>8} {'perfect':>8} {'random':>8}")
     for label, seconds, before, peak, report in rows:
-        print(f"{label:<42} {seconds:>8.1f} {before / 1024:>7,.0f} MiB {peak / 1024:>5,.0f} MiB  "
-              f"{report.system.gsr:>+8.5f} {report.perfect.gsr:>+8.5f} {report.random.gsr:>+8.5f}")
-    first = rows[0][4]
+        gsr = ("" if isinstance(report, int) else
+               f"{report.system.gsr:>+8.5f} {report.perfect.gsr:>+8.5f} {report.random.gsr:>+8.5f}")
+        print(f"{label:<44} {seconds:>8.1f} {before / 1024:>7,.0f} MiB {peak / 1024:>5,.0f} MiB  {gsr}")
+    first = rows[1][4]
     print(f"documents measured: {sum(q.n_docs for q in first.system.per_query):,} retrieved, "
           f"{sum(q.n_docs for q in first.random.per_query):,} drawn by the random engine")
     print(f"listing (ids, files, offsets; memory-mapped): {listing_bytes / 2**20:,.0f} MiB, "

@@ -22,8 +22,8 @@ import numpy as np
 from gsr.io import InputError, jsonl_document, tsv_document
 from gsr.irds import PREFIX as IRDS_PREFIX
 from gsr.irds import IrdsDocuments
-from gsr.sgml import TrecSgmlDocuments, sgml_files
-from gsr.sources import DocumentSource, ListedSource
+from gsr.sgml import TrecSgmlDocuments
+from gsr.sources import DocumentSource, ListedSource, collection_files
 
 ENTRY_POINT_GROUP = "gsr.document_sources"
 LINE_FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv"}
@@ -141,7 +141,7 @@ def _open_path(path: Path, progress: bool) -> DocumentSource:
         if any(path.glob(LUCENE_MARKER)):
             raise InputError(f"{path}: a Lucene index, but no reader for Lucene indexes is registered "
                              "(import retrievers.lucene, or install gsr-bench, whose entry point registers it)")
-        files = sgml_files([path])
+        files = collection_files([path])
         formats = [_format_by_name(f) for f in files]
         if files and all(formats):
             return LineDocuments(files, formats, str(path), progress)

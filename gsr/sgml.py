@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from gsr.io import InputError
-from gsr.sources import ListedSource
+from gsr.sources import ListedSource, collection_files
 
 # Anserini's TrecCollection keeps these; metadata fields (ids, file names, dates, page numbers) are dropped, and
 # so are TREC-web's HTTP headers (DOCHDR) and the scripts and styles of its HTML pages.
@@ -51,25 +51,12 @@ def read_compressed(path: Path) -> str:
     return raw.decode("latin-1")
 
 
-def sgml_files(paths: Iterable[Path]) -> list[Path]:
-    """The document files of `paths`: files as given, folders read recursively in name order, without READMEs,
-    .txt and .dtd files."""
-    files = []
-    for path in map(Path, paths):
-        if not path.exists():
-            raise InputError(f"{path}: no such file or folder")
-        found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        files.extend(f for f in found if not f.name.lower().startswith(("readme", "read_me", "."))
-                     and f.suffix.lower() not in (".txt", ".dtd"))
-    return files
-
-
 class TrecSgmlDocuments(ListedSource):
     """TREC SGML / TREC-web files and folders as a DocumentSource; positions follow file name order."""
 
     def __init__(self, paths: Iterable[Path], progress: bool = False):
         paths = [Path(p) for p in paths]
-        super().__init__(sgml_files(paths), ", ".join(map(str, paths)), progress)
+        super().__init__(collection_files(paths), ", ".join(map(str, paths)), progress)
 
     def records(self, index: int, path: Path) -> Iterator[tuple[int, str, str]]:
         text = read_compressed(path)

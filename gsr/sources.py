@@ -23,6 +23,19 @@ LISTING_FORMAT = 1
 _ID_CHUNK = 1 << 20  # ids collected per numpy block while a listing is built
 
 
+def collection_files(paths: Iterable[Path]) -> list[Path]:
+    """The document files of `paths`: files as given, folders read recursively in name order, without hidden
+    files, READMEs, .txt and .dtd files (what TREC disks ship besides documents)."""
+    files = []
+    for path in map(Path, paths):
+        if not path.exists():
+            raise InputError(f"{path}: no such file or folder")
+        found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        files.extend(f for f in found if not f.name.lower().startswith(("readme", "read_me", "."))
+                     and f.suffix.lower() not in (".txt", ".dtd"))
+    return files
+
+
 class DocumentSource(ABC):
     """A collection of (docid, text) documents that is read when needed, never held in memory.
 

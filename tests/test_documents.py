@@ -423,8 +423,9 @@ def test_files_collection_kind_takes_any_documents_form(demo, tmp_path):
     from experiments.collections import load_collection
 
     gz = write_form("sgml.gz", demo.docs, tmp_path / "sgml")
-    collection = load_collection({"kind": "files", "documents": str(gz), "topics": str(demo.jsonl.parent / "topics.tsv"),
-                                  "qrels": str(demo.jsonl.parent / "qrels.txt")})
+    folder = demo.jsonl.parent
+    collection = load_collection({"kind": "files", "documents": str(gz), "topics": str(folder / "topics.tsv"),
+                                  "qrels": str(folder / "qrels.txt")})
     assert dict(iter_jsonl_documents(collection.documents)) == demo.docs
 
 
