@@ -193,9 +193,10 @@ class ListedSource(DocumentSource):
         for index, path in enumerate(self.files):
             for offset, docid, _ in self.records(index, path):
                 builder.add(docid, index, offset)
+                if self.progress and len(builder) % 500_000 == 0:
+                    self._report_listing(len(builder), index)
             if self.progress:
-                print(f"\rlisting the documents of {self.name}: {len(builder):,} in {index + 1} file(s)",
-                      end="", file=sys.stderr, flush=True)
+                self._report_listing(len(builder), index)
         if self.progress:
             print(file=sys.stderr)
         listing = builder.finish()
@@ -208,6 +209,10 @@ class ListedSource(DocumentSource):
             raise InputError(f"{second}: document id {listing.ids_at([repeated[0]])[0]} appears twice "
                              f"(first at {first})")
         listing.save(staging)
+
+    def _report_listing(self, documents: int, index: int) -> None:
+        print(f"\rlisting the documents of {self.name}: {documents:,} in {index + 1} file(s)", end="",
+              file=sys.stderr, flush=True)
 
     def count(self) -> int:
         return len(self.listing())
