@@ -81,7 +81,7 @@ class IrdsDocuments(DocumentSource):
                     count = self.dataset.docs_count()
             except (FileNotFoundError, OSError) as err:
                 raise self._unavailable(err) from None
-            self._count = count if count is not None else sum(1 for _ in self.dataset.docs_iter())
+            self._count = count if count is not None else sum(1 for _ in self)
         return self._count
 
     def ids_at(self, positions: Sequence[int]) -> list[str]:
