@@ -31,7 +31,9 @@ def load_lucene_index(spec: dict, progress: bool) -> Collection:
     from retrievers.lucene import stored_documents
 
     index = Path(spec["index"])
-    documents, key = canonical_documents(f"lucene-{source_key([index])}", lambda: stored_documents(index), progress)
+    # "sgml-text-2": texts of the reader that reads raw SGML as gsr.sgml reads the files
+    documents, key = canonical_documents(f"lucene-{source_key([index], 'sgml-text-2')}",
+                                         lambda: stored_documents(index), progress)
     queries = read_queries(topics_path(spec["topics"], "topics"), spec.get("topic_field", "title"))
     qrels = read_qrels(topics_path(spec["qrels"], "qrels"))
     return Collection(spec.get("name", index.name), documents, queries, qrels, key)

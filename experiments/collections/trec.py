@@ -13,8 +13,9 @@ from gsr.sgml import TrecSgmlDocuments
 
 def load_trec_sgml(spec: dict, progress: bool) -> Collection:
     paths = [Path(p) for p in ([spec["documents"]] if isinstance(spec["documents"], str) else spec["documents"])]
-    documents, key = canonical_documents(f"sgml-{source_key(paths)}", lambda: iter(TrecSgmlDocuments(paths)),
-                                         progress)
+    # "sgml-text-2": texts of the reader that drops TREC-web headers, scripts, styles and comments
+    documents, key = canonical_documents(f"sgml-{source_key(paths, 'sgml-text-2')}",
+                                         lambda: iter(TrecSgmlDocuments(paths)), progress)
     queries = read_queries(topics_path(spec["topics"], "topics"), spec.get("topic_field", "title"))
     qrels = read_qrels(topics_path(spec["qrels"], "qrels"))
     return Collection(spec.get("name", "trec-sgml"), documents, queries, qrels, key)

@@ -217,6 +217,7 @@ def fetch_documents(index_dir: Path, ids: Iterable[str] = (), positions: Sequenc
     index_dir = _require_index(Path(index_dir))
     positions = [int(p) for p in positions]
     work = Path(tempfile.mkdtemp(prefix="gsr-lucene-fetch-"))
+    handle = None
     try:
         request, output = work / "request.json", work / "documents.jsonl"
         request.write_text(json.dumps({"positions": positions, "ids": sorted(set(ids))}), encoding="utf-8")
@@ -225,6 +226,8 @@ def fetch_documents(index_dir: Path, ids: Iterable[str] = (), positions: Sequenc
         handle = open(output, encoding="utf-8")
         at_positions = [_stored_text(handle.readline(), index_dir) for _ in positions]
     except BaseException:
+        if handle is not None:
+            handle.close()
         shutil.rmtree(work, ignore_errors=True)
         raise
     return [docid for docid, _ in at_positions], _fetched_texts(at_positions, handle, index_dir, work)
