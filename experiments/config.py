@@ -141,7 +141,7 @@ def _resolve(base: Path, value):
     if isinstance(value, list):
         return [_resolve(base, v) for v in value]
     text = str(value)
-    if text.startswith(("pyserini:", "irds:")):
+    if text.startswith(("pyserini:", "irds:")):  # names, not paths
         return text
     path = Path(text).expanduser()
     return str(path if path.is_absolute() else base / path)

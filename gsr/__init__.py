@@ -4,6 +4,7 @@ Importable without torch or pyserini. The equations live in gsr.measure, one fun
 """
 
 from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
+from gsr.documents import open_documents, register_document_source
 from gsr.evaluate import GSR, GSRReport, GSRResult, QueryResult, measure_run
 from gsr.io import InputError, as_qrels, as_queries, as_run, read_qrels, read_queries, read_trec_run, read_trec_topics
 from gsr.lexicon import GenderLexicon
@@ -17,6 +18,7 @@ from gsr.measure import (
     relative_gsr,
     tied_rank_weights,
 )
+from gsr.sources import DocumentSource
 from gsr.stats import DocumentStats, GenderedDocuments
 from gsr.text import GENDERED_KEEP_WORDS, Analyzer, default_analyzer, read_stopwords
 
@@ -26,4 +28,5 @@ __all__ = [
     "cut_run", "default_analyzer", "document_genderedness", "gsr_slope", "list_genderedness", "measure_run",
     "perfect_run", "query_genderedness", "random_run", "rank_discounts", "read_qrels", "read_queries",
     "read_stopwords", "read_trec_run", "read_trec_topics", "relative_gsr", "relevant_counts", "tied_rank_weights",
+    "DocumentSource", "open_documents", "register_document_source",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 
 from gsr.io import Qrels, Run
@@ -22,16 +24,25 @@ def perfect_run(qrels: Qrels) -> Run:
     return run
 
 
-def random_run(qrels: Qrels, docids: list[str], seed: int = 0) -> Run:
-    """K documents drawn uniformly without replacement from the collection per query, in random order."""
+def random_positions(qrels: Qrels, n_documents: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """The random engine's draw: per query (in id order) K of the positions 0…n-1, uniformly without replacement,
+    in random order; it needs the collection's size, not its documents."""
     rng = np.random.default_rng(seed)
-    run: Run = {}
+    picks = {}
     for qid, k in sorted(relevant_counts(qrels).items()):
-        if k == 0:
-            continue
-        picks = rng.choice(len(docids), size=min(k, len(docids)), replace=False)
-        run[qid] = [(docids[i], float(len(picks) - r)) for r, i in enumerate(picks)]
-    return run
+        if k > 0:
+            picks[qid] = rng.choice(n_documents, size=min(k, n_documents), replace=False)
+    return picks
+
+
+def ranked_picks(picks: dict[str, np.ndarray], docids: Sequence[str] | Mapping[int, str]) -> Run:
+    """The random engine's run from its draw: the documents at the drawn positions, first drawn ranked first."""
+    return {qid: [(docids[int(i)], float(len(p) - r)) for r, i in enumerate(p)] for qid, p in picks.items()}
+
+
+def random_run(qrels: Qrels, docids: Sequence[str], seed: int = 0) -> Run:
+    """K documents drawn uniformly without replacement from the collection per query, in random order."""
+    return ranked_picks(random_positions(qrels, len(docids), seed), docids)
 
 
 def cut_run(run: Run, cutoff: int | dict[str, int] | None) -> Run:

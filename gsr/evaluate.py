@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import os
-import sys
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 
-from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
+from gsr.baselines import cut_run, perfect_run, random_positions, random_run, ranked_picks, relevant_counts
+from gsr.documents import open_documents
 from gsr.io import InputError, Run, as_qrels, as_queries, as_run, iter_documents
 from gsr.measure import (
     GSRError,
@@ -22,6 +22,8 @@ from gsr.measure import (
     tied_rank_weights,
 )
 from gsr.numeric import finite
+from gsr.source_stats import cached_document_stats, needed_document_stats
+from gsr.sources import DocumentSource
 from gsr.statistics import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -36,8 +38,10 @@ from gsr.statistics import (
     slope_standard_error,
 )
 from gsr.stats import DocumentStats, GenderedDocuments
-from gsr.store import cache_dir, cached_folder, file_version_key
 from gsr.text import Analyzer, default_analyzer
+
+__all__ = ["GSR", "GSRReport", "GSRResult", "QueryResult", "cached_document_stats", "describe_queries",
+           "measure_run"]
 
 
 @dataclass
@@ -258,29 +262,6 @@ def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments,
     return result
 
 
-def cached_document_stats(path, analyzer: Analyzer, n_jobs: int | None = None,
-                          progress: bool = False) -> DocumentStats:
-    """DocumentStats of a documents file, built once per (file version, stop list) and reused from the cache.
-
-    The cache entry is written atomically and verified on reuse (gsr.store.cached_folder).
-    """
-    path = Path(path)
-    try:
-        key = file_version_key(path, sorted(analyzer.stopwords))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    built = []
-
-    def build(staging: Path) -> None:
-        built.append(DocumentStats.build(iter_documents(path), analyzer, n_jobs=n_jobs, progress=progress))
-        built[0].write_files(staging)
-
-    folder, reused = cached_folder(cache_dir() / "document-stats" / key, build)
-    if reused and progress:
-        print(f"document statistics of {path}: reused from {folder}", file=sys.stderr)
-    return built[0] if built else DocumentStats.load(folder)
-
-
 class GSR:
     """The Gender Stereotype Reinforcement measure, configured once and applied to any run.
 
@@ -312,41 +293,84 @@ class GSR:
         self.resamples, self.level, self.seed = resamples, level, seed
 
     def documents(self, source, n_jobs: int | None = None, progress: bool = False) -> GenderedDocuments:
-        """Per-document sums for a collection given as DocumentStats, a path, a mapping or (docid, text) pairs."""
+        """Per-document sums for a whole collection: DocumentStats, a path, irds:NAME, a Lucene index, a
+        DocumentSource, a mapping or (docid, text) pairs. To measure one run, give `evaluate` the source instead:
+        it reads only the documents that run needs."""
         if isinstance(source, GenderedDocuments):
             return source
         if isinstance(source, DocumentStats):
             stats = source
-        elif isinstance(source, (str, os.PathLike)):
+        elif isinstance(source, (str, os.PathLike, DocumentSource)):
             stats = cached_document_stats(source, self.analyzer, n_jobs=n_jobs, progress=progress)
         else:
             stats = DocumentStats.build(iter_documents(source), self.analyzer, n_jobs=n_jobs, progress=progress)
         return stats.gendered(self.lexicon, self.analyzer)
 
-    def evaluate(self, run, queries, documents, qrels=None, strict: bool = False) -> GSRReport:
-        """GSR of `run`; with qrels also the perfect and random engines, all cut to the same K per query."""
-        run, queries, qrels = as_run(run), as_queries(queries), as_qrels(qrels)
-        gendered = self.documents(documents)
+    def evaluate(self, run, queries, documents, qrels=None, strict: bool = False, n_jobs: int | None = None,
+                 progress: bool = False) -> GSRReport:
+        """GSR of `run`; with qrels also the perfect and random engines, all cut to the same K per query.
+
+        `documents` given as a path, irds:NAME, a Lucene index or a DocumentSource is read only where the run and
+        the engines need it; prebuilt GenderedDocuments/DocumentStats or in-memory documents are used whole.
+        """
+        return self.evaluate_many({"run": run}, queries, documents, qrels, strict, n_jobs, progress)["run"]
+
+    def evaluate_many(self, runs, queries, documents, qrels=None, strict: bool = False, n_jobs: int | None = None,
+                      progress: bool = False) -> dict:
+        """`evaluate` of each of `runs` ({name: run}) against one read of `documents`; the perfect and random
+        engines are measured once and shared by every report."""
+        runs, queries, qrels = {name: as_run(run) for name, run in runs.items()}, as_queries(queries), as_qrels(qrels)
         if qrels is None:
             cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
-            report = GSRReport(self._measure(cut_run(run, cut), queries, gendered, None, strict))
-            add_uncertainty([report.system], self.resamples, self.level, self.seed)
-            return report
+            cuts = {name: cut_run(run, cut) for name, run in runs.items()}
+            gendered, _, _ = self._documents_for(documents, list(cuts.values()), {}, None, n_jobs, progress)
+            reports = {}
+            for name, run in cuts.items():
+                system = self._measure(run, queries, gendered, None, strict)
+                add_uncertainty([system], self.resamples, self.level, self.seed)
+                reports[name] = GSRReport(system)
+            return reports
         if not set(qrels) & set(queries):
             raise InputError(f"qrels: none of the {len(qrels)} judged query ids is a topic id (qrels e.g. "
                              f"{sorted(qrels)[:3]}, topics e.g. {sorted(queries)[:3]}); do they belong together?")
         counts = relevant_counts(qrels)
         judged = sorted(q for q in queries if counts.get(q, 0) > 0)
-        cut = counts if self.cutoff == "relevant" else self.cutoff
-        system = self._measure(cut_run(run, cut), queries, gendered, judged, strict)
         unjudged = sorted(q for q in queries if counts.get(q, 0) == 0)
-        if unjudged:
-            system.skipped["no_relevant_judgment"] = unjudged
-        perfect = self._measure(cut_run(perfect_run(qrels), cut), queries, gendered, judged, strict=False)
-        random = self._measure(cut_run(random_run(qrels, gendered.stats.docids, self.random_seed), cut),
-                               queries, gendered, judged, strict=False)
-        add_uncertainty([system, perfect, random], self.resamples, self.level, self.seed)
-        return GSRReport(system, perfect, random)
+        cut = counts if self.cutoff == "relevant" else self.cutoff
+        cuts = {name: cut_run(run, cut) for name, run in runs.items()}
+        perfect = cut_run(perfect_run(qrels), cut)
+        gendered, engines, random = self._documents_for(documents, list(cuts.values()), perfect, qrels, n_jobs,
+                                                        progress)
+        perfect_result = self._measure(perfect, queries, engines, judged, strict=False)
+        random_result = self._measure(cut_run(random, cut), queries, engines, judged, strict=False)
+        reports = {}
+        for name, run in cuts.items():
+            system = self._measure(run, queries, gendered, judged, strict)
+            if unjudged:
+                system.skipped["no_relevant_judgment"] = unjudged
+            # each report resamples its own queries: the engines' intervals belong to the report they sit in
+            report = GSRReport(system, copy.copy(perfect_result), copy.copy(random_result))
+            add_uncertainty([report.system, report.perfect, report.random], self.resamples, self.level, self.seed)
+            reports[name] = report
+        return reports
+
+    def _documents_for(self, documents, runs: list[Run], perfect: Run, qrels, n_jobs,
+                       progress) -> tuple[GenderedDocuments, GenderedDocuments, Run | None]:
+        """The documents `runs` are measured on, those the perfect and random engines are measured on, and the
+        random engine's run (drawn here; None without qrels)."""
+        if not isinstance(documents, (str, os.PathLike, DocumentSource)):
+            gendered = self.documents(documents, n_jobs=n_jobs, progress=progress)
+            random = random_run(qrels, gendered.stats.docids, self.random_seed) if qrels is not None else None
+            return gendered, gendered, random
+        source = open_documents(documents, progress=progress)
+        picks = random_positions(qrels, source.count(), self.random_seed) if qrels is not None else {}
+        positions = np.concatenate(list(picks.values())) if picks else np.zeros(0, dtype=np.int64)
+        needed = needed_document_stats(source, {d for run in runs for ranked in run.values() for d, _ in ranked},
+                                       {d for ranked in perfect.values() for d, _ in ranked}, positions,
+                                       self.analyzer, n_jobs, progress)
+        random = ranked_picks(picks, dict(zip(positions.tolist(), needed.drawn))) if qrels is not None else None
+        return (needed.runs.gendered(self.lexicon, self.analyzer), needed.engines.gendered(self.lexicon, self.analyzer),
+                random)
 
     def _measure(self, run: Run, queries, gendered, query_ids, strict) -> GSRResult:
         return measure_run(run, queries, gendered, query_ids=query_ids, strict=strict, tie_scores=self.tie_scores)

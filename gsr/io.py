@@ -16,7 +16,9 @@ from pathlib import Path
 from gsr.store import atomic_write
 from gsr.textio import (  # noqa: F401  (re-exported: the one way to open text and JSON files)
     InputError,
+    decoded_line,
     json_lines,
+    json_object,
     json_record,
     open_binary,
     read_json,
@@ -24,6 +26,7 @@ from gsr.textio import (  # noqa: F401  (re-exported: the one way to open text a
     record_id,
     record_text,
     text_lines,
+    unreadable,
 )
 
 Run = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best first
@@ -254,6 +257,41 @@ def read_queries(path: str | os.PathLike, field: str = "title") -> dict[str, str
 
 # ----------------------------------------------------------------------------------------------- documents
 
+def json_document_text(record: dict, where: str | None = None) -> str | None:
+    """A JSON document's text: its contents/text/body, after its title when it has one; None when it has none.
+
+    With `where` the fields must be strings (an InputError at `where` otherwise); without, they are taken as text
+    (stored raw documents of other tools)."""
+    if not any(key in record for key in DOC_TEXT_KEYS):
+        return None
+    if where is None:
+        body = next(str(record[key]) for key in DOC_TEXT_KEYS if key in record)
+        title = record.get("title")
+    else:
+        body = record_text(record, DOC_TEXT_KEYS, where, "document text")
+        title = record_text(record, ("title",), where, "title") if "title" in record else None
+    return f"{title} {body}" if title else body
+
+
+def jsonl_document(line: str, where: str) -> tuple[str, str]:
+    """(docid, text) of one JSON line with an id (id, docid, doc_id, docno, _id) and contents/text/body (+ title);
+    ids must be strings or integers without whitespace, texts strings."""
+    record = json_object(line, where)
+    docid = checked_document_id(record_id(record, DOC_ID_KEYS, where, "document id"), where)
+    text = json_document_text(record, where)
+    if text is None:
+        raise InputError(f"{where}: no document text field (one of {', '.join(DOC_TEXT_KEYS)})")
+    return docid, text
+
+
+def tsv_document(line: str, where: str) -> tuple[str, str]:
+    """(docid, text) of one 'docid<TAB>text' line."""
+    docid, tab, text = line.rstrip("\n\r").partition("\t")
+    if not tab:
+        raise InputError(f"{where}: expected 'docid<TAB>text'")
+    return checked_document_id(docid.strip(), where), text
+
+
 def _nonempty_documents(documents: Iterator[tuple[str, str]], path: Path) -> Iterator[tuple[str, str]]:
     found = False
     for document in documents:
@@ -263,47 +301,31 @@ def _nonempty_documents(documents: Iterator[tuple[str, str]], path: Path) -> Ite
         raise InputError(f"{path}: no documents in this file")
 
 
+def _parsed_lines(path: Path, parse) -> Iterator[tuple[str, str]]:
+    for lineno, line in text_lines(path):
+        if line.strip():
+            yield parse(line, f"{path}:{lineno}")
+
+
 def iter_jsonl_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
-    """(docid, text) from JSON lines with an id (id, docid, doc_id, docno, _id) and contents/text/body (+ title).
-
-    Ids must be strings or integers without whitespace, texts strings; a file without documents is an error.
-    """
+    """(docid, text) from JSON lines (see jsonl_document); a file without documents is an error."""
     path = Path(path)
-    return _nonempty_documents(_jsonl_documents(path), path)
-
-
-def _jsonl_documents(path: Path) -> Iterator[tuple[str, str]]:
-    for lineno, record in json_lines(path):
-        where = f"{path}:{lineno}"
-        docid = checked_document_id(record_id(record, DOC_ID_KEYS, where, "document id"), where)
-        body = record_text(record, DOC_TEXT_KEYS, where, "document text")
-        title = record_text(record, ("title",), where, "title") if "title" in record else None
-        yield docid, f"{title} {body}" if title else body
+    return _nonempty_documents(_parsed_lines(path, jsonl_document), path)
 
 
 def iter_tsv_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
     """(docid, text) from 'docid<TAB>text' lines; a file without documents is an error."""
     path = Path(path)
-    return _nonempty_documents(_tsv_documents(path), path)
-
-
-def _tsv_documents(path: Path) -> Iterator[tuple[str, str]]:
-    for lineno, line in text_lines(path):
-        if not line.strip():
-            continue
-        docid, tab, text = line.partition("\t")
-        if not tab:
-            raise InputError(f"{path}:{lineno}: expected 'docid<TAB>text'")
-        yield checked_document_id(docid.strip(), f"{path}:{lineno}"), text
+    return _nonempty_documents(_parsed_lines(path, tsv_document), path)
 
 
 def iter_documents(source) -> Iterator[tuple[str, str]]:
-    """(docid, text) pairs from a JSONL/TSV path (plain or .gz), a {docid: text} mapping, a DataFrame or pairs."""
+    """(docid, text) pairs from anything gsr.documents.open_documents reads (a file, folder, Lucene index or
+    irds:NAME), a {docid: text} mapping, a DataFrame or an iterable of pairs."""
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if path.name.lower().endswith((".tsv", ".tsv.gz")):
-            return iter_tsv_documents(path)
-        return iter_jsonl_documents(path)
+        from gsr.documents import open_documents  # gsr.documents reads lines with this module's parsers
+
+        return iter(open_documents(source))
     if isinstance(source, Mapping):
         return iter((str(k), v) for k, v in source.items())
     if _is_dataframe(source):

@@ -4,7 +4,6 @@ dispatch here)."""
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable, Iterator, Mapping
 

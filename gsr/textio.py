@@ -45,11 +45,29 @@ def _decoded(data: bytes, path: Path, first_line: int) -> str:
                          "convert the file to UTF-8") from None
 
 
+def decoded_line(raw: bytes, where: str) -> str:
+    """One UTF-8 line's bytes as text, a leading byte-order mark skipped; other bytes an InputError at `where`."""
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"{where}: not UTF-8 text (byte 0x{raw[err.start]:02x} at column {err.start + 1}); "
+                         "convert the file to UTF-8") from None
+
+
 _GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
 
 def _not_gzip(path: Path, err: Exception) -> InputError:
     return InputError(f"{path}: broken or not gzip-compressed ({err})")
+
+
+def unreadable(path, err: Exception) -> InputError:
+    """The InputError for a read that failed midway: a broken gzip stream, or another OS error."""
+    if isinstance(err, _GZIP_ERRORS):
+        return _not_gzip(path, err)
+    return InputError(f"{path}: cannot be read ({err})")
 
 
 def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
@@ -101,9 +119,19 @@ def read_json(path: str | os.PathLike, error: type[Exception] = InputError):
 
 def json_record(line: str, path, lineno: int) -> dict:
     """One JSON-lines record: a JSON object, else an InputError naming file:line."""
-    record = _parse_json(line, path, lineno, InputError)
+    return json_object(line, f"{path}:{lineno}")
+
+
+def json_object(text: str, where: str) -> dict:
+    """`text` parsed as one JSON object, else an InputError at `where` (e.g. 'file:line')."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"{where}: invalid JSON ({err.msg} at column {err.colno})") from None
+    except RecursionError:  # nested far deeper than any real document (Python's parser gives up near 1,000 levels)
+        raise InputError(f"{where}: JSON nested too deeply to read") from None
     if not isinstance(record, dict):
-        raise InputError(f"{path}:{lineno}: expected a JSON object")
+        raise InputError(f"{where}: expected a JSON object")
     return record
 
 

@@ -12,9 +12,9 @@ from experiments.collections import (
     export_collection,
     load_collection,
     read_beir_qrels,
-    sgml_documents,
 )
 from gsr.io import InputError, iter_documents, read_qrels, read_tsv_queries
+from gsr.sgml import sgml_documents
 
 SGML = """<DOC>
 <DOCNO> FT911-1 </DOCNO>

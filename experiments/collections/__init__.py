@@ -22,7 +22,6 @@ from experiments.collections.base import (  # noqa: E402  (after the kinds are r
     read_texts,
 )
 from experiments.collections.files import read_beir_qrels  # noqa: E402
-from experiments.collections.trec import sgml_documents  # noqa: E402
 
 __all__ = ["Collection", "canonical_documents", "check_consistency", "collection_docids", "export_collection",
-           "load_collection", "read_beir_qrels", "read_texts", "sgml_documents"]
+           "load_collection", "read_beir_qrels", "read_texts"]

@@ -6,46 +6,31 @@ from pathlib import Path
 
 from experiments.collections.base import Collection, canonical_documents, read_judgments, read_topics, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.io import InputError, Qrels
+from gsr.io import IRDS_PREFIX, as_qrels
+from gsr.irds import IrdsDocuments
 from gsr.store import content_key
 
 
 def load_ir_datasets(spec: dict, progress: bool) -> Collection:
-    try:
-        import ir_datasets
-    except ImportError:
-        raise InputError("the 'ir_datasets' package is not installed") from None
     name = spec["dataset"]
-    try:
-        dataset = ir_datasets.load(name)
-    except KeyError:
-        raise InputError(f"ir_datasets has no dataset {name!r}") from None
+    source = IrdsDocuments(name)
+    dataset = source.dataset
     field_name = {"title": "title", "desc": "description", "narr": "narrative"}.get(spec.get("topic_field", "title"))
-
-    def docs():
-        try:
-            for doc in dataset.docs_iter():
-                yield doc.doc_id, doc.default_text()
-        except (FileNotFoundError, OSError) as err:
-            raise InputError(f"ir_datasets {name}: documents not available ({err}); place the licensed files "
-                             "where ir_datasets expects them (see its documentation for this dataset)") from None
-
-    documents, key = canonical_documents(f"irds-{content_key(name)}", docs, progress)
+    documents, key = canonical_documents(f"irds-{content_key(name)}", lambda: iter(source), progress)
     queries = {}
     for query in dataset.queries_iter():
         text = getattr(query, field_name, None) if field_name else None
         queries[query.query_id] = text if text is not None else query.default_text()
-    qrels: Qrels = {}
-    for row in dataset.qrels_iter():
-        qrels.setdefault(row.query_id, {})[row.doc_id] = int(row.relevance)
-    return Collection(spec.get("name", name), documents, queries, qrels, key)
+    return Collection(spec.get("name", name), documents, queries, as_qrels(f"{IRDS_PREFIX}{name}"), key)
 
 
 def load_lucene_index(spec: dict, progress: bool) -> Collection:
     from retrievers.lucene import stored_documents
 
     index = Path(spec["index"])
-    documents, key = canonical_documents(f"lucene-{source_key([index])}", lambda: stored_documents(index), progress)
+    # "sgml-text-2": texts of the reader that reads raw SGML as gsr.sgml reads the files
+    documents, key = canonical_documents(f"lucene-{source_key([index], 'sgml-text-2')}",
+                                         lambda: stored_documents(index), progress)
     queries = read_topics(spec["topics"], spec.get("topic_field", "title"))
     qrels = read_judgments(spec["qrels"])
     return Collection(spec.get("name", index.name), documents, queries, qrels, key)

@@ -1,19 +1,22 @@
-"""Collections from files: JSONL/TSV documents with topics and TREC qrels, and BEIR folders."""
+"""Collections from files: documents in any form gsr.documents reads with topics and TREC qrels, and BEIR folders."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import retrievers.lucene.source  # noqa: F401  (registers Lucene indexes as a documents form)
 from experiments.collections.base import Collection, canonical_documents, read_judgments, read_topics, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
+from gsr.documents import open_documents
 from gsr.io import InputError, Qrels, add_judgment, iter_documents, read_queries, relevance_grade, text_lines
 
 
 def load_files(spec: dict, progress: bool) -> Collection:
-    docs = Path(spec["documents"])
-    documents, key = canonical_documents(f"files-{source_key([docs])}", lambda: iter_documents(docs), progress)
+    source = open_documents(spec["documents"], progress)  # any form gsr reads: files, folders, indexes, irds:NAME
+    documents, key = canonical_documents(f"files-{source.version()}", lambda: iter(source), progress)
     queries = read_topics(spec["topics"], spec.get("topic_field", "title"))
-    return Collection(spec.get("name", docs.stem), documents, queries, read_judgments(spec["qrels"]), key)
+    return Collection(spec.get("name", Path(spec["documents"]).stem), documents, queries,
+                      read_judgments(spec["qrels"]), key)
 
 
 def read_beir_qrels(path: Path) -> Qrels:
@@ -48,7 +51,8 @@ def load_beir(spec: dict, progress: bool) -> Collection:
 
 
 COLLECTION_KINDS.register(CollectionKind(
-    "files", "JSONL ({id, contents}) or TSV documents, TREC/TSV/JSONL topics and TREC qrels", load_files,
+    "files", "documents in any form gsr reads (JSONL or TSV, maybe .gz; TREC SGML; a Lucene index; irds:NAME), "
+    "TREC/TSV/JSONL topics and TREC qrels", load_files,
     required=("documents", "topics", "qrels"), optional=("topic_field", "folds"),
     path_keys=("documents", "topics", "qrels", "folds")))
 COLLECTION_KINDS.register(CollectionKind(

@@ -173,8 +173,10 @@ def cmd_score(args) -> int:
     lexicon = lexicon_of(args)
     measure = GSR(lexicon, analyzer_of(args), cutoff=args.cutoff, random_seed=args.seed, resamples=args.resamples,
                   level=args.level, seed=args.seed)
-    documents = measure.documents(args.docs, n_jobs=args.jobs, progress=not args.json)
-    reports = [measure.evaluate(run, queries, documents, qrels, strict=args.strict) for run in runs]
+    # one read of the documents for every run: only those the runs and the engines need (gsr.documents)
+    evaluated = measure.evaluate_many(dict(enumerate(runs)), queries, args.docs, qrels, strict=args.strict,
+                                      n_jobs=args.jobs, progress=not args.json)
+    reports = [evaluated[i] for i in range(len(runs))]
     against_perfect, pairs = compare(names, reports, args)
     if args.json:
         objects = []
@@ -202,7 +204,10 @@ def add_parser(subparsers) -> None:
                         help="TREC run file(s) (or irds:ID for a dataset's scored documents); several runs are "
                              "compared pairwise")
     parser.add_argument("--topics", required=True, help="TREC topics, TSV or JSONL queries, or irds:ID")
-    parser.add_argument("--docs", required=True, help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text)")
+    parser.add_argument("--docs", required=True,
+                        help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text), maybe .gz; TREC SGML files "
+                             "or folders; a Lucene index with stored raw text or contents; irds:NAME (ir_datasets); "
+                             "only the documents the runs and the engines need are read")
     parser.add_argument("--qrels", help="TREC qrels or irds:ID: adds the perfect and random engines and relative GSR")
     parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
     parser.add_argument("--cutoff", type=parse_cutoff, default="relevant",

