@@ -187,7 +187,8 @@ def _describe_file(path: Path) -> dict:
 
 
 def _describe_folder(folder: Path) -> dict:
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != FOLDER_MANIFEST)
+    own = folder / FOLDER_MANIFEST  # a verified folder nested inside (an index in a cache entry) keeps its manifest
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p != own)
     return {"format": MANIFEST_FORMAT,
             "files": {p.relative_to(folder).as_posix(): _describe_file(p) for p in files}}
 
