@@ -116,6 +116,14 @@ class BiasReport:
     settings: dict
     queries: dict[str, int] = field(default_factory=dict)  # measure -> queries where it is defined
 
+    def defined(self, name: str) -> int | None:
+        """Queries behind a system measure (β's aggregates: the queries where β is defined)."""
+        kind, _, cutoff = name.partition("@")
+        for prefix in ("MB_", "SB_", "MAB_", "min_beta_", "max_beta_"):
+            if kind.startswith(prefix):
+                return self.queries.get(f"beta_{kind[len(prefix):]}@{cutoff}")
+        return self.queries.get(name)
+
     def values(self, name: str) -> dict[str, float]:
         """{qid: value} of one per-query measure where it is defined."""
         return {q.qid: q.values[name] for q in self.per_query if q.values.get(name) is not None}

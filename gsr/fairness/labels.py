@@ -157,13 +157,17 @@ def parse_label_source(text: str) -> tuple[str, object]:
     return "file", text
 
 
-def gendered_word_counts(documents, entities: str | os.PathLike | None = None) -> dict[str, tuple[int, int]]:
-    """(female, male) counts of Appendix B's entity words (no first names) per document, over lowercased word tokens
-    without stop-word removal: the counts Rekabsaz & Schedl's RaB turns into gender magnitudes."""
+def gendered_word_counts(documents, entities: str | os.PathLike | None = None,
+                         wanted: set[str] | None = None) -> dict[str, tuple[int, int]]:
+    """(female, male) counts of Appendix B's entity words (no first names) per document (of `wanted` only, when
+    given), over lowercased word tokens without stop-word removal: the counts Rekabsaz & Schedl's RaB turns into
+    gender magnitudes."""
     female, male = load_gendered_entities(entities)
     analyzer = Analyzer(stopwords=frozenset())
     counts = {}
     for docid, text in iter_documents(documents):
+        if wanted is not None and docid not in wanted:
+            continue
         tokens = analyzer.tokens(text or "")
         counts[docid] = (sum(1 for t in tokens if t in female), sum(1 for t in tokens if t in male))
     return counts
