@@ -261,4 +261,5 @@ ANALYSES.register(AnalysisType(
     "system and re-ranker; re-rankers tested against the run they re-rank; the effectiveness/bias trade-off plot",
     compute, write, params=(*BIAS_PARAMS, Param("bias_effectiveness", str, None, "the trade-off plot's effectiveness "
                                                 "measure (default: the first nDCG of [evaluation] measures)")),
+    default=False, needs="switched on (label_bias = true): it labels every document of the collection",
     writes=("label_bias", "label_bias_rerankers", "label_bias_seeds", "label_bias_tradeoff")))
