@@ -23,7 +23,7 @@ from experiments.analyses.common import AnalysisError, panel_grid
 from experiments.fairness import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.tables import write_table
-from gsr.evaluate import GSR
+from gsr.evaluate import GSR, relative_to_perfect
 from gsr.fairness.evaluate import per_query_value
 from gsr.io import InputError, text_lines
 from gsr.numeric import finite
@@ -166,22 +166,27 @@ def compute(experiment, result, options: dict) -> AdversarialProbe:
             gsr_before, perfect_before, g_before = before[system.name]
             gsr_after, perfect_after, g_after = _gsr_values(measure, runs[system.name], queries, gendered,
                                                             collection.qrels, probed)
+            perfect = (perfect_before, perfect_after)
             if index == 0:
                 # the perfect engine's documents do not change: only g(q) moves its GSR
-                rows.append(_row(PERFECT, word, probed, perfect_before, perfect_after, g_before, g_after,
-                                 before_bias[PERFECT], before_bias[PERFECT], k))
-            rows.append(_row(system.name, word, probed, gsr_before, gsr_after, g_before, g_after,
-                             before_bias[system.name], after_bias[system.name], k))
+                rows.append(_row(PERFECT, word, probed, (perfect_before, perfect_after), perfect, (g_before, g_after),
+                                 (before_bias[PERFECT], before_bias[PERFECT]), k))
+            rows.append(_row(system.name, word, probed, (gsr_before, gsr_after), perfect, (g_before, g_after),
+                             (before_bias[system.name], after_bias[system.name]), k))
     return AdversarialProbe(list(options["probe_words"]), probed, options["probe_queries"],
                             {"labels": labels.source, "k": k, "measuring": measuring}, rows)
 
 
-def _row(system: str, word: str, probed, gsr_before, gsr_after, g_before, g_after, bias_before, bias_after,
-         k: int) -> dict:
-    row = {"system": system, "appended": word, "queries": len(probed),
-           "GSR": finite(gsr_before.gsr), "GSR′": finite(gsr_after.gsr),
-           "ΔGSR": None if gsr_before.gsr is None or gsr_after.gsr is None else gsr_after.gsr - gsr_before.gsr,
-           "Δg(q)": _mean_change(g_before, g_after)}
+def _row(system: str, word: str, probed, gsr: tuple, perfect: tuple, g: tuple, bias: tuple, k: int) -> dict:
+    """One (system, word) row: GSR and relative GSR before (X) and after (X′) the edit, Δg(q), and each label-based
+    measure before, after and its mean per-query change."""
+    (before, after), (bias_before, bias_after) = gsr, bias
+    relative = [relative_to_perfect(result, reference)[0] for result, reference in zip(gsr, perfect)]
+    row = {"system": system, "appended": word, "queries": len(probed), "GSR": finite(before.gsr),
+           "GSR′": finite(after.gsr),
+           "ΔGSR": None if before.gsr is None or after.gsr is None else after.gsr - before.gsr,
+           "rel. GSR %": relative[0], "rel. GSR′ %": relative[1],
+           "Δrel. GSR %": None if None in relative else relative[1] - relative[0], "Δg(q)": _mean_change(*g)}
     for kind in PROBE_MEASURES:
         name = f"{kind}@{k}"
         if name not in bias_before.measures:
@@ -196,9 +201,7 @@ def _row(system: str, word: str, probed, gsr_before, gsr_after, g_before, g_afte
 
 def plot_probe(probe: AdversarialProbe, path, columns: int = 4) -> Path:
     """One panel per measure (ΔGSR, Δ of each label-based measure): a horizontal bar per system and appended word."""
-    columns_of = [c for c in probe.rows[0] if c.startswith("Δ") and c != "Δg(q)"] if probe.rows else []
-    panels = sorted({c for row in probe.rows for c in row if c.startswith("Δ") and c != "Δg(q)"},
-                    key=lambda c: (c != "ΔGSR", columns_of.index(c) if c in columns_of else 99))
+    panels = [c for c in probe.rows[0] if c.startswith("Δ") and c != "Δg(q)"] if probe.rows else []
     if not panels:
         raise AnalysisError("plot_probe: nothing to plot")
     systems = list(dict.fromkeys(row["system"] for row in probe.rows))
@@ -226,11 +229,12 @@ def write(probe: AdversarialProbe, out: Path, plots: bool) -> dict[str, Path]:
             f"appended; X: the measure on the original queries, X′: on the modified ones, ΔX: X′ − X (for the "
             "label-based measures the mean per-query change over the queries where both are defined). GSR over the "
             f"probed queries under {probe.settings['measuring']}; Δg(q): mean change of the queries' genderedness, "
-            "which moves GSR by itself (see the perfect engine's row: its documents do not change). Labels: "
+            "which moves GSR by itself (see the perfect engine's row: its documents do not change); rel. GSR, "
+            "against the perfect engine on the same queries, takes that out. Labels: "
             f"{probe.settings['labels']}, k = {probe.settings['k']}. Words beyond 'United States' and 'UK' are "
             "gsr-bench's extension of the paper's probe.")
-    changes = [{c: v for c, v in row.items() if c in ("system", "appended", "queries", "GSR", "GSR′") or
-                c.startswith("Δ")} for row in probe.rows]
+    changes = [{c: v for c, v in row.items() if c in ("system", "appended", "queries", "GSR", "GSR′", "rel. GSR %",
+                                                      "rel. GSR′ %") or c.startswith("Δ")} for row in probe.rows]
     written = write_table(out, "adversarial_probe", "Adversarial query probe: occupation queries with a location "
                           "word appended", changes, note)
     written.update(write_table(out, "adversarial_probe_values", "Adversarial query probe: every measure before (X) "

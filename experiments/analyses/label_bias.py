@@ -188,7 +188,7 @@ def compute(experiment, result, options: dict) -> LabelBias:
     points = {panel: [(row["system"], row[panel], row[measure], row["re-ranks"]) for row in rows
                       if row["system"] in systems and row[panel] is not None and row[measure] is not None]
               for panel in plotted}
-    seed_columns = [measure, *plotted]
+    seed_columns = [measure, *plotted[:-1], *(f"GSR ({label})" for label in result.system_gsr)]
     shown = {key: value for key, value in reports[names[0]].settings.items() if key not in ("skipped", "unlabelled")}
     return LabelBias(shown, measure, rows,
                      _rerank_rows(result, reports, measure, k), _seed_rows(config, rows, seed_columns),
