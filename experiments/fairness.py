@@ -98,7 +98,7 @@ def _intrinsic(experiment) -> DocumentLabels:
     key = content_key(collection.key, INTRINSIC, words.names_source, fast_digest(GENDERED_ENTITIES), LABELS_VERSION)
 
     def build(staging: Path) -> None:
-        from experiments.collections.base import read_texts, collection_docids
+        from experiments.collections.base import collection_docids, read_texts
 
         texts = read_texts(collection.documents, collection_docids(collection.documents))
         with open(staging, "w", encoding="utf-8") as out:

@@ -12,6 +12,7 @@ import pytest
 from experiments.config import BUILTIN_CONFIGS, ConfigError, load_config, parse_config
 from experiments.report import write_report
 from experiments.runner import PERFECT, RANDOM, Experiment
+from gsr.evaluate import relative_to_perfect
 from gsr.fairness import BiasMeasures, BiasSettings, gendered_word_counts
 from gsr.measure import query_genderedness
 from tests.test_config import _with
@@ -125,6 +126,13 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, monkeypatch, nltk_d
     tested = [row[c] for row in bias.rerank_rows for c in row if c.endswith(" p adjusted") and row[c] is not None]
     assert tested and all(0 < p <= 1 for p in tested)
 
+    from scipy.stats import spearmanr
+
+    agreement = {(row["measure"], row["GSR"]): row for row in bias.agreement_rows}
+    x, y = [rows[n]["NDKL@5"] for n in names], [rows[n]["GSR (ftt)"] for n in names]
+    assert agreement[("NDKL@5", "GSR (ftt)")]["Spearman ρ"] == pytest.approx(spearmanr(x, y)[0])
+    assert agreement[("NDKL@5", "GSR (ftt)")]["systems"] == len(names)
+
     seeds = {row["systems"]: row for row in bias.seed_rows}
     assert set(seeds) == {"EG (epsilon=0.2)", "EG (epsilon=0.6)"} and seeds["EG (epsilon=0.2)"]["seeds"] == 2
     pair = [rows[f"EG (epsilon=0.2, seed={s})"]["NDKL@5"] for s in (0, 1)]
@@ -147,6 +155,8 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, monkeypatch, nltk_d
     by_system = {row["system"]: row for row in probe.rows}
     assert list(by_system) == [PERFECT] + names
     assert by_system["w2v_add"]["GSR"] == pytest.approx(result.system_gsr["w2v"]["w2v_add"].gsr)
+    relative = relative_to_perfect(result.system_gsr["w2v"]["w2v_add"], result.system_gsr["w2v"][PERFECT])[0]
+    assert by_system["w2v_add"]["rel. GSR %"] == pytest.approx(relative) and by_system[PERFECT]["rel. GSR %"] == 0
     lexicon, tokens = experiment.lexicon("w2v"), experiment.analyzer.tokens
     queries = result.collection.queries
     change = statistics.fmean(query_genderedness(tokens(queries[q] + " report"), lexicon)
@@ -159,8 +169,19 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, monkeypatch, nltk_d
     assert by_system["w2v_add"]["NDKL@5′"] == pytest.approx(after.measures["NDKL@5"])
     assert "run w2v_add" in modified.reused  # the probe's runs are cached under the modified queries
 
+    import experiments.analyses.adversarial_probe as adversarial_probe
+
+    monkeypatch.setattr(adversarial_probe, "save_figure", lambda fig, path: figures.append(fig) or path)
+    adversarial_probe.plot_probe(probe, tmp_path / "probe.png")
+    axes = [ax for ax in figures[1].axes if ax.get_visible()]
+    assert [ax.get_title() for ax in axes] == ["ΔGSR", "Δrel. GSR %", "ΔKL@5", "ΔFSKL@5", "ΔNDKL@5",
+                                               "ΔMB_female@5", "ΔMAB_female@5", "ΔARaB@5"]
+    bars = [patch.get_width() for patch in axes[0].patches]
+    assert len(bars) == len(names) + 1 and bars[1] == pytest.approx(by_system["w2v_add"]["ΔGSR"])
+    monkeypatch.setattr(adversarial_probe, "save_figure", save_figure)
+
     written = write_report(result, config.output)
-    for stem in ("label_bias", "label_bias_rerankers", "label_bias_seeds", "adversarial_probe",
+    for stem in ("label_bias", "label_bias_rerankers", "label_bias_seeds", "label_bias_agreement", "adversarial_probe",
                  "adversarial_probe_values"):
         assert (config.output / f"{stem}.md").exists() and (config.output / f"{stem}.csv").exists()
     assert written["label_bias_tradeoff"].stat().st_size > 10_000

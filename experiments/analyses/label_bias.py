@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.analyses.common import AnalysisError, panel_grid
+from experiments.analyses.common import AnalysisError, correlation, panel_grid
 from experiments.effectiveness import correct_family, display_name, marks_note, paired_test
 from experiments.fairness import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.registry import ANALYSES, AnalysisType
@@ -67,10 +67,12 @@ class LabelBias:
     reports: dict[str, dict] = field(default_factory=dict)
     correction: str = "holm"
     test: str = "t"
+    agreement_rows: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"settings": self.settings, "effectiveness": self.effectiveness, "table": self.rows,
-                "rerankers": self.rerank_rows, "seeds": self.seed_rows, "reports": self.reports}
+                "rerankers": self.rerank_rows, "seeds": self.seed_rows, "agreement": self.agreement_rows,
+                "reports": self.reports}
 
 
 def _gsr_cells(result, name: str) -> dict:
@@ -128,6 +130,20 @@ def _rerank_rows(result, reports, measure: str, k: int) -> list[dict]:
             stem = column[:-len(" entry")]
             row[f"{stem} p adjusted"], row[f"{stem} mark"] = entry["p_adjusted"], entry["mark"]
     return rows
+
+
+def _agreement_rows(rows: list[dict], systems: set[str], gsr_columns: list[str], k: int) -> list[dict]:
+    """Across the config's systems: Spearman's ρ between each label-based measure and each GSR column (do the
+    systems a measure finds more biased have a higher GSR?)."""
+    out = []
+    for gsr in gsr_columns:
+        for kind in TESTED_MEASURES:
+            name = f"{kind}@{k}"
+            pairs = [(row[name], row[gsr]) for row in rows if row["system"] in systems and row.get(name) is not None
+                     and row.get(gsr) is not None]
+            rho, p = correlation("spearman", *zip(*pairs)) if len(pairs) >= 3 else (None, None)
+            out.append({"measure": name, "GSR": gsr, "systems": len(pairs), "Spearman ρ": rho, "p": p})
+    return out
 
 
 def _mean_difference(a: dict, b: dict) -> float | None:
@@ -190,9 +206,21 @@ def compute(experiment, result, options: dict) -> LabelBias:
               for panel in plotted}
     seed_columns = [measure, *plotted[:-1], *(f"GSR ({label})" for label in result.system_gsr)]
     shown = {key: value for key, value in reports[names[0]].settings.items() if key not in ("skipped", "unlabelled")}
-    return LabelBias(shown, measure, rows,
-                     _rerank_rows(result, reports, measure, k), _seed_rows(config, rows, seed_columns),
-                     points, {n: r.to_dict() for n, r in reports.items()}, config.correction, config.test)
+    gsr_columns = [f"GSR ({label})" for label in result.system_gsr]
+    return LabelBias(shown, measure, rows, _rerank_rows(result, reports, measure, k),
+                     _seed_rows(config, rows, seed_columns), points, {n: r.to_dict() for n, r in reports.items()},
+                     config.correction, config.test, _agreement_rows(rows, set(systems), gsr_columns, k))
+
+
+def axis_meaning(panel: str) -> str:
+    """How to read a bias measure's axis."""
+    if panel.startswith(("RaB", "ARaB")):
+        return "0: balanced, > 0: male-leaning"
+    if panel.startswith("MB_"):
+        return "0: the target share, > 0: over-represented"
+    if panel.startswith("GSR"):
+        return "> 0: stereotypical"
+    return "lower: less bias"
 
 
 def plot_tradeoff(bias: LabelBias, path, columns: int = 3) -> Path:
@@ -218,7 +246,7 @@ def plot_tradeoff(bias: LabelBias, path, columns: int = 3) -> Path:
         for name, x, y, _ in points:
             ax.annotate(name, (x, y), fontsize=5, xytext=(2, 2), textcoords="offset points")
         ax.set_title(panel, fontsize=9)
-        ax.set_xlabel(f"{panel} (lower: less bias)" if not panel.startswith("GSR") else panel, fontsize=8)
+        ax.set_xlabel(f"{panel} ({axis_meaning(panel)})", fontsize=8)
         ax.set_ylabel(display_name(bias.effectiveness), fontsize=8)
         ax.grid(alpha=0.25)
     handles, labels = axes[0].get_legend_handles_labels()
@@ -239,7 +267,8 @@ def note(bias: LabelBias) -> str:
 
 
 def write(bias: LabelBias, out: Path, plots: bool) -> dict[str, Path]:
-    """label_bias.*, label_bias_rerankers.*, label_bias_seeds.* (when seeds were swept) and the trade-off PNG."""
+    """label_bias.*, label_bias_rerankers.*, label_bias_seeds.* (when seeds were swept), label_bias_agreement.* and
+    the trade-off PNG."""
     written = write_table(out, "label_bias", "GSR and the label-based bias measures, side by side", bias.rows,
                           note(bias), display=display_name)
     if bias.rerank_rows:
@@ -251,6 +280,11 @@ def write(bias: LabelBias, out: Path, plots: bool) -> dict[str, Path]:
     if bias.seed_rows:
         written.update(write_table(out, "label_bias_seeds", "Randomised re-rankers over seeds: mean and standard "
                                    "deviation", bias.seed_rows, note(bias)))
+    if bias.agreement_rows:
+        written.update(write_table(out, "label_bias_agreement", "Do the label-based measures and GSR rank the systems "
+                                   "alike? (Spearman's ρ across the config's systems)", bias.agreement_rows,
+                                   "Over every system and re-ranker of the config (not the perfect and random "
+                                   "engines); p: two-sided, uncorrected."))
     if plots:
         written["label_bias_tradeoff"] = plot_tradeoff(bias, out / "label_bias_tradeoff.png")
     return written
@@ -262,4 +296,4 @@ ANALYSES.register(AnalysisType(
     compute, write, params=(*BIAS_PARAMS, Param("bias_effectiveness", str, None, "the trade-off plot's effectiveness "
                                                 "measure (default: the first nDCG of [evaluation] measures)")),
     default=False, needs="switched on (label_bias = true): it labels every document of the collection",
-    writes=("label_bias", "label_bias_rerankers", "label_bias_seeds", "label_bias_tradeoff")))
+    writes=("label_bias", "label_bias_rerankers", "label_bias_seeds", "label_bias_agreement", "label_bias_tradeoff")))

@@ -122,7 +122,8 @@ def add_parser(subparsers) -> None:
                         help="neutral documents keep their positions but count in no distribution (exclude, the "
                              "default), or form a third group (group)")
     parser.add_argument("--epsilon", type=float, default=DEFAULT_EPSILON,
-                        help=f"what a zero share of the smoothed distribution becomes in KL (default {DEFAULT_EPSILON})")
+                        help=f"what a zero share of the smoothed distribution becomes in KL (default "
+                             f"{DEFAULT_EPSILON})")
     parser.add_argument("--short-lists", dest="short_lists", choices=SHORT_LISTS, default="present",
                         help="β's denominator for lists shorter than k: the documents present (default) or k (paper)")
     parser.add_argument("--rab", choices=(*RAB_VARIANTS, LABEL_MAGNITUDES), default="tf",

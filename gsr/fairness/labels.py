@@ -20,8 +20,16 @@ from pathlib import Path
 import numpy as np
 
 from gsr.io import InputError, iter_documents, text_lines
-from gsr.labels import FEMALE, LABELS, MALE, NEUTRAL, MentionWords, default_mention_words, intrinsic_gender
-from gsr.labels import load_gendered_entities
+from gsr.labels import (
+    FEMALE,
+    LABELS,
+    MALE,
+    NEUTRAL,
+    MentionWords,
+    default_mention_words,
+    intrinsic_gender,
+    load_gendered_entities,
+)
 from gsr.text import Analyzer
 
 INTRINSIC, GENDEREDNESS = "intrinsic", "genderedness"

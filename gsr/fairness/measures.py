@@ -32,7 +32,7 @@ class BiasError(InputError):
 
 
 def groups_of(neutral: str) -> tuple[str, ...]:
-    """The groups X the distributions run over: (female, male) under 'exclude', (female, male, neutral) under 'group'."""
+    """The groups X of the distributions: (female, male) under 'exclude', (female, male, neutral) under 'group'."""
     if neutral not in NEUTRAL_POLICIES:
         raise BiasError(f"neutral must be one of {', '.join(NEUTRAL_POLICIES)}, not {neutral!r}")
     return (FEMALE, MALE) if neutral == "exclude" else (FEMALE, MALE, NEUTRAL)
