@@ -205,7 +205,7 @@ def plot_probe(probe: AdversarialProbe, path, columns: int = 4) -> Path:
     if not panels:
         raise AnalysisError("plot_probe: nothing to plot")
     systems = list(dict.fromkeys(row["system"] for row in probe.rows))
-    fig, axes = panel_grid(len(panels), columns, 3.4, 0.3 * len(systems) * len(probe.words) + 1.2)
+    fig, axes = panel_grid(len(panels), columns, 3.4, 0.2 * len(systems) + 1.2)
     height = 0.8 / max(1, len(probe.words))
     for panel_index, (ax, panel) in enumerate(zip(axes, panels)):
         for w, word in enumerate(probe.words):
