@@ -16,7 +16,7 @@ from gsr.fairness import BiasMeasures, BiasReport, BiasSettings, DocumentLabels,
 from gsr.fairness.evaluate import LABEL_MAGNITUDES, TARGETS
 from gsr.fairness.labels import GENDEREDNESS, INTRINSIC, genderedness_labels, parse_label_source, read_labels_file
 from gsr.fairness.measures import DEFAULT_EPSILON, NEUTRAL_POLICIES, RAB_VARIANTS, SHORT_LISTS, check_target, groups_of
-from gsr.io import InputError, Run, rank_order
+from gsr.io import InputError, Run, iter_documents, rank_order
 from gsr.labels import GENDERED_ENTITIES, LABELS, NEUTRAL, default_mention_words, intrinsic_gender
 from gsr.params import Param, ParamError
 from gsr.store import cache_dir, cached_file, content_key, fast_digest, file_version_key
@@ -98,11 +98,8 @@ def _intrinsic(experiment) -> DocumentLabels:
     key = content_key(collection.key, INTRINSIC, words.names_source, fast_digest(GENDERED_ENTITIES), LABELS_VERSION)
 
     def build(staging: Path) -> None:
-        from experiments.collections.base import collection_docids, read_texts
-
-        texts = read_texts(collection.documents, collection_docids(collection.documents))
-        with open(staging, "w", encoding="utf-8") as out:
-            for docid, text in texts.items():
+        with open(staging, "w", encoding="utf-8") as out:  # streamed: a collection's texts need not fit in memory
+            for docid, text in iter_documents(collection.documents):
                 out.write(f"{docid}\t{intrinsic_gender(text, words).label}\n")
 
     path, reused = cached_file(cache_dir() / "labels" / f"{key}.tsv", build)

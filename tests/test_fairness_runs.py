@@ -227,3 +227,22 @@ def test_rerank_command(tmp_path, capsys):
                             "relevant"], "would feed the test qrels")):
         assert main(["rerank", "--run", str(f / "run.txt"), "--out", str(out), *argv]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_rerank_command_with_embedding_relevance(tmp_path):
+    """Dash with relevance = embedding and w_r = 1: by 1 − cos(query, document mean vectors) alone: d2 ('nurse',
+    cost 0) rises above d1 ('tools tools', cost 1 − cos((0, 1), (1, 0)) = 1)."""
+    from gsr.io import read_trec_run
+
+    (tmp_path / "vectors.txt").write_text("2 2\nnurse 1.0 0.0\ntools 0.0 1.0\n")
+    (tmp_path / "docs.jsonl").write_text('{"id": "d1", "contents": "tools tools"}\n{"id": "d2", "contents": "nurse"}\n')
+    (tmp_path / "topics.tsv").write_text("q1\tnurse\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n")
+    (tmp_path / "labels.tsv").write_text("d1\tmale\nd2\tfemale\n")
+    out = tmp_path / "dash.run"
+    argv = ["rerank", "--run", str(tmp_path / "run.txt"), "--method", "dash", "--w-r", "1", "--labels",
+            str(tmp_path / "labels.tsv"), "--relevance", "embedding", "--docs", str(tmp_path / "docs.jsonl"),
+            "--out", str(out), "--embedding", str(tmp_path / "vectors.txt")]
+    assert main([*argv, "--topics", str(tmp_path / "topics.tsv")]) == 0
+    assert [d for d, _ in read_trec_run(out)["q1"]] == ["d2", "d1"]
+    assert main(argv) == 2  # no --topics: nothing to compare the documents with
