@@ -9,7 +9,8 @@ import os
 import sys
 
 COMMANDS = ("experiments.commands.validate", "experiments.commands.queries", "experiments.commands.score",
-            "experiments.commands.label", "experiments.commands.run", "experiments.commands.listing",
+            "experiments.commands.label", "experiments.commands.bias", "experiments.commands.rerank",
+            "experiments.commands.run", "experiments.commands.listing",
             "debias.command")
 
 

@@ -74,6 +74,7 @@ class SystemSpec:
     rerank: str | None = None  # the system whose run this one re-ranks (SystemType.reranks)
     variant: str = "regular"  # "regular", or the debiased variant this row retrieves with
     base_system: str | None = None  # the regular system this variant is compared with (Tables 2 and 3)
+    sweep: dict = field(default_factory=dict)  # the values this system takes of its config's swept (list) parameters
 
 
 @dataclass
@@ -290,10 +291,15 @@ def _embeddings(raw, base: Path, source: str) -> dict[str, EmbeddingSpec]:
     return embeddings
 
 
+def _swept_keys(declared: tuple[Param, ...], given: dict) -> list[str]:
+    """The parameters given as lists whose declared type is a scalar: each value is one system (a sweep)."""
+    kinds = {p.name: p.kind for p in declared}
+    return [k for k, v in given.items() if isinstance(v, list) and kinds.get(k) in (int, float, str, bool)]
+
+
 def _sweep(declared: tuple[Param, ...], given: dict) -> list[dict]:
     """One parameter dict per combination of the values given as lists for scalar parameters (a sweep)."""
-    kinds = {p.name: p.kind for p in declared}
-    swept = [k for k, v in given.items() if isinstance(v, list) and kinds.get(k) in (int, float, str, bool)]
+    swept = _swept_keys(declared, given)
     if not swept:
         return [given]
     return [{**given, **dict(zip(swept, values))} for values in itertools.product(*(given[k] for k in swept))]
@@ -335,9 +341,9 @@ def _systems(raw_systems, embeddings: dict, source: str, base: Path) -> list[Sys
                 if params[key] is None:
                     raise ConfigError(f"{source}: {where}.{key} is required for model '{model}'")
                 params[key] = _resolve(base, params[key])
-            label = name if len(combinations) == 1 else \
-                f"{name} ({', '.join(f'{k}={values[k]}' for k in given if isinstance(given[k], list))})"
-            systems.append(SystemSpec(label, model, embedding, params, rerank=table.get("rerank")))
+            swept = {k: values[k] for k in _swept_keys(declared, given)} if len(combinations) > 1 else {}
+            label = name if not swept else f"{name} ({', '.join(f'{k}={v}' for k, v in swept.items())})"
+            systems.append(SystemSpec(label, model, embedding, params, rerank=table.get("rerank"), sweep=swept))
     _resolve_reranking(systems, source)
     return systems
 
@@ -395,7 +401,8 @@ def _check_measuring(measuring: list[str], embeddings: dict, source: str) -> Non
 
 
 def _analyses(raw, config: ExperimentConfig, source: str) -> dict[str, dict]:
-    """Enabled analyses and their checked options; each is on by default where it applies."""
+    """Enabled analyses and their checked options; each is on by default where it applies (those declared with
+    default=False only when switched on)."""
     table = _table(raw, "analyses", source)
     analyses = list(ANALYSES)
     _unknown(table, [a.name for a in analyses] + [p.name for a in analyses for p in a.params], "analyses.", source)
@@ -407,7 +414,7 @@ def _analyses(raw, config: ExperimentConfig, source: str) -> dict[str, dict]:
         applicable = analysis.applicable(config)
         if switch and not applicable:
             raise ConfigError(f"{source}: analyses.{analysis.name} needs {analysis.needs}")
-        if switch is False or not applicable:
+        if switch is False or not applicable or (switch is None and not analysis.default):
             continue
         try:
             enabled[analysis.name] = check_params(

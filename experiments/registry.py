@@ -35,7 +35,7 @@ class SystemType:
 
     run(experiment, system) returns the system's run over the collection's queries; the runner caches it under
     a key made of the collection, the queries, `name`, the checked parameters, the embedding's version, the
-    re-ranked system's key and `version` (bump it when the implementation changes its output).
+    re-ranked system's key, `cache_inputs` and `version` (bump it when the implementation changes its output).
     """
 
     name: str
@@ -51,6 +51,8 @@ class SystemType:
     reference: str = ""
     path_params: tuple[str, ...] = ()  # parameters holding file paths: resolved against the config file's folder,
     # and the file's version (path, size, modification time) is part of the run's cache key
+    cache_inputs: Callable[[Experiment, SystemSpec], object] | None = None  # what else the run depends on (e.g. the
+    # version of the document labels a re-ranker reads): part of the run's cache key
 
     def declared_params(self, table: dict) -> tuple[Param, ...]:
         """The parameters a config table of this type may set."""
@@ -73,6 +75,7 @@ class AnalysisType:
     needs: str = ""
     applicable: Callable[[ExperimentConfig], bool] = lambda config: True
     writes: tuple[str, ...] = ()
+    default: bool = True  # on unless switched off where applicable; False: off unless switched on (a costly one)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from embeddings.direction import gender_lexicon
@@ -202,6 +202,31 @@ class Experiment:
                                         [fast_digest(p) for p in defaults], DEBIAS_VERSION)
         return cached_embedding(key, lambda: METHODS[spec.debias](**options).fit_transform(base.kv)), key
 
+    def lexicon(self, name: str):
+        """The GenderLexicon (Eq. 1) of a measuring embedding, with the config's definitional pairs (made once)."""
+        def build():
+            pairs = None
+            if self.config.definitional:
+                from embeddings.direction import load_word_pairs
+
+                pairs = load_word_pairs(self.config.definitional)
+            return gender_lexicon(self.source_embedding(name).kv, pairs=pairs, name=name)
+
+        return self.shared(f"lexicon {name}", build)
+
+    def with_queries(self, queries: dict[str, str]) -> Experiment:
+        """This experiment on other query texts (same ids, qrels, documents, settings): its system runs are cached
+        under their own keys (the queries are part of every key), and it shares this one's embeddings, index and
+        document statistics. The adversarial query probe runs every system through it."""
+        unknown = sorted(set(queries) - set(self.collection.queries))
+        if unknown:
+            raise InputError(f"with_queries: query ids {', '.join(unknown[:3])} are not topics of the collection")
+        derived = Experiment(self.config, self.progress)
+        derived._collection = replace(self.collection, queries=dict(queries))
+        derived._embeddings, derived._unit_embeddings, derived._shared = \
+            self._embeddings, self._unit_embeddings, self._shared
+        return derived
+
     def upstream(self, system: SystemSpec) -> SystemSpec:
         """The system whose run `system` re-ranks."""
         return next(s for s in self.config.systems if s.name == system.rerank)
@@ -215,6 +240,8 @@ class Experiment:
         # systems with an embedding read the collection through GSR's analyzer, so its stop list is part of the key
         stopwords = sorted(self.analyzer.stopwords) if system_type.needs_embedding else None
         files = [file_version_key(Path(system.params[key])) for key in system_type.path_params]
+        if system_type.cache_inputs is not None:  # appended only when declared: other systems' keys stay as they were
+            files.append(system_type.cache_inputs(self, system))
         return content_key(collection.key, sorted(collection.queries.items()), system.model, system.params,
                            embedding_key, self.config.depth, upstream, system_type.version, stopwords, *files)
 
@@ -251,14 +278,8 @@ class Experiment:
             effectiveness = {name: evaluate_run(run, collection.qrels, measures, judged) for name, run in runs.items()}
         reports, per_system, genderedness = {}, {}, {}
         for label, name, cutoff in config.gsr_columns():
-            embedding = self.source_embedding(name)
             with self.step(f"GSR ({label})"):
-                pairs = None
-                if config.definitional:
-                    from embeddings.direction import load_word_pairs
-
-                    pairs = load_word_pairs(config.definitional)
-                lexicon = gender_lexicon(embedding.kv, pairs=pairs, name=name)
+                lexicon = self.lexicon(name)
                 measure = GSR(lexicon, self.analyzer, cutoff=cutoff, random_seed=config.random_seed,
                               resamples=config.resamples, level=config.level, seed=config.seed)
                 gendered = stats.gendered(lexicon, self.analyzer)

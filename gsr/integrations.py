@@ -97,6 +97,12 @@ def _aggregators():
     return SlopeAggregate, DefinedMean
 
 
+def defined_mean():
+    """An ir_measures aggregator whose result is the mean over the topics that have a value (NaN, the default of a
+    topic without one, is skipped): a mean over the defined topics, never over zeros filled in for the others."""
+    return _aggregators()[1]()
+
+
 def parse_measure_name(name: str) -> tuple[str, str | int | None]:
     """('GSR' or 'gL', cut-off) of a measure name: GSR, GSR@rel, GSR@100, gL, gL@rel, gL@10 (None: the GSR object's
     own cut-off; 'rel': K = the topic's number of relevant documents, §4.2.2)."""

@@ -34,6 +34,7 @@ class Param:
     choices: tuple | None = None
     validator: Callable[[object, str], object] | None = None
     range_help: str = ""
+    required: bool = False  # check_params fails when it is not given
 
     def check(self, value, where: str = ""):
         """`value` as this parameter's type; ParamError naming `where` when it is not one or is out of range."""
@@ -79,16 +80,20 @@ def _plain(number: float) -> str:
 
 
 def check_params(declared: Sequence[Param], given: Mapping, where: str = "") -> dict:
-    """Every declared parameter's value: the given one checked, else its default; an unknown name is an error."""
+    """Every declared parameter's value: the given one checked, else its default; an unknown name or a missing
+    required one is an error."""
     names = {p.name: p for p in declared}
     for key in given:
         if key not in names:
             allowed = ", ".join(names) or "none"
             raise ParamError(f"{where}{key} is not a parameter here (parameters: {allowed})")
+    for p in declared:
+        if p.required and p.name not in given:
+            raise ParamError(f"{where}{p.name} is required ({p.range_text()})")
     return {p.name: p.check(given[p.name], where) if p.name in given else p.default for p in declared}
 
 
 def params_table(declared: Sequence[Param]) -> list[dict]:
-    """Rows {name, type, default, range, help} for documentation tables."""
-    return [{"name": p.name, "type": "—" if p.kind is object else p.kind.__name__, "default": p.default, "range": p.range_text(), "help": p.help}
-            for p in declared]
+    """Rows {name, type, default, range, help, required} for documentation tables."""
+    return [{"name": p.name, "type": "—" if p.kind is object else p.kind.__name__, "default": p.default,
+             "range": p.range_text(), "help": p.help, "required": p.required} for p in declared]

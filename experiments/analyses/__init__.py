@@ -4,7 +4,8 @@ here plus its name below."""
 
 import importlib
 
-BUILTIN_MODULES = ("rank_change", "reliability", "intrinsic_gender", "gender_versions")
+BUILTIN_MODULES = ("rank_change", "reliability", "intrinsic_gender", "gender_versions", "label_bias",
+                   "adversarial_probe")
 
 for _module in BUILTIN_MODULES:
     importlib.import_module(f"{__name__}.{_module}")

@@ -7,10 +7,16 @@ from experiments.registry import ANALYSES, COLLECTION_KINDS, SYSTEMS
 from gsr.params import params_table
 
 
-def _parameters(params) -> str:
+def _default(row: dict, required: tuple[str, ...]) -> str:
+    if row["required"] or row["name"] in required:
+        return "required"
+    return "no default" if row["default"] is None else "default " + repr(row["default"])
+
+
+def _parameters(params, required: tuple[str, ...] = ()) -> str:
+    """Each parameter as `name` (type, range, default): help; `required` names parameters a system must be given."""
     rows = params_table(params)
-    return "; ".join(f"`{r['name']}` ({r['type']}, {r['range']}, "
-                     f"{'required' if r['default'] is None else 'default ' + repr(r['default'])}): {r['help']}"
+    return "; ".join(f"`{r['name']}` ({r['type']}, {r['range']}, {_default(r, required)}): {r['help']}"
                      for r in rows) or "—"
 
 
@@ -24,7 +30,7 @@ def systems_markdown() -> str:
                                     entry.reranks)) if flag]
         reference = f" ({entry.reference})" if entry.reference else ""
         lines.append(f"| `{entry.name}` | {entry.description}{reference} | {', '.join(needs) or '—'} | "
-                     f"{_parameters(entry.params)} |")
+                     f"{_parameters(entry.params, entry.path_params)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,282 @@
+"""Feng & Shah's adversarial query probe (§3): occupation queries with a location word appended ('CEO' → 'CEO United
+States'), run through every system again, and how GSR and the label-based measures move — a robustness check of a
+system's stereotype behaviour under an innocuous query edit.
+
+The paper appends 'United States' to each occupation (every experiment) and 'UK' to 'CEO' (Fig. 1); those are the
+default words. The modified queries run through the same machinery as the originals (Experiment.with_queries: every
+query keeps its id, the probed ones get the word; runs are cached under the new queries), so re-rankers and trained
+models see the edit as any user's query would. The appended words also change g(q), which GSR regresses on: the
+table reports the mean change of g(q) (Δg) and the perfect engine's GSR on both query sets, whose difference comes
+from that alone.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from experiments.analyses.common import AnalysisError, panel_grid
+from experiments.fairness import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
+from experiments.registry import ANALYSES, AnalysisType
+from experiments.tables import write_table
+from gsr.evaluate import GSR, relative_to_perfect
+from gsr.fairness.evaluate import per_query_value
+from gsr.io import InputError, text_lines
+from gsr.numeric import finite
+from gsr.params import Param, ParamError
+from gsr.plots import save_figure
+
+PAPER_WORDS = ("United States", "UK")
+OCCUPATIONS = Path(__file__).resolve().parents[1] / "wordlists" / "occupations.txt"
+PROBE_MEASURES = ("KL", "FSKL", "NDKL", "MB_female", "MAB_female", "ARaB")
+ALL = "all"
+OCCUPATION_QUERIES, CATEGORY_PREFIX = "occupations", "category:"
+_WORDS = re.compile(r"[^\W\d_]+")
+WORD_COLOURS = ("#e66101", "#5e3c99", "#1b9e77", "#377eb8", "#999999")
+
+
+def word_tokens(text: str) -> list[str]:
+    """Lowercase runs of letters."""
+    return _WORDS.findall(text.lower())
+
+
+def occupation_terms(path: str | Path = OCCUPATIONS) -> list[tuple[str, ...]]:
+    """The occupation list: one name per line (several words allowed), '#' starts a comment."""
+    terms = []
+    for _, line in text_lines(path):
+        words = tuple(word_tokens(line.split("#", 1)[0]))
+        if words:
+            terms.append(words)
+    if not terms:
+        raise InputError(f"{path}: no occupation in this file")
+    return terms
+
+
+def _matches(token: str, word: str) -> bool:
+    return token == word or token == word + "s" or token == word + "es"
+
+
+def is_occupation_query(text: str, terms: list[tuple[str, ...]]) -> bool:
+    """Whether the query names an occupation of `terms` (consecutive words; the last may take -s or -es)."""
+    tokens = word_tokens(text)
+    for term in terms:
+        for start in range(len(tokens) - len(term) + 1):
+            window = tokens[start:start + len(term)]
+            if window[:-1] == list(term[:-1]) and _matches(window[-1], term[-1]):
+                return True
+    return False
+
+
+def probe_queries(collection, query_ids: list[str], selection: str, occupations: str | None = None) -> list[str]:
+    """The probed queries among `query_ids`: the occupation queries, all of them, or one category's (category:NAME,
+    where the collection has query categories, e.g. Grep-BiasIR's Career)."""
+    if selection == ALL:
+        return list(query_ids)
+    if selection.startswith(CATEGORY_PREFIX):
+        category = selection[len(CATEGORY_PREFIX):]
+        return [q for q in query_ids if collection.query_categories.get(q) == category]
+    terms = occupation_terms(occupations or OCCUPATIONS)
+    return [q for q in query_ids if is_occupation_query(collection.queries[q], terms)]
+
+
+def appended(queries: dict[str, str], probed: list[str], word: str) -> dict[str, str]:
+    """Every query, the probed ones with `word` appended (Feng & Shah's 'occupation + country')."""
+    return {q: f"{text} {word}" if q in probed else text for q, text in queries.items()}
+
+
+def _mean_change(before: dict, after: dict) -> float | None:
+    common = sorted(set(before) & set(after))
+    return math.fsum(after[q] - before[q] for q in common) / len(common) if common else None
+
+
+@dataclass
+class AdversarialProbe:
+    """Per (system, appended word): GSR before and after, Δg(q), and each label-based measure before, after and its
+    mean per-query change; the probed queries and the settings."""
+
+    words: list[str]
+    queries: list[str]
+    selection: str
+    settings: dict
+    rows: list[dict]
+
+    def to_dict(self) -> dict:
+        return {"words": self.words, "queries": self.queries, "selection": self.selection, "settings": self.settings,
+                "rows": self.rows}
+
+
+def _gsr_values(measure: GSR, run, queries, gendered, qrels, probed) -> tuple:
+    """(system GSR, perfect engine's GSR, {qid: g(q)}) over the probed queries."""
+    report = measure.evaluate({q: run[q] for q in probed if run.get(q)}, {q: queries[q] for q in probed}, gendered,
+                              {q: qrels[q] for q in probed if q in qrels})
+    return report.system, report.perfect, {p.qid: p.g_query for p in report.perfect.per_query
+                                           if p.g_query is not None}
+
+
+def compute(experiment, result, options: dict) -> AdversarialProbe:
+    """Every probed system's runs on the modified queries, and the measures' changes."""
+    from experiments.runner import PERFECT
+
+    config, collection = result.config, result.collection
+    occupations = options["probe_occupations"]
+    if occupations is not None and not Path(occupations).is_absolute() and config.path is not None:
+        occupations = config.path.resolve().parent / occupations
+    try:
+        probed = probe_queries(collection, result.evaluated_queries, options["probe_queries"], occupations)
+    except InputError as err:
+        raise AnalysisError(str(err)) from None
+    if not probed:
+        raise AnalysisError(f"no {options['probe_queries']} query among the {len(result.evaluated_queries)} judged "
+                            "topics to probe")
+    wanted = options["probe_systems"]
+    systems = [s for s in config.systems if wanted == ALL or s.name in wanted]
+    unknown = [] if wanted == ALL else sorted(set(wanted) - {s.name for s in config.systems})
+    if unknown:
+        raise AnalysisError(f"probe_systems names no system of the config: {', '.join(unknown)}")
+    names = [s.name for s in systems]
+    measuring = config.measuring[0]
+    lexicon = experiment.lexicon(measuring)
+    measure = GSR(lexicon, experiment.analyzer, cutoff=config.cutoff, random_seed=config.random_seed,
+                  resamples=config.resamples, level=config.level, seed=config.seed)
+    gendered = experiment.document_stats().gendered(lexicon, experiment.analyzer)
+    k = bias_settings(options).k
+    try:
+        labels = collection_labels(experiment, options["bias_labels"])
+        before_bias = bias_of_runs(experiment, {name: result.runs[name] for name in [PERFECT, *names]}, probed,
+                                   options, labels)
+    except InputError as err:
+        raise AnalysisError(str(err)) from None
+    before = {s.name: _gsr_values(measure, result.runs[s.name], collection.queries, gendered, collection.qrels,
+                                  probed) for s in systems}
+    rows = []
+    for word in options["probe_words"]:
+        queries = appended(collection.queries, probed, word)
+        derived = experiment.with_queries(queries)
+        with experiment.step(f"adversarial probe: queries + {word!r}"):
+            runs = {s.name: derived.system_run(s) for s in systems}
+        try:
+            after_bias = bias_of_runs(derived, runs, probed, options, labels)
+        except InputError as err:
+            raise AnalysisError(str(err)) from None
+        for index, system in enumerate(systems):
+            gsr_before, perfect_before, g_before = before[system.name]
+            gsr_after, perfect_after, g_after = _gsr_values(measure, runs[system.name], queries, gendered,
+                                                            collection.qrels, probed)
+            perfect = (perfect_before, perfect_after)
+            if index == 0:
+                # the perfect engine's documents do not change: only g(q) moves its GSR
+                rows.append(_row(PERFECT, word, probed, (perfect_before, perfect_after), perfect, (g_before, g_after),
+                                 (before_bias[PERFECT], before_bias[PERFECT]), k))
+            rows.append(_row(system.name, word, probed, (gsr_before, gsr_after), perfect, (g_before, g_after),
+                             (before_bias[system.name], after_bias[system.name]), k))
+    return AdversarialProbe(list(options["probe_words"]), probed, options["probe_queries"],
+                            {"labels": labels.source, "k": k, "measuring": measuring}, rows)
+
+
+def _row(system: str, word: str, probed, gsr: tuple, perfect: tuple, g: tuple, bias: tuple, k: int) -> dict:
+    """One (system, word) row: GSR and relative GSR before (X) and after (X′) the edit, Δg(q), and each label-based
+    measure before, after and its mean per-query change."""
+    (before, after), (bias_before, bias_after) = gsr, bias
+    relative = [relative_to_perfect(result, reference)[0] for result, reference in zip(gsr, perfect)]
+    row = {"system": system, "appended": word, "queries": len(probed), "GSR": finite(before.gsr),
+           "GSR′": finite(after.gsr),
+           "ΔGSR": None if before.gsr is None or after.gsr is None else after.gsr - before.gsr,
+           "rel. GSR %": relative[0], "rel. GSR′ %": relative[1],
+           "Δrel. GSR %": None if None in relative else relative[1] - relative[0], "Δg(q)": _mean_change(*g)}
+    for kind in PROBE_MEASURES:
+        name = f"{kind}@{k}"
+        if name not in bias_before.measures:
+            continue
+        value_of = per_query_value(name)
+        values = [{q.qid: value_of(q) for q in report.per_query if value_of(q) is not None}
+                  for report in (bias_before, bias_after)]
+        row.update({name: bias_before.measures[name], f"{name}′": bias_after.measures[name],
+                    f"Δ{name}": _mean_change(*values)})
+    return row
+
+
+def plot_probe(probe: AdversarialProbe, path, columns: int = 4) -> Path:
+    """One panel per measure (ΔGSR, Δ of each label-based measure): a horizontal bar per system and appended word."""
+    panels = [c for c in probe.rows[0] if c.startswith("Δ") and c != "Δg(q)"] if probe.rows else []
+    if not panels:
+        raise AnalysisError("plot_probe: nothing to plot")
+    systems = list(dict.fromkeys(row["system"] for row in probe.rows))
+    fig, axes = panel_grid(len(panels), columns, 3.4, 0.2 * len(systems) + 1.2)
+    height = 0.8 / max(1, len(probe.words))
+    for panel_index, (ax, panel) in enumerate(zip(axes, panels)):
+        for w, word in enumerate(probe.words):
+            values = {row["system"]: row.get(panel) for row in probe.rows if row["appended"] == word}
+            y = np.arange(len(systems))[::-1] + w * height
+            x = [np.nan if values.get(s) is None else values[s] for s in systems]
+            ax.barh(y, x, height=height, color=WORD_COLOURS[w % len(WORD_COLOURS)], label=f"+ {word}")
+        ax.axvline(0, color="#777777", lw=0.7)
+        ticks = np.arange(len(systems))[::-1] + height * (len(probe.words) - 1) / 2
+        ax.set_yticks(ticks, systems if panel_index % columns == 0 else [""] * len(systems), fontsize=7)
+        ax.set_title(panel, fontsize=9)
+        ax.grid(axis="x", alpha=0.25)
+    axes[0].legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
+def write(probe: AdversarialProbe, out: Path, plots: bool) -> dict[str, Path]:
+    """adversarial_probe.* (the changes), adversarial_probe_values.* (every value) and, with plots, its PNG."""
+    note = (f"Feng & Shah §3: each of the {len(probe.queries)} probed queries ({probe.selection}) with a word "
+            f"appended; X: the measure on the original queries, X′: on the modified ones, ΔX: X′ − X (for the "
+            "label-based measures the mean per-query change over the queries where both are defined). GSR over the "
+            f"probed queries under {probe.settings['measuring']}; Δg(q): mean change of the queries' genderedness, "
+            "which moves GSR by itself (see the perfect engine's row: its documents do not change); rel. GSR, "
+            "against the perfect engine on the same queries, takes that out. Labels: "
+            f"{probe.settings['labels']}, k = {probe.settings['k']}. Words beyond 'United States' and 'UK' are "
+            "gsr-bench's extension of the paper's probe.")
+    changes = [{c: v for c, v in row.items() if c in ("system", "appended", "queries", "GSR", "GSR′", "rel. GSR %",
+                                                      "rel. GSR′ %") or c.startswith("Δ")} for row in probe.rows]
+    written = write_table(out, "adversarial_probe", "Adversarial query probe: occupation queries with a location "
+                          "word appended", changes, note)
+    written.update(write_table(out, "adversarial_probe_values", "Adversarial query probe: every measure before (X) "
+                               "and after (X′) the edit", probe.rows, note))
+    if plots and probe.rows:
+        written["adversarial_probe"] = plot_probe(probe, out / "adversarial_probe.png")
+    return written
+
+
+def _words(value, label: str) -> list[str]:
+    if isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value):
+        return [" ".join(v.split()) for v in value]
+    raise ParamError(f"{label} must be a non-empty list of words or phrases, not {value!r}")
+
+
+def _selection(value, label: str) -> str:
+    if isinstance(value, str) and (value in (OCCUPATION_QUERIES, ALL) or
+                                   (value.startswith(CATEGORY_PREFIX) and value[len(CATEGORY_PREFIX):])):
+        return value
+    raise ParamError(f"{label} must be occupations, all or category:NAME, not {value!r}")
+
+
+def _systems(value, label: str) -> list[str]:
+    if value == ALL:
+        return ALL
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ParamError(f"{label} must be 'all' or a list of system names, not {value!r}")
+
+
+ANALYSES.register(AnalysisType(
+    "adversarial_probe", "Feng & Shah's adversarial query probe: occupation queries with a location word appended "
+    "('United States', 'UK'), every system run again; the change of GSR, g(q) and the label-based measures",
+    compute, write,
+    params=(Param("probe_words", object, list(PAPER_WORDS), "words appended to each probed query (the paper's: "
+                  "United States, UK)", validator=_words, range_help="a list of words or phrases"),
+            Param("probe_queries", object, OCCUPATION_QUERIES, "the probed queries: those naming an occupation, all, "
+                  "or category:NAME", validator=_selection, range_help="occupations, all or category:NAME"),
+            Param("probe_occupations", str, None, "occupation list, one per line, relative to the config file "
+                  "(default: the project's, experiments/wordlists/occupations.txt)"),
+            Param("probe_systems", object, ALL, "the systems probed: all, or a list of names (re-run on the "
+                  "modified queries, trained ones retrained)", validator=_systems, range_help="all or names"),
+            *BIAS_PARAMS),
+    default=False, needs="switched on (adversarial_probe = true): it runs every probed system again per word",
+    writes=("adversarial_probe", "adversarial_probe_values")))

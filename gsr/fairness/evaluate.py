@@ -1,0 +1,270 @@
+"""The label-based bias measures of whole runs: per query, then the mean over the queries where each is defined.
+
+BiasMeasures(labels, settings).evaluate(run, qrels) gives a BiasReport: every measure's system value, every query's
+values and label counts, and the settings (label source, neutral policy, target, k, epsilon, skipped queries), which
+is what `gsr bias --json` prints. Queries: with qrels, the topics with a relevant judgment (as GSR and the
+effectiveness measures); without, the run's queries. A judged topic the run does not answer is undefined
+(`empty_run`), never 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+
+from gsr.fairness.labels import DocumentLabels, LabelSourceError
+from gsr.fairness.measures import (
+    DEFAULT_EPSILON,
+    RAB_VARIANTS,
+    SHORT_LISTS,
+    BiasError,
+    average_rank_bias,
+    bias_aggregates,
+    check_target,
+    feng_shah_bias,
+    gender_magnitude,
+    groups_of,
+    label_counts,
+    ndkl,
+    rank_bias,
+    representation_bias,
+    top_k_kl,
+)
+from gsr.io import Qrels, Run, as_qrels, as_run, rank_order
+from gsr.labels import FEMALE, LABELS, MALE
+
+TARGETS = ("collection", "relevant", "uniform", "retrieved")
+LABEL_MAGNITUDES = "labels"  # RaB on the labels: magnitude 1 for the document's own gender, 0 otherwise
+EMPTY_RUN, NO_GENDERED, NO_GENDERED_RELEVANT = "empty_run", "no_gendered_document", "no_gendered_relevant_document"
+
+
+@dataclass(frozen=True)
+class BiasSettings:
+    """How the measures read a ranking: cut-off k, target distribution (a TARGETS name or explicit shares), neutral
+    policy, smoothing epsilon, β's denominator for short lists and RaB's gender magnitudes ('tf', 'tc', 'bool' from
+    the documents' entity-word counts, or 'labels')."""
+
+    k: int = 10
+    target: str | Mapping[str, float] = "collection"
+    neutral: str = "exclude"
+    epsilon: float = DEFAULT_EPSILON
+    short_lists: str = "present"
+    rab: str = "tf"
+
+    def __post_init__(self):
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+            raise BiasError(f"k must be a positive integer, not {self.k!r}")
+        groups = groups_of(self.neutral)
+        if isinstance(self.target, str):
+            if self.target not in TARGETS:
+                raise BiasError(f"target must be one of {', '.join(TARGETS)} or explicit shares, not {self.target!r}")
+        else:
+            check_target(self.target, groups)
+        if not (isinstance(self.epsilon, float) and 0 < self.epsilon < 1):
+            raise BiasError(f"epsilon must be a number in (0, 1), not {self.epsilon!r}")
+        if self.short_lists not in SHORT_LISTS:
+            raise BiasError(f"short_lists must be one of {', '.join(SHORT_LISTS)}, not {self.short_lists!r}")
+        if self.rab not in (*RAB_VARIANTS, LABEL_MAGNITUDES):
+            raise BiasError(f"rab must be one of {', '.join((*RAB_VARIANTS, LABEL_MAGNITUDES))}, not {self.rab!r}")
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return groups_of(self.neutral)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        if not isinstance(self.target, str):
+            out["target"] = {g: float(s) for g, s in check_target(self.target, self.groups).items()}
+        return out
+
+
+def measure_names(settings: BiasSettings, rab: bool = True) -> list[str]:
+    """The per-query measures, named with their cut-off: KL@k, FSKL@k, NDKL@k, beta_<group>@k, RaB@k and ARaB@k with
+    their female and male components."""
+    k = settings.k
+    names = [f"KL@{k}", f"FSKL@{k}", f"NDKL@{k}"] + [f"beta_{g}@{k}" for g in settings.groups]
+    if rab:
+        names += [f"{m}{part}@{k}" for m in ("RaB", "ARaB") for part in ("", "_female", "_male")]
+    return names
+
+
+@dataclass
+class QueryBias:
+    """One query: its list's length, label counts in the top k, missing labels, and each measure (None: undefined)."""
+
+    qid: str
+    documents: int
+    counts: dict[str, int]
+    unlabelled: int
+    values: dict[str, float | None]
+    skipped: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"qid": self.qid, "documents": self.documents, **self.counts, "unlabelled": self.unlabelled,
+                **self.values, **({"skipped": self.skipped} if self.skipped else {})}
+
+
+@dataclass
+class BiasReport:
+    """System values (each a mean over the queries where it is defined; β also as SB, min and max, which are not
+    means), per-query values, and the settings and label source they were computed with."""
+
+    measures: dict[str, float | None]
+    per_query: list[QueryBias]
+    settings: dict
+    queries: dict[str, int] = field(default_factory=dict)  # measure -> queries where it is defined
+
+    def defined(self, name: str) -> int | None:
+        """Queries behind a system measure (β's aggregates: the queries where β is defined)."""
+        kind, _, cutoff = name.partition("@")
+        for prefix in ("MB_", "SB_", "MAB_", "min_beta_", "max_beta_"):
+            if kind.startswith(prefix):
+                return self.queries.get(f"beta_{kind[len(prefix):]}@{cutoff}")
+        return self.queries.get(name)
+
+    def values(self, name: str) -> dict[str, float]:
+        """{qid: value} of one per-query measure where it is defined."""
+        return {q.qid: q.values[name] for q in self.per_query if q.values.get(name) is not None}
+
+    def to_dict(self) -> dict:
+        return {"measures": self.measures, "per_query": [q.to_dict() for q in self.per_query],
+                "settings": self.settings, "queries": self.queries}
+
+
+def _mean(values: list[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+class BiasMeasures:
+    """The label-based measures of runs under one label source and one BiasSettings.
+
+    mentions: {docid: (female, male) entity-word counts} (gsr.fairness.labels.gendered_word_counts) for RaB/ARaB
+    with rab = 'tf' | 'tc' | 'bool'; without them (and rab not 'labels') RaB is not computed.
+    """
+
+    def __init__(self, labels: DocumentLabels, settings: BiasSettings | None = None,
+                 mentions: Mapping[str, tuple[int, int]] | None = None):
+        self.labels = labels
+        self.settings = settings or BiasSettings()
+        self.mentions = mentions
+        self.with_rab = self.settings.rab == LABEL_MAGNITUDES or mentions is not None
+        self.names = measure_names(self.settings, self.with_rab)
+        target = self.settings.target
+        groups = self.settings.groups
+        self._fixed_target = None
+        if not isinstance(target, str):
+            self._fixed_target = check_target(target, groups)
+        elif target == "uniform":
+            self._fixed_target = {g: Fraction(1, len(groups)) for g in groups}
+        elif target == "collection":
+            self._fixed_target = labels.collection_shares(groups)
+
+    def target_of(self, ranked: list[str], relevant: list[str]) -> dict[str, Fraction] | None:
+        """T for one query: fixed, or the shares of its relevant documents / its whole retrieved list in the groups
+        (None when they hold no document in the groups)."""
+        if self._fixed_target is not None:
+            return self._fixed_target
+        groups = self.settings.groups
+        counts = label_counts(relevant if self.settings.target == "relevant" else ranked, groups)
+        total = sum(counts)
+        return {g: Fraction(c, total) for g, c in zip(groups, counts)} if total else None
+
+    def _magnitudes(self, docids: list[str], labels: list[str], qid: str) -> tuple[list[float], list[float]]:
+        if self.settings.rab == LABEL_MAGNITUDES:
+            return [float(x == FEMALE) for x in labels], [float(x == MALE) for x in labels]
+        female, male = [], []
+        for docid in docids:
+            if docid not in self.mentions:
+                raise LabelSourceError(f"RaB: no text for document {docid} (retrieved for query {qid})")
+            f, m = self.mentions[docid]
+            female.append(gender_magnitude(f, self.settings.rab))
+            male.append(gender_magnitude(m, self.settings.rab))
+        return female, male
+
+    def query(self, qid: str, ranked: list[tuple[str, float]], relevant: list[str] | None = None) -> QueryBias:
+        """Every measure of one query's ranking (re-sorted in trec_eval's order) and its relevant documents."""
+        s = self.settings
+        ordered = [d for d, _ in rank_order(ranked)]
+        top = ordered[:s.k]
+        labels, unlabelled = self.labels.ranked(top, qid)
+        counts = dict(zip(LABELS, label_counts(labels, LABELS)))
+        values: dict[str, float | None] = dict.fromkeys(self.names)
+        if not top:
+            return QueryBias(qid, 0, counts, unlabelled, values, EMPTY_RUN)
+        if self.with_rab:
+            female, male = self._magnitudes(top, labels, qid)
+            for name, result in (("RaB", rank_bias(female, male, s.k)), ("ARaB", average_rank_bias(female, male, s.k))):
+                values[f"{name}@{s.k}"], values[f"{name}_female@{s.k}"], values[f"{name}_male@{s.k}"] = result
+        skipped = None
+        retrieved = self.labels.ranked(ordered, qid)[0] if s.target == "retrieved" else []
+        target = self.target_of(retrieved, [self.labels.lenient(d) for d in relevant or []])
+        if target is None:
+            skipped = NO_GENDERED_RELEVANT if s.target == "relevant" else NO_GENDERED
+        elif not any(label in s.groups for label in labels):
+            skipped = NO_GENDERED
+        else:
+            values[f"KL@{s.k}"] = top_k_kl(labels, target, s.k, s.neutral, s.epsilon)
+            values[f"FSKL@{s.k}"] = feng_shah_bias(labels, target, s.k, s.neutral, s.epsilon)
+            values[f"NDKL@{s.k}"] = ndkl(labels, target, s.k, s.neutral, s.epsilon)
+            for group in s.groups:
+                values[f"beta_{group}@{s.k}"] = representation_bias(labels, group, target, s.k, s.neutral,
+                                                                    s.short_lists)
+        return QueryBias(qid, len(ordered), counts, unlabelled, values, skipped)
+
+    def evaluate(self, run, qrels=None, query_ids: list[str] | None = None) -> BiasReport:
+        """Every measure over the queries (see the module docstring), with the system values and the settings."""
+        run: Run = as_run(run)
+        qrels: Qrels | None = as_qrels(qrels) if qrels is not None else None
+        if self.settings.target == "relevant" and qrels is None:
+            raise BiasError("target 'relevant' needs qrels (the relevant documents' label shares)")
+        if query_ids is None:
+            query_ids = sorted(q for q, judged in qrels.items() if any(g > 0 for g in judged.values())) \
+                if qrels is not None else sorted(run)
+        per_query = []
+        for qid in query_ids:
+            relevant = [d for d, g in (qrels or {}).get(qid, {}).items() if g > 0]
+            per_query.append(self.query(qid, run.get(qid, []), relevant))
+        return self.report(per_query)
+
+    def report(self, per_query: list[QueryBias]) -> BiasReport:
+        """The system values of per-query results: means over the defined queries, β's MB / SB / MAB / min / max."""
+        k = self.settings.k
+        measures: dict[str, float | None] = {}
+        defined: dict[str, int] = {}
+        for name in self.names:
+            known = [q.values[name] for q in per_query if q.values[name] is not None]
+            defined[name] = len(known)
+            if name.startswith("beta_"):
+                group = name[len("beta_"):].split("@")[0]
+                aggregates = bias_aggregates(known)
+                measures.update({f"MB_{group}@{k}": aggregates["MB"], f"SB_{group}@{k}": aggregates["SB"],
+                                 f"MAB_{group}@{k}": aggregates["MAB"], f"min_beta_{group}@{k}": aggregates["min"],
+                                 f"max_beta_{group}@{k}": aggregates["max"]})
+            else:
+                measures[name] = _mean(known)
+        skipped: dict[str, list[str]] = {}
+        for q in per_query:
+            if q.skipped:
+                skipped.setdefault(q.skipped, []).append(q.qid)
+        settings = {"labels": self.labels.source, **self.settings.to_dict(), "skipped": skipped,
+                    "unlabelled": sum(q.unlabelled for q in per_query),
+                    "label_counts": self.labels.to_dict()}
+        return BiasReport(measures, per_query, settings, defined)
+
+
+def per_query_value(name: str) -> Callable[[QueryBias], float | None]:
+    """The per-query value behind a system measure's name: β for MB_g@k, |β| for MAB_g@k, the value itself otherwise
+    (None for SB, min and max, which are not per-query means)."""
+    kind, _, cutoff = name.partition("@")
+    if kind.startswith("MB_"):
+        source = f"beta_{kind[3:]}@{cutoff}"
+        return lambda q: q.values.get(source)
+    if kind.startswith("MAB_"):
+        source = f"beta_{kind[4:]}@{cutoff}"
+        return lambda q: None if q.values.get(source) is None else abs(q.values[source])
+    if kind.startswith(("SB_", "min_", "max_")):
+        return lambda q: None
+    return lambda q: q.values.get(name)
+

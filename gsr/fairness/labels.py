@@ -1,0 +1,181 @@
+"""Document gender labels for the label-based measures and re-rankers, from one of three sources, named in every
+output: a labels file (`docid<TAB>female|male|neutral`, e.g. Grep-BiasIR's ground truth), the intrinsic rule of
+§4.2.5 (entity words and first names, Fig. 12) or the sign of a document's genderedness g(d) beyond a threshold.
+
+g(d) here is the mean g(w) over all the document's in-vocabulary terms, without GSR's query-term exclusion, so a
+document has one label for every query; g(d) > τ is female (g > 0 leans female, as in GSR), g(d) < −τ male, anything
+else (and an undefined g(d)) neutral. A document without a label is neutral and counted as unlabelled, except where
+the labels cover a whole collection: there a document without one is not in the collection, an error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from gsr.io import InputError, iter_documents, text_lines
+from gsr.labels import (
+    FEMALE,
+    LABELS,
+    MALE,
+    NEUTRAL,
+    MentionWords,
+    default_mention_words,
+    intrinsic_gender,
+    load_gendered_entities,
+)
+from gsr.text import Analyzer
+
+INTRINSIC, GENDEREDNESS = "intrinsic", "genderedness"
+
+
+class LabelSourceError(InputError):
+    """Labels that cannot be read or used; the message names the file and line, or the document and query."""
+
+
+@dataclass
+class DocumentLabels:
+    """Gender labels by document id and the source they come from ('file:PATH', 'intrinsic', 'genderedness:τ', ...).
+
+    complete: the labels cover every document of a collection (intrinsic, genderedness): a run document without one
+    is not in the collection, an error naming it. strict: a missing label is an error for a labels file too
+    (otherwise it is neutral, counted in `unlabelled`)."""
+
+    labels: Mapping[str, str]
+    source: str
+    complete: bool = False
+    strict: bool = False
+    details: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        for docid, label in self.labels.items():
+            if label not in LABELS:
+                raise LabelSourceError(f"{self.source}: document {docid} has label {label!r} (expected "
+                                       f"{', '.join(LABELS)})")
+
+    def label(self, docid: str, qid: str | None = None) -> str | None:
+        """The document's label; None (read as neutral) when it has none and missing labels are allowed."""
+        label = self.labels.get(docid)
+        if label is None and (self.complete or self.strict):
+            where = f" (retrieved for query {qid})" if qid is not None else ""
+            why = "is not in the labelled documents" if self.complete else "has no label (strict)"
+            raise LabelSourceError(f"{self.source}: document {docid}{where} {why}")
+        return label
+
+    def ranked(self, docids: Iterable[str], qid: str | None = None) -> tuple[list[str], int]:
+        """(labels of `docids` in order, missing ones as neutral; how many were missing)."""
+        labels = [self.label(d, qid) for d in docids]
+        return [NEUTRAL if label is None else label for label in labels], sum(1 for label in labels if label is None)
+
+    def lenient(self, docid: str) -> str:
+        """The label of a judged document, which may lie outside the collection: neutral when it has none."""
+        return self.labels.get(docid, NEUTRAL)
+
+    def counts(self) -> dict[str, int]:
+        counted = Counter(self.labels.values())
+        return {label: counted.get(label, 0) for label in LABELS}
+
+    def collection_shares(self, groups: Sequence[str]) -> dict[str, Fraction]:
+        """The `collection` target: each group's share among the labelled documents in `groups` (exact)."""
+        counts = self.counts()
+        total = sum(counts[g] for g in groups)
+        if total == 0:
+            raise LabelSourceError(f"{self.source}: no labelled document is {' or '.join(groups)}, so the collection "
+                                   "target is undefined")
+        return {g: Fraction(counts[g], total) for g in groups}
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "documents": len(self.labels), **self.counts(), **self.details}
+
+
+def read_labels_file(path: str | os.PathLike, strict: bool = False) -> DocumentLabels:
+    """Labels from a `docid<TAB>female|male|neutral` file (label case ignored); a malformed line, an unknown label or
+    a document labelled twice differently is an error naming file:line."""
+    path = Path(path)
+    labels: dict[str, str] = {}
+    for lineno, line in text_lines(path):
+        if not line.strip():
+            continue
+        parts = line.rstrip("\r\n").split("\t")
+        if len(parts) != 2 or not parts[0].strip():
+            raise LabelSourceError(f"{path}:{lineno}: expected 'docid<TAB>female|male|neutral'")
+        docid, label = parts[0].strip(), parts[1].strip().lower()
+        if label not in LABELS:
+            raise LabelSourceError(f"{path}:{lineno}: label {parts[1].strip()!r} is not female, male or neutral")
+        if labels.get(docid, label) != label:
+            raise LabelSourceError(f"{path}:{lineno}: document {docid} is labelled {labels[docid]} and {label}")
+        labels[docid] = label
+    if not labels:
+        raise LabelSourceError(f"{path}: no labels in this file")
+    return DocumentLabels(labels, f"file:{path}", strict=strict)
+
+
+def intrinsic_labels(documents, words: MentionWords | None = None) -> DocumentLabels:
+    """§4.2.5's intrinsic gender (gsr.labels.intrinsic_gender) of every document of `documents` (a path, a mapping or
+    (docid, text) pairs)."""
+    words = words or default_mention_words()
+    labels = {docid: intrinsic_gender(text, words).label for docid, text in iter_documents(documents)}
+    return DocumentLabels(labels, INTRINSIC, complete=True, details={"first_names": words.names_source})
+
+
+def document_genderedness(gendered) -> dict[str, float]:
+    """g(d) of every document of a gsr.stats.GenderedDocuments: the mean g(w) over all its in-vocabulary terms (no
+    query-term exclusion); NaN where it has none."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(gendered.doc_count > 0, gendered.doc_sum / np.where(gendered.doc_count > 0,
+                                                                                gendered.doc_count, 1), np.nan)
+    return dict(zip(gendered.stats.docids, values.tolist()))
+
+
+def genderedness_label(value: float, threshold: float) -> str:
+    """female when g(d) > τ, male when g(d) < −τ, neutral otherwise (NaN included)."""
+    return FEMALE if value > threshold else MALE if value < -threshold else NEUTRAL
+
+
+def genderedness_labels(gendered, threshold: float) -> DocumentLabels:
+    """Every document labelled by the sign of g(d) beyond `threshold` τ ≥ 0 (no default: its scale depends on the
+    embedding and the text handling)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
+        raise LabelSourceError(f"the genderedness threshold must be a number ≥ 0, not {threshold!r}")
+    labels = {d: genderedness_label(g, threshold) for d, g in document_genderedness(gendered).items()}
+    return DocumentLabels(labels, f"{GENDEREDNESS}:{threshold:g}", complete=True,
+                          details={"lexicon": getattr(gendered.lexicon, "name", None)})
+
+
+def parse_label_source(text: str) -> tuple[str, object]:
+    """('intrinsic', None), ('genderedness', τ) for 'genderedness:τ', or ('file', path) for anything else."""
+    if text == INTRINSIC:
+        return INTRINSIC, None
+    if text == GENDEREDNESS or text.startswith(GENDEREDNESS + ":"):
+        value = text.partition(":")[2]
+        try:
+            threshold = float(value)
+        except ValueError:
+            threshold = -1.0
+        if not threshold >= 0:
+            raise LabelSourceError(f"labels {text!r}: the genderedness source needs a threshold τ ≥ 0, e.g. "
+                                   "'genderedness:0.02' (it has no default: its scale depends on the embedding)")
+        return GENDEREDNESS, threshold
+    return "file", text
+
+
+def gendered_word_counts(documents, entities: str | os.PathLike | None = None,
+                         wanted: set[str] | None = None) -> dict[str, tuple[int, int]]:
+    """(female, male) counts of Appendix B's entity words (no first names) per document (of `wanted` only, when
+    given), over lowercased word tokens without stop-word removal: the counts Rekabsaz & Schedl's RaB turns into
+    gender magnitudes."""
+    female, male = load_gendered_entities(entities)
+    analyzer = Analyzer(stopwords=frozenset())
+    counts = {}
+    for docid, text in iter_documents(documents):
+        if wanted is not None and docid not in wanted:
+            continue
+        tokens = analyzer.tokens(text or "")
+        counts[docid] = (sum(1 for t in tokens if t in female), sum(1 for t in tokens if t in male))
+    return counts

@@ -1,0 +1,188 @@
+"""Re-rankers and the label-based measures inside `gsr run`: config sweeps and checks, the side-by-side table, the
+re-rankers' tests against their upstream run, seeds summarised, the trade-off plot and the adversarial probe —
+every number recomputed from the runs through the library."""
+
+from __future__ import annotations
+
+import statistics
+import tomllib
+
+import pytest
+
+from experiments.config import BUILTIN_CONFIGS, ConfigError, load_config, parse_config
+from experiments.report import write_report
+from experiments.runner import PERFECT, RANDOM, Experiment
+from gsr.evaluate import relative_to_perfect
+from gsr.fairness import BiasMeasures, BiasSettings, gendered_word_counts
+from gsr.measure import query_genderedness
+from tests.test_config import _with
+from tests.test_experiment import _robust04_config
+
+RERANKERS = [
+    {"name": "EG", "model": "rerank", "rerank": "w2v_add", "method": "epsilon_greedy", "epsilon": [0.2, 0.6],
+     "seed": [0, 1]},
+    {"name": "FG", "model": "rerank", "rerank": "w2v_add", "method": "fairness_greedy"},
+    {"name": "Dash", "model": "rerank", "rerank": "w2v_add", "method": "dash", "w_r": 0.3},
+]
+
+
+def test_sweeps_name_one_system_per_value_and_record_the_values():
+    config = parse_config(_with(systems=[*_with()["systems"], *RERANKERS]))
+    names = [s.name for s in config.systems]
+    assert names[2:6] == ["EG (epsilon=0.2, seed=0)", "EG (epsilon=0.2, seed=1)", "EG (epsilon=0.6, seed=0)",
+                          "EG (epsilon=0.6, seed=1)"]
+    assert config.systems[4].sweep == {"epsilon": 0.6, "seed": 0} and config.systems[6].sweep == {}
+    assert config.systems[4].params == {"method": "epsilon_greedy", "epsilon": 0.6, "seed": 0, "depth": 100}
+    assert config.systems[6].params["labels"] == "auto" and config.systems[6].params["target"] == "collection"
+    assert config.systems[7].params["target"] == "retrieved" and config.systems[7].rerank == "w2v_add"
+    one = parse_config(_with(systems=[{"name": "BM25", "model": "bm25"}, {**RERANKERS[2], "rerank": "BM25",
+                                                                          "w_r": [0.4]}]))
+    assert [s.name for s in one.systems] == ["BM25", "Dash"] and one.systems[1].params["w_r"] == 0.4
+
+
+@pytest.mark.parametrize("system, message", [
+    ({"name": "X", "model": "rerank"}, "systems[1].method is required"),
+    ({"name": "X", "model": "rerank", "method": "shuffle"}, "systems[1].method must be one of"),
+    ({"name": "X", "model": "rerank", "method": "epsilon_greedy", "rho": 0.5}, "unknown key 'systems[1].rho'"),
+    ({"name": "X", "model": "rerank", "method": "dash", "target": "relevant"}, "would feed the test qrels"),
+    ({"name": "X", "model": "rerank", "method": "dash", "labels": "genderedness"}, "needs a threshold"),
+    ({"name": "X", "model": "rerank", "method": "fairness_greedy", "labels": "gold"}, "labels must be auto"),
+    ({"name": "X", "model": "rerank", "method": "dash", "rerank": "nope"}, "rerank 'nope' is not a system"),
+])
+def test_reranker_mistakes_name_the_key(system, message):
+    with pytest.raises(ConfigError) as err:
+        parse_config(_with(systems=[{"name": "BM25", "model": "bm25"}, system]))
+    assert message in str(err.value)
+
+
+def test_builtin_configs_include_the_rerankers_and_the_bias_analyses():
+    for name in ("demo", "grepbiasir"):
+        config = load_config(name)
+        methods = {s.params["method"] for s in config.systems if s.model == "rerank"}
+        assert methods == {"epsilon_greedy", "relevance_swap", "fairness_greedy", "dash"}
+        assert {"label_bias", "adversarial_probe"} <= set(config.analyses)
+        swept = [s for s in config.systems if s.params.get("method") == "epsilon_greedy"]
+        assert sorted({s.sweep["epsilon"] for s in swept}) == [0.1, 0.3, 0.5] and len(swept) == 9
+    assert load_config("grepbiasir").analyses["label_bias"]["bias_labels"] == "collection"
+
+
+def test_the_bias_analyses_are_off_unless_switched_on():
+    assert not {"adversarial_probe", "label_bias"} & set(parse_config(_with()).analyses)
+    assert parse_config(_with(analyses={"label_bias": True})).analyses["label_bias"]["bias_k"] == 10
+    on = parse_config(_with(analyses={"adversarial_probe": True, "probe_words": ["UK"]}))
+    assert on.analyses["adversarial_probe"]["probe_words"] == ["UK"]
+    with pytest.raises(ConfigError, match="probe_queries must be occupations, all or category:NAME"):
+        parse_config(_with(analyses={"adversarial_probe": True, "probe_queries": "jobs"}))
+
+
+def _config(tmp_path):
+    first = _robust04_config(tmp_path, systems={"w2v_add"})
+    raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
+    raw["collection"].update(first.collection)
+    raw["embeddings"] = {name: {"source": first.embeddings[name].source} for name in ("w2v", "ftt")}
+    raw.pop("debias", None)
+    raw.update(systems=[{"name": "w2v_add", "model": "add", "embedding": "w2v"}, *RERANKERS],
+               output=str(tmp_path / "out"), depth=50, evaluation={"baseline": "w2v_add", "resamples": 200},
+               analyses={"rank_change": False, "reliability": False, "intrinsic_gender": False, "label_bias": True,
+                         "bias_k": 5, "adversarial_probe": True, "probe_queries": "all", "probe_words": ["report"]})
+    return parse_config(raw, BUILTIN_CONFIGS["robust04"])
+
+
+@pytest.mark.slow
+def test_label_bias_and_the_probe_in_an_experiment(tmp_path, monkeypatch, nltk_data):
+    import experiments.analyses.label_bias as label_bias
+    from gsr.plots import save_figure
+
+    config = _config(tmp_path)
+    experiment = Experiment(config, progress=False)
+    result = experiment.run()
+    assert set(result.analyses) == {"label_bias", "adversarial_probe"}, result.analysis_errors
+    bias = result.analyses["label_bias"]
+    rows = {row["system"]: row for row in bias.rows}
+    names = [s.name for s in config.systems]
+    assert list(rows) == names + [PERFECT, RANDOM] and bias.settings["labels"] == "intrinsic"
+
+    # every value recomputed from the runs through the library (labels: §4.2.5's rule on the collection's texts)
+    from gsr.fairness import intrinsic_labels
+
+    labels = intrinsic_labels(result.collection.documents)
+    counts = gendered_word_counts(result.collection.documents)
+    direct = {name: BiasMeasures(labels, BiasSettings(k=5), counts).evaluate(result.runs[name],
+                                                                              result.collection.qrels)
+              for name in rows}
+    for name, row in rows.items():
+        for measure in ("KL@5", "FSKL@5", "NDKL@5", "MAB_female@5", "RaB@5", "ARaB@5"):
+            assert row[measure] == pytest.approx(direct[name].measures[measure]), (name, measure)
+        assert row["GSR (w2v)"] == result.system_gsr["w2v"][name].gsr
+    fg, upstream = direct["FG"], direct["w2v_add"]
+    assert fg.measures["FSKL@5"] < upstream.measures["FSKL@5"]  # fairness-greedy moves every prefix towards T
+
+    reranked = {row["system"]: row for row in bias.rerank_rows}
+    assert set(reranked) == {n for n in names if n != "w2v_add"}
+    ndkl_fg, ndkl_up = fg.values("NDKL@5"), upstream.values("NDKL@5")
+    shared = sorted(set(ndkl_fg) & set(ndkl_up))
+    assert reranked["FG"]["Δ NDKL@5"] == pytest.approx(statistics.fmean(ndkl_fg[q] - ndkl_up[q] for q in shared))
+    assert reranked["FG"]["Δ GSR (w2v)"] == pytest.approx(rows["FG"]["GSR (w2v)"] - rows["w2v_add"]["GSR (w2v)"])
+    tested = [row[c] for row in bias.rerank_rows for c in row if c.endswith(" p adjusted") and row[c] is not None]
+    assert tested and all(0 < p <= 1 for p in tested)
+
+    from scipy.stats import spearmanr
+
+    agreement = {(row["measure"], row["GSR"]): row for row in bias.agreement_rows}
+    x, y = [rows[n]["NDKL@5"] for n in names], [rows[n]["GSR (ftt)"] for n in names]
+    assert agreement[("NDKL@5", "GSR (ftt)")]["Spearman ρ"] == pytest.approx(spearmanr(x, y)[0])
+    assert agreement[("NDKL@5", "GSR (ftt)")]["systems"] == len(names)
+
+    seeds = {row["systems"]: row for row in bias.seed_rows}
+    assert set(seeds) == {"EG (epsilon=0.2)", "EG (epsilon=0.6)"} and seeds["EG (epsilon=0.2)"]["seeds"] == 2
+    pair = [rows[f"EG (epsilon=0.2, seed={s})"]["NDKL@5"] for s in (0, 1)]
+    assert seeds["EG (epsilon=0.2)"]["NDKL@5"] == pytest.approx(statistics.fmean(pair))
+    assert seeds["EG (epsilon=0.2)"]["sd NDKL@5"] == pytest.approx(statistics.stdev(pair))
+
+    figures = []
+    monkeypatch.setattr(label_bias, "save_figure", lambda fig, path: figures.append(fig) or path)
+    label_bias.plot_tradeoff(bias, tmp_path / "tradeoff.png")
+    axes = [ax for ax in figures[0].axes if ax.get_visible()]
+    assert [ax.get_title() for ax in axes] == ["KL@5", "FSKL@5", "NDKL@5", "MAB_female@5", "ARaB@5", "GSR (w2v)"]
+    assert bias.effectiveness == "nDCG@100" and all(ax.get_ylabel() == "nDCG@100" for ax in axes)
+    for ax in axes:  # one point per system (reference engines left out), re-rankers as triangles
+        assert sum(len(c.get_offsets()) for c in ax.collections) == len(names)
+        assert len(ax.lines) == len(names) - 1  # each re-ranker joined to the run it re-ranks
+    monkeypatch.setattr(label_bias, "save_figure", save_figure)
+
+    probe = result.analyses["adversarial_probe"]
+    assert probe.words == ["report"] and probe.queries == result.evaluated_queries
+    by_system = {row["system"]: row for row in probe.rows}
+    assert list(by_system) == [PERFECT] + names
+    assert by_system["w2v_add"]["GSR"] == pytest.approx(result.system_gsr["w2v"]["w2v_add"].gsr)
+    relative = relative_to_perfect(result.system_gsr["w2v"]["w2v_add"], result.system_gsr["w2v"][PERFECT])[0]
+    assert by_system["w2v_add"]["rel. GSR %"] == pytest.approx(relative) and by_system[PERFECT]["rel. GSR %"] == 0
+    lexicon, tokens = experiment.lexicon("w2v"), experiment.analyzer.tokens
+    queries = result.collection.queries
+    change = statistics.fmean(query_genderedness(tokens(queries[q] + " report"), lexicon)
+                              - query_genderedness(tokens(queries[q]), lexicon) for q in probe.queries)
+    assert by_system["w2v_add"]["Δg(q)"] == pytest.approx(change)
+    assert by_system[PERFECT]["ΔNDKL@5"] == 0 and by_system[PERFECT]["GSR′"] != by_system[PERFECT]["GSR"]
+    modified = experiment.with_queries({q: t + " report" if q in probe.queries else t for q, t in queries.items()})
+    after = BiasMeasures(labels, BiasSettings(k=5), counts).evaluate(
+        modified.system_run(config.systems[0]), result.collection.qrels)
+    assert by_system["w2v_add"]["NDKL@5′"] == pytest.approx(after.measures["NDKL@5"])
+    assert "run w2v_add" in modified.reused  # the probe's runs are cached under the modified queries
+
+    import experiments.analyses.adversarial_probe as adversarial_probe
+
+    monkeypatch.setattr(adversarial_probe, "save_figure", lambda fig, path: figures.append(fig) or path)
+    adversarial_probe.plot_probe(probe, tmp_path / "probe.png")
+    axes = [ax for ax in figures[1].axes if ax.get_visible()]
+    assert [ax.get_title() for ax in axes] == ["ΔGSR", "Δrel. GSR %", "ΔKL@5", "ΔFSKL@5", "ΔNDKL@5",
+                                               "ΔMB_female@5", "ΔMAB_female@5", "ΔARaB@5"]
+    bars = [patch.get_width() for patch in axes[0].patches]
+    assert len(bars) == len(names) + 1 and bars[1] == pytest.approx(by_system["w2v_add"]["ΔGSR"])
+    monkeypatch.setattr(adversarial_probe, "save_figure", save_figure)
+
+    written = write_report(result, config.output)
+    for stem in ("label_bias", "label_bias_rerankers", "label_bias_seeds", "label_bias_agreement", "adversarial_probe",
+                 "adversarial_probe_values"):
+        assert (config.output / f"{stem}.md").exists() and (config.output / f"{stem}.csv").exists()
+    assert written["label_bias_tradeoff"].stat().st_size > 10_000
+    assert "Labels: intrinsic." in (config.output / "label_bias.md").read_text()
