@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from embeddings.training import TRAINING_PARAMS
 from experiments.registry import ANALYSES, COLLECTION_KINDS, SYSTEMS, RegistryError
 from gsr.io import InputError
 from gsr.params import Param, ParamError, check_params
@@ -27,7 +28,7 @@ TOP_PARAMS = (Param("depth", int, 1000, "documents retrieved per query", minimum
               Param("threads", int, 2, "threads and processes for indexing, search and statistics", minimum=1))
 DEBIAS_KEYS = ("variants", "systems", "definitional", "gender_specific", "equalize")
 DEBIAS_VARIANTS = {"debiased": "regular", "strong": "strong"}  # variant label -> debias.METHODS key
-EMBEDDING_KEYS = ("source", "train", "dim", "window", "min_count", "epochs", "seed")
+EMBEDDING_KEYS = ("source", "train", *(p.name for p in TRAINING_PARAMS))
 EVALUATION_KEYS = ("measures", "baseline")
 GSR_KEYS = ("measuring", "cutoff", "stopwords", "definitional", "random_seed")
 PLOTS_KEYS = ("enabled",)

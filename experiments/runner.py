@@ -150,7 +150,7 @@ class Experiment:
                     from embeddings.training import TrainingSettings, trained_embedding
 
                     kv, key = trained_embedding(self.collection.documents, self.collection.key,
-                                                TrainingSettings(**spec.train), self.progress)
+                                                TrainingSettings(**spec.train), self.progress, self.verbose)
             self._embeddings[name] = LoadedEmbedding(name, kv, key)
         return self._embeddings[name]
 
