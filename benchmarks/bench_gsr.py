@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from common import (Timer, generate_documents, generate_queries, generate_run, load_text, log, machine, mib,
-                    reset_peak_rss, rusage_maxrss_kib, status_kib, vocabulary, write_json)
+from common import (Timer, collection_arguments, generate_documents, generate_queries, generate_run, load_text, log,
+                    machine, mib, reset_peak_rss, rusage_maxrss_kib, status_kib, vocabulary, write_json)
 
 
 def best_of(repeats: int, call) -> tuple[float, object]:
@@ -69,19 +69,13 @@ def naive_gsr(run, queries, qids, texts: dict[str, str], lex):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docs", type=int, default=500_000, help="documents in the collection (500,000)")
-    parser.add_argument("--queries", type=int, default=250, help="queries in the run (250)")
+    collection_arguments(parser, docs=500_000)
     parser.add_argument("--depth", type=int, default=1000, help="documents retrieved per query (1000)")
-    parser.add_argument("--words", type=int, default=150, help="mean words per document (150)")
     parser.add_argument("--jobs", type=int, default=2, help="processes for DocumentStats.build (2)")
     parser.add_argument("--shard-size", type=int, default=10_000, help="documents per build shard (10,000)")
     parser.add_argument("--naive-queries", type=int, default=25,
                         help="queries the naive approach is timed on, extrapolated to --queries (25)")
     parser.add_argument("--repeats", type=int, default=5, help="warm timings are the fastest of this many calls (5)")
-    parser.add_argument("--vocab", type=int, default=50_000, help="words drawn from (50,000 most frequent)")
-    parser.add_argument("--zipf", type=float, default=1.0, help="Zipf exponent of word frequencies (1.0)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     args = parser.parse_args(argv)
 
     from embeddings import gender_lexicon, load_embedding

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from common import (PROJECT_ROOT, Timer, descendants, generate_queries, gib, load_text, log, machine, mib,
-                    planted_judgments, status_kib, vocabulary, write_collection, write_json, write_topics_and_qrels,
-                    write_word2vec_binary)
+from common import (PROJECT_ROOT, Timer, collection_arguments, descendants, generate_queries, gib, load_text, log,
+                    machine, mib, planted_judgments, status_kib, vocabulary, write_collection, write_json,
+                    write_topics_and_qrels, write_word2vec_binary)
 
 PIPELINES = ("pretrained", "trained")
 # the paper's embeddings: GoogleNews word2vec (3,000,000 × 300) and fastText crawl vectors (2,000,000 × 300)
@@ -280,11 +280,7 @@ def main(argv=None) -> int:
     if argv[:1] == ["--pipeline-child"]:
         return run_pipeline(argv[1])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docs", type=int, default=528_155, help="documents (528,155: Robust04's)")
-    parser.add_argument("--queries", type=int, default=250, help="topics (250)")
-    parser.add_argument("--words", type=int, default=150, help="mean words per document (150)")
-    parser.add_argument("--vocab", type=int, default=50_000, help="words the documents draw from (50,000)")
-    parser.add_argument("--zipf", type=float, default=1.0, help="Zipf exponent of word frequencies (1.0)")
+    collection_arguments(parser, docs=528_155)
     parser.add_argument("--embedding-words", type=int, default=3_000_000,
                         help="rows of the w2v file (3,000,000; the ftt file has two thirds of them)")
     parser.add_argument("--embedding-dim", type=int, default=300, help="dimensions of the pretrained files (300)")
@@ -293,8 +289,6 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="the config's threads (2)")
     parser.add_argument("--tmp-dir", help="folder for the data, caches and outputs (system temp)")
     parser.add_argument("--keep", action="store_true", help="keep the generated data and caches")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     args = parser.parse_args(argv)
 
     fig: dict = {"args": vars(args), **machine(), "n_docs": args.docs}

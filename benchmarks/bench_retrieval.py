@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from common import (PROJECT_ROOT, Phase, Timer, dir_bytes, generate_queries, gib, load_text, log, machine, mib,
-                    rusage_maxrss_kib, status_kib, synthetic_qrels, vocabulary, write_collection, write_json,
-                    write_word2vec_binary)
+from common import (PROJECT_ROOT, Phase, Timer, collection_arguments, dir_bytes, generate_queries, gib, load_text,
+                    log, machine, mib, rusage_maxrss_kib, status_kib, synthetic_qrels, vocabulary, write_collection,
+                    write_json, write_word2vec_binary)
 
 
 def lexical_models() -> list[str]:
@@ -210,15 +210,11 @@ def main(argv=None) -> int:
     if argv[:1] == ["--embedding-child"]:
         return embedding_child(argv[1], argv[2])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docs", type=int, default=500_000, help="documents in the collection (500,000)")
-    parser.add_argument("--queries", type=int, default=250, help="queries searched (250)")
+    collection_arguments(parser, docs=500_000)
     parser.add_argument("--depth", type=int, default=1000, help="documents retrieved per query (1000)")
-    parser.add_argument("--words", type=int, default=150, help="mean words per document (150)")
     parser.add_argument("--threads", type=int, default=2,
                         help="Lucene threads, DocumentStats processes and torch threads (2)")
     parser.add_argument("--shard-size", type=int, default=10_000, help="documents per DocumentStats shard (10,000)")
-    parser.add_argument("--vocab", type=int, default=50_000, help="words drawn from (50,000 most frequent)")
-    parser.add_argument("--zipf", type=float, default=1.0, help="Zipf exponent of word frequencies (1.0)")
     parser.add_argument("--embedding-words", type=int, default=3_000_000,
                         help="words of the synthetic word2vec file (3,000,000)")
     parser.add_argument("--embedding-dim", type=int, default=300, help="dimensions of that file (300)")
@@ -228,8 +224,6 @@ def main(argv=None) -> int:
     parser.add_argument("--neural-epochs", type=int, default=2, help="training epochs timed per model (2)")
     parser.add_argument("--skip-neural", action="store_true", help="leave out the neural re-rankers")
     parser.add_argument("--tmp-dir", help="folder for the collection, index and embedding file (system temp)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     args = parser.parse_args(argv)
 
     from embeddings import load_embedding

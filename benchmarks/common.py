@@ -64,6 +64,18 @@ def load_text() -> str:
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} CPUs"
 
 
+def collection_arguments(parser, docs: int, queries: int = 250) -> None:
+    """The options every benchmark's synthetic collection takes: --docs, --queries, --words, --vocab, --zipf,
+    --seed and --json."""
+    parser.add_argument("--docs", type=int, default=docs, help=f"documents in the collection ({docs:,})")
+    parser.add_argument("--queries", type=int, default=queries, help=f"queries ({queries})")
+    parser.add_argument("--words", type=int, default=150, help="mean words per document (150)")
+    parser.add_argument("--vocab", type=int, default=50_000, help="words drawn from (the 50,000 most frequent)")
+    parser.add_argument("--zipf", type=float, default=1.0, help="Zipf exponent of word frequencies (1.0)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
+
+
 def write_json(figures: dict, path: str | os.PathLike) -> None:
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(figures, handle, indent=2, default=str)
