@@ -115,13 +115,8 @@ def measure_run(run: Run | RankedRows, queries: dict[str, str], documents: Gende
     elif run.stats is not documents.stats:
         raise ValueError("the run was placed on another collection's DocumentStats than the one being measured")
     analyzer, lexicon = documents.analyzer, documents.lexicon
-    skipped: dict[str, list[str]] = {}
-    measured = []
-    for qid in (query_ids if query_ids is not None else sorted(queries)):
-        if qid in queries:
-            measured.append(qid)
-        else:
-            skipped.setdefault("no_query_text", []).append(qid)
+    order = query_ids if query_ids is not None else sorted(queries)
+    measured = [qid for qid in order if qid in queries]
     terms = [analyzer.tokens(queries[qid]) for qid in measured]
     rows, scores, offsets = run.select(measured)
     lengths = np.diff(offsets)
@@ -138,7 +133,13 @@ def measure_run(run: Run | RankedRows, queries: dict[str, str], documents: Gende
     g_lists = list_genderedness_many(values, tied_rank_weights_many(scores if tie_scores else None, offsets), offsets)
     unmeasured = np.bincount(pair_query[np.isnan(values)], minlength=len(measured))
     per_query: list[QueryResult] = []
-    for i, qid in enumerate(measured):
+    skipped: dict[str, list[str]] = {}
+    measured_index = {qid: i for i, qid in enumerate(measured)}
+    for qid in order:
+        if qid not in measured_index:
+            skipped.setdefault("no_query_text", []).append(qid)
+            continue
+        i = measured_index[qid]
         n_docs = int(lengths[i])
         g_query = finite(query_genderedness(terms[i], lexicon))
         g_list = finite(g_lists[i]) if n_docs else None
