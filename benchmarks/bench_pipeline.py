@@ -133,10 +133,11 @@ def run_pipeline(config_path: str) -> int:
 
         exclusive: dict[str, float] = {}
         inner: list[float] = []
+        spans: list[tuple[str, float, float]] = []  # (step, start, end) in wall-clock time, for memory peaks
 
         @contextmanager
         def step(self, name: str):
-            started = time.perf_counter()
+            started, wall = time.perf_counter(), time.time()
             self.inner.append(0.0)
             try:
                 with super().step(name):
@@ -144,6 +145,7 @@ def run_pipeline(config_path: str) -> int:
             finally:
                 elapsed, nested = time.perf_counter() - started, self.inner.pop()
                 self.exclusive[name] = self.exclusive.get(name, 0.0) + elapsed - nested
+                self.spans.append((name, wall, time.time()))
                 if self.inner:
                     self.inner[-1] += elapsed
 
@@ -151,11 +153,12 @@ def run_pipeline(config_path: str) -> int:
     started = time.perf_counter()
     config = parse_config(raw, Path(config_path))
     result = TimedExperiment(config, progress=True).run()
-    report_started = time.perf_counter()
+    report_started, wall = time.perf_counter(), time.time()
     write_report(result, config.output)
     timings = dict(TimedExperiment.exclusive)
     timings["report"] = time.perf_counter() - report_started
-    figures = {"timings": timings, "total_s": time.perf_counter() - started,
+    TimedExperiment.spans.append(("report", wall, time.time()))
+    figures = {"timings": timings, "spans": TimedExperiment.spans, "total_s": time.perf_counter() - started,
                "systems": [s.name for s in config.systems], "reused": result.reused,
                "gsr": {m: {s: r.gsr for s, r in per.items()} for m, per in result.system_gsr.items()},
                "map": {s: e.mean("AP") for s, e in result.effectiveness.items()},
@@ -171,6 +174,7 @@ class TreeMemory:
     def __init__(self, pid: int, interval: float = 0.25):
         self.pid, self.interval = pid, interval
         self.peak = {"VmRSS": 0, "RssAnon": 0, "RssFile": 0}
+        self.peak_time = {field: 0.0 for field in self.peak}
         self.own_peaks: dict[int, int] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -180,7 +184,9 @@ class TreeMemory:
         while not self._stop.wait(self.interval):
             pids = [self.pid, *descendants(self.pid)]
             for field in self.peak:
-                self.peak[field] = max(self.peak[field], sum(status_kib(field, p) or 0 for p in pids))
+                total = sum(status_kib(field, p) or 0 for p in pids)
+                if total > self.peak[field]:
+                    self.peak[field], self.peak_time[field] = total, time.time()
             for p in pids:
                 self.own_peaks[p] = max(self.own_peaks.get(p, 0), status_kib("VmHWM", p) or 0)
 
@@ -188,6 +194,7 @@ class TreeMemory:
         self._stop.set()
         self._thread.join()
         return {"tree_peak_kib": self.peak["VmRSS"], "tree_peak_anon_kib": self.peak["RssAnon"],
+                "tree_peak_time": self.peak_time["VmRSS"], "tree_peak_anon_time": self.peak_time["RssAnon"],
                 "tree_peak_file_kib": self.peak["RssFile"], "largest_process_peak_kib": max(self.own_peaks.values(),
                                                                                              default=0)}
 
@@ -228,6 +235,12 @@ def _folder_bytes(folder: Path) -> int:
 
 # ---------------------------------------------------------------------------------------------- report
 
+def step_at(spans: list, moment: float) -> str:
+    """The innermost step running at `moment` (the shortest span holding it)."""
+    holding = [(end - start, name) for name, start, end in spans if start <= moment <= end]
+    return min(holding)[1] if holding else "between steps"
+
+
 def stage_of(step: str) -> str:
     for prefix, _ in STAGES:
         if step.startswith(prefix):
@@ -262,9 +275,10 @@ def report(fig: dict, args) -> None:
         print(f"  {'total (wall)':<46} {total:8.1f}   ({total / 60:.1f} min)")
         print("  slowest steps: " + ", ".join(f"{step} {seconds:.0f} s" for step, seconds in
                                               sorted(f["timings"].items(), key=lambda x: -x[1])[:8]))
-        print(f"  peak RSS of the process tree {mib(f['tree_peak_kib'])} (anonymous {mib(f['tree_peak_anon_kib'])}, "
-              f"file-backed {mib(f['tree_peak_file_kib'])}); largest single process {mib(f['largest_process_peak_kib'])}"
-              f"; cache written {gib(f['cache_bytes'])}")
+        print(f"  peak RSS of the process tree {mib(f['tree_peak_kib'])} (during {step_at(f['spans'], f['tree_peak_time'])})"
+              f"; its anonymous part's peak {mib(f['tree_peak_anon_kib'])} (during "
+              f"{step_at(f['spans'], f['tree_peak_anon_time'])}), file-backed peak {mib(f['tree_peak_file_kib'])}")
+        print(f"  largest single process {mib(f['largest_process_peak_kib'])}; cache written {gib(f['cache_bytes'])}")
         if f["analysis_errors"]:
             print(f"  analyses not computed: {f['analysis_errors']}")
     print()

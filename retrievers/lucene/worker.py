@@ -26,6 +26,9 @@ from retrievers.lucene.java import java_modules
 from retrievers.lucene.process import PARENT_PIPE_VARIABLE, WORKER_DONE, WORKER_ERROR, WORKER_MODULE
 
 VECTOR_MODULE = "jdk.incubator.vector"
+# After a full collection the heap shrinks until at most 30% of it is free, so that a serving worker idle between
+# jobs (or while the rest of an experiment runs) gives back the gigabytes indexing used (Java keeps 70% by default).
+HEAP_OPTIONS = ("-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30")
 
 
 class _WorkerFailure(Exception):
@@ -53,7 +56,8 @@ def _start_jvm():
 
     def configure_classpath(*args, **kwargs):
         pyserini_configure_classpath(*args, **kwargs)
-        jnius_config.set_options(*_jvm_options_without_missing_modules(jnius_config.get_options(), modules))
+        jnius_config.set_options(*_jvm_options_without_missing_modules(jnius_config.get_options(), modules),
+                                 *HEAP_OPTIONS)
 
     # pyserini.pyclass calls configure_classpath and then imports jnius, which starts the JVM with those options
     pyserini.setup.configure_classpath = configure_classpath
