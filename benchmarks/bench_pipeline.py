@@ -275,7 +275,8 @@ def report(fig: dict, args) -> None:
         print(f"  {'total (wall)':<46} {total:8.1f}   ({total / 60:.1f} min)")
         print("  slowest steps: " + ", ".join(f"{step} {seconds:.0f} s" for step, seconds in
                                               sorted(f["timings"].items(), key=lambda x: -x[1])[:8]))
-        print(f"  peak RSS of the process tree {mib(f['tree_peak_kib'])} (during {step_at(f['spans'], f['tree_peak_time'])})"
+        print(f"  peak RSS of the process tree {mib(f['tree_peak_kib'])} "
+              f"(during {step_at(f['spans'], f['tree_peak_time'])})"
               f"; its anonymous part's peak {mib(f['tree_peak_anon_kib'])} (during "
               f"{step_at(f['spans'], f['tree_peak_anon_time'])}), file-backed peak {mib(f['tree_peak_file_kib'])}")
         print(f"  largest single process {mib(f['largest_process_peak_kib'])}; cache written {gib(f['cache_bytes'])}")

@@ -315,7 +315,8 @@ def planted_judgments(queries: dict[str, str], n_docs: int, rng: np.random.Gener
     return qrels, planted
 
 
-def write_topics_and_qrels(folder: Path, queries: dict[str, str], qrels: dict[str, dict[str, int]]) -> tuple[Path, Path]:
+def write_topics_and_qrels(folder: Path, queries: dict[str, str],
+                           qrels: dict[str, dict[str, int]]) -> tuple[Path, Path]:
     """queries as a TSV topics file and qrels as a TREC qrels file under `folder`."""
     topics, judgments = folder / "topics.tsv", folder / "qrels.txt"
     topics.write_text("".join(f"{q}\t{t}\n" for q, t in queries.items()), encoding="utf-8")

@@ -216,7 +216,8 @@ class GenderedDocuments:
         """
         keys = [tuple(sorted(set(terms))) for terms in query_terms]
         new = {key: self.excluded_terms(key) for key in set(keys) if key not in self._excluded_slots}
-        missing = [t for t in dict.fromkeys(int(t) for terms in new.values() for t in terms) if t not in self._term_slots]
+        wanted = dict.fromkeys(int(t) for terms in new.values() for t in terms)
+        missing = [t for t in wanted if t not in self._term_slots]
         if missing or self._term_counts is None:
             for term in missing:
                 self._term_slots[term] = len(self._term_slots)
@@ -229,7 +230,7 @@ class GenderedDocuments:
         return [self._excluded_slots[key] for key in keys]
 
     def _removed(self, rows: np.ndarray, offsets: np.ndarray, slots: list[np.ndarray]):
-        """Σ c_dt g(t) and Σ c_dt over each query's excluded terms t (columns `slots`), for the documents at `rows`."""
+        """Σ c_dt g(t) and Σ c_dt over each query's excluded terms t (columns `slots`) for the documents at `rows`."""
         selected = self._term_counts[rows]  # the retrieved documents' entries for every query's terms
         bounds = selected.indptr[offsets].tolist()
         excluded = np.zeros(selected.shape[1], dtype=bool)

@@ -84,7 +84,8 @@ def test_a_worker_that_dies_is_a_lucene_error_and_the_next_job_starts_a_new_one(
     index = build_index(_documents(tmp_path), tmp_path / "index", threads=1, progress=False)
     session = LuceneSession()
     try:
-        monkeypatch.setenv("JAVA_TOOL_OPTIONS", f"-Xmx2m -XX:+CrashOnOutOfMemoryError -XX:ErrorFile={tmp_path}/hs_%p.log")
+        monkeypatch.setenv("JAVA_TOOL_OPTIONS",
+                           f"-Xmx2m -XX:+CrashOnOutOfMemoryError -XX:ErrorFile={tmp_path}/hs_%p.log")
         with pytest.raises(LuceneError, match=r"(?s)killed by signal.*OutOfMemoryError"):
             search(index, {"q": "nurse"}, "bm25", progress=False, session=session)
         monkeypatch.delenv("JAVA_TOOL_OPTIONS")
@@ -117,8 +118,8 @@ def test_an_experiment_indexes_and_runs_every_lexical_system_in_one_worker(tmp_p
     (tmp_path / "topics.tsv").write_text("q1\tnurse\nq2\twire tools\n")
     (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq1 0 c 1\nq2 0 b 2\nq2 0 d 1\n")
     raw = {"name": "one-jvm", "output": str(tmp_path / "out"), "depth": 10,
-           "collection": {"kind": "files", "documents": str(_documents(tmp_path)), "topics": str(tmp_path / "topics.tsv"),
-                          "qrels": str(tmp_path / "qrels.txt")},
+           "collection": {"kind": "files", "documents": str(_documents(tmp_path)),
+                          "topics": str(tmp_path / "topics.tsv"), "qrels": str(tmp_path / "qrels.txt")},
            "embeddings": {"glove": {"source": "glove-6b-50d"}},
            "systems": [{"name": "BM25", "model": "bm25"}, {"name": "QLM", "model": "qld"},
                        {"name": "tf-idf", "model": "tfidf"}],
