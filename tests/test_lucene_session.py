@@ -128,3 +128,20 @@ def test_an_experiment_indexes_and_runs_every_lexical_system_in_one_worker(tmp_p
     assert set(result.runs) >= {"BM25", "QLM", "tf-idf"} and all(result.runs[s] for s in ("BM25", "QLM", "tf-idf"))
     assert [p.args[3:] for p, _ in started] == [["serve"]]
     assert started[0][0].poll() is not None  # the worker ended with the experiment
+
+
+@pytest.mark.parametrize("argv, verbose", [(["run", "demo"], False), (["run", "demo", "--verbose"], True)])
+def test_gsr_run_verbose_reaches_the_experiments_lucene_worker(argv, verbose):
+    from experiments.cli import build_parser
+    from experiments.config import parse_config
+    from experiments.runner import Experiment
+    from experiments.systems.lexical import lucene_session
+
+    args = build_parser().parse_args(argv)
+    assert args.verbose is verbose
+    config = parse_config({"collection": {"kind": "toy1"}, "systems": [{"name": "BM25", "model": "bm25"}],
+                           "embeddings": {"glove": {"source": "glove-6b-50d"}}, "gsr": {"measuring": ["glove"]}})
+    experiment = Experiment(config, progress=False, verbose=args.verbose)
+    session = lucene_session(experiment)
+    assert session is lucene_session(experiment) and session.verbose is verbose and session.pid is None
+    experiment.close_shared()  # no worker was started: nothing to end
