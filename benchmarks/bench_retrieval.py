@@ -7,187 +7,52 @@ retrievers, loading a large word2vec file (memory-mapped), and the DRMM / MatchP
         [--neural-queries 250] [--neural-depth 100] [--neural-epochs 2] [--json PATH]
 
 Prints measured figures and ratios to stdout, progress to stderr. No asserts: it measures, it does not test.
-Reuses the log/Timer/memory helpers and the synthetic-document generator of bench_gsr.py. See benchmarks/README.md.
+Shares its helpers and synthetic data with the other benchmarks (benchmarks/common.py). See benchmarks/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import json
-import math
 import os
-import platform
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
-_HERE = Path(__file__).resolve().parent
-_ROOT = _HERE.parent
-for _path in (str(_ROOT), str(_HERE)):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
+from common import (PROJECT_ROOT, Phase, Timer, collection_arguments, dir_bytes, generate_queries, gib, load_text,
+                    log, machine, mib, rusage_maxrss_kib, status_kib, synthetic_qrels, vocabulary, write_collection,
+                    write_json, write_word2vec_binary)
 
 
-def _load_bench_gsr():
-    spec = importlib.util.spec_from_file_location("bench_gsr", _HERE / "bench_gsr.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def lexical_models() -> list[str]:
+    """The registered system types that need neither an embedding nor another run: the Lucene models."""
+    from experiments.registry import SYSTEMS
+
+    return [t.name for t in SYSTEMS if not t.needs_embedding and not t.reranks]
 
 
-bench_gsr = _load_bench_gsr()
-log, Timer, mib = bench_gsr.log, bench_gsr.Timer, bench_gsr.mib
-reset_peak_rss, rusage_maxrss_kib = bench_gsr.reset_peak_rss, bench_gsr.rusage_maxrss_kib
-status_kib = bench_gsr._status_kib
+def neural_models() -> list[str]:
+    """The registered re-rankers (DRMM, MatchPyramid)."""
+    from experiments.registry import SYSTEMS
 
-LEXICAL_MODELS = ("bm25", "qld", "tfidf")
-NEURAL_MODELS = ("drmm", "matchpyramid")
+    return [t.name for t in SYSTEMS if t.reranks]
 
 
-# ---------------------------------------------------------------------------------------------- memory
+def vector_weightings() -> list[str]:
+    """The registered first-stage embedding systems (add, si)."""
+    from experiments.registry import SYSTEMS
 
-def _proc_kib(pid: int, field: str) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as handle:
-            for line in handle:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every live descendant of `pid` (Linux: /proc/PID/task/TID/children)."""
-    found, todo = [], [pid]
-    while todo:
-        parent = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{tid}/children") as handle:
-                    kids = [int(x) for x in handle.read().split()]
-            except OSError:
-                continue
-            found.extend(kids)
-            todo.extend(kids)
-    return found
-
-
-class Phase:
-    """Times a phase and records the memory peaks during it: this process (VmHWM after a reset) and its
-    descendants (their VmHWM, sampled every `interval` s by a thread; a child's last moments can be missed)."""
-
-    def __init__(self, label: str, interval: float = 0.1):
-        self.timer = Timer(label)
-        self.interval = interval
-        self.child_peaks: dict[int, int] = {}
-
-    def _sample(self) -> None:
-        me = os.getpid()
-        while not self._stop.wait(self.interval):
-            for pid in _descendants(me):
-                kib = _proc_kib(pid, "VmHWM")
-                if kib is not None and kib > self.child_peaks.get(pid, 0):
-                    self.child_peaks[pid] = kib
-
-    def __enter__(self):
-        self.reset = reset_peak_rss()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        self.timer.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self.timer.__exit__(*exc)
-        self._stop.set()
-        self._thread.join()
-        self.seconds = self.timer.seconds
-        self.self_peak_kib = status_kib("VmHWM") if self.reset else None
-        self.child_peak_kib = max(self.child_peaks.values(), default=None)
-        self.children = len(self.child_peaks)
-
-    def figures(self, prefix: str) -> dict:
-        return {f"{prefix}_s": self.seconds, f"{prefix}_peak_rss_self_kib": self.self_peak_kib,
-                f"{prefix}_peak_rss_child_kib": self.child_peak_kib, f"{prefix}_children": self.children}
-
-
-def _dir_bytes(path: Path) -> int:
-    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
-
-
-def gib(n_bytes: float) -> str:
-    return f"{n_bytes / 2**30:,.2f} GiB"
-
-
-# ---------------------------------------------------------------------------------------------- data
-
-def write_collection(path: Path, words: list[str], n_docs: int, mean_words: int, rng: np.random.Generator,
-                     zipf: float, chunk: int = 50_000) -> int:
-    """Writes n_docs {"id", "contents"} lines with bench_gsr's generator, chunk by chunk (never all in memory)."""
-    written = 0
-    with open(path, "w", encoding="utf-8") as out:
-        while written < n_docs:
-            n = min(chunk, n_docs - written)
-            docs = bench_gsr.generate_documents(words, n, mean_words, rng, exponent=zipf, chunk=chunk)
-            out.write("".join(json.dumps({"id": f"doc{written + i:07d}", "contents": text}) + "\n"
-                              for i, (_, text) in enumerate(docs)))
-            written += n
-            if n_docs > chunk:
-                log(f"  written {written:,} / {n_docs:,} documents")
-    return written
-
-
-def synthetic_qrels(queries: dict[str, str], candidates: dict[str, list[tuple[str, float]]],
-                    texts: dict[str, str], analyzer) -> dict[str, dict[str, int]]:
-    """Grade 2 when a candidate holds every distinct query term, 1 when it holds at least half of them."""
-    qrels: dict[str, dict[str, int]] = {}
-    for qid, ranked in candidates.items():
-        terms = set(analyzer.tokens(queries[qid]))
-        if not terms:
-            continue
-        need = math.ceil(len(terms) / 2)
-        judged = {}
-        for docid, _ in ranked:
-            found = len(terms & set(analyzer.tokens(texts[docid])))
-            if found >= need:
-                judged[docid] = 2 if found == len(terms) else 1
-        if judged:
-            qrels[qid] = judged
-    return qrels
+    return [t.name for t in SYSTEMS if t.needs_embedding and not t.reranks]
 
 
 # ---------------------------------------------------------------------------------------------- embedding file
-
-def write_word2vec_binary(path: Path, n_words: int, dim: int, seed: int, chunk: int = 100_000) -> int:
-    """A word2vec binary file of n_words random float32 vectors ("w0000123 " + dim floats + newline), in chunks."""
-    width = len(str(max(n_words - 1, 0)))
-    record = np.dtype([("word", f"S{width + 2}"), ("vector", "<f4", (dim,)), ("newline", "S1")])
-    rng = np.random.default_rng(seed)
-    with open(path, "wb") as out:
-        out.write(f"{n_words} {dim}\n".encode())
-        for start in range(0, n_words, chunk):
-            n = min(chunk, n_words - start)
-            rows = np.empty(n, dtype=record)
-            rows["word"] = np.char.encode(np.char.add(np.char.add("w", np.char.zfill(
-                np.arange(start, start + n).astype(str), width)), " "), "ascii")
-            rows["vector"] = rng.standard_normal((n, dim), dtype=np.float32)
-            rows["newline"] = b"\n"
-            rows.tofile(out)
-    return path.stat().st_size
-
 
 def _memory_snapshot() -> dict:
     return {field: status_kib(field) for field in ("VmHWM", "VmRSS", "RssAnon", "RssFile")}
@@ -228,7 +93,7 @@ def embedding_child(phase: str, path: str) -> int:
 
 def _run_embedding_child(phase: str, path: Path, cache: Path) -> dict:
     env = dict(os.environ, GSR_CACHE=str(cache))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH")) if p)
     started = time.perf_counter()
     done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--embedding-child", phase, str(path)],
                           env=env, capture_output=True, text=True)
@@ -267,7 +132,7 @@ def embedding_memory(args, fig: dict) -> None:
             fig[f"embedding_{phase}"] = result
             log(f"  {phase}: peak {mib(result['end']['VmHWM'])}, RSS {mib(result['end']['VmRSS'])} "
                 f"(anon {mib(result['end']['RssAnon'])}, file {mib(result['end']['RssFile'])})")
-        fig["embedding_cache_bytes"] = _dir_bytes(cache)
+        fig["embedding_cache_bytes"] = dir_bytes(cache)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -306,7 +171,7 @@ def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
         scorable = list(data.query_pairs)
         cut = max(1, int(len(scorable) * 0.8))
         train_qids = scorable[:cut]
-        for name in NEURAL_MODELS:
+        for name in neural_models():
             with Phase(f"{name}: model_inputs") as p:
                 inputs = model_inputs(name, data)
             fig.update(p.figures(f"{name}_inputs"))
@@ -345,15 +210,11 @@ def main(argv=None) -> int:
     if argv[:1] == ["--embedding-child"]:
         return embedding_child(argv[1], argv[2])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docs", type=int, default=500_000, help="documents in the collection (500,000)")
-    parser.add_argument("--queries", type=int, default=250, help="queries searched (250)")
+    collection_arguments(parser, docs=500_000)
     parser.add_argument("--depth", type=int, default=1000, help="documents retrieved per query (1000)")
-    parser.add_argument("--words", type=int, default=150, help="mean words per document (150)")
     parser.add_argument("--threads", type=int, default=2,
                         help="Lucene threads, DocumentStats processes and torch threads (2)")
     parser.add_argument("--shard-size", type=int, default=10_000, help="documents per DocumentStats shard (10,000)")
-    parser.add_argument("--vocab", type=int, default=50_000, help="words drawn from (50,000 most frequent)")
-    parser.add_argument("--zipf", type=float, default=1.0, help="Zipf exponent of word frequencies (1.0)")
     parser.add_argument("--embedding-words", type=int, default=3_000_000,
                         help="words of the synthetic word2vec file (3,000,000)")
     parser.add_argument("--embedding-dim", type=int, default=300, help="dimensions of that file (300)")
@@ -363,8 +224,6 @@ def main(argv=None) -> int:
     parser.add_argument("--neural-epochs", type=int, default=2, help="training epochs timed per model (2)")
     parser.add_argument("--skip-neural", action="store_true", help="leave out the neural re-rankers")
     parser.add_argument("--tmp-dir", help="folder for the collection, index and embedding file (system temp)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     args = parser.parse_args(argv)
 
     from embeddings import load_embedding
@@ -373,8 +232,8 @@ def main(argv=None) -> int:
     from retrievers import lucene
     from retrievers.vector_average import VectorAverageRetriever as VectorRetriever
 
-    fig: dict = {"args": vars(args), "python": platform.python_version(), "cpus": os.cpu_count(),
-                 "gsr_cache": os.environ.get("GSR_CACHE")}
+    fig: dict = {"args": vars(args), **machine(), "gsr_cache": os.environ.get("GSR_CACHE")}
+    log(load_text())
     rng = np.random.default_rng(args.seed)
     work = Path(tempfile.mkdtemp(prefix="gsr-bench-retrieval-", dir=args.tmp_dir))
     started = time.perf_counter()
@@ -383,21 +242,22 @@ def main(argv=None) -> int:
         with Timer("load embedding glove-6b-50d") as t:
             kv = load_embedding("glove-6b-50d")
         fig["embedding_load_s"] = t.seconds
-        words = bench_gsr.vocabulary(kv, args.vocab)
+        words = vocabulary(kv, args.vocab)
         collection = work / "collection.jsonl"
         with Timer(f"generate and write {args.docs:,} documents (~{args.words} words each)") as t:
             fig["n_docs"] = write_collection(collection, words, args.docs, args.words, rng, args.zipf)
         fig["generate_docs_s"] = t.seconds
         fig["collection_bytes"] = collection.stat().st_size
-        queries = bench_gsr.generate_queries(words, args.queries, rng, default_analyzer())
+        queries = generate_queries(words, args.queries, rng, default_analyzer())
         fig["rss_before_measures_kib"] = status_kib("VmRSS")
 
-        # ---- indexing vs document statistics
+        # ---- indexing vs document statistics; indexing and searches in one JVM, as `gsr run` does
+        session = lucene.LuceneSession()
         index_dir = work / "index"
-        with Phase(f"Lucene build_index (threads={args.threads})") as p:
-            lucene.build_index(collection, index_dir, threads=args.threads, progress=True)
+        with Phase(f"Lucene build_index (threads={args.threads}), JVM start included") as p:
+            lucene.build_index(collection, index_dir, threads=args.threads, progress=True, session=session)
         fig.update(p.figures("index"))
-        fig["index_bytes"] = _dir_bytes(index_dir)
+        fig["index_bytes"] = dir_bytes(index_dir)
         fig["index_docs_per_s"] = fig["n_docs"] / fig["index_s"]
         with Phase(f"DocumentStats.build from the JSONL (n_jobs={args.threads})") as p:
             stats = DocumentStats.build(iter_documents(collection), Analyzer(), n_jobs=args.threads,
@@ -409,22 +269,22 @@ def main(argv=None) -> int:
         fig["stats_vocabulary"] = len(stats.vocabulary)
 
         # ---- lexical search
-        with Phase("Lucene JVM start-up: bm25, 1 query, k=10") as p:
+        with Phase("Lucene JVM start-up: a worker of its own, bm25, 1 query, k=10") as p:
             lucene.search(index_dir, {"q": queries[next(iter(queries))]}, "bm25", k=10, threads=1, progress=False)
         fig.update(p.figures("jvm_startup"))
         runs = {}
-        for model in LEXICAL_MODELS:
-            with Phase(f"Lucene {model}: {len(queries)} queries x top {args.depth}") as p:
+        for model in lexical_models():
+            with Phase(f"Lucene {model}: {len(queries)} queries x top {args.depth} (the indexing JVM)") as p:
                 runs[model] = lucene.search(index_dir, queries, model, k=args.depth, threads=args.threads,
-                                            progress=False)
+                                            progress=False, session=session)
             fig.update(p.figures(f"search_{model}"))
             fig[f"search_{model}_qps"] = len(queries) / p.seconds
-            net = p.seconds - fig["jvm_startup_s"]
-            fig[f"search_{model}_qps_net"] = len(queries) / net if net > 0.1 else None  # None: within the noise
             fig[f"search_{model}_hits"] = sum(len(v) for v in runs[model].values())
+        fig["lucene_workers_started"] = session.workers_started
+        session.close()
 
         # ---- embedding retrievers
-        for weighting in ("add", "si"):
+        for weighting in vector_weightings():
             with Phase(f"VectorRetriever {weighting}: document vectors") as p:
                 retriever = VectorRetriever(kv, stats, weighting)
             fig.update(p.figures(f"vector_{weighting}_build"))
@@ -455,11 +315,10 @@ def main(argv=None) -> int:
     fig["peak_rss_children_kib"] = rusage_maxrss_kib(resource.RUSAGE_CHILDREN)
     fig["total_s"] = time.perf_counter() - started
 
+    fig["load_after"] = machine()["load"]
     report(fig, args)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(fig, handle, indent=2, default=str)
-        log(f"figures written to {args.json}")
+        write_json(fig, args.json)
     return 0
 
 
@@ -478,13 +337,11 @@ def report(f: dict, a) -> None:
                  peaks("stats")))
     rows.append(("  stats speed / indexing speed", f"{f['stats_vs_index_speed']:.2f}x "
                  f"({'not slower' if f['stats_vs_index_speed'] >= 1 else 'SLOWER'} than indexing)", ""))
-    rows.append(("Lucene JVM start + 1 query", f"{f['jvm_startup_s']:.1f} s", peaks("jvm_startup")))
-    for model in LEXICAL_MODELS:
-        net = f[f"search_{model}_qps_net"]
-        rows.append((f"{model} {Q} x top {D}", f"{f[f'search_{model}_s']:.1f} s = {f[f'search_{model}_qps']:.1f} q/s "
-                     + (f"({net:.1f} q/s net of JVM start)" if net else "(net of JVM start: n/a)"),
-                     peaks(f"search_{model}")))
-    for w in ("add", "si"):
+    rows.append(("Lucene JVM start + 1 query (own worker)", f"{f['jvm_startup_s']:.1f} s", peaks("jvm_startup")))
+    for model in lexical_models():
+        rows.append((f"{model} {Q} x top {D} (indexing JVM)",
+                     f"{f[f'search_{model}_s']:.1f} s = {f[f'search_{model}_qps']:.1f} q/s", peaks(f"search_{model}")))
+    for w in vector_weightings():
         rows.append((f"vector {w}: document vectors", f"{f[f'vector_{w}_build_s']:.1f} s", peaks(f"vector_{w}_build")))
         rows.append((f"vector {w}: {Q} x top {D}",
                      f"{f[f'vector_{w}_search_s']:.1f} s = {f[f'vector_{w}_qps']:.1f} q/s",
@@ -493,7 +350,7 @@ def report(f: dict, a) -> None:
         rows.append(("neural inputs (tokenise candidates)", f"{f['neural_data_s']:.1f} s for {f['neural_pairs']:,} "
                      f"pairs ({f['neural_queries_with_relevant']}/{f['neural_queries']} queries with a relevant doc)",
                      peaks("neural_data")))
-        for name in NEURAL_MODELS:
+        for name in neural_models():
             rows.append((f"{name}: model inputs", f"{f[f'{name}_inputs_s']:.1f} s", peaks(f"{name}_inputs")))
             rows.append((f"{name}: training", f"{f[f'{name}_epoch_s']:.3f} s/epoch "
                          f"({f[f'{name}_train_groups_per_epoch']:,} training pairs/epoch)", peaks(f"{name}_train")))
@@ -515,7 +372,8 @@ def report(f: dict, a) -> None:
 
     print()
     print(f"gsr-bench retrieval benchmark: {f['n_docs']:,} synthetic documents (~{a.words} words), {Q} queries x top "
-          f"{D}, threads={a.threads}, {f['cpus']} CPUs, Python {f['python']}")
+          f"{D}, threads={a.threads}, {f['cpus']} CPUs, Python {f['python']}; load average at the start "
+          f"{f['load'][0]:.2f}, at the end {f['load_after'][0]:.2f}")
     print(f"collection {gib(f['collection_bytes'])}, Lucene index {gib(f['index_bytes'])}, "
           f"DocumentStats {f['stats_nnz']:,} doc-term pairs / {f['stats_vocabulary']:,} terms; "
           f"setup: generation {f['generate_docs_s']:.1f} s")
@@ -540,8 +398,9 @@ def report(f: dict, a) -> None:
     print()
     print("Notes: 'self' peaks are this process's VmHWM after a reset at the start of each phase (so they include "
           "what it already held); 'child' peaks are the largest VmHWM of a child (Lucene's JVM worker, a pool "
-          "worker), sampled every 0.1 s. Lucene times include the JVM start-up, the document check and the "
-          "result transfer; 'net' subtracts the 1-query start-up time. Neural training excludes validation. "
+          "worker), sampled every 0.1 s. Indexing includes the document check and the JVM start; the searches run "
+          "in the indexing JVM (one LuceneSession, as gsr run does) and include the result transfer. Neural "
+          "training excludes validation. "
           "File-backed RSS of a memory-mapped embedding is page cache (shared, reclaimable, and widened by kernel "
           "read-around); anonymous RSS is the memory the load itself needs.")
 

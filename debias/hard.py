@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from embeddings.direction import GenderDirection, fit_gender_direction
-from embeddings.loading import EmbeddingError
+from embeddings.loading import EmbeddingError, release_rows
 from gsr.lexicon import case_variants
 from gsr.numeric import unit_rows
 from debias.words import (
@@ -191,6 +191,7 @@ class _DirectionDebias(BaseEstimator):
         for start, block in blocks:
             neutral = None if plan.neutral is None else plan.neutral[start : start + len(block)]
             neutralize(block, direction, neutral)
+            release_rows(source, start, start + len(block))  # a memory-mapped input is read once: keep it out of RSS
         for a, b in plan.equalize:
             i, j = kv.key_to_index[a], kv.key_to_index[b]
             # Each word keeps its side of the direction as in the input, so a pair whose words were

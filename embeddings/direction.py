@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from embeddings.loading import EmbeddingError
+from embeddings.loading import EmbeddingError, release_rows
 from gsr.io import read_json
 from gsr.lexicon import GenderLexicon, vocabulary_key
 from gsr.numeric import unit_rows
@@ -75,6 +75,7 @@ class GenderDirection:
         out = np.empty(total, dtype=np.float64)
         for start in range(0, total, chunk_rows):
             out[start : start + chunk_rows] = self.genderedness(kv.vectors[start : start + chunk_rows])
+            release_rows(kv.vectors, start, start + chunk_rows)
         return out
 
 

@@ -1,85 +1,247 @@
-"""word2vec and fastText vectors trained with gensim on a collection itself, when no pretrained file is given."""
+"""word2vec and fastText vectors trained with gensim on a collection itself, when no pretrained file is given.
+
+One pass over the collection (in parallel processes) writes its tokens as gensim's corpus_file and counts its
+words; every model reads that file and takes its vocabulary from those counts, so no model scans the text again.
+While gensim trains, progress (epoch, words/s, ETA) goes to stderr.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
-from dataclasses import asdict, dataclass
+import threading
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gsr.io import iter_documents
 from gsr.params import Param, check_params
-from gsr.store import atomic_write, cache_dir, cached_file, content_key
+from gsr.store import cache_dir, cached_folder, content_key
 
 METHODS = ("word2vec", "fasttext")
-TRAINING_PARAMS = (Param("dim", int, 100, "vector dimensions", minimum=1),
-                   Param("window", int, 5, "context window (words on each side)", minimum=1),
-                   Param("min_count", int, 5, "words rarer than this are left out", minimum=1),
-                   Param("epochs", int, 5, "passes over the collection", minimum=1),
-                   Param("seed", int, 0, "random seed", minimum=0))
+FASTTEXT_BUCKETS = 2_000_000  # fastText's own default, the most `buckets = 0` gives
+BUCKETS_PER_NGRAM = 4  # buckets = 4 × the vocabulary's distinct n-grams: about 1 in 5 n-grams shares its bucket
+
+TRAINING_PARAMS = (
+    Param("dim", int, 100, "vector dimensions", minimum=1),
+    Param("window", int, 5, "context words on each side of a word", minimum=1),
+    Param("min_count", int, 5, "words seen fewer times in the collection get no vector", minimum=1),
+    Param("epochs", int, 5, "passes over the collection", minimum=1),
+    Param("sample", float, 1e-3, "frequent-word subsampling threshold t: a word of frequency f > t is kept with "
+          "probability √(t/f) + t/f (0: keep every word)", minimum=0, maximum=1),
+    Param("min_n", int, 3, "fastText: shortest character n-gram", minimum=1),
+    Param("max_n", int, 6, "fastText: longest character n-gram", minimum=1),
+    Param("buckets", int, 0, "fastText: hash buckets of the n-grams (0: four per distinct n-gram of the "
+          f"vocabulary, at most {FASTTEXT_BUCKETS:,})", minimum=0),
+    Param("seed", int, 0, "seed of the initial vectors and the sampling"),
+)
 
 
 @dataclass(frozen=True)
 class TrainingSettings:
-    """Skip-gram settings; the defaults follow the published word2vec/fastText English models, with fewer epochs."""
+    """Skip-gram with negative sampling (5 noise words); `TRAINING_PARAMS` says what each setting means."""
 
     method: str = "fasttext"
     dim: int = 100
     window: int = 5
     min_count: int = 5
     epochs: int = 5
+    sample: float = 1e-3  # gensim's; 1e-4 halves the gendered pronouns' updates and moves the demo's GSR
+    min_n: int = 3
+    max_n: int = 6
+    buckets: int = 0
     seed: int = 0
 
     def __post_init__(self):
         if self.method not in METHODS:
             raise ValueError(f"training method {self.method!r} is unknown; choose one of {', '.join(METHODS)}")
-        check_params(TRAINING_PARAMS, {p.name: getattr(self, p.name) for p in TRAINING_PARAMS}, where="training ")
+        values = {p.name: getattr(self, p.name) for p in TRAINING_PARAMS}
+        for name, value in check_params(TRAINING_PARAMS, values, where="training ").items():
+            object.__setattr__(self, name, value)
+        if self.max_n < self.min_n:
+            raise ValueError(f"training max_n ({self.max_n}) must be at least min_n ({self.min_n})")
 
 
-def write_token_corpus(documents: Path, target: Path, progress: bool = False) -> Path:
-    """The collection as gensim's corpus_file: one document per line, lowercased tokens separated by spaces.
+@dataclass
+class TokenCorpus:
+    """A collection as gensim's corpus_file (one document per line, tokens separated by spaces) and its counts."""
 
-    Training reads this file in C with every worker thread, several times faster than Python iterables.
-    Written to a temporary file and renamed, so an interrupted run leaves nothing behind.
-    """
+    path: Path
+    documents: int
+    counts: dict[str, int] = field(repr=False)
+
+    @property
+    def words(self) -> int:
+        return sum(self.counts.values())
+
+    @classmethod
+    def load(cls, folder: Path) -> TokenCorpus:
+        info = json.loads((folder / "counts.json").read_text(encoding="utf-8"))
+        return cls(folder / "corpus.txt", info["documents"], info["counts"])
+
+
+def _tokenise(texts: list[str]) -> tuple[str, Counter]:
     from gsr.text import Analyzer
 
     analyzer = Analyzer(stopwords=frozenset())  # the models see every word, stop words included
-    with atomic_write(target) as out:
-        for n, (_, text) in enumerate(iter_documents(documents), start=1):
-            out.write(" ".join(analyzer.tokens(text)) + "\n")
-            if progress and n % 50_000 == 0:
-                print(f"\r  tokenised {n:,} documents", end="", file=sys.stderr, flush=True)
-    return target
+    lines = [analyzer.tokens(text) for text in texts]
+    counts = Counter(token for tokens in lines for token in tokens)
+    return "".join(" ".join(tokens) + "\n" for tokens in lines), counts
 
 
-def train_embedding(documents: Path, settings: TrainingSettings, progress: bool = False, corpus: Path | None = None):
-    """Skip-gram word2vec or fastText (gensim) trained on every document of a JSONL/TSV collection file."""
-    import tempfile
+def _text_chunks(documents: Path, size: int = 5_000):
+    chunk = []
+    for _, text in iter_documents(documents):
+        chunk.append(text)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def write_token_corpus(documents: Path, folder: Path, progress: bool = False, n_jobs: int | None = None) -> TokenCorpus:
+    """Tokenise a JSONL/TSV collection into `folder`/corpus.txt and its word counts into `folder`/counts.json.
+
+    Tokens are GSR's (lowercase runs of letters) without a stop list. `n_jobs` processes (default: all cores).
+    Training reads corpus.txt in C with every worker thread, several times faster than Python iterables.
+    """
+    import multiprocessing
+
+    n_jobs = n_jobs or os.cpu_count() or 1
+    counts: Counter = Counter()
+    documents_done = 0
+    with open(folder / "corpus.txt", "w", encoding="utf-8") as out, \
+            multiprocessing.get_context("fork").Pool(n_jobs) as pool:
+        for lines, chunk_counts in pool.imap(_tokenise, _text_chunks(Path(documents))):
+            out.write(lines)
+            counts.update(chunk_counts)
+            documents_done += lines.count("\n")
+            if progress:
+                print(f"\r  tokenised {documents_done:,} documents", end="", file=sys.stderr, flush=True)
+    if progress:
+        print(f"\r  tokenised {documents_done:,} documents, {sum(counts.values()):,} words", file=sys.stderr)
+    (folder / "counts.json").write_text(json.dumps({"documents": documents_done, "counts": counts}), encoding="utf-8")
+    return TokenCorpus(folder / "corpus.txt", documents_done, dict(counts))
+
+
+def fasttext_buckets(words, min_n: int, max_n: int) -> int:
+    """BUCKETS_PER_NGRAM × the distinct character n-grams of `words` (fastText's <word> padding), capped at
+    fastText's default: the n-gram table sized to the vocabulary instead of 2 M rows whatever the collection."""
+    grams = set()
+    for word in words:
+        padded = f"<{word}>"
+        for n in range(min_n, max_n + 1):
+            grams.update(padded[i:i + n] for i in range(len(padded) - n + 1))
+    return max(1, min(FASTTEXT_BUCKETS, BUCKETS_PER_NGRAM * len(grams)))
+
+
+class TrainingProgress:
+    """Epoch, words/s and ETA on stderr while gensim trains: a line after each epoch and, within one, every
+    `every` seconds (gensim's corpus_file training reports nothing before an epoch ends)."""
+
+    def __init__(self, label: str, epochs: int, words_per_epoch: int, every: float = 15.0, stream=None):
+        self.label, self.epochs, self.words = label, epochs, words_per_epoch
+        self.every, self.stream = every, stream
+        self.done = 0
+        self.epoch_seconds: list[float] = []
+        self._stop = threading.Event()
+
+    def line(self, message: str) -> None:
+        print(f"  {self.label}: {message}", file=self.stream or sys.stderr, flush=True)
+
+    def eta(self, into_epoch: float = 0.0) -> str:
+        if not self.epoch_seconds:
+            return "ETA after the first epoch"
+        mean = sum(self.epoch_seconds) / len(self.epoch_seconds)
+        return f"ETA {_duration(max(0.0, (self.epochs - self.done) * mean - into_epoch))}"
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self.every):
+            into = time.monotonic() - self.epoch_started
+            self.line(f"epoch {self.done + 1}/{self.epochs}, {_duration(into)} in, {self.eta(into)}")
+
+    # gensim's callback interface (gensim.models.callbacks.CallbackAny2Vec), duck-typed
+    def on_train_begin(self, model) -> None:
+        self.started = self.epoch_started = time.monotonic()
+        if self.every > 0:
+            threading.Thread(target=self._heartbeat, daemon=True).start()
+
+    def on_epoch_begin(self, model) -> None:
+        self.epoch_started = time.monotonic()
+
+    def on_epoch_end(self, model) -> None:
+        seconds = time.monotonic() - self.epoch_started
+        self.epoch_seconds.append(seconds)
+        self.done += 1
+        self.line(f"epoch {self.done}/{self.epochs} in {_duration(seconds)}, "
+                  f"{self.words / max(seconds, 1e-9):,.0f} words/s, {self.eta()}")
+
+    def on_train_end(self, model) -> None:
+        self.close()
+        self.line(f"trained in {_duration(time.monotonic() - self.started)}")
+
+    def close(self) -> None:
+        """Stops the in-epoch reports (also when training fails)."""
+        self._stop.set()
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{int(seconds // 60)} min {seconds % 60:02.0f} s"
+
+
+def train_embedding(corpus: TokenCorpus, settings: TrainingSettings, progress: bool = False, verbose: bool = False):
+    """Skip-gram word2vec or fastText (gensim) on a token corpus, with every core; returns its KeyedVectors."""
+    import logging
 
     from gensim.models import FastText, Word2Vec
 
-    model_class = FastText if settings.method == "fasttext" else Word2Vec
-    with tempfile.TemporaryDirectory() as scratch:
-        corpus = corpus or write_token_corpus(Path(documents), Path(scratch) / "corpus.txt", progress)
-        if progress:
-            print(f"training {settings.method} ({settings.dim}d, {settings.epochs} epochs) on {corpus}",
-                  file=sys.stderr)
-        model = model_class(corpus_file=str(corpus), vector_size=settings.dim, window=settings.window,
-                            min_count=settings.min_count, epochs=settings.epochs, sg=1, seed=settings.seed,
-                            workers=max(1, os.cpu_count() or 1))
+    options = dict(vector_size=settings.dim, window=settings.window, min_count=settings.min_count,
+                   sample=settings.sample, sg=1, negative=5, seed=settings.seed, workers=max(1, os.cpu_count() or 1))
+    if settings.method == "fasttext":
+        buckets = settings.buckets or fasttext_buckets(
+            (w for w, c in corpus.counts.items() if c >= settings.min_count), settings.min_n, settings.max_n)
+        model = FastText(min_n=settings.min_n, max_n=settings.max_n, bucket=buckets, **options)
+    else:
+        buckets, model = None, Word2Vec(**options)
+    gensim_logger, previous_level = logging.getLogger("gensim"), logging.getLogger("gensim").level
+    handler = logging.StreamHandler(sys.stderr)  # gensim's own INFO lines, when verbose
+    if verbose:
+        gensim_logger.addHandler(handler)
+        gensim_logger.setLevel(logging.INFO)
+    reporter = TrainingProgress(settings.method, settings.epochs, corpus.words) if progress else None
+    try:
+        model.build_vocab_from_freq(corpus.counts, corpus_count=corpus.documents)
+        if reporter is not None:
+            reporter.line(f"{len(model.wv):,} words (min_count {settings.min_count})"
+                          + (f", {buckets:,} n-gram buckets" if buckets else "") + f", {settings.dim}d, "
+                          f"{settings.epochs} epochs over {corpus.words:,} words, {options['workers']} threads")
+        model.train(corpus_file=str(corpus.path), total_examples=corpus.documents, total_words=corpus.words,
+                    epochs=settings.epochs, callbacks=[reporter] if reporter is not None else [])
+    finally:
+        if reporter is not None:
+            reporter.close()
+        if verbose:
+            gensim_logger.removeHandler(handler)
+            gensim_logger.setLevel(previous_level)
     return model.wv
 
 
-def trained_embedding(documents: Path, collection_key: str, settings: TrainingSettings, progress: bool = False):
-    """train_embedding cached per (collection content, settings): (memory-mapped KeyedVectors, its cache key)."""
+def trained_embedding(documents: Path, collection_key: str, settings: TrainingSettings, progress: bool = False,
+                      verbose: bool = False):
+    """train_embedding cached per (collection content, settings): (memory-mapped KeyedVectors, its cache key).
+
+    The token corpus is cached per collection, so a second method trained on it reuses the one tokenising pass.
+    """
     from embeddings.loading import cached_embedding
 
     key = f"trained-{collection_key}-{content_key(asdict(settings), length=12)}"
 
     def build():
-        corpus, _ = cached_file(cache_dir() / "token-corpora" / f"{collection_key}.txt",
-                                lambda staging: write_token_corpus(documents, staging, progress))
-        return train_embedding(documents, settings, progress, corpus=corpus)
+        folder, _ = cached_folder(cache_dir() / "token-corpora" / collection_key,
+                                  lambda staging: write_token_corpus(documents, staging, progress))
+        return train_embedding(TokenCorpus.load(folder), settings, progress, verbose)
 
     return cached_embedding(key, build), key

@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from embeddings.training import TRAINING_PARAMS
 from experiments.registry import ANALYSES, COLLECTION_KINDS, SYSTEMS, RegistryError
 from experiments.config_params import (
     DEBIAS_PARAMS,
@@ -32,7 +33,7 @@ RESERVED_SYSTEM_NAMES = ("perfect", "random")  # the reference engines every tab
 TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "systems", "evaluation", "gsr", "plots",
             "debias", "analyses")
 DEBIAS_VARIANTS = {"debiased": "regular", "strong": "strong"}  # variant label -> debias.METHODS key
-EMBEDDING_KEYS = ("source", "train", "dim", "window", "min_count", "epochs", "seed")
+EMBEDDING_KEYS = ("source", "train", *(p.name for p in TRAINING_PARAMS))
 SYSTEM_KEYS = ("name", "model")
 
 

@@ -82,9 +82,10 @@ class Experiment:
     and shared resources through the public methods below.
     """
 
-    def __init__(self, config: ExperimentConfig, progress: bool = True):
+    def __init__(self, config: ExperimentConfig, progress: bool = True, verbose: bool = False):
         self.config = config
         self.progress = progress
+        self.verbose = verbose  # also the libraries' own logging (Anserini's INFO lines)
         self.reused: list[str] = []
         self.timings: dict[str, float] = {}
         self.analyzer = Analyzer(stopwords_of(config.stopwords), exclusion=config.exclusion)
@@ -117,10 +118,17 @@ class Experiment:
             log(f"reused {what}")
 
     def shared(self, key: str, make: Callable[[], object]):
-        """A resource made once per experiment (an index, a worker) and shared by every system that asks for it."""
+        """A resource made once per experiment (an index, a worker) and shared by every system that asks for it;
+        one with a close() method is closed when the experiment ends."""
         if key not in self._shared:
             self._shared[key] = make()
         return self._shared[key]
+
+    def close_shared(self) -> None:
+        """Close every shared resource that can be closed (workers); run() does it when it ends."""
+        for resource in self._shared.values():
+            if callable(getattr(resource, "close", None)):
+                resource.close()
 
     @property
     def collection(self) -> Collection:
@@ -178,7 +186,7 @@ class Experiment:
                     from embeddings.training import TrainingSettings, trained_embedding
 
                     kv, key = trained_embedding(self.collection.documents, self.collection.key,
-                                                TrainingSettings(**spec.train), self.progress)
+                                                TrainingSettings(**spec.train), self.progress, self.verbose)
             self._embeddings[name] = LoadedEmbedding(name, kv, key)
         return self._embeddings[name]
 
@@ -261,6 +269,12 @@ class Experiment:
 
     # ------------------------------------------------------------ whole experiment
     def run(self) -> ExperimentResult:
+        try:
+            return self._run()
+        finally:
+            self.close_shared()
+
+    def _run(self) -> ExperimentResult:
         config = self.config
         self.preflight()
         clean_stale_staging(cache_dir(), recursive=True)
@@ -323,6 +337,6 @@ class Experiment:
                 check(self, system)
 
 
-def run_experiment(config: ExperimentConfig, progress: bool = True) -> ExperimentResult:
+def run_experiment(config: ExperimentConfig, progress: bool = True, verbose: bool = False) -> ExperimentResult:
     """Execute a config (see Experiment)."""
-    return Experiment(config, progress).run()
+    return Experiment(config, progress, verbose).run()

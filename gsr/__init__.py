@@ -19,12 +19,13 @@ from gsr.measure import (
     tied_rank_weights,
 )
 from gsr.sources import DocumentSource
+from gsr.ranked import RankedRows
 from gsr.stats import DocumentStats, GenderedDocuments
 from gsr.text import GENDERED_KEEP_WORDS, Analyzer, default_analyzer, read_stopwords
 
 __all__ = [
     "GENDERED_KEEP_WORDS", "GSR", "Analyzer", "DocumentStats", "GSRError", "GSRReport", "GSRResult",
-    "GenderLexicon", "GenderedDocuments", "InputError", "QueryResult", "as_qrels", "as_queries", "as_run",
+    "GenderLexicon", "GenderedDocuments", "InputError", "QueryResult", "RankedRows", "as_qrels", "as_queries", "as_run",
     "cut_run", "default_analyzer", "document_genderedness", "gsr_slope", "list_genderedness", "measure_run",
     "perfect_run", "query_genderedness", "random_run", "rank_discounts", "read_qrels", "read_queries",
     "read_stopwords", "read_trec_run", "read_trec_topics", "relative_gsr", "relevant_counts", "tied_rank_weights",

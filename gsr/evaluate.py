@@ -15,13 +15,14 @@ from gsr.io import InputError, Run, as_qrels, as_queries, as_run, iter_documents
 from gsr.measure import (
     GSRError,
     gsr_slope,
-    list_genderedness,
+    list_genderedness_many,
     query_genderedness,
     relative_gsr,
     slope_noise_floor,
-    tied_rank_weights,
+    tied_rank_weights_many,
 )
 from gsr.numeric import finite
+from gsr.ranked import RankedRows
 from gsr.source_stats import cached_document_stats, needed_document_stats
 from gsr.sources import DocumentSource
 from gsr.statistics import (
@@ -210,51 +211,58 @@ def gsr_difference_test(a: GSRResult, b: GSRResult, resamples: int = DEFAULT_RES
         raise GSRError(str(err)) from None
 
 
-def measure_run(run: Run, queries: dict[str, str], documents: GenderedDocuments, *,
+def measure_run(run: Run | RankedRows, queries: dict[str, str], documents: GenderedDocuments, *,
                 query_ids: list[str] | None = None, strict: bool = False, tie_scores: bool = True) -> GSRResult:
     """Eq. 3 over `run`: g(q) and g_q(L) (Eq. 2) per query, with every skipped query listed by reason.
 
     Unknown document ids and documents with no measurable word are left out of Eq. 2's average but keep
-    their rank, so the other documents' weights do not move; `strict` makes unknown ids an error.
+    their rank, so the other documents' weights do not move; `strict` makes unknown ids an error. All queries
+    are scored together (gsr.stats.GenderedDocuments.query_document_genderedness_many); `run` may be given
+    already placed on the collection (gsr.ranked.RankedRows.place), which skips the document-id look-ups.
     """
-    analyzer = documents.analyzer
-    lexicon = documents.lexicon
-    index = documents.stats.doc_index
-    skipped: dict[str, list[str]] = {}
+    if not isinstance(run, RankedRows):
+        run = RankedRows.place(run, documents.stats)
+    elif run.stats is not documents.stats:
+        raise ValueError("the run was placed on another collection's DocumentStats than the one being measured")
+    analyzer, lexicon = documents.analyzer, documents.lexicon
+    order = query_ids if query_ids is not None else sorted(queries)
+    measured = [qid for qid in order if qid in queries]
+    terms = [analyzer.tokens(queries[qid]) for qid in measured]
+    rows, scores, offsets = run.select(measured)
+    lengths = np.diff(offsets)
+    pair_query = np.repeat(np.arange(len(measured)), lengths)
+    unknown = rows < 0
+    unknown_per_query = np.bincount(pair_query[unknown], minlength=len(measured))
+    if strict and unknown.any():
+        qid = measured[int(np.flatnonzero(unknown_per_query)[0])]
+        raise InputError(f"run: document {run.unknown[qid]} retrieved for query {qid} is not in the collection")
+    values = np.full(len(rows), np.nan)
+    known_offsets = np.zeros(len(measured) + 1, dtype=np.int64)
+    np.cumsum(lengths - unknown_per_query, out=known_offsets[1:])
+    values[~unknown] = documents.query_document_genderedness_many(terms, rows[~unknown], known_offsets)
+    g_lists = list_genderedness_many(values, tied_rank_weights_many(scores if tie_scores else None, offsets), offsets)
+    unmeasured = np.bincount(pair_query[np.isnan(values)], minlength=len(measured))
     per_query: list[QueryResult] = []
-    unknown_total = 0
-    unmeasured_total = 0
-    for qid in (query_ids if query_ids is not None else sorted(queries)):
-        if qid not in queries:
+    skipped: dict[str, list[str]] = {}
+    measured_index = {qid: i for i, qid in enumerate(measured)}
+    for qid in order:
+        if qid not in measured_index:
             skipped.setdefault("no_query_text", []).append(qid)
             continue
-        terms = analyzer.tokens(queries[qid])
-        g_query = finite(query_genderedness(terms, lexicon))
-        ranked = run.get(qid, [])
-        rows = np.array([index.get(d, -1) for d, _ in ranked], dtype=np.int64)
-        unknown = int((rows < 0).sum())
-        if unknown and strict:
-            first = next(d for d, _ in ranked if d not in index)
-            raise InputError(f"run: document {first} retrieved for query {qid} is not in the collection")
-        unknown_total += unknown
-        values = np.full(len(rows), np.nan)
-        if len(rows):
-            known = rows >= 0
-            values[known] = documents.query_document_genderedness(terms, rows[known])
-        unmeasured = int(np.isnan(values).sum())
-        unmeasured_total += unmeasured - unknown
-        keys = [s for _, s in ranked] if tie_scores else list(range(len(ranked)))
-        g_list = finite(list_genderedness(values, tied_rank_weights(keys))) if len(values) else None
-        per_query.append(QueryResult(qid, g_query, g_list, len(ranked), unmeasured))
+        i = measured_index[qid]
+        n_docs = int(lengths[i])
+        g_query = finite(query_genderedness(terms[i], lexicon))
+        g_list = finite(g_lists[i]) if n_docs else None
+        per_query.append(QueryResult(qid, g_query, g_list, n_docs, int(unmeasured[i])))
         if g_query is None:
             skipped.setdefault("query_out_of_vocabulary", []).append(qid)
-        elif not ranked:
+        elif not n_docs:
             skipped.setdefault("nothing_retrieved", []).append(qid)
         elif g_list is None:
             skipped.setdefault("no_measurable_document", []).append(qid)
-    for qid in sorted(set(run) - set(queries)):
+    for qid in sorted(set(run.qids) - set(queries)):
         skipped.setdefault("not_in_topics", []).append(qid)
-    result = GSRResult(None, per_query, skipped, unknown_total, unmeasured_total)
+    result = GSRResult(None, per_query, skipped, int(unknown.sum()), int(np.isnan(values).sum() - unknown.sum()))
     try:
         result.gsr = gsr_slope(*result.points(defined_only=False))
     except GSRError as err:

@@ -32,23 +32,39 @@ def document_genderedness(terms: Sequence[str], lexicon, excluded: Iterable[str]
 
 def rank_discounts(length: int) -> np.ndarray:
     """Eq. 2's weights w_k = 1 / log2(r_k + 1) for ranks r_k = 1..length."""
-    return 1.0 / np.log2(np.arange(2, length + 2, dtype=np.float64))
+    return tied_rank_weights_many(None, np.array([0, length]))
 
 
 def tied_rank_weights(tie_keys: Sequence) -> np.ndarray:
     """Eq. 2's weights when consecutive documents with equal keys (score, grade) are tied in rank.
 
-    Tied documents share the mean of the discounts of the positions they span: the expected weight
+    Tied documents share the mean of the discounts 1/log2(r+1) of the positions they span: the expected weight
     under a uniformly random order of the tie, so the total weight W is unchanged.
     """
-    weights = rank_discounts(len(tie_keys))
-    if len(tie_keys) < 2:
+    keys = np.asarray(tie_keys) if len(tie_keys) else np.zeros(0)
+    return tied_rank_weights_many(keys, np.array([0, len(keys)]))
+
+
+def tied_rank_weights_many(tie_keys: np.ndarray | None, offsets: np.ndarray) -> np.ndarray:
+    """Eq. 2's weights of many ranked lists at once, list i being positions offsets[i]:offsets[i+1].
+
+    Each list's positions get 1/log2(r+1), r = 1, 2, … from the list's start; with `tie_keys`, consecutive
+    positions of one list with equal keys share the mean of their discounts (see tied_rank_weights).
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    total = int(offsets[-1]) if len(offsets) else 0
+    rank = np.arange(total, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    weights = 1.0 / np.log2(rank + 2.0)
+    if tie_keys is None or total < 2:
         return weights
-    keys = list(tie_keys)
-    starts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]]
-    sums = np.add.reduceat(weights, starts)
-    sizes = np.diff(starts + [len(keys)])
-    return np.repeat(sums / sizes, sizes)
+    keys = np.asarray(tie_keys)
+    tie_start = np.ones(total, dtype=bool)
+    tie_start[1:] = keys[1:] != keys[:-1]
+    tie_start[rank == 0] = True  # a list never shares a tie with the one before it
+    starts = np.flatnonzero(tie_start)
+    sizes = np.diff(np.append(starts, total))
+    return np.repeat(np.add.reduceat(weights, starts) / sizes, sizes)
 
 
 def list_genderedness(document_values: Sequence[float], weights: Sequence[float] | None = None) -> float:
@@ -57,11 +73,20 @@ def list_genderedness(document_values: Sequence[float], weights: Sequence[float]
     weights = rank_discounts(len(values)) if weights is None else np.asarray(weights, dtype=np.float64)
     if len(weights) != len(values):
         raise GSRError(f"{len(values)} documents but {len(weights)} weights")
+    return float(list_genderedness_many(values, weights, np.array([0, len(values)]))[0])
+
+
+def list_genderedness_many(document_values: np.ndarray, weights: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Eq. 2 for many lists at once (list i at positions offsets[i]:offsets[i+1]); NaN where nothing is measurable."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    values = np.asarray(document_values, dtype=np.float64)
+    weights = np.asarray(weights, dtype=np.float64)
+    lists = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
     known = ~np.isnan(values)
-    total = weights[known].sum()
-    if not known.any() or total == 0:
-        return math.nan
-    return float(weights[known] @ values[known] / total)
+    total = np.bincount(lists[known], weights=weights[known], minlength=len(offsets) - 1)
+    weighted = np.bincount(lists[known], weights=weights[known] * values[known], minlength=len(offsets) - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, weighted / np.where(total > 0, total, 1.0), np.nan)
 
 
 def _centred_points(query_values: Sequence[float], list_values: Sequence[float]):

@@ -158,7 +158,13 @@ class DocumentStats:
 
 
 class GenderedDocuments:
-    """Σ g and count of in-vocabulary tokens per document, and g_q(d) for any query by subtraction."""
+    """Σ g and count of in-vocabulary tokens per document, and g_q(d) for any query by subtraction.
+
+    The subtraction needs c_dt of the query's terms (and their inflections) in the retrieved documents. For
+    many queries at once (query_document_genderedness_many) those terms' columns are copied out of the counts
+    once (grown when new terms are asked for), so that scoring a run is a few array operations over the
+    retrieved documents' entries for the queries' terms.
+    """
 
     def __init__(self, stats: DocumentStats, lexicon, analyzer: Analyzer):
         self.stats = stats
@@ -172,6 +178,10 @@ class GenderedDocuments:
         self.doc_sum = stats.counts @ self.term_g
         self.doc_count = stats.counts @ known
         self._terms_by_class: dict[str, np.ndarray] | None = None
+        self._term_slots: dict[int, int] = {}  # collection term id -> column of _term_counts
+        self._term_counts: sparse.csr_matrix | None = None  # documents × the query terms asked for so far
+        self._term_count_g: tuple[np.ndarray, np.ndarray] | None = None  # (c_dt g(t), c_dt) of each entry
+        self._excluded_slots: dict[tuple[str, ...], np.ndarray] = {}  # query terms -> their excluded columns
 
     def _class_index(self) -> dict[str, np.ndarray]:
         if self._terms_by_class is None:
@@ -196,8 +206,72 @@ class GenderedDocuments:
         count = self.doc_count[rows]
         excluded = self.excluded_terms(query_terms)
         if len(excluded) and len(rows):
-            sub = self.stats.counts[rows][:, excluded]
+            sub = self.stats.counts[rows][:, excluded]  # the retrieved rows only: cheap for one short list
             total = total - sub @ self.term_g[excluded]
             count = count - np.asarray(sub.sum(axis=1)).ravel()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+        return _mean_or_nan(total, count)
+
+    def query_document_genderedness_many(self, query_terms: list[list[str]], rows: np.ndarray, offsets: np.ndarray,
+                                         chunk_pairs: int = 1 << 18) -> np.ndarray:
+        """g_q(d) for many queries at once: query i's documents are rows[offsets[i]:offsets[i+1]].
+
+        Equal to query_document_genderedness per query. Work and memory grow with the retrieved documents'
+        entries for the queries' terms, not with the collection; lists are taken ~`chunk_pairs` documents at a time.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        slots = self._excluded_columns(query_terms)
+        removed_sum, removed_count = np.zeros(len(rows)), np.zeros(len(rows))
+        first = 0
+        while first < len(slots):
+            last = int(np.searchsorted(offsets, offsets[first] + chunk_pairs, side="right")) - 1
+            last = min(max(first + 1, last), len(slots))
+            part = slice(int(offsets[first]), int(offsets[last]))
+            removed_sum[part], removed_count[part] = self._removed(rows[part], offsets[first:last + 1] - offsets[first],
+                                                                   slots[first:last])
+            first = last
+        return _mean_or_nan(self.doc_sum[rows] - removed_sum, self.doc_count[rows] - removed_count)
+
+    def _excluded_columns(self, query_terms: list[list[str]]) -> list[np.ndarray]:
+        """Per query, the columns of _term_counts that hold its excluded terms (see excluded_terms).
+
+        The columns of terms not asked for before are copied out of the counts in one pass; the earlier columns
+        keep their places, so earlier answers stay valid as the table grows.
+        """
+        keys = [tuple(sorted(set(terms))) for terms in query_terms]
+        new = {key: self.excluded_terms(key) for key in set(keys) if key not in self._excluded_slots}
+        wanted = dict.fromkeys(int(t) for terms in new.values() for t in terms)
+        missing = [t for t in wanted if t not in self._term_slots]
+        if missing or self._term_counts is None:
+            for term in missing:
+                self._term_slots[term] = len(self._term_slots)
+            terms = np.fromiter(self._term_slots, dtype=np.int64, count=len(self._term_slots))
+            self._term_counts = self.stats.counts[:, terms].tocsr()  # one pass over the collection's counts
+            counts = self._term_counts.data.astype(np.float64)
+            self._term_count_g = counts * self.term_g[terms[self._term_counts.indices]], counts
+        for key, terms in new.items():
+            self._excluded_slots[key] = np.array([self._term_slots[int(t)] for t in terms], dtype=np.int64)
+        return [self._excluded_slots[key] for key in keys]
+
+    def _removed(self, rows: np.ndarray, offsets: np.ndarray, slots: list[np.ndarray]):
+        """Σ c_dt g(t) and Σ c_dt over each query's excluded terms t (columns `slots`) for the documents at `rows`."""
+        selected = self._term_counts[rows]  # the retrieved documents' entries for every query's terms
+        bounds = selected.indptr[offsets].tolist()
+        excluded = np.zeros(selected.shape[1], dtype=bool)
+        hits = [np.zeros(0, dtype=np.int64)]
+        for query_slots, begin, end in zip(slots, bounds[:-1], bounds[1:]):
+            excluded[query_slots] = True
+            hits.append(np.flatnonzero(excluded[selected.indices[begin:end]]) + begin)
+            excluded[query_slots] = False
+        hits = np.concatenate(hits)
+        pair = np.searchsorted(selected.indptr, hits, side="right") - 1
+        entry = self._term_counts.indptr[rows[pair]] + (hits - selected.indptr[pair])  # positions in _term_counts
+        weighted, counts = self._term_count_g
+        return (np.bincount(pair, weights=weighted[entry], minlength=len(rows)),
+                np.bincount(pair, weights=counts[entry], minlength=len(rows)))
+
+
+def _mean_or_nan(total: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """total / count where count > 0, NaN elsewhere."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)

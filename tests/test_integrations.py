@@ -5,7 +5,6 @@ Qrel lists, generators, ir_datasets iterables and `irds:` ids)."""
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 

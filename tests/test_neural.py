@@ -191,6 +191,27 @@ def test_matchpyramid_scores_do_not_depend_on_batch_padding(collection):
     np.testing.assert_allclose(together, alone, rtol=1e-5, atol=1e-6)
 
 
+def test_matchpyramid_matrices_computed_once_are_those_of_the_batch(collection):
+    from retrievers.neural.matchpyramid import cosine_matching_matrices
+
+    queries, texts, candidates, qrels, kv = collection
+    data = build_ranking_data(queries, texts, candidates, qrels, kv)
+    inputs = model_inputs("matchpyramid", data)
+    pairs = torch.tensor([5, 0, len(data.pair_doc) - 1, 3])
+    matrices, query_lengths, doc_lengths = inputs.batch(pairs)
+    vectors = torch.from_numpy(data.unit_vectors)
+    width = int(doc_lengths.max())
+    query_rows = torch.zeros((len(pairs), matrices.shape[1]), dtype=torch.long)
+    doc_rows = torch.zeros((len(pairs), width), dtype=torch.long)
+    for i, pair in enumerate(pairs.tolist()):
+        terms = data.query_terms[data.pair_query[pair]][:10]
+        query_rows[i, :len(terms)] = torch.as_tensor(terms)
+        words = data.doc_terms[data.pair_doc[pair]][:500]
+        doc_rows[i, :len(words)] = torch.as_tensor(words)
+    assert matrices.shape == (len(pairs), query_rows.shape[1], width)
+    torch.testing.assert_close(matrices, cosine_matching_matrices(vectors, query_rows, doc_rows), rtol=0, atol=1e-6)
+
+
 # -------------------------------------------------------------------------------------------- loss and sampling
 
 

@@ -13,7 +13,6 @@ for _module in BUILTIN_MODULES:
 from experiments.analyses.common import AnalysisError  # noqa: E402
 from experiments.analyses.intrinsic_gender import (  # noqa: E402
     GAP_RULES,
-    GENDERED_ENTITIES,
     PAPER_GAP_BIN_EDGES,
     DeltaGap,
     IntrinsicGender,
@@ -38,7 +37,7 @@ from experiments.analyses.reliability import (  # noqa: E402
     system_ranking_agreement,
 )
 
-__all__ = ["GAP_RULES", "GENDERED_ENTITIES", "PAPER_GAP_BIN_EDGES", "Agreement", "AnalysisError", "DeltaGap",
+__all__ = ["GAP_RULES", "PAPER_GAP_BIN_EDGES", "Agreement", "AnalysisError", "DeltaGap",
            "IntrinsicGender", "RankChange", "RankChanges", "Reliability", "delta_gap", "favoured_share_by_bin",
            "gap_difference", "gender_gap", "kendall_tau_distance", "plot_gap_shares", "plot_rank_change",
            "plot_reliability", "query_genderedness_agreement", "rank_change_by_genderedness",

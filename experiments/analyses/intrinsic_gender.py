@@ -16,7 +16,7 @@ from experiments.registry import ANALYSES, AnalysisType
 from experiments.tables import write_table
 from gsr.baselines import relevant_counts
 from gsr.io import Run
-from gsr.labels import FEMALE, GENDERED_ENTITIES, LABELS, MALE, MentionWords, default_mention_words, intrinsic_gender
+from gsr.labels import FEMALE, LABELS, MALE, MentionWords, default_mention_words, intrinsic_gender
 from gsr.numeric import finite
 from gsr.params import Param, ParamError
 from gsr.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure

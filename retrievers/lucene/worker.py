@@ -1,16 +1,20 @@
 """The child side of a Lucene worker process, the only code that starts a JVM: `python -m retrievers.lucene.worker
-index|search|stats|documents|fetch ...` loads Anserini through pyjnius, does one job and exits.
+index|search|stats|documents|fetch ...` loads Anserini through pyjnius, does one job and exits; `... worker serve`
+starts the JVM once and does job after job, each read from stdin as a JSON list of those same arguments.
 
-It is started by retrievers.lucene.process.run_worker, never imported by the library: a JVM that aborts or
-crashes takes this process down, not the caller's. An expected failure is printed as one line starting with
-WORKER_ERROR (exit status 3); the worker also exits when its parent's end of stdin closes.
+It is started by retrievers.lucene.process (run_worker, LuceneSession), never imported by the library: a JVM
+that aborts or crashes takes this process down, not the caller's. An expected failure is printed as one line
+starting with WORKER_ERROR (exit status 3; a serving worker goes on with the next job), a served job's success
+as WORKER_DONE; the worker exits when its parent's end of stdin closes.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
+import queue
 import sys
 import threading
 import traceback
@@ -19,9 +23,12 @@ from pathlib import Path
 from retrievers.lucene.api import MODELS, model_parameters
 from retrievers.lucene.errors import LuceneInputError
 from retrievers.lucene.java import java_modules
-from retrievers.lucene.process import PARENT_PIPE_VARIABLE, WORKER_ERROR, WORKER_MODULE
+from retrievers.lucene.process import PARENT_PIPE_VARIABLE, WORKER_DONE, WORKER_ERROR, WORKER_MODULE
 
 VECTOR_MODULE = "jdk.incubator.vector"
+# After a full collection the heap shrinks until at most 30% of it is free, so that a serving worker idle between
+# jobs (or while the rest of an experiment runs) gives back the gigabytes indexing used (Java keeps 70% by default).
+HEAP_OPTIONS = ("-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30")
 
 
 class _WorkerFailure(Exception):
@@ -36,8 +43,11 @@ def _jvm_options_without_missing_modules(options: list[str], modules: set[str] |
     return [option for option in options if VECTOR_MODULE not in option]
 
 
+@functools.cache
 def _start_jvm():
-    """Starts the JVM the way Pyserini does, minus the module option the runtime lacks; returns jnius.autoclass."""
+    """Starts the JVM the way Pyserini does, minus the module option the runtime lacks; returns jnius.autoclass.
+
+    Once per process: a serving worker's later jobs reuse the running JVM."""
     import jnius_config
     import pyserini.setup
 
@@ -46,7 +56,8 @@ def _start_jvm():
 
     def configure_classpath(*args, **kwargs):
         pyserini_configure_classpath(*args, **kwargs)
-        jnius_config.set_options(*_jvm_options_without_missing_modules(jnius_config.get_options(), modules))
+        jnius_config.set_options(*_jvm_options_without_missing_modules(jnius_config.get_options(), modules),
+                                 *HEAP_OPTIONS)
 
     # pyserini.pyclass calls configure_classpath and then imports jnius, which starts the JVM with those options
     pyserini.setup.configure_classpath = configure_classpath
@@ -202,7 +213,62 @@ def _parse_worker_arguments(argv: list[str] | None) -> argparse.Namespace:
     fetch.add_argument("--index", required=True)
     fetch.add_argument("--request", required=True)
     fetch.add_argument("--output", required=True)
+    commands.add_parser("serve", help="do the jobs read from stdin, one JSON list of the arguments above per line")
     return parser.parse_args(argv)
+
+
+WORKERS = {"index": _worker_index, "search": _worker_search, "stats": _worker_stats, "documents": _worker_documents,
+           "fetch": _worker_fetch}
+
+
+def _job(args: argparse.Namespace) -> str | None:
+    """Does one job; returns None, or the message of a failure (printed with its Java stack trace)."""
+    try:
+        WORKERS[args.command](args)
+    except (_WorkerFailure, LuceneInputError) as err:
+        return str(err)
+    except Exception as err:  # a Java exception surfaces as jnius.JavaException; keep its Java class and message
+        java_class = getattr(err, "classname", None)
+        if java_class:
+            print("\n".join(map(str, (getattr(err, "stacktrace", None) or [])[:20])), file=sys.stderr)
+        else:
+            traceback.print_exc()
+        message = getattr(err, "innermessage", None) or str(err)
+        return f"{java_class or type(err).__name__}: {message}"
+    return None
+
+
+def _read_requests(requests: queue.Queue) -> None:
+    """Puts each line of stdin on `requests`; ends the worker once the parent's end closes (idle or not)."""
+    pending = b""
+    while chunk := os.read(0, 65536):  # the raw file descriptor: a buffered reader's lock would hang shutdown
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            requests.put(line.decode("utf-8"))
+    os._exit(0)
+
+
+def _serve() -> int:
+    """Job after job in one JVM; an expected failure is reported and the worker goes on."""
+    requests: queue.Queue = queue.Queue()
+    threading.Thread(target=_read_requests, args=(requests,), daemon=True).start()
+    while True:
+        request = requests.get()
+        try:
+            args = _parse_worker_arguments(json.loads(request))
+            failure = "a serving worker does not serve" if args.command == "serve" else _job(args)
+        except (SystemExit, ValueError) as err:  # argparse exits on bad arguments
+            failure = f"bad request {request!r} ({err})"
+        if failure is None:
+            _release_heap()
+        print(WORKER_DONE if failure is None else f"{WORKER_ERROR}{failure}", flush=True)
+
+
+def _release_heap() -> None:
+    """A full collection after a job, so that an idle serving JVM gives unused heap back to the system."""
+    if _start_jvm.cache_info().currsize:
+        _start_jvm()("java.lang.System").gc()
 
 
 def _exit_when_parent_is_gone() -> None:
@@ -215,23 +281,13 @@ def _exit_when_parent_is_gone() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of a worker process."""
     args = _parse_worker_arguments(argv)
+    if args.command == "serve":
+        return _serve()
     if os.environ.get(PARENT_PIPE_VARIABLE) == "1":  # not when run by hand with stdin at /dev/null or a terminal
         threading.Thread(target=_exit_when_parent_is_gone, daemon=True).start()
-    workers = {"index": _worker_index, "search": _worker_search, "stats": _worker_stats,
-               "documents": _worker_documents, "fetch": _worker_fetch}
-    try:
-        workers[args.command](args)
-    except (_WorkerFailure, LuceneInputError) as err:
-        print(f"{WORKER_ERROR}{err}", file=sys.stderr, flush=True)
-        return 3
-    except Exception as err:  # a Java exception surfaces as jnius.JavaException; keep its Java class and message
-        java_class = getattr(err, "classname", None)
-        if java_class:
-            print("\n".join(map(str, (getattr(err, "stacktrace", None) or [])[:20])), file=sys.stderr)
-        else:
-            traceback.print_exc()
-        message = getattr(err, "innermessage", None) or str(err)
-        print(f"{WORKER_ERROR}{java_class or type(err).__name__}: {message}", file=sys.stderr, flush=True)
+    failure = _job(args)
+    if failure is not None:
+        print(f"{WORKER_ERROR}{failure}", file=sys.stderr, flush=True)
         return 3
     return 0
 

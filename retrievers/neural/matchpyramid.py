@@ -1,8 +1,9 @@
 """MatchPyramid of Pang et al. (2016): 2-D convolutions over the query-document cosine matching matrix, dynamic
 max pooling to a fixed size over each pair's real extent, then an MLP.
 
-Queries are cut to their first 10 terms and documents to their first 500; matrices are built per batch
-(PyramidInputs), padded only to the batch's longest document.
+Queries are cut to their first 10 terms and documents to their first 500. The embeddings are frozen, so each
+pair's matrix is the same in every epoch: PyramidInputs computes them once and pads a batch's only to its
+longest document.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 from torch import nn
+from torch.nn.utils.rnn import pad_sequence
 
 from retrievers.neural.inputs import RankingData
 
@@ -73,24 +75,31 @@ class MatchPyramid(nn.Module):
 
 
 class PyramidInputs:
-    """MatchPyramid's inputs: padded term rows (query cut to 10 terms, document to 500); matrices built per batch."""
+    """MatchPyramid's inputs: every pair's cosine matching matrix (query cut to 10 terms, document to 500), computed
+    once, `chunk` pairs at a time; a batch's are zero-padded to its longest document."""
 
     def __init__(self, data: RankingData, max_query_terms: int = PYRAMID_QUERY_TERMS,
-                 max_doc_terms: int = PYRAMID_DOC_TERMS):
-        self.unit_vectors = torch.from_numpy(data.unit_vectors)
-        self.query_rows, self.query_lengths = _padded([t[:max_query_terms] for t in data.query_terms])
-        self.doc_rows, self.doc_lengths = _padded([t[:max_doc_terms] for t in data.doc_terms])
+                 max_doc_terms: int = PYRAMID_DOC_TERMS, chunk: int = 512):
+        unit_vectors = torch.from_numpy(data.unit_vectors)
+        query_rows, self.query_lengths = _padded([t[:max_query_terms] for t in data.query_terms])
+        doc_rows, self.doc_lengths = _padded([t[:max_doc_terms] for t in data.doc_terms])
         self.pair_query = torch.from_numpy(data.pair_query)
         self.pair_doc = torch.from_numpy(data.pair_doc)
+        self.matrices: list[torch.Tensor] = []  # pair -> [document length, query terms]: pad_sequence's layout
+        for start in range(0, len(self.pair_doc), chunk):
+            query, doc = self.pair_query[start:start + chunk], self.pair_doc[start:start + chunk]
+            lengths = self.doc_lengths[doc].clamp(min=1)
+            matrices = cosine_matching_matrices(unit_vectors, query_rows[query].long(),
+                                                doc_rows[doc, :int(lengths.max())].long())
+            self.matrices.extend(m[:, :n].T.clone() for m, n in zip(matrices, lengths.tolist()))
 
     def batch(self, pairs: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """The forward arguments of MatchPyramid for a 1-D tensor of pair indices, padded to the batch's longest."""
         query, doc = self.pair_query[pairs], self.pair_doc[pairs]
-        query_lengths, doc_lengths = self.query_lengths[query], self.doc_lengths[doc]
-        width = max(1, int(doc_lengths.max())) if len(pairs) else 1
-        query_rows = self.query_rows[query].long()
-        doc_rows = self.doc_rows[doc, :width].long()
-        return cosine_matching_matrices(self.unit_vectors, query_rows, doc_rows), query_lengths, doc_lengths
+        if not len(pairs):
+            return torch.zeros((0, 1, 1)), self.query_lengths[query], self.doc_lengths[doc]
+        matrices = pad_sequence([self.matrices[p] for p in pairs.tolist()], batch_first=True).transpose(1, 2)
+        return matrices, self.query_lengths[query], self.doc_lengths[doc]
 
 
 def _padded(rows: list[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
