@@ -13,6 +13,7 @@ from gsr import GenderLexicon
 # the checkout's sibling shared/data; GSR_SHARED_DATA points elsewhere (e.g. from a worktree one level deeper)
 SHARED_DATA = Path(os.environ.get("GSR_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 ROBUST04_TOPICS = SHARED_DATA / "robust04" / "topics.robust04.txt"
+PAPER = SHARED_DATA.parent / "papers" / "gsr-fabris-et-al.md"
 NLTK_DATA = SHARED_DATA / "nltk_data"
 
 

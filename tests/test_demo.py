@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS
-from experiments.demo import DEMO_VERSION, DemoError, expected_directions, generate_demo
+from experiments.demo import DEMO_VERSION, DemoError, generate_demo
 from gsr import GSR, DocumentStats, read_qrels, read_queries
 from gsr.io import iter_documents
 from gsr.text import default_analyzer
@@ -111,8 +111,9 @@ def test_default_size_formats_and_gender_words(default_demo, glove_lexicon):
 
 
 def test_planted_gsr_directions_and_effectiveness(default_demo, glove_lexicon):
+    """The planted outcome (experiments/demo.py's docstring): GSR(BM25) > GSR(perfect) > GSR(random) ≈ 0, and BM25
+    neither fails nor is perfect."""
     _, _, queries, qrels, stats = default_demo
-    expected = expected_directions()
     measure = GSR(glove_lexicon)
     gendered = measure.documents(stats)
     run = _bm25_run(stats, queries)
@@ -120,9 +121,8 @@ def test_planted_gsr_directions_and_effectiveness(default_demo, glove_lexicon):
     bm25, perfect, random = report.system.gsr, report.perfect.gsr, report.random.gsr
     assert report.system.n_queries == len(queries)
     assert bm25 > perfect + 0.03 and perfect > random + 0.1, (bm25, perfect, random)
-    assert abs(random) < expected.random_gsr_bound
-    low, high = expected.bm25_map_range
-    assert low < _mean_average_precision(run, qrels) < high
+    assert abs(random) < 0.05  # a random engine's GSR is about 0
+    assert 0.2 < _mean_average_precision(run, qrels) < 0.6  # MAP of a lexical ranker: neither failing nor perfect
 
 
 def test_embedding_ranker_also_reinforces_more_than_the_perfect_engine(default_demo, glove_lexicon):

@@ -20,10 +20,15 @@ from embeddings.direction import (
     lookup_word,
     word_genderedness,
 )
-from embeddings.loading import FASTTEXT_MAGIC, EmbeddingError, load_embedding
+from embeddings.loading import EmbeddingError, load_embedding
 from gsr.store import cache_dir
+from tests.conftest import SHARED_DATA
 
-DEBIASWE_PAIRS = Path(__file__).resolve().parents[2] / "shared" / "data" / "debiaswe" / "definitional_pairs.json"
+DEBIASWE_PAIRS = SHARED_DATA / "debiaswe" / "definitional_pairs.json"
+# Bolukbasi et al.'s ten definitional pairs (debiaswe's definitional_pairs.json), female first: Eq. 1's g(w)
+DEFINITIONAL_PAIRS = {("woman", "man"), ("girl", "boy"), ("she", "he"), ("mother", "father"), ("daughter", "son"),
+                      ("gal", "guy"), ("female", "male"), ("her", "his"), ("herself", "himself"), ("Mary", "John")}
+FASTTEXT_MAGIC = 793712314  # the first int32 of every fastText .bin model (FASTTEXT_FILEFORMAT_MAGIC_INT32)
 
 WORDS = ["the", "she", "he", "nurse", "Mary"]
 VECTORS = np.array(
@@ -383,7 +388,7 @@ def test_fit_gender_direction_exact_axis():
     assert len(g.explained_variance_ratios) == 5
     assert sum(g.explained_variance_ratios) == pytest.approx(1.0)
     assert g.explained_variance_ratios[0] == g.explained_variance
-    assert g.pairs == DEFAULT_DEFINITIONAL_PAIRS
+    assert g.pairs == DEFAULT_DEFINITIONAL_PAIRS and set(g.pairs) == DEFINITIONAL_PAIRS
 
 
 def test_fit_gender_direction_orientation_follows_she_minus_he():
@@ -475,7 +480,7 @@ def test_load_word_pairs_debiaswe():
     assert len(pairs) == 10
     assert pairs[0] == ("woman", "man")
     assert ("Mary", "John") in pairs
-    assert set(pairs) == set(DEFAULT_DEFINITIONAL_PAIRS)
+    assert set(pairs) == set(DEFAULT_DEFINITIONAL_PAIRS) == DEFINITIONAL_PAIRS
 
 
 def test_load_word_pairs_roundtrip(tmp_path):

