@@ -108,34 +108,43 @@ def test_score_exclusion_modes(glove_lexicon, tmp_path, capsys, exclusion, kept)
     assert per_query["q1"]["g_list"] == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("content, message", [
-    ("q1 Q0 m1 1 3.0\n", "run.txt:1: expected 6 columns"),
-    ("q1 Q0 m1 1 3.0 t\nq1 Q0 m2 x 2.0 t\n", "run.txt:2: rank must be an integer"),
-])
-def test_score_malformed_run_names_file_and_line(glove_lexicon, tmp_path, capsys, content, message):
-    _write_collection(tmp_path)
-    (tmp_path / "run.txt").write_text(content)
-    code = main(["score", "--run", str(tmp_path / "run.txt"), "--topics", str(tmp_path / "topics.tsv"),
-                 "--docs", str(tmp_path / "docs.jsonl")])
-    assert code == 2 and message in capsys.readouterr().err
+def _missing_definitional_word(folder):
+    (folder / "v.txt").write_text("she 1 0\nhe -1 0\nwoman 1 1\n")
+    return ["validate", "--embedding", str(folder / "v.txt")]
 
 
-def test_unknown_embedding_is_a_clear_error(tmp_path, capsys):
-    assert main(["validate", "--embedding", str(tmp_path / "nope.bin")]) == 2
-    assert "no such embedding file, nor a built-in name (glove-6b-50d)" in capsys.readouterr().err
+def _malformed_run(content):
+    def args(folder):
+        _write_collection(folder)
+        (folder / "run.txt").write_text(content)
+        return ["score", "--run", str(folder / "run.txt"), "--topics", str(folder / "topics.tsv"), "--docs",
+                str(folder / "docs.jsonl")]
+    return args
 
 
-def test_missing_definitional_word_is_a_clear_error(tmp_path, capsys):
-    vectors = tmp_path / "v.txt"
-    vectors.write_text("she 1 0\nhe -1 0\nwoman 1 1\n")
-    assert main(["validate", "--embedding", str(vectors)]) == 2
-    assert "definitional word(s) missing from the embedding: her, his, man" in capsys.readouterr().err
+# (the command's arguments in a folder, whether it needs the built-in embedding, what stderr must say); status 2
+REFUSED = {
+    "unknown-embedding": (lambda folder: ["validate", "--embedding", str(folder / "nope.bin")], False,
+                          "no such embedding file, nor a built-in name (glove-6b-50d)"),
+    "missing-definitional-word": (_missing_definitional_word, False,
+                                  "definitional word(s) missing from the embedding: her, his, man"),
+    "bad-cutoff": (lambda folder: ["score", "--run", "r", "--topics", "t", "--docs", "d", "--cutoff", "zero"], False,
+                   "cutoff must be"),
+    "run-with-five-columns": (_malformed_run("q1 Q0 m1 1 3.0\n"), True, "run.txt:1: expected 6 columns"),
+    "run-rank-not-an-integer": (_malformed_run("q1 Q0 m1 1 3.0 t\nq1 Q0 m2 x 2.0 t\n"), True,
+                                "run.txt:2: rank must be an integer"),
+}
 
 
-def test_bad_cutoff_is_rejected(capsys):
-    with pytest.raises(SystemExit):
-        main(["score", "--run", "r", "--topics", "t", "--docs", "d", "--cutoff", "zero"])
-    assert "cutoff must be" in capsys.readouterr().err
+@pytest.mark.parametrize("args, needs_glove, message", REFUSED.values(), ids=REFUSED.keys())
+def test_refused_with_a_clear_error(args, needs_glove, message, tmp_path, capsys, request):
+    if needs_glove:
+        request.getfixturevalue("glove_lexicon")
+    try:
+        status = main(args(tmp_path))
+    except SystemExit as exit_:  # argparse's own errors
+        status = exit_.code
+    assert status == 2 and message in capsys.readouterr().err
 
 
 def _score(tmp_path, *extra):
