@@ -170,26 +170,21 @@ def test_bm25_matches_lucene_formula_with_lossy_lengths(runs, counts):
             assert d1 < d2
 
 
-@pytest.mark.slow
-def test_bm25_sums_over_query_terms(runs, counts):
-    n, avgdl = counts["n"], counts["length"] / counts["n"]
-    expected = expected_scores(counts, ["tok40", "tok25"], lambda tf, dl, t: bm25_score(
-        tf, encoded_length(dl), counts["df"][t], n, avgdl))
-    assert_matches(runs["bm25"]["pair"], expected)
+# each model's score of one document for one query term (tf, its length, the term), from the counts by hand
+FORMULAS = {
+    "bm25-sums-over-query-terms": ("bm25", lambda counts: lambda tf, dl, t: bm25_score(
+        tf, encoded_length(dl), counts["df"][t], counts["n"], counts["length"] / counts["n"])),
+    "qld-matches-lucene-formula": ("qld", lambda counts: lambda tf, dl, t: qld_score(
+        tf, encoded_length(dl), counts["cf"][t], counts["length"])),
+    "tfidf-matches-lucene-classic-similarity": ("tfidf", lambda counts: lambda tf, dl, t: tfidf_score(
+        tf, encoded_length(dl), counts["df"][t], counts["n"])),
+}
 
 
 @pytest.mark.slow
-def test_qld_matches_lucene_formula(runs, counts):
-    expected = expected_scores(counts, ["tok40", "tok25"], lambda tf, dl, t: qld_score(
-        tf, encoded_length(dl), counts["cf"][t], counts["length"]))
-    assert_matches(runs["qld"]["pair"], expected)
-
-
-@pytest.mark.slow
-def test_tfidf_matches_lucene_classic_similarity(runs, counts):
-    expected = expected_scores(counts, ["tok40", "tok25"], lambda tf, dl, t: tfidf_score(
-        tf, encoded_length(dl), counts["df"][t], counts["n"]))
-    assert_matches(runs["tfidf"]["pair"], expected)
+@pytest.mark.parametrize("model, formula", FORMULAS.values(), ids=FORMULAS.keys())
+def test_two_term_query_scores_match_the_formula(runs, counts, model, formula):
+    assert_matches(runs[model]["pair"], expected_scores(counts, ["tok40", "tok25"], formula(counts)))
 
 
 @pytest.mark.slow
