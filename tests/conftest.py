@@ -17,6 +17,15 @@ PAPER = SHARED_DATA.parent / "papers" / "gsr-fabris-et-al.md"
 NLTK_DATA = SHARED_DATA / "nltk_data"
 
 
+def assert_message(error: BaseException, expected: str, path) -> None:
+    """str(error) is `expected` with "{path}" standing for `path`; an `expected` ending with "…" is a prefix."""
+    expected = expected.replace("{path}", str(path))
+    if expected.endswith("…"):
+        assert str(error).startswith(expected[:-1]), str(error)
+    else:
+        assert str(error) == expected
+
+
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory, monkeypatch):
     """Every test writes caches under one temporary folder, never the user's home."""

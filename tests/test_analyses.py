@@ -7,7 +7,6 @@ import itertools
 import json
 import math
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
