@@ -67,7 +67,8 @@ def systems_of_the_paper(embedding: str) -> list[dict]:
 
 def pipeline_config(kind: str, data: dict, out: Path, threads: int, dim: int) -> dict:
     """The raw config (as TOML would give it) of one pipeline."""
-    from experiments.config import BUILTIN_CONFIGS, DEBIAS_VARIANTS
+    from experiments.config import BUILTIN_CONFIGS
+    from experiments.config_systems import DEBIAS_VARIANTS
 
     paper = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
     if kind == "pretrained":

@@ -1,10 +1,14 @@
 """The declared parameters of an experiment config's own tables (top level, [gsr], [evaluation], [plots], [debias]):
-type, default and range of every key, checked by experiments.config through gsr.params before any work."""
+type, default and range of every key, checked by experiments.config through gsr.params before any work; and the
+checks every config table goes through (ConfigError naming the file and the key)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from debias.words import DEFAULT_LISTS, LIST_SETS
-from gsr.params import Param, ParamError
+from gsr.io import InputError
+from gsr.params import Param, ParamError, check_params
 from gsr.text import DEFAULT_EXCLUSION, EXCLUSION_MODES
 
 TOP_PARAMS = (Param("depth", int, 1000, "documents retrieved per query", minimum=1),
@@ -47,3 +51,44 @@ DEBIAS_PARAMS = (Param("variants", object, None, "debiased variants", validator=
                        range_help="system names"),
                  *(Param(key, str, None, f"{key} word list, debiaswe JSON")
                    for key in ("definitional", "gender_specific", "equalize")))
+
+
+class ConfigError(InputError):
+    """A config file that cannot be run; the message names the file and the offending key."""
+
+
+def declared_names(declared) -> tuple[str, ...]:
+    return tuple(p.name for p in declared)
+
+
+def checked_table(declared, table: dict, where: str, source: str) -> dict:
+    """check_params for one config table, its errors as ConfigErrors naming the file and the key."""
+    try:
+        return check_params(declared, table, where)
+    except ParamError as err:
+        raise ConfigError(f"{source}: {err}") from None
+
+
+def refuse_unknown(table: dict, allowed, where: str, source: str) -> None:
+    """A ConfigError naming the first key of `table` that is not `allowed`."""
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(f"{source}: unknown key '{where}{key}' (allowed: {', '.join(allowed)})")
+
+
+def config_table(value, where: str, source: str) -> dict:
+    """`value` when it is a TOML table, a ConfigError naming `where` otherwise."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: '{where}' must be a table")
+    return value
+
+
+def resolve_path(base: Path, value):
+    """A config path (or a list of them) resolved against the config file's folder; pyserini: and irds: names kept."""
+    if isinstance(value, list):
+        return [resolve_path(base, v) for v in value]
+    text = str(value)
+    if text.startswith(("pyserini:", "irds:")):  # names, not paths
+        return text
+    path = Path(text).expanduser()
+    return str(path if path.is_absolute() else base / path)

@@ -2,8 +2,9 @@
 agreement) and Fig. 7 (query genderedness).
 
 Matplotlib is imported inside each function and drawn on its Agg canvas directly (no pyplot, no global
-backend switch), so importing this module costs nothing and works without a display. Every function
-writes one PNG with save_figure (parent folders created, written atomically) and returns its Path.
+backend switch), so importing this module costs nothing and works without a display. Each figure has a function
+that builds and returns the matplotlib Figure (`*_figure`: what callers and tests inspect) and a `plot_*` wrapper
+that writes it as one PNG with save_figure (parent folders created, written atomically) and returns its Path.
 Colours follow the paper: orange for male (g < 0), purple for female (g > 0).
 """
 
@@ -71,7 +72,7 @@ def draw_fit_line(ax, x: np.ndarray, y: np.ndarray, **style) -> None:
     ax.plot(line_x, slope * line_x + intercept, color="black", **style)
 
 
-def plot_stereotype_tests(tests, reference: dict[str, float], path) -> Path:
+def stereotype_tests_figure(tests, reference: dict[str, float]):
     """Fig. 1 (lower part): per contrast, each word's g(w) (male set orange, female set purple), the set
     means as large markers and the one-tailed permutation p-value; a last row with the reference words."""
     tests = list(tests)
@@ -137,10 +138,15 @@ def plot_stereotype_tests(tests, reference: dict[str, float], path) -> Path:
     if missing:
         fig.text(0.01, 0.0, "not in the embedding: " + ", ".join(missing), fontsize=7, color="#666666",
                  ha="left", va="top")
-    return save_figure(fig, path)
+    return fig
 
 
-def plot_toy_engines(results: dict, path, title: str = "") -> Path:
+def plot_stereotype_tests(tests, reference: dict[str, float], path) -> Path:
+    """Fig. 1 as a PNG at `path` (stereotype_tests_figure)."""
+    return save_figure(stereotype_tests_figure(tests, reference), path)
+
+
+def toy_engines_figure(results: dict, title: str = ""):
     """Figs. 4 and 6: one panel per engine (S, N, CS first), g(q) against g_q(L) with the least-squares
     line; the panel title gives the engine's GSR, e.g. "S: m = 0.63"."""
     names = [n for n in ENGINE_ORDER if n in results] + [n for n in results if n not in ENGINE_ORDER]
@@ -173,10 +179,15 @@ def plot_toy_engines(results: dict, path, title: str = "") -> Path:
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    return save_figure(fig, path)
+    return fig
 
 
-def plot_parity_agreement(agreement, path) -> Path:
+def plot_toy_engines(results: dict, path, title: str = "") -> Path:
+    """Figs. 4 and 6 as a PNG at `path` (toy_engines_figure)."""
+    return save_figure(toy_engines_figure(results, title), path)
+
+
+def parity_agreement_figure(agreement):
     """Fig. 5: GSR against the share of stereotypical documents among those retrieved, for the sampled
     solutions; the title gives Pearson's r over every solution."""
     share = 100.0 * np.asarray(agreement.sample_share, dtype=float)
@@ -196,7 +207,12 @@ def plot_parity_agreement(agreement, path) -> Path:
                  fontsize=10)
     ax.grid(alpha=0.25)
     fig.tight_layout()
-    return save_figure(fig, path)
+    return fig
+
+
+def plot_parity_agreement(agreement, path) -> Path:
+    """Fig. 5 as a PNG at `path` (parity_agreement_figure)."""
+    return save_figure(parity_agreement_figure(agreement), path)
 
 
 def _text_width_pt(fig, renderer, text: str, **kwargs) -> float:
@@ -206,7 +222,7 @@ def _text_width_pt(fig, renderer, text: str, **kwargs) -> float:
     return width
 
 
-def plot_query_genderedness(queries, path, top: int = 10) -> Path:
+def query_genderedness_figure(queries, top: int = 10):
     """Fig. 7: the `top` most female and most male queries, each term coloured by its g on a shared,
     symmetric diverging scale (purple female, orange male, white neutral, grey unknown) with g beneath it,
     and the query id and g(q) at the left. Queries whose genderedness is None are left out."""
@@ -297,7 +313,12 @@ def plot_query_genderedness(queries, path, top: int = 10) -> Path:
     bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
     bar.set_label("term " + G_LABEL + "; grey: not in the embedding", fontsize=8.5)
     bar.ax.tick_params(labelsize=7.5)
-    return save_figure(fig, path)
+    return fig
+
+
+def plot_query_genderedness(queries, path, top: int = 10) -> Path:
+    """Fig. 7 as a PNG at `path` (query_genderedness_figure)."""
+    return save_figure(query_genderedness_figure(queries, top), path)
 
 
 def draw_fit_band(ax, x: np.ndarray, result) -> None:
@@ -315,7 +336,7 @@ def draw_fit_band(ax, x: np.ndarray, result) -> None:
     ax.fill_between(grid, low, high, color="#555555", alpha=0.18, lw=0, zorder=1, label="bootstrap band")
 
 
-def plot_system_scatter(results: dict, perfect, path, title: str = "", columns: int = 4) -> Path:
+def system_scatter_figure(results: dict, perfect, title: str = "", columns: int = 4):
     """Figs. 8 and 9: one panel per system, g(q) against g_q(L) with its least-squares line (solid), its bootstrap
     band (grey, when the result has one) and the perfect engine's line (dashed); the panel title gives the system's
     GSR and its interval."""
@@ -350,4 +371,9 @@ def plot_system_scatter(results: dict, perfect, path, title: str = "", columns: 
     if title:
         fig.suptitle(f"{title} (dashed: perfect engine)")
     fig.tight_layout()
-    return save_figure(fig, path)
+    return fig
+
+
+def plot_system_scatter(results: dict, perfect, path, title: str = "", columns: int = 4) -> Path:
+    """Figs. 8 and 9 as a PNG at `path` (system_scatter_figure)."""
+    return save_figure(system_scatter_figure(results, perfect, title, columns), path)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 
-from gsr.io import (IRDS_PREFIX, QUERY_ID_KEYS, QUERY_TEXT_KEYS, InputError, Qrels, _is_dataframe, _topic_fields,
-                    add_judgment, relevance_grade)
+from gsr.io import IRDS_PREFIX, InputError, Qrels, _is_dataframe, add_judgment, relevance_grade
+from gsr.topics import QUERY_ID_KEYS, QUERY_TEXT_KEYS, topic_fields
 
 _IRDS_QUERY_FIELDS = {"title": "title", "desc": "description", "narr": "narrative"}
 
@@ -47,7 +47,7 @@ def query_text(record, field: str) -> str:
     """A query record's text for `field` (title, desc, narr or e.g. title+desc): ir_datasets TrecQuery fields, a
     `text` field, or default_text()."""
     parts = []
-    for name in _topic_fields(field):
+    for name in topic_fields(field):
         value = getattr(record, _IRDS_QUERY_FIELDS[name], None)
         if value:
             parts.append(str(value))

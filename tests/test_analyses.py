@@ -7,14 +7,12 @@ import itertools
 import json
 import math
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from experiments.analyses import (
-    PAPER_GAP_BIN_EDGES,
     AnalysisError,
     delta_gap,
     favoured_share_by_bin,
@@ -26,10 +24,31 @@ from experiments.analyses import (
     system_ranking_agreement,
 )
 from gsr.labels import MentionWords, load_gendered_entities
-from experiments.analyses import plot_gap_shares, plot_rank_change, plot_reliability
+from experiments.analyses import (
+    gap_shares_figure,
+    plot_gap_shares,
+    plot_rank_change,
+    plot_reliability,
+    rank_change_figure,
+    reliability_figure,
+)
+from matplotlib.colors import to_hex
+from tests.conftest import PAPER
+from tests.figures import (
+    GREY_NEUTRAL,
+    ORANGE_MALE,
+    PURPLE_FEMALE,
+    assert_png,
+    colours,
+    fit_lines,
+    legend_labels,
+    panels,
+    points,
+    slope,
+    texts,
+    titles,
+)
 
-PAPER = Path(__file__).resolve().parents[2] / "shared" / "papers" / "gsr-fabris-et-al.md"
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 # ---------------------------------------------------------------- Kendall tau distance
@@ -203,7 +222,7 @@ def _appendix_b(which: str) -> list[str]:
     return [w.strip() for w in line.rstrip(".").split(",") if w.strip()]
 
 
-@pytest.mark.skipif(not PAPER.is_file(), reason="the paper is not in ../shared/papers")
+@pytest.mark.skipif(not PAPER.is_file(), reason=f"the paper is not at {PAPER} (shared reference data)")
 def test_gendered_entities_cover_appendix_b():
     female, male = load_gendered_entities()
     paper_female, paper_male = _appendix_b("female"), _appendix_b("male")
@@ -320,7 +339,7 @@ def test_favoured_share_by_paper_bins():
     delta = {"a": 0.5, "b": -0.2, "c": 0.0, "d": 1.0, "e": -1.0, "f": 0.3, "g": 0.1}
     g = {"a": -0.07, "b": -0.06, "c": -0.01, "d": 0.12, "e": 0.2, "f": 0.1, "g": None}
     rows = favoured_share_by_bin(delta, g)
-    assert len(rows) == len(PAPER_GAP_BIN_EDGES) + 1
+    assert len(rows) == 6  # Fig. 12's bins: edges -0.1, -0.05, 0, 0.05, 0.1, open at both ends
     assert [r["n"] for r in rows] == [0, 2, 1, 0, 0, 3]
     assert rows[0]["male"] is None and rows[0]["label"] == "g < -0.1"
     assert (rows[1]["n_male"], rows[1]["n_female"], rows[1]["n_neither"]) == (1, 1, 0)
@@ -356,14 +375,8 @@ def test_favoured_share_bad_input():
 
 # ---------------------------------------------------------------- plots
 
-def assert_png(path, expected):
-    assert path == expected
-    data = expected.read_bytes()
-    assert data.startswith(PNG_MAGIC) and len(data) > 10_000
-    assert [p.name for p in expected.parent.iterdir() if p != expected] == []
-
-
-def test_plots_write_png_files(tmp_path):
+def _plot_inputs():
+    """A rank change over 30 queries, the two agreements of Fig. 11 and Fig. 12's shares, from one seeded draw."""
     rng = np.random.default_rng(0)
     qids = [f"q{i}" for i in range(30)]
     g = dict(zip(qids, rng.normal(0, 0.08, 30)))
@@ -371,20 +384,85 @@ def test_plots_write_png_files(tmp_path):
     before = {q: [(d, 1.0) for d in docs] for q in qids}
     after = {q: [(d, 1.0) for d in (docs[:10] + list(rng.permutation(docs[10:])))] for q in qids}
     change = rank_change_by_genderedness(before, after, g)
-    assert_png(plot_rank_change({"w2v_add": change, "ftt_add": change}, tmp_path / "fig10" / "rank.png"),
-               tmp_path / "fig10" / "rank.png")
-
     other = {q: v + rng.normal(0, 0.02) for q, v in g.items()}
     queries = query_genderedness_agreement(g, other, names=("glove", "trained"))
     systems = system_ranking_agreement({"bm25": 0.1, "add": 0.2, "si": 0.15}, {"bm25": 0.12, "add": 0.25, "si": 0.1},
                                        names=("glove", "trained"))
-    assert_png(plot_reliability(queries, systems, tmp_path / "fig11" / "rel.png"), tmp_path / "fig11" / "rel.png")
-    assert_png(plot_reliability(queries, None, tmp_path / "fig11b" / "rel.png"), tmp_path / "fig11b" / "rel.png")
-
     delta = {q: float(rng.choice([-1.0, 0.0, 1.0])) for q in qids}
-    shares = favoured_share_by_bin(delta, g)
-    assert_png(plot_gap_shares({"w2v_add": shares, "bm25": shares, "mp": shares}, tmp_path / "fig12" / "gap.png"),
-               tmp_path / "fig12" / "gap.png")
+    return change, queries, systems, favoured_share_by_bin(delta, g)
+
+
+def _least_squares_slope(x, y) -> float:
+    return float(np.cov(x, y, bias=True)[0, 1] / np.var(x))
+
+
+def test_rank_change_figure_panels_points_and_fit():
+    change = _plot_inputs()[0]
+    fig = rank_change_figure({"w2v_add": change, "ftt_add": change})
+    x, y = change.arrays()
+    r, p = stats.pearsonr(x, y)  # Fig. 10 reports Pearson's r of |g(q)| and the distance
+    assert titles(fig) == [f"{name}: r = {r:.2f}, $p = {p:.2f}$ (n = 30)" for name in ("w2v_add", "ftt_add")]
+    for ax in panels(fig):
+        np.testing.assert_allclose(points(ax), np.column_stack([x, y]))
+        assert np.all(points(ax)[:, 0] >= 0)  # |g(q)|
+        signs = [PURPLE_FEMALE if q.g_query > 0 else ORANGE_MALE for q in change.points]
+        assert colours(ax.collections[0]) == signs
+        (fit,) = fit_lines(ax)
+        assert slope(fit) == pytest.approx(_least_squares_slope(x, y), rel=1e-9)
+        assert ax.get_ylabel() == "Kendall $\\tau$ distance, top 100" and ax.get_ylim() == (-0.02, 1.02)
+
+
+def test_reliability_figure_panels_for_queries_and_systems():
+    _, queries, systems, _ = _plot_inputs()
+    fig = reliability_figure(queries, systems)
+    query_panel, system_panel = panels(fig)
+    x, y = queries.arrays()
+    r, _ = stats.pearsonr(x, y)
+    assert query_panel.get_title().startswith(f"queries: Pearson's r = {r:.2f}, ")
+    assert query_panel.get_title().endswith("(n = 30)")
+    np.testing.assert_allclose(points(query_panel), np.column_stack([x, y]))
+    assert (query_panel.get_xlabel(), query_panel.get_ylabel()) == ("$g(q)$, glove", "$g(q)$, trained")
+    rho, _ = stats.spearmanr([0.1, 0.2, 0.15], [0.12, 0.25, 0.1])
+    assert system_panel.get_title().startswith(f"systems: Spearman's $\\rho$ = {rho:.2f}, ")
+    labelled = {"bm25": (0.1, 0.12), "add": (0.2, 0.25), "si": (0.15, 0.1)}  # each system at (GSR a, GSR b)
+    assert sorted(map(tuple, points(system_panel).tolist())) == sorted(labelled.values())
+    assert {t.get_text(): tuple(t.xy) for t in system_panel.texts} == labelled
+    assert (system_panel.get_xlabel(), system_panel.get_ylabel()) == ("GSR, glove", "GSR, trained")
+    (fit,) = fit_lines(system_panel)
+    assert slope(fit) == pytest.approx(_least_squares_slope([0.1, 0.2, 0.15], [0.12, 0.25, 0.1]))
+    assert titles(reliability_figure(queries, None)) == [query_panel.get_title()]  # one panel without systems
+
+
+def test_gap_shares_figure_stacks_male_neither_female():
+    shares = _plot_inputs()[3]
+    fig = gap_shares_figure({"w2v_add": shares, "bm25": shares, "mp": shares})
+    assert titles(fig) == ["w2v_add", "bm25", "mp"] and len(fig.axes) == 4  # 2 columns: the fourth panel hidden
+    for ax in panels(fig):
+        bars = ax.patches
+        assert len(bars) == 3 * len(shares)  # male, neither, female per bin, stacked bottom to top
+        for side, colour, group in zip(("male", "neither", "female"), (ORANGE_MALE, GREY_NEUTRAL, PURPLE_FEMALE),
+                                       (bars[:len(shares)], bars[len(shares):2 * len(shares)], bars[2 * len(shares):])):
+            assert [b.get_height() for b in group] == pytest.approx([100 * (row[side] or 0) for row in shares])
+            assert {to_hex(b.get_facecolor()) for b in group} == {colour}
+        tops = [bars[i].get_height() + bars[i + len(shares)].get_height() + bars[i + 2 * len(shares)].get_height()
+                for i in range(len(shares))]
+        assert tops == pytest.approx([100 if row["n"] else 0 for row in shares])
+        assert texts(ax) == [f"n={row['n']}" if row["n"] else "empty" for row in shares]
+        assert [t.get_text() for t in ax.get_xticklabels()] == [row["label"] for row in shares]
+    assert legend_labels(fig) == ["male favoured", "neither", "female favoured"]
+
+
+ANALYSIS_WRITERS = {
+    "fig10": lambda inputs, path: plot_rank_change({"w2v_add": inputs[0]}, path),
+    "fig11": lambda inputs, path: plot_reliability(inputs[1], inputs[2], path),
+    "fig12": lambda inputs, path: plot_gap_shares({"w2v_add": inputs[3]}, path),
+}
+
+
+@pytest.mark.parametrize("write", ANALYSIS_WRITERS.values(), ids=ANALYSIS_WRITERS.keys())
+def test_plots_write_png_files(write, tmp_path):
+    target = tmp_path / "figures" / "figure.png"
+    assert_png(write(_plot_inputs(), target), target)
 
 
 def test_plots_refuse_empty_input(tmp_path):

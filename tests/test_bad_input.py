@@ -745,6 +745,7 @@ def _assert_interrupted_cleanly(folder: Path, status: int, err: str) -> None:
     assert list((folder / "tmp").iterdir()) == []  # no temporary folder of a worker left behind
 
 
+@pytest.mark.slow
 def test_ctrl_c_prints_one_line_exits_130_and_leaves_nothing_behind(tmp_path):
     folder = _large_toy(tmp_path)
     status, err = _interrupt_run(folder, "document statistics …")

@@ -10,6 +10,21 @@ from experiments.cli import main
 from tests.conftest import ROBUST04_TOPICS
 
 
+# g(w) by hand: the definitional words lie on the first axis (female +1, male −1), so the gender direction is that
+# axis, and a word at (g, √(1 − g²), 0) has cosine g with it (Eq. 1); float32 vectors hold g to about 1e-7
+FEMALE_WORDS = ("she", "her", "woman", "Mary", "herself", "daughter", "mother", "gal", "girl", "female")
+MALE_WORDS = ("he", "his", "man", "John", "himself", "son", "father", "guy", "boy", "male")
+G = {"women": 0.4, "labor": 0.1, "electrician": -0.5, "tools": -0.3, "wire": -0.2, "strong": -0.1, "nurse": 0.5,
+     "hospital": 0.2, "care": 0.3, "kind": 0.2, "budget": 0.0, "report": 0.05, "annual": -0.05, "weather": 0.02}
+
+
+def _write_embedding(folder):
+    rows = [f"{w} 1 0 0" for w in FEMALE_WORDS] + [f"{w} -1 0 0" for w in MALE_WORDS]
+    rows += [f"{w} {g!r} {(1 - g * g) ** 0.5!r} 0" for w, g in G.items()]
+    (folder / "vectors.txt").write_text("\n".join(rows) + "\n")
+    return folder / "vectors.txt"
+
+
 def _write_collection(folder):
     docs = {
         "m1": "The man fixed the wire with his tools.", "m2": "He is a strong electrician.",
@@ -23,6 +38,13 @@ def _write_collection(folder):
         "q1 Q0 m1 1 3.0 t\nq1 Q0 f1 2 2.0 t\nq1 Q0 m2 3 1.0 t\n"
         "q2 Q0 f2 1 3.0 t\nq2 Q0 m1 2 2.0 t\nq2 Q0 ghost 3 1.0 t\n"
         "q3 Q0 n1 1 1.0 t\n")
+    _write_embedding(folder)
+
+
+def _score(folder, *extra):
+    """`gsr score` on the collection in `folder`, with the hand-made embedding."""
+    return ["score", "--topics", str(folder / "topics.tsv"), "--docs", str(folder / "docs.jsonl"), "--jobs", "1",
+            "--embedding", str(folder / "vectors.txt"), *extra]
 
 
 def test_validate_json_contract(glove_lexicon, capsys):
@@ -67,11 +89,10 @@ def test_queries_lists_all_robust04_topics(glove_lexicon, tmp_path, capsys):
     assert (tmp_path / "fig7_queries.png").exists()
 
 
-def test_score_json_with_qrels(glove_lexicon, tmp_path, capsys):
+def test_score_json_with_qrels(tmp_path, capsys):
     _write_collection(tmp_path)
-    args = ["score", "--run", str(tmp_path / "run.txt"), "--topics", str(tmp_path / "topics.tsv"),
-            "--docs", str(tmp_path / "docs.jsonl"), "--qrels", str(tmp_path / "qrels.txt"), "--json", "--jobs", "1"]
-    assert main(args) == 0
+    assert main(_score(tmp_path, "--run", str(tmp_path / "run.txt"), "--qrels", str(tmp_path / "qrels.txt"),
+                       "--json")) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"gsr", "n_queries", "n_skipped", "per_query", "perfect", "random", "relative"}
     assert out["n_queries"] == 3 and out["unknown_docids"] == 0  # 'ghost' lies below q2's top-2
@@ -81,69 +102,69 @@ def test_score_json_with_qrels(glove_lexicon, tmp_path, capsys):
     assert all(set(q) >= {"qid", "g_query", "g_list"} for q in out["per_query"])
 
 
-def test_score_table_reports_unknown_documents(glove_lexicon, tmp_path, capsys):
+def test_score_table_reports_unknown_documents(tmp_path, capsys):
     _write_collection(tmp_path)
-    args = ["score", "--run", str(tmp_path / "run.txt"), "--topics", str(tmp_path / "topics.tsv"),
-            "--docs", str(tmp_path / "docs.jsonl"), "--cutoff", "none", "--jobs", "1"]
+    args = _score(tmp_path, "--run", str(tmp_path / "run.txt"), "--cutoff", "none")
     assert main(args) == 0
     assert "1 retrieved document ids are not in" in capsys.readouterr().out
     assert main(args + ["--strict"]) == 2
     assert "ghost retrieved for query q2 is not in the collection" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("exclusion, kept", [
-    ("lemma", ["labor"]),            # the default: women is the query's word, woman its lemma's other form
-    ("stem", ["woman", "labor"]),    # Snowball stems women and woman apart
-    ("exact", ["woman", "labor"]),
+@pytest.mark.parametrize("exclusion, expected", [
+    ("lemma", 0.1),                # the default: women is the query's word, woman its lemma's other form: labor left
+    ("stem", (1.0 + 0.1) / 2),     # Snowball stems women and woman apart: woman (g = 1) and labor
+    ("exact", (1.0 + 0.1) / 2),
 ])
-def test_score_exclusion_modes(glove_lexicon, tmp_path, capsys, exclusion, kept):
+def test_score_exclusion_modes(tmp_path, capsys, exclusion, expected):
+    """q1 = "women" on the one document "The woman and the women: labor.": g_q(d) over the words left (Eq. 2)."""
     (tmp_path / "docs.jsonl").write_text(json.dumps({"id": "d", "contents": "The woman and the women: labor."}) + "\n")
     (tmp_path / "topics.tsv").write_text("q1\twomen\nq2\tlabor\n")
     (tmp_path / "run.txt").write_text("q1 Q0 d 1 1.0 t\nq2 Q0 d 1 1.0 t\n")
-    args = ["score", "--run", str(tmp_path / "run.txt"), "--topics", str(tmp_path / "topics.tsv"), "--docs",
-            str(tmp_path / "docs.jsonl"), "--cutoff", "none", "--jobs", "1", "--json", "--exclusion", exclusion]
-    assert main(args) == 0
+    _write_embedding(tmp_path)
+    assert main(_score(tmp_path, "--run", str(tmp_path / "run.txt"), "--cutoff", "none", "--json", "--exclusion",
+                       exclusion)) == 0
     per_query = {q["qid"]: q for q in json.loads(capsys.readouterr().out)["per_query"]}
-    expected = sum(glove_lexicon.get(w) for w in kept) / len(kept)
-    assert per_query["q1"]["g_list"] == pytest.approx(expected, abs=1e-12)
+    assert per_query["q1"]["g_list"] == pytest.approx(expected, abs=1e-6)
 
 
-@pytest.mark.parametrize("content, message", [
-    ("q1 Q0 m1 1 3.0\n", "run.txt:1: expected 6 columns"),
-    ("q1 Q0 m1 1 3.0 t\nq1 Q0 m2 x 2.0 t\n", "run.txt:2: rank must be an integer"),
-])
-def test_score_malformed_run_names_file_and_line(glove_lexicon, tmp_path, capsys, content, message):
-    _write_collection(tmp_path)
-    (tmp_path / "run.txt").write_text(content)
-    code = main(["score", "--run", str(tmp_path / "run.txt"), "--topics", str(tmp_path / "topics.tsv"),
-                 "--docs", str(tmp_path / "docs.jsonl")])
-    assert code == 2 and message in capsys.readouterr().err
+def _missing_definitional_word(folder):
+    (folder / "v.txt").write_text("she 1 0\nhe -1 0\nwoman 1 1\n")
+    return ["validate", "--embedding", str(folder / "v.txt")]
 
 
-def test_unknown_embedding_is_a_clear_error(tmp_path, capsys):
-    assert main(["validate", "--embedding", str(tmp_path / "nope.bin")]) == 2
-    assert "no such embedding file, nor a built-in name (glove-6b-50d)" in capsys.readouterr().err
+def _malformed_run(content):
+    def args(folder):
+        _write_collection(folder)
+        (folder / "run.txt").write_text(content)
+        return _score(folder, "--run", str(folder / "run.txt"))
+    return args
 
 
-def test_missing_definitional_word_is_a_clear_error(tmp_path, capsys):
-    vectors = tmp_path / "v.txt"
-    vectors.write_text("she 1 0\nhe -1 0\nwoman 1 1\n")
-    assert main(["validate", "--embedding", str(vectors)]) == 2
-    assert "definitional word(s) missing from the embedding: her, his, man" in capsys.readouterr().err
+# (the command's arguments in a folder, what stderr must say); exit status 2
+REFUSED = {
+    "unknown-embedding": (lambda folder: ["validate", "--embedding", str(folder / "nope.bin")],
+                          "no such embedding file, nor a built-in name (glove-6b-50d)"),
+    "missing-definitional-word": (_missing_definitional_word,
+                                  "definitional word(s) missing from the embedding: her, his, man"),
+    "bad-cutoff": (lambda folder: ["score", "--run", "r", "--topics", "t", "--docs", "d", "--cutoff", "zero"],
+                   "cutoff must be"),
+    "run-with-five-columns": (_malformed_run("q1 Q0 m1 1 3.0\n"), "run.txt:1: expected 6 columns"),
+    "run-rank-not-an-integer": (_malformed_run("q1 Q0 m1 1 3.0 t\nq1 Q0 m2 x 2.0 t\n"),
+                                "run.txt:2: rank must be an integer"),
+}
 
 
-def test_bad_cutoff_is_rejected(capsys):
-    with pytest.raises(SystemExit):
-        main(["score", "--run", "r", "--topics", "t", "--docs", "d", "--cutoff", "zero"])
-    assert "cutoff must be" in capsys.readouterr().err
+@pytest.mark.parametrize("args, message", REFUSED.values(), ids=REFUSED.keys())
+def test_refused_with_a_clear_error(args, message, tmp_path, capsys):
+    try:
+        status = main(args(tmp_path))
+    except SystemExit as exit_:  # argparse's own errors
+        status = exit_.code
+    assert status == 2 and message in capsys.readouterr().err
 
 
-def _score(tmp_path, *extra):
-    return ["score", "--topics", str(tmp_path / "topics.tsv"), "--docs", str(tmp_path / "docs.jsonl"), "--jobs", "1",
-            *extra]
-
-
-def test_score_json_has_intervals_beside_every_gsr(glove_lexicon, tmp_path, capsys):
+def test_score_json_has_intervals_beside_every_gsr(tmp_path, capsys):
     _write_collection(tmp_path)
     assert main(_score(tmp_path, "--run", str(tmp_path / "run.txt"), "--qrels", str(tmp_path / "qrels.txt"),
                        "--json", "--resamples", "300", "--level", "0.9")) == 0
@@ -160,7 +181,7 @@ def test_score_json_has_intervals_beside_every_gsr(glove_lexicon, tmp_path, caps
     assert out["perfect_test"]["p_value"] * 8 == pytest.approx(round(out["perfect_test"]["p_value"] * 8))
 
 
-def test_score_several_runs_compares_every_pair(glove_lexicon, tmp_path, capsys):
+def test_score_several_runs_compares_every_pair(tmp_path, capsys):
     _write_collection(tmp_path)
     other = tmp_path / "other.txt"
     other.write_text("q1 Q0 f1 1 3.0 t\nq1 Q0 m2 2 2.0 t\nq2 Q0 m1 1 3.0 t\nq2 Q0 f1 2 2.0 t\nq3 Q0 m2 1 1.0 t\n")
@@ -182,7 +203,7 @@ def test_score_several_runs_compares_every_pair(glove_lexicon, tmp_path, capsys)
     assert "paired randomisation tests of GSR differences" in table and "other.txt" in table and "perfect" in table
 
 
-def test_score_exit_status_and_cutoff_claim(glove_lexicon, tmp_path, capsys):
+def test_score_exit_status_and_cutoff_claim(tmp_path, capsys):
     _write_collection(tmp_path)
     single = tmp_path / "single.txt"
     single.write_text("q1 Q0 m1 1 3.0 t\n")

@@ -97,16 +97,13 @@ def test_files_collection_reports_unjudged_topics(tmp_path):
     assert any("q3" in note for note in collection.notes)
 
 
-def test_qrels_of_another_collection_are_an_error(tmp_path):
-    spec = _write_files(tmp_path, "q1 0 XYZ-1 1\n")
-    with pytest.raises(InputError, match="none of the 1 judged document ids is in the documents"):
-        load_collection(spec)
-
-
-def test_qrels_with_foreign_topic_ids_are_an_error(tmp_path):
-    spec = _write_files(tmp_path, "301 0 d1 1\n")
-    with pytest.raises(InputError, match="no topic id appears in the qrels"):
-        load_collection(spec)
+@pytest.mark.parametrize("qrels, message", [
+    ("q1 0 XYZ-1 1\n", "none of the 1 judged document ids is in the documents"),
+    ("301 0 d1 1\n", "no topic id appears in the qrels"),
+], ids=["documents-of-another-collection", "foreign-topic-ids"])
+def test_qrels_of_another_collection_are_an_error(tmp_path, qrels, message):
+    with pytest.raises(InputError, match=message):
+        load_collection(_write_files(tmp_path, qrels))
 
 
 def test_partially_unknown_qrels_documents_become_a_note(tmp_path):

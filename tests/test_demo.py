@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS
-from experiments.demo import DEMO_VERSION, DemoError, expected_directions, generate_demo
+from experiments.demo import DEMO_VERSION, DemoError, generate_demo
 from gsr import GSR, DocumentStats, read_qrels, read_queries
 from gsr.io import iter_documents
 from gsr.text import default_analyzer
@@ -84,6 +84,7 @@ def _mean_average_precision(run, qrels) -> float:
     return float(np.mean(precisions))
 
 
+@pytest.mark.slow
 def test_default_size_formats_and_gender_words(default_demo, glove_lexicon):
     files, documents, queries, qrels, stats = default_demo
     lines = files.documents.read_text(encoding="utf-8").splitlines()
@@ -110,9 +111,11 @@ def test_default_size_formats_and_gender_words(default_demo, glove_lexicon):
     assert len(counts) == 20 and min(counts.values()) >= 50, counts
 
 
+@pytest.mark.slow
 def test_planted_gsr_directions_and_effectiveness(default_demo, glove_lexicon):
+    """The planted outcome (experiments/demo.py's docstring): GSR(BM25) > GSR(perfect) > GSR(random) ≈ 0, and BM25
+    neither fails nor is perfect."""
     _, _, queries, qrels, stats = default_demo
-    expected = expected_directions()
     measure = GSR(glove_lexicon)
     gendered = measure.documents(stats)
     run = _bm25_run(stats, queries)
@@ -120,22 +123,21 @@ def test_planted_gsr_directions_and_effectiveness(default_demo, glove_lexicon):
     bm25, perfect, random = report.system.gsr, report.perfect.gsr, report.random.gsr
     assert report.system.n_queries == len(queries)
     assert bm25 > perfect + 0.03 and perfect > random + 0.1, (bm25, perfect, random)
-    assert abs(random) < expected.random_gsr_bound
-    low, high = expected.bm25_map_range
-    assert low < _mean_average_precision(run, qrels) < high
+    assert abs(random) < 0.05  # a random engine's GSR is about 0
+    assert 0.2 < _mean_average_precision(run, qrels) < 0.6  # MAP of a lexical ranker: neither failing nor perfect
 
 
-def test_embedding_ranker_also_reinforces_more_than_the_perfect_engine(default_demo, glove_lexicon):
-    from embeddings import load_embedding
-
+@pytest.mark.slow
+def test_embedding_ranker_also_reinforces_more_than_the_perfect_engine(default_demo, glove_lexicon, glove):
     _, _, queries, qrels, stats = default_demo
     measure = GSR(glove_lexicon)
-    run = _mean_vector_run(stats, queries, load_embedding("glove-6b-50d"))
+    run = _mean_vector_run(stats, queries, glove)
     report = measure.evaluate(run, queries, measure.documents(stats), qrels)
     assert report.system.gsr > report.perfect.gsr + 0.03, (report.system.gsr, report.perfect.gsr)
     assert _mean_average_precision(run, qrels) > 0.1
 
 
+@pytest.mark.slow
 def test_same_seed_gives_byte_identical_files_and_another_seed_differs(tmp_path, glove_lexicon):
     outputs = []
     for name, seed in (("a", 7), ("b", 7), ("c", 8)):
@@ -148,6 +150,7 @@ def test_same_seed_gives_byte_identical_files_and_another_seed_differs(tmp_path,
     assert DEMO_VERSION  # the cache key the caller stores the files under
 
 
+@pytest.mark.slow
 def test_sizes_follow_the_parameters(tmp_path, glove_lexicon):
     files = generate_demo(tmp_path, seed=1, lexicon=glove_lexicon, n_documents=2_500, n_queries=40)
     assert sum(1 for _ in iter_documents(files.documents)) == 2_500
@@ -161,6 +164,7 @@ def test_sizes_follow_the_parameters(tmp_path, glove_lexicon):
     ({"n_documents": 3_000, "n_queries": 2}, "n_queries=2"),
     ({"n_documents": 3_000, "n_queries": 100_000}, "n_queries=100000"),
 ])
+@pytest.mark.slow
 def test_impossible_sizes_are_refused(tmp_path, glove_lexicon, sizes, message):
     with pytest.raises(DemoError, match=message):
         generate_demo(tmp_path, lexicon=glove_lexicon, **sizes)

@@ -15,28 +15,41 @@ import pytest
 from gsr import GSR, DocumentStats
 from gsr.baselines import random_positions, random_run, ranked_picks
 from gsr.documents import LineDocuments, open_documents, register_document_source
-from gsr.io import InputError, iter_jsonl_documents, read_qrels, read_tsv_queries
+from gsr.io import InputError, iter_jsonl_documents
 from gsr.sgml import TrecSgmlDocuments
 from gsr.source_stats import needed_document_stats
 from gsr.sources import DocumentSource
 from gsr.text import Analyzer
 
 # --------------------------------------------------------------------------------------------------------------
-# The demo collection and a run on it, and the same documents in every form
+# A demo-like collection and a run on it, and the same documents in every form
 
 
 class Demo:
-    def __init__(self, folder: Path):
-        from experiments.demo import generate_demo
+    """1,500 documents of GloVe words (ASCII, for the Latin-1 SGML forms), 40 two-word queries, each with relevant
+    documents holding its terms, and a run mixing them with random documents: documents.jsonl, topics.tsv and
+    qrels.txt in `folder` (written here rather than by the demo generator, which takes seconds)."""
 
-        files = generate_demo(folder, n_documents=1500, n_queries=40)
-        self.folder = folder
-        self.jsonl = files.documents
-        self.docs = dict(iter_jsonl_documents(files.documents))
-        self.queries = read_tsv_queries(files.topics)
-        self.qrels = read_qrels(files.qrels)
+    def __init__(self, folder: Path, vocabulary: list[str]):
         rng = random.Random(0)
+        words = [w for w in vocabulary[200:3000] if w.isascii() and w.isalpha()]
+        self.folder = folder
+        self.docs = {f"d{i:04d}": " ".join(rng.choices(words, k=rng.randint(30, 90))) for i in range(1500)}
         ids = list(self.docs)
+        self.queries, self.qrels = {}, {}
+        for q in range(40):
+            qid, terms = f"q{q:02d}", rng.sample(words, 2)
+            self.queries[qid] = " ".join(terms)
+            judged = rng.sample(ids, 8)
+            for grade, docid in zip((2, 2, 1, 1, 1, 0, 0, 0), judged):
+                if grade:  # relevant documents name the query's terms
+                    self.docs[docid] = f"{self.queries[qid]} {self.docs[docid]} {terms[0]}"
+                self.qrels.setdefault(qid, {})[docid] = grade
+        self.jsonl = folder / "documents.jsonl"
+        self.jsonl.write_text(_jsonl(self.docs.items()), encoding="utf-8")
+        (folder / "topics.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in self.queries.items()), encoding="utf-8")
+        (folder / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, judged in self.qrels.items()
+                                                  for d, g in judged.items()), encoding="utf-8")
         self.run = {}
         for qid in self.queries:
             picked = list(self.qrels.get(qid, {})) + rng.sample(ids, 15)
@@ -45,8 +58,8 @@ class Demo:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory, glove_lexicon) -> Demo:
-    return Demo(tmp_path_factory.mktemp("demo"))
+def demo(tmp_path_factory, glove) -> Demo:
+    return Demo(tmp_path_factory.mktemp("demo"), list(glove.index_to_key))
 
 
 @pytest.fixture(scope="module")

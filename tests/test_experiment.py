@@ -157,6 +157,7 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
     assert second.runs == result.runs
 
 
+@pytest.mark.slow
 def test_vector_systems_resume_from_cached_runs(tmp_path, monkeypatch):
     config = _robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
     first = Experiment(config, progress=False).run()
@@ -172,6 +173,7 @@ def test_vector_systems_resume_from_cached_runs(tmp_path, monkeypatch):
     assert second.system_gsr["w2v"]["w2v_add"].gsr == first.system_gsr["w2v"]["w2v_add"].gsr
 
 
+@pytest.mark.slow
 def test_vector_run_agrees_with_the_measure_of_its_own_file(tmp_path):
     """GSR in the table equals `gsr.GSR` recomputed from the written run file (no hidden state)."""
     from embeddings import gender_lexicon, load_embedding
@@ -202,6 +204,7 @@ def test_missing_java_fails_before_any_work(tmp_path, monkeypatch):
     assert experiment.timings.keys() <= {"collection"}
 
 
+@pytest.mark.slow
 @needs_java
 def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     """Tables 2-3 and Figs. 10-12 from one config: every number in the tables traces back to the runs."""
@@ -265,6 +268,9 @@ def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch):
         assert result.runs[f"{name} (strong)"] == result.runs[name]
     table3 = {row["system"]: row for row in debias_effectiveness_rows(result)}
     assert table3["w2v_add"]["AP strong change %"] == 0
+
+
+@pytest.mark.slow
 def test_a_run_file_is_a_system_like_the_others(tmp_path):
     """model = "run" on the file of another system's run reproduces that system's row: measures, GSR, interval,
     test against the perfect engine; it appears in the analyses and Table 2, and cannot be debiased."""

@@ -8,13 +8,17 @@ import statistics
 import tomllib
 
 import pytest
+from matplotlib.colors import to_hex
 
+from experiments.analyses.adversarial_probe import AdversarialProbe, plot_probe, probe_figure
+from experiments.analyses.label_bias import LabelBias, plot_tradeoff, tradeoff_figure
 from experiments.config import BUILTIN_CONFIGS, ConfigError, load_config, parse_config
 from experiments.report import write_report
 from experiments.runner import PERFECT, RANDOM, Experiment
 from gsr.evaluate import relative_to_perfect
 from gsr.fairness import BiasMeasures, BiasSettings, gendered_word_counts
 from gsr.measure import query_genderedness
+from tests.figures import ORANGE_MALE, PURPLE_FEMALE, assert_png, colours, legend_labels, panels, points, texts
 from tests.test_config import _with
 from tests.test_experiment import _robust04_config
 
@@ -89,10 +93,7 @@ def _config(tmp_path):
 
 
 @pytest.mark.slow
-def test_label_bias_and_the_probe_in_an_experiment(tmp_path, monkeypatch, nltk_data):
-    import experiments.analyses.label_bias as label_bias
-    from gsr.plots import save_figure
-
+def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
     config = _config(tmp_path)
     experiment = Experiment(config, progress=False)
     result = experiment.run()
@@ -139,16 +140,12 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, monkeypatch, nltk_d
     assert seeds["EG (epsilon=0.2)"]["NDKL@5"] == pytest.approx(statistics.fmean(pair))
     assert seeds["EG (epsilon=0.2)"]["sd NDKL@5"] == pytest.approx(statistics.stdev(pair))
 
-    figures = []
-    monkeypatch.setattr(label_bias, "save_figure", lambda fig, path: figures.append(fig) or path)
-    label_bias.plot_tradeoff(bias, tmp_path / "tradeoff.png")
-    axes = [ax for ax in figures[0].axes if ax.get_visible()]
+    axes = panels(tradeoff_figure(bias))
     assert [ax.get_title() for ax in axes] == ["KL@5", "FSKL@5", "NDKL@5", "MAB_female@5", "ARaB@5", "GSR (w2v)"]
     assert bias.effectiveness == "nDCG@100" and all(ax.get_ylabel() == "nDCG@100" for ax in axes)
     for ax in axes:  # one point per system (reference engines left out), re-rankers as triangles
-        assert sum(len(c.get_offsets()) for c in ax.collections) == len(names)
+        assert len(points(ax)) == len(names)
         assert len(ax.lines) == len(names) - 1  # each re-ranker joined to the run it re-ranks
-    monkeypatch.setattr(label_bias, "save_figure", save_figure)
 
     probe = result.analyses["adversarial_probe"]
     assert probe.words == ["report"] and probe.queries == result.evaluated_queries
@@ -169,16 +166,11 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, monkeypatch, nltk_d
     assert by_system["w2v_add"]["NDKL@5′"] == pytest.approx(after.measures["NDKL@5"])
     assert "run w2v_add" in modified.reused  # the probe's runs are cached under the modified queries
 
-    import experiments.analyses.adversarial_probe as adversarial_probe
-
-    monkeypatch.setattr(adversarial_probe, "save_figure", lambda fig, path: figures.append(fig) or path)
-    adversarial_probe.plot_probe(probe, tmp_path / "probe.png")
-    axes = [ax for ax in figures[1].axes if ax.get_visible()]
+    axes = panels(probe_figure(probe))
     assert [ax.get_title() for ax in axes] == ["ΔGSR", "Δrel. GSR %", "ΔKL@5", "ΔFSKL@5", "ΔNDKL@5",
                                                "ΔMB_female@5", "ΔMAB_female@5", "ΔARaB@5"]
     bars = [patch.get_width() for patch in axes[0].patches]
     assert len(bars) == len(names) + 1 and bars[1] == pytest.approx(by_system["w2v_add"]["ΔGSR"])
-    monkeypatch.setattr(adversarial_probe, "save_figure", save_figure)
 
     written = write_report(result, config.output)
     for stem in ("label_bias", "label_bias_rerankers", "label_bias_seeds", "label_bias_agreement", "adversarial_probe",
@@ -186,3 +178,54 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, monkeypatch, nltk_d
         assert (config.output / f"{stem}.md").exists() and (config.output / f"{stem}.csv").exists()
     assert written["label_bias_tradeoff"].stat().st_size > 10_000
     assert "Labels: intrinsic." in (config.output / "label_bias.md").read_text()
+
+
+# ----------------------------------------------------------------------------------------------- the figures
+
+def _label_bias() -> LabelBias:
+    """Two panels; BM25 and w2v_add plain systems, FG re-ranking w2v_add."""
+    points_of = {"NDKL@5": [("BM25", 0.30, 0.40, None), ("w2v_add", 0.25, 0.38, None), ("FG", 0.10, 0.35, "w2v_add")],
+                 "RaB@5": [("BM25", 0.02, 0.40, None), ("w2v_add", -0.01, 0.38, None), ("FG", 0.0, 0.35, "w2v_add")]}
+    return LabelBias({}, "nDCG@10", [], [], [], points_of)
+
+
+def _probe() -> AdversarialProbe:
+    """Two systems, two appended words, two changes (Δg(q) is a column, not a panel)."""
+    rows = [{"system": system, "appended": word, "Δg(q)": 0.1, "ΔGSR": gsr, "ΔNDKL@5": ndkl}
+            for system, word, gsr, ndkl in (("perfect", "report", 0.01, 0.0), ("BM25", "report", 0.05, -0.02),
+                                            ("perfect", "he", -0.03, 0.0), ("BM25", "he", -0.08, 0.04))]
+    return AdversarialProbe(["report", "he"], ["q1", "q2"], "all", {}, rows)
+
+
+def test_tradeoff_figure_points_links_and_axes():
+    ndkl, rab = panels(tradeoff_figure(_label_bias()))
+    assert [ax.get_title() for ax in (ndkl, rab)] == ["NDKL@5", "RaB@5"]
+    assert ndkl.get_xlabel() == "NDKL@5 (lower: less bias)"
+    assert rab.get_xlabel() == "RaB@5 (0: balanced, > 0: male-leaning)" and ndkl.get_ylabel() == "nDCG@10"
+    plain, reranked = ndkl.collections  # systems as orange dots, re-ranked ones as purple triangles
+    assert points(plain).tolist() == [[0.30, 0.40], [0.25, 0.38]] and set(colours(plain)) == {ORANGE_MALE}
+    assert points(reranked).tolist() == [[0.10, 0.35]] and set(colours(reranked)) == {PURPLE_FEMALE}
+    (link,) = ndkl.lines  # FG joined to the run it re-ranks
+    assert [list(v) for v in link.get_data()] == [[0.25, 0.10], [0.38, 0.35]]
+    assert texts(ndkl) == ["BM25", "w2v_add", "FG"]
+    assert legend_labels(ndkl) == ["system", "re-ranked"]
+
+
+def test_probe_figure_bars_per_system_and_word():
+    gsr, ndkl = panels(probe_figure(_probe()))
+    assert [ax.get_title() for ax in (gsr, ndkl)] == ["ΔGSR", "ΔNDKL@5"]
+    # per appended word, one bar per system: the bar's length is the change
+    assert [bar.get_width() for bar in gsr.patches] == pytest.approx([0.01, 0.05, -0.03, -0.08])
+    assert [bar.get_width() for bar in ndkl.patches] == pytest.approx([0.0, -0.02, 0.0, 0.04])
+    assert [to_hex(bar.get_facecolor()) for bar in gsr.patches] == ["#e66101"] * 2 + ["#5e3c99"] * 2  # by word
+    assert [t.get_text() for t in gsr.get_yticklabels()] == ["perfect", "BM25"]
+    assert legend_labels(gsr) == ["+ report", "+ he"]
+
+
+FIGURE_WRITERS = {"tradeoff": lambda path: plot_tradeoff(_label_bias(), path),
+                  "probe": lambda path: plot_probe(_probe(), path)}
+
+
+@pytest.mark.parametrize("write", FIGURE_WRITERS.values(), ids=FIGURE_WRITERS.keys())
+def test_bias_figures_write_png_files(write, tmp_path):
+    assert_png(write(tmp_path / "figure.png"), tmp_path / "figure.png")

@@ -9,11 +9,19 @@ import tomllib
 import numpy as np
 import pytest
 
-from experiments.analyses.gender_versions import compare_versions, document_ranks, version_ranks
+from experiments.analyses.gender_versions import (
+    GenderVersions,
+    compare_versions,
+    document_ranks,
+    gender_versions_figure,
+    plot_gender_versions,
+    version_ranks,
+)
 from experiments.collections import load_collection
 from experiments.config import BUILTIN_CONFIGS, parse_config
 from gsr.io import InputError
 from tests.conftest import SHARED_DATA
+from tests.figures import PURPLE_FEMALE, assert_png, panels
 
 GREPBIASIR = SHARED_DATA / "grepbiasir"
 needs_grepbiasir = pytest.mark.skipif(not (GREPBIASIR / "queries.csv").exists(),
@@ -107,6 +115,35 @@ def test_versions_compared_by_hand():
     low, high = entry["share_ci"]
     assert 0 <= low <= entry["share"] <= high <= 1
     assert compare_versions(ranks, "female", "male", test=False)["p_value"] is None
+
+
+def _versions_result() -> GenderVersions:
+    """Two systems, two categories; BM25 has no interval in Career."""
+    def entry(share, ci, queries):
+        return {"female>male": {"share": share, "share_ci": ci, "queries": queries}}
+
+    comparisons = {"BM25": {"all": entry(0.6, [0.4, 0.8], 10), "Career": entry(0.5, None, 4)},
+                   "add": {"all": entry(0.3, [0.1, 0.5], 10), "Career": entry(0.25, [0.0, 0.5], 4)}}
+    return GenderVersions("relevant", comparisons, {})
+
+
+def test_gender_versions_figure_shares_and_intervals():
+    all_queries, career = panels(gender_versions_figure(_versions_result()))
+    assert [ax.get_title() for ax in (all_queries, career)] == ["all (n = 10)", "Career (n = 4)"]
+    shares, _ = all_queries.lines[0].get_data()  # one marker per system, top to bottom
+    assert list(shares) == [0.6, 0.3] and list(all_queries.lines[0].get_ydata()) == [1, 0]
+    assert all_queries.lines[0].get_color() == PURPLE_FEMALE
+    (bars,) = [c for c in all_queries.collections if len(c.get_segments()) == 2]
+    assert [[list(point) for point in segment] for segment in bars.get_segments()] == [[[0.4, 1], [0.8, 1]],
+                                                                                    [[0.1, 0], [0.5, 0]]]
+    (no_preference,) = [line for line in all_queries.lines if line.get_linestyle() == "--"]
+    assert list(no_preference.get_xdata()) == [0.5, 0.5] and all_queries.get_xlim() == (0, 1)
+    assert [t.get_text() for t in all_queries.get_yticklabels()] == ["BM25", "add"]
+    assert list(career.lines[0].get_xdata()) == [0.5, 0.25]  # drawn without an interval where there is none
+
+
+def test_gender_versions_png(tmp_path):
+    assert_png(plot_gender_versions(_versions_result(), tmp_path / "versions.png"), tmp_path / "versions.png")
 
 
 @needs_grepbiasir

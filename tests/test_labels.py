@@ -120,21 +120,24 @@ def test_gendered_entities_file_properties():
     assert json.loads(GENDERED_ENTITIES.read_text())["female"]
 
 
-def test_gendered_entities_bad_files(tmp_path):
-    both = tmp_path / "both.json"
-    both.write_text(json.dumps({"female": ["queen", "Guy"], "male": ["guy"]}))
-    with pytest.raises(LabelError, match="'guy' is listed as both"):
-        load_gendered_entities(both)
-    missing = tmp_path / "missing.json"
-    missing.write_text(json.dumps({"female": ["queen"]}))
-    with pytest.raises(LabelError, match="'male' must be a list"):
-        load_gendered_entities(missing)
-    broken = tmp_path / "broken.json"
-    broken.write_text('{"female": [\n"queen",\n}')
-    with pytest.raises(LabelError, match=r"broken.json:3: invalid JSON"):
-        load_gendered_entities(broken)
-    with pytest.raises(LabelError, match="no such file"):
-        load_gendered_entities(tmp_path / "absent.json")
+ENTITY_FILES_REFUSED = {
+    "word-on-both-lists": ("both.json", json.dumps({"female": ["queen", "Guy"], "male": ["guy"]}),
+                           "'guy' is listed as both"),
+    "a-list-missing": ("missing.json", json.dumps({"female": ["queen"]}), "'male' must be a list"),
+    "invalid-json": ("broken.json", '{"female": [\n"queen",\n}', r"broken.json:3: invalid JSON"),
+    "no-such-file": ("absent.json", None, "no such file"),
+}
+
+
+@pytest.mark.parametrize("name, text, message", ENTITY_FILES_REFUSED.values(), ids=ENTITY_FILES_REFUSED.keys())
+def test_gendered_entities_bad_files(tmp_path, name, text, message):
+    if text is not None:
+        (tmp_path / name).write_text(text)
+    with pytest.raises(LabelError, match=message):
+        load_gendered_entities(tmp_path / name)
+
+
+def test_unknown_first_name_source():
     with pytest.raises(LabelError, match="unknown first-name source"):
         first_names("wikipedia")
 

@@ -45,10 +45,13 @@ def test_custom_stop_list_still_keeps_gendered_words(tmp_path):
     assert analyzer.tokens("the tech she his nurse") == ["she", "his", "nurse"]
 
 
-def test_query_genderedness_is_the_mean_over_known_terms(tiny_lexicon):
-    assert query_genderedness(["nurse", "care", "unknownword"], tiny_lexicon) == pytest.approx((0.25 + 0.1) / 2)
-    assert math.isnan(query_genderedness(["unknownword"], tiny_lexicon))
-    assert math.isnan(query_genderedness([], tiny_lexicon))
+@pytest.mark.parametrize("terms, expected", [
+    (["nurse", "care", "unknownword"], (0.25 + 0.1) / 2),  # the mean over the terms the lexicon knows
+    (["unknownword"], math.nan),                            # none known: undefined
+    ([], math.nan),
+], ids=["known-terms", "none-known", "no-terms"])
+def test_query_genderedness_is_the_mean_over_known_terms(tiny_lexicon, terms, expected):
+    assert query_genderedness(terms, tiny_lexicon) == pytest.approx(expected, nan_ok=True)
 
 
 @pytest.mark.parametrize("exclusion, expected", [
@@ -175,22 +178,33 @@ def test_gsr_slope_hand_example():
     assert gsr_slope([-1, 0, 1], [0, 1, 4]) == pytest.approx(2.0)
 
 
-def test_gsr_slope_refuses_undefined_cases():
-    with pytest.raises(GSRError, match="at least two"):
-        gsr_slope([0.1], [0.2])
-    with pytest.raises(GSRError, match="zero variance"):
-        gsr_slope([0.1, 0.1, 0.1], [0.2, 0.3, 0.4])
+@pytest.mark.parametrize("x, y, message", [
+    ([0.1], [0.2], "at least two"),
+    ([0.1, 0.1, 0.1], [0.2, 0.3, 0.4], "zero variance"),
+], ids=["one-point", "constant-g(q)"])
+def test_gsr_slope_refuses_undefined_cases(x, y, message):
+    with pytest.raises(GSRError, match=message):
+        gsr_slope(x, y)
 
 
-def test_relative_gsr():
-    assert relative_gsr(0.16, 0.085) == pytest.approx(88.235, abs=1e-3)
-    assert relative_gsr(0.085, 0.085) == 0
-    assert relative_gsr(-0.2, -0.1) == pytest.approx(-100.0)  # more negative than perfect: below it
-    with pytest.raises(GSRError, match="zero up to rounding"):
-        relative_gsr(0.1, 0.0)
-    with pytest.raises(GSRError, match=r"zero up to rounding \(\|3.5e-18\| ≤ 1e-13\)"):
-        relative_gsr(0.1, 3.5e-18, noise_floor=1e-13)
-    assert relative_gsr(0.1, 2e-13, noise_floor=1e-13) == pytest.approx(100 * (0.1 - 2e-13) / 2e-13)
+# relative GSR (§4.2.2) = 100 · (GSR − GSR_perfect) / |GSR_perfect|
+@pytest.mark.parametrize("system, perfect, floor, expected", [
+    (0.16, 0.085, 0.0, 100 * (0.16 - 0.085) / 0.085),  # 88.235 %
+    (0.085, 0.085, 0.0, 0.0),
+    (-0.2, -0.1, 0.0, -100.0),  # more negative than perfect: below it
+    (0.1, 2e-13, 1e-13, 100 * (0.1 - 2e-13) / 2e-13),  # above the noise floor: defined
+], ids=["above-perfect", "equal", "below-a-negative-perfect", "just-above-the-noise-floor"])
+def test_relative_gsr(system, perfect, floor, expected):
+    assert relative_gsr(system, perfect, noise_floor=floor) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("perfect, floor, message", [
+    (0.0, 0.0, "zero up to rounding"),
+    (3.5e-18, 1e-13, r"zero up to rounding \(\|3.5e-18\| ≤ 1e-13\)"),
+], ids=["zero", "below-the-noise-floor"])
+def test_relative_gsr_of_a_zero_perfect_gsr_is_undefined(perfect, floor, message):
+    with pytest.raises(GSRError, match=message):
+        relative_gsr(0.1, perfect, noise_floor=floor)
 
 
 def _random_collection(seed: int, words: list[str], n_docs: int = 60):

@@ -1,4 +1,5 @@
-"""gsr.plots: every figure is written as a PNG at the path given, on small synthetic inputs (no embedding)."""
+"""gsr.plots: what each figure shows (panels, titles, points, fit lines, colours, legends) on small synthetic inputs,
+and that each plot_* function writes it as a PNG at the path given (no embedding needed)."""
 
 from __future__ import annotations
 
@@ -11,80 +12,49 @@ import pytest
 
 from gsr.evaluate import GSRResult, QueryResult
 from gsr.plots import (
+    parity_agreement_figure,
     plot_parity_agreement,
     plot_query_genderedness,
     plot_stereotype_tests,
+    plot_system_scatter,
     plot_toy_engines,
+    query_genderedness_figure,
     save_figure,
+    stereotype_tests_figure,
+    system_scatter_figure,
+    toy_engines_figure,
 )
 from gsr.stereotypes import StereotypeTest
 from gsr.toys import ParityAgreement
+from tests.figures import (
+    GREY_NEUTRAL,
+    ORANGE_MALE,
+    PURPLE_FEMALE,
+    assert_png,
+    colours,
+    fit_lines,
+    legend_labels,
+    panels,
+    points,
+    slope,
+    texts,
+    titles,
+)
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+STEREOTYPE_TESTS = [
+    StereotypeTest("agency_communion", -0.19, -0.02, 3.6e-3, {"strong": -0.3, "proud": -0.1, "selfish": -0.17},
+                   {"nurturing": 0.1, "emotional": -0.05, "polite": -0.1}, missing=["corageous"]),
+    StereotypeTest("jobs", -0.07, 0.19, 0.0, {"plumber": -0.12, "welder": 0.09}, {"nurse": 0.26, "maid": 0.33},
+                   exact=True),
+    StereotypeTest("custom_pair", -0.2, 0.2, 0.4, {"a": -0.2}, {"b": 0.2}, exact=False),
+]
+REFERENCE = {"woman": 0.23, "man": -0.17, "her": 0.14, "his": -0.3}
+X = np.array([-0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3])  # g(q) of 7 toy queries, one neutral
 
 
-def assert_png(path, expected):
-    assert path == expected
-    assert expected.is_file()
-    data = expected.read_bytes()
-    assert len(data) > 1000
-    assert data.startswith(PNG_MAGIC)
-    leftovers = [p.name for p in expected.parent.iterdir() if p != expected]
-    assert leftovers == [], f"temporary files left behind: {leftovers}"
-
-
-@pytest.fixture
-def stereotype_tests():
-    return [
-        StereotypeTest("agency_communion", -0.19, -0.02, 3.6e-3,
-                       {"strong": -0.3, "proud": -0.1, "selfish": -0.17},
-                       {"nurturing": 0.1, "emotional": -0.05, "polite": -0.1}, missing=["corageous"]),
-        StereotypeTest("jobs", -0.07, 0.19, 0.0, {"plumber": -0.12, "welder": 0.09},
-                       {"nurse": 0.26, "maid": 0.33}, exact=True),
-        StereotypeTest("custom_pair", -0.2, 0.2, 0.4, {"a": -0.2}, {"b": 0.2}, exact=False),
-    ]
-
-
-def toy_result(slope, xs, ys):
+def toy_result(slope_value, xs, ys):
     per_query = [QueryResult(f"q{i}", x, y, n_docs=1) for i, (x, y) in enumerate(zip(xs, ys))]
-    return GSRResult(slope, per_query)
-
-
-def test_stereotype_tests_plot(tmp_path, stereotype_tests):
-    target = tmp_path / "new" / "deeper" / "fig1.png"
-    reference = {"woman": 0.23, "man": -0.17, "her": 0.14, "his": -0.3}
-    assert_png(plot_stereotype_tests(stereotype_tests, reference, target), target)
-
-
-def test_stereotype_tests_plot_without_reference_and_str_path(tmp_path, stereotype_tests):
-    target = tmp_path / "fig1.png"
-    assert_png(plot_stereotype_tests(stereotype_tests[:1], {}, str(target)), target)
-
-
-def test_toy_engines_plot(tmp_path):
-    x = np.linspace(-0.3, 0.3, 8)
-    results = {  # deliberately out of order: panels still come S, N, CS
-        "CS": toy_result(-1.0, x, -x),
-        "N": toy_result(0.0, x, np.zeros_like(x)),
-        "S": toy_result(1.0, x, x),
-    }
-    target = tmp_path / "figs" / "fig4.png"
-    assert_png(plot_toy_engines(results, target, "toy 1"), target)
-
-
-def test_toy_engines_plot_with_unmeasured_queries_and_no_slope(tmp_path):
-    per_query = [QueryResult("a", 0.1, None), QueryResult("b", None, 0.2), QueryResult("c", 0.2, 0.1)]
-    results = {"S": GSRResult(None, per_query, error="too few queries"), "N": GSRResult(None, [])}
-    target = tmp_path / "fig6.png"
-    assert_png(plot_toy_engines(results, target, title=""), target)
-
-
-def test_parity_agreement_plot(tmp_path):
-    rng = np.random.default_rng(0)
-    share = rng.uniform(0.3, 0.7, 50)
-    agreement = ParityAgreement(0.6498, 3**20, share - 0.5 + rng.normal(0, 0.05, 50), share)
-    target = tmp_path / "a" / "fig5.png"
-    assert_png(plot_parity_agreement(agreement, target), target)
+    return GSRResult(slope_value, per_query)
 
 
 def query(qid, g, terms):
@@ -92,24 +62,196 @@ def query(qid, g, terms):
             "terms": [{"term": t, "g": v} for t, v in terms]}
 
 
-def test_query_genderedness_plot(tmp_path):
-    queries = [
-        query("313", 0.37, [("mothers", 0.4), ("daughters", 0.33)]),
-        query("310", 0.1, [("women", 0.19), ("parliaments", 0.01), ("xyzzy", None)]),
-        query("350", 0.0, [("health", 0.0)]),
-        query("351", -0.1, [("steel", -0.04), ("production", -0.18)]),
-        query("327", -0.42, [("baseball", -0.39), ("strike", -0.44)]),
-        query("399", None, [("plugh", None)]),  # not measurable: left out
-        query("400", 0.05, [(f"word{i}", 0.01 * (i - 10)) for i in range(25)]),  # long enough to wrap
-    ]
-    target = tmp_path / "x" / "y" / "fig7.png"
-    assert_png(plot_query_genderedness(queries, target, top=3), target)
+QUERIES = [
+    query("313", 0.37, [("mothers", 0.4), ("daughters", 0.33)]),
+    query("310", 0.1, [("women", 0.19), ("parliaments", 0.01), ("xyzzy", None)]),
+    query("350", 0.0, [("health", 0.0)]),
+    query("351", -0.1, [("steel", -0.04), ("production", -0.18)]),
+    query("327", -0.42, [("baseball", -0.39), ("strike", -0.44)]),
+    query("399", None, [("plugh", None)]),  # not measurable: left out
+    query("400", 0.05, [(f"word{i}", 0.01 * (i - 10)) for i in range(25)]),  # long enough to wrap
+]
 
 
-def test_query_genderedness_plot_with_nothing_measurable(tmp_path):
-    target = tmp_path / "fig7.png"
-    queries = [query("1", None, [("plugh", None)])]
-    assert_png(plot_query_genderedness(queries, target), target)
+def parity(stereotype="polarity"):
+    rng = np.random.default_rng(0)
+    share = rng.uniform(0.3, 0.7, 50)
+    return ParityAgreement(0.6498, 3**20, share - 0.5 + rng.normal(0, 0.05, 50), share, stereotype=stereotype)
+
+
+# ----------------------------------------------------------------------------------------------- Fig. 1
+
+def test_stereotype_tests_figure_rows_points_means_and_p_values():
+    fig = stereotype_tests_figure(STEREOTYPE_TESTS, REFERENCE)
+    (ax,) = panels(fig)
+    # rows from the top: one per contrast (named as in the paper's Fig. 1), then the reference words
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["agency vs communion", "jobs_m vs jobs_f",
+                                                           "custom vs pair", "reference words"]
+    assert list(ax.get_yticks()) == [4, 3, 2, 1]
+    # per contrast: the male words (orange) just above the row, the female words (purple) just below, then the means
+    scatters = ax.collections
+    male, female, male_mean, female_mean = scatters[:4]
+    assert points(male).tolist() == [[-0.3, 4.14], [-0.1, 4.14], [-0.17, 4.14]]
+    assert points(female).tolist() == [[0.1, 3.86], [-0.05, 3.86], [-0.1, 3.86]]
+    assert points(male_mean).tolist() == [[-0.19, 4.14]] and points(female_mean).tolist() == [[-0.02, 3.86]]
+    assert set(colours(male) + colours(male_mean)) == {ORANGE_MALE}
+    assert set(colours(female) + colours(female_mean)) == {PURPLE_FEMALE}
+    # one-tailed p per contrast, "(MC)" where it was estimated by Monte Carlo
+    assert texts(ax)[:3] == [r"$p = 3.6 \times 10^{-3}$", "$p = 0$", "$p = 0.40$ (MC)"]
+    # the reference row: each word at its g, coloured by its sign, labelled
+    reference = [c for c in scatters if len(c.get_offsets()) == 1 and c.get_offsets()[0][1] == 1.0]
+    assert sorted(points(c)[0][0] for c in reference) == [-0.3, -0.17, 0.14, 0.23]
+    assert {points(c)[0][0]: colours(c)[0] for c in reference} == {-0.3: ORANGE_MALE, -0.17: ORANGE_MALE,
+                                                                   0.14: PURPLE_FEMALE, 0.23: PURPLE_FEMALE}
+    assert texts(ax)[3:] == ["his", "man", "her", "woman"]  # sorted by g
+    assert legend_labels(ax) == ["male-stereotyped words", "female-stereotyped words", "set mean"]
+    assert [t.get_text() for t in fig.texts] == ["not in the embedding: corageous"]
+    assert ax.get_xlabel() == "genderedness g(w) (female > 0)"
+    low, high = ax.get_xlim()
+    assert low == pytest.approx(-high) and high == pytest.approx(0.33 * 1.12)  # symmetric about g = 0
+
+
+def test_stereotype_tests_figure_without_reference_words():
+    fig = stereotype_tests_figure(STEREOTYPE_TESTS[1:2], {})
+    (ax,) = panels(fig)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["jobs_m vs jobs_f"]
+    assert len(points(ax)) == 2 + 2 + 2 and fig.texts == []  # 2 male, 2 female, 2 means; nothing missing
+
+
+# ----------------------------------------------------------------------------------------------- Figs. 4 and 6
+
+def test_toy_engines_figure_panels_titles_points_and_fit_lines():
+    results = {  # deliberately out of order: panels still come S, N, CS
+        "CS": toy_result(-0.63, X, -0.63 * X),
+        "N": toy_result(0.0, X, np.full_like(X, 0.02)),
+        "S": toy_result(0.63, X, 0.63 * X + 0.01),
+    }
+    fig = toy_engines_figure(results, "toy 1")
+    assert titles(fig) == ["S: m = 0.63", "N: m = 0.00", "CS: m = -0.63"]
+    assert fig.get_suptitle() == "toy 1"
+    for ax, name in zip(panels(fig), ("S", "N", "CS")):
+        x, y = results[name].points()
+        np.testing.assert_allclose(points(ax), np.column_stack([x, y]))
+        assert colours(ax.collections[0]) == [ORANGE_MALE] * 3 + [GREY_NEUTRAL] + [PURPLE_FEMALE] * 3  # sign of g(q)
+        (fit,) = fit_lines(ax)
+        assert slope(fit) == pytest.approx(results[name].gsr, abs=1e-12)  # the drawn line's slope is the GSR
+        assert ax.get_xlabel() == "$g(q)$"
+    assert panels(fig)[0].get_ylabel() == r"$g_q(\mathcal{L})$"
+
+
+def test_toy_engines_figure_with_unmeasured_queries_and_no_slope():
+    per_query = [QueryResult("a", 0.1, None), QueryResult("b", None, 0.2), QueryResult("c", 0.2, 0.1)]
+    fig = toy_engines_figure({"S": GSRResult(None, per_query, error="too few queries"), "N": GSRResult(None, [])})
+    s, n = panels(fig)
+    assert titles(fig) == ["S: m = undefined", "N: m = undefined"] and fig.get_suptitle() == ""
+    assert points(s).tolist() == [[0.2, 0.1]] and fit_lines(s) == []  # one point: no line
+    assert points(n).size == 0 and texts(n) == ["no measurable query"]
+
+
+# ----------------------------------------------------------------------------------------------- Fig. 5
+
+@pytest.mark.parametrize("stereotype, definition", [("polarity", "polarity of g(q)"), ("census", "census majority")])
+def test_parity_agreement_figure(stereotype, definition):
+    agreement = parity(stereotype)
+    fig = parity_agreement_figure(agreement)
+    (ax,) = panels(fig)
+    share, gsr = 100 * np.asarray(agreement.sample_share), np.asarray(agreement.sample_gsr)
+    np.testing.assert_allclose(points(ax), np.column_stack([share, gsr]))
+    assert set(colours(ax.collections[0])) == {PURPLE_FEMALE}
+    (fit,) = fit_lines(ax)
+    # least squares by hand: cov(x, y) / var(x)
+    assert slope(fit) == pytest.approx(np.cov(share, gsr, bias=True)[0, 1] / np.var(share), rel=1e-9)
+    assert ax.get_title() == "r = 0.65 over 3,486,784,401 solutions; 50 shown"
+    assert ax.get_xlabel() == f"stereotypical documents ({definition}) among retrieved ones (%)"
+    assert ax.get_ylabel() == "GSR"
+
+
+# ----------------------------------------------------------------------------------------------- Fig. 7
+
+def _rows(ax) -> list[str]:
+    """The query ids of a Fig. 7 panel, top to bottom (the bold labels)."""
+    return [t.get_text() for t in ax.texts if t.get_fontweight() == "bold"]
+
+
+def test_query_genderedness_figure_panels_order_and_term_colours():
+    fig = query_genderedness_figure(QUERIES, top=3)
+    female, male = panels(fig)
+    assert titles(fig) == ["most female queries", "most male queries"]
+    assert _rows(female) == ["313", "310", "400"] and _rows(male) == ["327", "351", "350"]  # by g(q); 399 left out
+    assert "+0.370" in texts(female) and "-0.420" in texts(male)
+    boxes = {t.get_text(): t.get_bbox_patch().get_facecolor() for t in female.texts + male.texts
+             if t.get_bbox_patch() is not None}
+    for word, g in (("mothers", 0.4), ("daughters", 0.33), ("women", 0.19), ("baseball", -0.39), ("strike", -0.44)):
+        red, _, blue, _ = boxes[word]
+        assert (blue > red) == (g > 0), word  # PuOr: purple (blue > red) for female, orange for male
+    assert boxes["xyzzy"][:3] == pytest.approx((200 / 255,) * 3)  # out of the vocabulary: grey, with "n/a" beneath
+    assert texts(female)[texts(female).index("xyzzy") + 1] == "n/a"
+    heights = {t.get_position()[1] for t in female.texts if t.get_text().startswith("word")}
+    assert len(heights) >= 2  # query 400's 25 terms wrap onto a second line
+    (bar,) = [ax for ax in fig.axes if ax not in (female, male)]
+    assert bar.get_xlabel() == "term genderedness g(w) (female > 0); grey: not in the embedding"
+
+
+def test_query_genderedness_figure_with_nothing_measurable():
+    fig = query_genderedness_figure([query("1", None, [("plugh", None)])])
+    assert [texts(ax) for ax in panels(fig)] == [["no query with genderedness"]] * 2
+
+
+# ----------------------------------------------------------------------------------------------- Figs. 8 and 9
+
+def test_system_scatter_figure_panels_titles_and_the_perfect_engine_line():
+    systems = {name: toy_result(m, X, m * X) for name, m in (("A", 0.5), ("B", 0.25), ("C", -0.2), ("D", 0.0),
+                                                            ("E", 1.0))}
+    perfect = toy_result(0.1, X, 0.1 * X + 0.03)
+    fig = system_scatter_figure(systems, perfect, "glove", columns=4)
+    assert len(fig.axes) == 8 and len(panels(fig)) == 5  # 2 rows of 4, the last 3 hidden
+    assert titles(fig) == ["A: GSR = 0.50", "B: GSR = 0.25", "C: GSR = -0.20", "D: GSR = 0.00", "E: GSR = 1.00"]
+    assert fig.get_suptitle() == "glove (dashed: perfect engine)"
+    for ax, (name, result) in zip(panels(fig), systems.items()):
+        np.testing.assert_allclose(points(ax), np.column_stack(result.points()))
+        (fit,) = fit_lines(ax)
+        (reference,) = fit_lines(ax, "--")
+        assert slope(fit) == pytest.approx(result.gsr, abs=1e-12)
+        assert slope(reference) == pytest.approx(0.1)  # the perfect engine's GSR, in every panel
+
+
+def test_system_scatter_figure_shows_the_bootstrap_band():
+    """A system with bootstrap replicates gets a grey band covering its fit line, and its interval in the title."""
+    from gsr.evaluate import add_uncertainty
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(scale=0.1, size=40)
+    with_band = toy_result(0.5, x, 0.5 * x + rng.normal(scale=0.02, size=40))
+    add_uncertainty([with_band], resamples=300, level=0.9, seed=1)
+    without = toy_result(0.1, x, 0.1 * x)
+    fig = system_scatter_figure({"A": with_band, "B": without}, None)
+    axes = panels(fig)
+    assert [title.split(":")[0] for title in titles(fig)] == ["A", "B"]
+    band = [c for c in axes[0].collections if c.get_label() == "bootstrap band"]
+    assert len(band) == 1 and not [c for c in axes[1].collections if c.get_label() == "bootstrap band"]
+    vertices = band[0].get_paths()[0].vertices
+    middle = vertices[np.argmin(np.abs(vertices[:, 0]))]  # a point of the band near x = 0
+    assert with_band.ci.low < with_band.ci.high and f"[{with_band.ci.low:.2f}, " in axes[0].get_title()
+    assert abs(middle[1] - np.mean(with_band.points()[1])) < 0.05  # the band surrounds the fitted line
+    assert fit_lines(axes[0], "--") == []  # no perfect engine given
+
+
+# ----------------------------------------------------------------------------------------------- the PNG files
+
+WRITERS = {
+    "fig1-nested-folders": (lambda path: plot_stereotype_tests(STEREOTYPE_TESTS, REFERENCE, path), "a/b/fig1.png"),
+    "fig1-str-path": (lambda path: plot_stereotype_tests(STEREOTYPE_TESTS[:1], {}, str(path)), "fig1.png"),
+    "fig4": (lambda path: plot_toy_engines({"S": toy_result(1.0, X, X)}, path, "toy 1"), "figs/fig4.png"),
+    "fig5": (lambda path: plot_parity_agreement(parity(), path), "fig5.png"),
+    "fig7": (lambda path: plot_query_genderedness(QUERIES, path, top=3), "x/y/fig7.png"),
+    "fig8": (lambda path: plot_system_scatter({"A": toy_result(1.0, X, X)}, None, path), "gsr_glove.png"),
+}
+
+
+@pytest.mark.parametrize("write, name", WRITERS.values(), ids=WRITERS.keys())
+def test_plot_functions_write_a_png_at_the_path_given(write, name, tmp_path):
+    target = tmp_path / name
+    assert_png(write(target), target)
 
 
 def test_save_figure_replaces_atomically(tmp_path):
@@ -135,29 +277,4 @@ def test_save_figure_leaves_no_temporary_file_on_error(tmp_path):
 
 def test_importing_plots_does_not_import_matplotlib():
     code = "import sys, gsr.plots; assert 'matplotlib' not in sys.modules, 'matplotlib imported eagerly'"
-    env = dict(os.environ)
-    subprocess.run([sys.executable, "-c", code], check=True, env=env)
-
-
-def test_system_scatter_shows_the_bootstrap_band(tmp_path, monkeypatch):
-    """Figs. 8-9: one panel per system; a system with bootstrap replicates gets a grey band covering its fit line,
-    and its interval in the title."""
-    import gsr.plots as plots
-    from gsr.evaluate import add_uncertainty
-
-    rng = np.random.default_rng(0)
-    x = rng.normal(scale=0.1, size=40)
-    with_band = toy_result(0.5, x, 0.5 * x + rng.normal(scale=0.02, size=40))
-    add_uncertainty([with_band], resamples=300, level=0.9, seed=1)
-    without = toy_result(0.1, x, 0.1 * x)
-    figures = []
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: figures.append(fig) or path)
-    plots.plot_system_scatter({"A": with_band, "B": without}, None, tmp_path / "gsr.png")
-    axes = [ax for ax in figures[0].axes if ax.get_visible()]
-    assert [ax.get_title().split(":")[0] for ax in axes] == ["A", "B"]
-    band = [c for c in axes[0].collections if c.get_label() == "bootstrap band"]
-    assert len(band) == 1 and not [c for c in axes[1].collections if c.get_label() == "bootstrap band"]
-    vertices = band[0].get_paths()[0].vertices
-    middle = vertices[np.argmin(np.abs(vertices[:, 0]))]  # a point of the band near x = 0
-    assert with_band.ci.low < with_band.ci.high and f"[{with_band.ci.low:.2f}, " in axes[0].get_title()
-    assert abs(middle[1] - np.mean(with_band.points()[1])) < 0.05  # the band surrounds the fitted line
+    subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))

@@ -10,7 +10,13 @@ import pytest
 
 from gsr import GenderLexicon, gsr_slope
 from gsr.stereotypes import STEREOTYPE_CONTRASTS, count_subsets_at_least, permutation_test, stereotype_test
-from gsr.toys import TOY_JOBS_FEMALE, TOY_JOBS_MALE, parity_agreement, toy1, toy2, toy_slopes
+from gsr.toys import parity_agreement, toy1, toy2, toy_slopes
+
+# Toy 1's jobs (§3.3, the paper's list from the 2019 US census): high female, then high male representation
+FEMALE_JOBS = ("hygienist", "secretary", "hairdresser", "dietician", "paralegal", "receptionist", "phlebotomist",
+               "maid", "nurse", "typist")
+MALE_JOBS = ("stonemason", "roofer", "electrician", "plumber", "carpenter", "firefighter", "millwright", "welder",
+             "machinist", "driver")
 
 
 def _brute_p(male, female) -> float:
@@ -58,9 +64,9 @@ def test_stereotype_test_reports_missing_words():
 def _job_lexicon() -> GenderLexicon:
     """Female-census jobs lean female, male-census jobs lean male, with uneven strengths."""
     values = {"man": -0.2, "woman": 0.3}
-    for i, job in enumerate(TOY_JOBS_FEMALE):
+    for i, job in enumerate(FEMALE_JOBS):
         values[job] = 0.02 * (i + 1)
-    for i, job in enumerate(TOY_JOBS_MALE):
+    for i, job in enumerate(MALE_JOBS):
         values[job] = -0.015 * (i + 1)
     from gsr.stereotypes import AGENCY, COMMUNION
 
@@ -74,7 +80,7 @@ def _job_lexicon() -> GenderLexicon:
 def test_toy1_engines_have_the_published_properties():
     lexicon = _job_lexicon()
     toy = toy1(lexicon)
-    assert len(toy.documents) == 40 and len(toy.queries) == 20
+    assert len(toy.documents) == 40 and set(toy.queries) == {*FEMALE_JOBS, *MALE_JOBS}
     assert toy.documents["woman_electrician"] == "The woman is an electrician."
     slopes = {name: r.gsr for name, r in toy_slopes(toy, lexicon).items()}
     assert slopes["S"] > 0
@@ -82,7 +88,7 @@ def test_toy1_engines_have_the_published_properties():
     assert slopes["N"] == pytest.approx(0.0, abs=1e-12)
     # S retrieves g(woman) for female jobs and g(man) for male ones: Eq. 3 by hand.
     x = [lexicon.get(j) for j in sorted(toy.queries)]
-    y = [0.3 if j in TOY_JOBS_FEMALE else -0.2 for j in sorted(toy.queries)]
+    y = [0.3 if j in FEMALE_JOBS else -0.2 for j in sorted(toy.queries)]
     assert slopes["S"] == pytest.approx(gsr_slope(x, y))
 
 
@@ -107,7 +113,7 @@ def test_toys_leave_out_words_missing_from_the_embedding():
 def test_parity_agreement_dp_equals_brute_force_enumeration(stereotype):
     base = _job_lexicon()
     # welder leans female in this lexicon, against its census majority: the two definitions disagree on it
-    values = {w: base.get(w) for w in ("man", "woman", *TOY_JOBS_FEMALE, *TOY_JOBS_MALE)} | {"welder": 0.01}
+    values = {w: base.get(w) for w in ("man", "woman", *FEMALE_JOBS, *MALE_JOBS)} | {"welder": 0.01}
     lexicon = GenderLexicon.from_mapping(values)
     full = toy1(lexicon)
     keep = ["nurse", "maid", "typist", "driver", "welder", "roofer"]
@@ -127,7 +133,7 @@ def test_parity_agreement_dp_equals_brute_force_enumeration(stereotype):
             if stereotype == "polarity":  # §3.5: same polarity as g(q)
                 stereo += sum(1 for g in docs if g * lexicon.get(q) > 0)
             else:  # the census majority of the job
-                stereo += sum(1 for g in docs if (g > 0) == (q in TOY_JOBS_FEMALE))
+                stereo += sum(1 for g in docs if (g > 0) == (q in FEMALE_JOBS))
             retrieved += len(docs)
         slopes.append(gsr_slope(x, y))
         shares.append(stereo / retrieved)

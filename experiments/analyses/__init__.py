@@ -19,6 +19,7 @@ from experiments.analyses.intrinsic_gender import (  # noqa: E402
     delta_gap,
     favoured_share_by_bin,
     gap_difference,
+    gap_shares_figure,
     gender_gap,
     plot_gap_shares,
 )
@@ -28,17 +29,19 @@ from experiments.analyses.rank_change import (  # noqa: E402
     kendall_tau_distance,
     plot_rank_change,
     rank_change_by_genderedness,
+    rank_change_figure,
 )
 from experiments.analyses.reliability import (  # noqa: E402
     Agreement,
     Reliability,
     plot_reliability,
     query_genderedness_agreement,
+    reliability_figure,
     system_ranking_agreement,
 )
 
 __all__ = ["GAP_RULES", "PAPER_GAP_BIN_EDGES", "Agreement", "AnalysisError", "DeltaGap",
            "IntrinsicGender", "RankChange", "RankChanges", "Reliability", "delta_gap", "favoured_share_by_bin",
-           "gap_difference", "gender_gap", "kendall_tau_distance", "plot_gap_shares", "plot_rank_change",
-           "plot_reliability", "query_genderedness_agreement", "rank_change_by_genderedness",
-           "system_ranking_agreement"]
+           "gap_difference", "gap_shares_figure", "gender_gap", "kendall_tau_distance", "plot_gap_shares",
+           "plot_rank_change", "plot_reliability", "query_genderedness_agreement", "rank_change_by_genderedness",
+           "rank_change_figure", "reliability_figure", "system_ranking_agreement"]

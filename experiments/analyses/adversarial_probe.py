@@ -199,7 +199,7 @@ def _row(system: str, word: str, probed, gsr: tuple, perfect: tuple, g: tuple, b
     return row
 
 
-def plot_probe(probe: AdversarialProbe, path, columns: int = 4) -> Path:
+def probe_figure(probe: AdversarialProbe, columns: int = 4):
     """One panel per measure (ΔGSR, Δ of each label-based measure): a horizontal bar per system and appended word."""
     panels = [c for c in probe.rows[0] if c.startswith("Δ") and c != "Δg(q)"] if probe.rows else []
     if not panels:
@@ -220,7 +220,12 @@ def plot_probe(probe: AdversarialProbe, path, columns: int = 4) -> Path:
         ax.grid(axis="x", alpha=0.25)
     axes[0].legend(fontsize=7, loc="best")
     fig.tight_layout()
-    return save_figure(fig, path)
+    return fig
+
+
+def plot_probe(probe: AdversarialProbe, path, columns: int = 4) -> Path:
+    """The probe's figure as a PNG at `path` (probe_figure)."""
+    return save_figure(probe_figure(probe, columns), path)
 
 
 def write(probe: AdversarialProbe, out: Path, plots: bool) -> dict[str, Path]:

@@ -153,7 +153,7 @@ def compute(experiment, result, options: dict) -> GenderVersions:
     return GenderVersions(options["versions_of"], comparisons, skipped, config.correction, options["tie_tolerance"])
 
 
-def plot_gender_versions(versions: GenderVersions, path, columns: int = 4) -> Path:
+def gender_versions_figure(versions: GenderVersions, columns: int = 4):
     """Per category (first: all queries), each system's share of queries ranking the female version above the male
     one, with its bootstrap interval; the dashed line at 0.5 is no preference."""
     systems = list(versions.comparisons)
@@ -175,7 +175,12 @@ def plot_gender_versions(versions: GenderVersions, path, columns: int = 4) -> Pa
         ax.set_xlabel("share: female version above male", fontsize=8)
         ax.grid(axis="x", alpha=0.25)
     fig.tight_layout()
-    return save_figure(fig, path)
+    return fig
+
+
+def plot_gender_versions(versions: GenderVersions, path, columns: int = 4) -> Path:
+    """The gender versions' figure as a PNG at `path` (gender_versions_figure)."""
+    return save_figure(gender_versions_figure(versions, columns), path)
 
 
 def write(versions: GenderVersions, out: Path, plots: bool) -> dict[str, Path]:

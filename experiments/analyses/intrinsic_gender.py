@@ -255,7 +255,7 @@ def compute(experiment, result, options: dict) -> IntrinsicGender:
                                     for name, d in deltas.items()}, rule, words.names_source)
 
 
-def plot_gap_shares(shares: dict, path, columns: int = 2) -> Path:
+def gap_shares_figure(shares: dict, columns: int = 2):
     """Fig. 12: per system, stacked bars over g(q) bins: % of queries over-representing intrinsically male documents
     (orange, bottom), neither (grey) and female (purple, top); n above each bar, empty bins marked."""
     if not shares:
@@ -280,7 +280,12 @@ def plot_gap_shares(shares: dict, path, columns: int = 2) -> Path:
     fig.tight_layout()
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False, fontsize=8)
-    return save_figure(fig, path)
+    return fig
+
+
+def plot_gap_shares(shares: dict, path, columns: int = 2) -> Path:
+    """Fig. 12 as a PNG at `path` (gap_shares_figure)."""
+    return save_figure(gap_shares_figure(shares, columns), path)
 
 
 def write(gender: IntrinsicGender, out: Path, plots: bool) -> dict[str, Path]:

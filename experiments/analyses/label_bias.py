@@ -223,7 +223,7 @@ def axis_meaning(panel: str) -> str:
     return "lower: less bias"
 
 
-def plot_tradeoff(bias: LabelBias, path, columns: int = 3) -> Path:
+def tradeoff_figure(bias: LabelBias, columns: int = 3):
     """One panel per bias measure (and GSR): effectiveness (y) against the measure (x), one point per system;
     re-ranked systems are triangles joined to the system they re-rank."""
     panels = list(bias.points)
@@ -253,7 +253,12 @@ def plot_tradeoff(bias: LabelBias, path, columns: int = 3) -> Path:
     if handles:
         axes[0].legend(handles, labels, fontsize=7, loc="best")
     fig.tight_layout()
-    return save_figure(fig, path)
+    return fig
+
+
+def plot_tradeoff(bias: LabelBias, path, columns: int = 3) -> Path:
+    """The trade-off figure as a PNG at `path` (tradeoff_figure)."""
+    return save_figure(tradeoff_figure(bias, columns), path)
 
 
 def note(bias: LabelBias) -> str:

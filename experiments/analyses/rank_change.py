@@ -146,7 +146,7 @@ def compute(experiment, result, options: dict) -> RankChanges:
                         for spec in experiment.config.systems if spec.base_system})
 
 
-def plot_rank_change(changes: dict, path, columns: int = 3) -> Path:
+def rank_change_figure(changes: dict, columns: int = 3):
     """Fig. 10: per system, |g(q)| (x) against the Kendall tau distance of its top lists before and after debiasing
     (y), dots coloured by the sign of g(q), least-squares line; Pearson's r and p in each panel's title."""
     if not changes:
@@ -165,7 +165,12 @@ def plot_rank_change(changes: dict, path, columns: int = 3) -> Path:
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.25)
     fig.tight_layout()
-    return save_figure(fig, path)
+    return fig
+
+
+def plot_rank_change(changes: dict, path, columns: int = 3) -> Path:
+    """Fig. 10 as a PNG at `path` (rank_change_figure)."""
+    return save_figure(rank_change_figure(changes, columns), path)
 
 
 def write(changes: RankChanges, out: Path, plots: bool) -> dict[str, Path]:

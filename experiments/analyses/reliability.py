@@ -93,7 +93,7 @@ def compute(experiment, result, options: dict) -> Reliability:
                                  {s: result.system_gsr[b][s].gsr for s in systems}, names=(a, b)))
 
 
-def plot_reliability(query_agreement, ranking_agreement, path) -> Path:
+def reliability_figure(query_agreement, ranking_agreement):
     """Fig. 11: g(q) under embedding a (x) and b (y) with Pearson's r; beside it, when given, each system's GSR under
     a and b, labelled, with Spearman's rho."""
     if query_agreement is None and ranking_agreement is None:
@@ -123,7 +123,12 @@ def plot_reliability(query_agreement, ranking_agreement, path) -> Path:
         ax.set_title(f"{title}, {format_p(agreement.p_value)} (n = {agreement.n})", fontsize=9)
         ax.grid(alpha=0.25)
     fig.tight_layout()
-    return save_figure(fig, path)
+    return fig
+
+
+def plot_reliability(query_agreement, ranking_agreement, path) -> Path:
+    """Fig. 11 as a PNG at `path` (reliability_figure)."""
+    return save_figure(reliability_figure(query_agreement, ranking_agreement), path)
 
 
 def write(reliability: Reliability, out: Path, plots: bool) -> dict[str, Path]:
