@@ -48,15 +48,19 @@ STAGES = (("collection", "collection: canonical JSONL, hash"), ("Lucene index", 
 # ---------------------------------------------------------------------------------------------- the config
 
 def systems_of_the_paper(embedding: str) -> list[dict]:
-    """experiments/robust04.toml's [[systems]], then one system for every registered type it lacks (a re-ranker
-    re-ranks the first BM25 system with `embedding`), so the benchmark follows the registry, not a list of its own."""
+    """experiments/robust04.toml's [[systems]], then one system for every registered type it lacks that runs on its
+    defaults (a re-ranker re-ranks the first BM25 system with `embedding`), so the benchmark follows the registry,
+    not a list of its own. Types that need a setting to run at all (a run file's path, a label-based re-ranker's
+    method) are not the paper's and are left out."""
     from experiments.config import BUILTIN_CONFIGS
     from experiments.registry import SYSTEMS
 
     systems = [dict(s) for s in tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())["systems"]]
     present = {s["model"] for s in systems}
     for system_type in SYSTEMS:
-        if system_type.name not in present:
+        needs_settings = system_type.params_of is not None or any(p.required or p.default is None
+                                                                  for p in system_type.params)
+        if system_type.name not in present and not needs_settings:
             name = system_type.name if system_type.name not in {s["name"] for s in systems} else f"{system_type.name}_"
             added = {"name": name, "model": system_type.name}
             if system_type.needs_embedding:

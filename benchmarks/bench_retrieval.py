@@ -32,17 +32,19 @@ from common import (PROJECT_ROOT, Phase, Timer, collection_arguments, dir_bytes,
 
 
 def lexical_models() -> list[str]:
-    """The registered system types that need neither an embedding nor another run: the Lucene models."""
+    """The registered system types that search the Lucene index (BM25, QLM, tf-idf)."""
     from experiments.registry import SYSTEMS
+    from retrievers.lucene import MODELS
 
-    return [t.name for t in SYSTEMS if not t.needs_embedding and not t.reranks]
+    return [t.name for t in SYSTEMS if t.name in MODELS]
 
 
 def neural_models() -> list[str]:
-    """The registered re-rankers (DRMM, MatchPyramid)."""
+    """The registered neural re-rankers (DRMM, MatchPyramid); the label-based re-rankers are not neural."""
     from experiments.registry import SYSTEMS
+    from retrievers.neural.models import MODELS
 
-    return [t.name for t in SYSTEMS if t.reranks]
+    return [t.name for t in SYSTEMS if t.name in MODELS]
 
 
 def vector_weightings() -> list[str]:
