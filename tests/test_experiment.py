@@ -299,3 +299,21 @@ def test_a_run_file_is_a_system_like_the_others(tmp_path):
     write_report(second, config.output)
     table2 = (config.output / "table2_gsr_debiasing.md").read_text()
     assert "| external |" in table2 and all(s.base_system != "external" for s in config.systems)
+
+
+def test_a_neural_run_is_keyed_by_the_qrels_it_learns_from(tmp_path, monkeypatch):
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path / "cache"))
+    config = _robust04_config(tmp_path, systems={"BM25", "DRMM"})
+    systems = {s.name: s for s in config.systems}
+
+    def keys() -> dict[str, str]:
+        experiment = Experiment(config, progress=False)
+        return {name: experiment.system_key(system) for name, system in systems.items()}
+
+    before = keys()
+    qrels = Path(config.collection["qrels"])
+    lines = qrels.read_text().splitlines()
+    qrels.write_text("\n".join(lines[:-1]) + "\n")  # one judgment fewer
+    after = keys()
+    assert after["BM25"] == before["BM25"]  # BM25 does not read the qrels
+    assert after["DRMM"] != before["DRMM"]  # a run trained on the old judgments is not reused

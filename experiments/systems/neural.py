@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from experiments.registry import SYSTEMS, SystemType
-from gsr.store import cache_dir
+from gsr.store import cache_dir, content_key
 from retrievers.neural import NEURAL_PARAMETERS
 
 
@@ -48,10 +48,16 @@ def rerank(experiment, system) -> dict:
     return {q: reranked.get(q, ranked) for q, ranked in candidates.items()}
 
 
+def training_inputs(experiment, system) -> str:
+    """What the models learn from besides the collection and the upstream run: the qrels and the folds (a changed
+    qrels file must not reuse a run trained on the old judgments)."""
+    return content_key(experiment.collection.qrels, experiment.collection.folds)
+
+
 # version 2: collection IDF, GSR's analyzer, depth 'auto'
 SYSTEMS.register(SystemType("drmm", "DRMM: matching histograms, feed-forward per query term, IDF term gating", rerank,
                             params=NEURAL_PARAMETERS, needs_embedding=True, reranks=True, default_upstream="bm25",
-                            version=2, reference="Guo et al. 2016"))
+                            version=2, reference="Guo et al. 2016", cache_inputs=training_inputs))
 SYSTEMS.register(SystemType("matchpyramid", "MatchPyramid: convolutions over the cosine matching matrix", rerank,
                             params=NEURAL_PARAMETERS, needs_embedding=True, reranks=True, default_upstream="bm25",
-                            version=2, reference="Pang et al. 2016"))
+                            version=2, reference="Pang et al. 2016", cache_inputs=training_inputs))
