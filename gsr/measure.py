@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from gsr.numeric import mean_or_nan
+
 
 class GSRError(ValueError):
     """GSR is undefined for the given input (too few queries, no query genderedness variance, ...)."""
@@ -85,8 +87,7 @@ def list_genderedness_many(document_values: np.ndarray, weights: np.ndarray, off
     known = ~np.isnan(values)
     total = np.bincount(lists[known], weights=weights[known], minlength=len(offsets) - 1)
     weighted = np.bincount(lists[known], weights=weights[known] * values[known], minlength=len(offsets) - 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, weighted / np.where(total > 0, total, 1.0), np.nan)
+    return mean_or_nan(weighted, total)
 
 
 def _centred_points(query_values: Sequence[float], list_values: Sequence[float]):

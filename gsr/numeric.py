@@ -1,4 +1,5 @@
-"""Small numeric helpers every package shares: the finite-check, row normalisation and number formatting."""
+"""Small numeric helpers every package shares: the finite-check, row normalisation, guarded means and number
+formatting."""
 
 from __future__ import annotations
 
@@ -24,6 +25,12 @@ def unit_rows(array: np.ndarray, *, in_place: bool = False) -> np.ndarray:
     norms = np.linalg.norm(out, axis=-1, keepdims=True)
     np.divide(out, norms, out=out, where=norms > 0)
     return out
+
+
+def mean_or_nan(total: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """total / count elementwise where count > 0, NaN elsewhere (a mean over nothing is undefined)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
 
 
 def format_number(value, digits: int = 4, sign: bool = False, missing: str = MISSING) -> str:

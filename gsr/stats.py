@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+from gsr.numeric import mean_or_nan
 from gsr.store import atomic_folder
 from gsr.text import Analyzer, default_analyzer
 
@@ -209,7 +210,7 @@ class GenderedDocuments:
             sub = self.stats.counts[rows][:, excluded]  # the retrieved rows only: cheap for one short list
             total = total - sub @ self.term_g[excluded]
             count = count - np.asarray(sub.sum(axis=1)).ravel()
-        return _mean_or_nan(total, count)
+        return mean_or_nan(total, count)
 
     def query_document_genderedness_many(self, query_terms: list[list[str]], rows: np.ndarray, offsets: np.ndarray,
                                          chunk_pairs: int = 1 << 18) -> np.ndarray:
@@ -230,7 +231,7 @@ class GenderedDocuments:
             removed_sum[part], removed_count[part] = self._removed(rows[part], offsets[first:last + 1] - offsets[first],
                                                                    slots[first:last])
             first = last
-        return _mean_or_nan(self.doc_sum[rows] - removed_sum, self.doc_count[rows] - removed_count)
+        return mean_or_nan(self.doc_sum[rows] - removed_sum, self.doc_count[rows] - removed_count)
 
     def _excluded_columns(self, query_terms: list[list[str]]) -> list[np.ndarray]:
         """Per query, the columns of _term_counts that hold its excluded terms (see excluded_terms).
@@ -271,7 +272,3 @@ class GenderedDocuments:
                 np.bincount(pair, weights=counts[entry], minlength=len(rows)))
 
 
-def _mean_or_nan(total: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """total / count where count > 0, NaN elsewhere."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)

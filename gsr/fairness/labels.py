@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
-
 from gsr.io import InputError, iter_documents, text_lines
 from gsr.labels import (
     FEMALE,
@@ -30,6 +28,7 @@ from gsr.labels import (
     intrinsic_gender,
     load_gendered_entities,
 )
+from gsr.numeric import mean_or_nan
 from gsr.text import Analyzer
 
 INTRINSIC, GENDEREDNESS = "intrinsic", "genderedness"
@@ -127,9 +126,7 @@ def intrinsic_labels(documents, words: MentionWords | None = None) -> DocumentLa
 def document_genderedness(gendered) -> dict[str, float]:
     """g(d) of every document of a gsr.stats.GenderedDocuments: the mean g(w) over all its in-vocabulary terms (no
     query-term exclusion); NaN where it has none."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(gendered.doc_count > 0, gendered.doc_sum / np.where(gendered.doc_count > 0,
-                                                                                gendered.doc_count, 1), np.nan)
+    values = mean_or_nan(gendered.doc_sum, gendered.doc_count)
     return dict(zip(gendered.stats.docids, values.tolist()))
 
 
