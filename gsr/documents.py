@@ -18,8 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gsr.io import InputError, decoded_line, jsonl_document, open_binary, tsv_document, unreadable
-from gsr.irds import PREFIX as IRDS_PREFIX
+from gsr.io import IRDS_PREFIX, InputError, decoded_line, jsonl_document, open_binary, tsv_document, unreadable
 from gsr.irds import IrdsDocuments
 from gsr.sgml import TrecSgmlDocuments
 from gsr.sources import DocumentSource, ListedSource, collection_files

@@ -7,11 +7,10 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
-from gsr.io import InputError
+from gsr.io import IRDS_PREFIX, InputError
+from gsr.records import irds_dataset
 from gsr.sources import DocumentSource
 from gsr.store import content_key
-
-PREFIX = "irds:"
 
 
 @contextmanager
@@ -33,17 +32,9 @@ class IrdsDocuments(DocumentSource):
     """The documents of ir_datasets' dataset `dataset` (e.g. "msmarco-passage", "disks45/nocr")."""
 
     def __init__(self, dataset: str):
-        try:
-            import ir_datasets
-        except ImportError:
-            raise InputError(f"{PREFIX}{dataset}: the 'ir_datasets' package is not installed "
-                             "(pip install ir-datasets)") from None
         self.dataset_name = dataset
-        self.name = f"{PREFIX}{dataset}"
-        try:
-            self.dataset = ir_datasets.load(dataset)
-        except KeyError:
-            raise InputError(f"ir_datasets has no dataset {dataset!r}") from None
+        self.name = f"{IRDS_PREFIX}{dataset}"
+        self.dataset = irds_dataset(self.name)
         if not self.dataset.has_docs():
             raise InputError(f"ir_datasets dataset {dataset!r} has no documents (name the collection it belongs "
                              "to, e.g. its parent dataset)")

@@ -19,7 +19,7 @@ def irds_dataset(source: str):
     try:
         import ir_datasets
     except ImportError:
-        raise InputError(f"{source}: the 'ir_datasets' package is not installed") from None
+        raise InputError(f"{source}: the 'ir_datasets' package is not installed (pip install ir-datasets)") from None
     try:
         return ir_datasets.load(name)
     except KeyError:

@@ -77,9 +77,9 @@ def needed_document_stats(source: DocumentSource, run_ids: set[str], engine_ids:
     not by the collection) are the only texts held while the runs' statistics are built.
     """
     positions = np.asarray(positions, dtype=np.int64)
-    stop = sorted(analyzer.stopwords)
-    run_entry = _stats_entry("needed-runs", source.version(), stop, sorted(run_ids))
-    engine_entry = _stats_entry("needed-engines", source.version(), stop, sorted(engine_ids), positions.tolist())
+    stop, version = sorted(analyzer.stopwords), source.version()  # a listed source stats every one of its files
+    run_entry = _stats_entry("needed-runs", version, stop, sorted(run_ids))
+    engine_entry = _stats_entry("needed-engines", version, stop, sorted(engine_ids), positions.tolist())
     runs = DocumentStats.load(run_entry) if reusable(run_entry) else None
     engines = drawn = None
     if reusable(engine_entry):
