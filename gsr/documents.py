@@ -136,7 +136,7 @@ def _open_path(path: Path, progress: bool) -> DocumentSource:
         formats = [_format_by_name(f) for f in files]
         if files and all(formats):
             return LineDocuments(files, formats, str(path), progress)
-        return TrecSgmlDocuments([path], progress)
+        return TrecSgmlDocuments(files, progress, name=str(path))  # the files just listed: no second walk
     kind = file_format(path)
     if kind == "sgml":
         return TrecSgmlDocuments([path], progress)

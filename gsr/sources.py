@@ -25,13 +25,16 @@ _ID_CHUNK = 1 << 20  # ids collected per numpy block while a listing is built
 
 def collection_files(paths: Iterable[Path]) -> list[Path]:
     """The document files of `paths`: files as given, folders read recursively in name order, without hidden
-    files, READMEs, .txt and .dtd files (what TREC disks ship besides documents)."""
+    files, READMEs, .txt and .dtd files (what TREC disks ship besides documents; a file named itself is read)."""
     files = []
     for path in map(Path, paths):
         if not path.exists():
             raise InputError(f"{path}: no such file or folder")
-        found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        files.extend(f for f in found if not f.name.lower().startswith(("readme", "read_me", "."))
+        if not path.is_dir():
+            files.append(path)
+            continue
+        files.extend(f for f in sorted(path.rglob("*")) if f.is_file()
+                     and not f.name.lower().startswith(("readme", "read_me", "."))
                      and f.suffix.lower() not in (".txt", ".dtd"))
     return files
 

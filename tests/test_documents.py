@@ -132,12 +132,15 @@ def write_form(form: str, docs: dict[str, str], folder: Path) -> Path:
     elif form == "sgml.gz":
         path = folder / "la010189.gz"
         path.write_bytes(gzip.compress(_sgml(items).encode("latin-1")))
+    elif form == "sgml-named-txt":  # a file named by the user is read whatever its suffix (a folder's .txt is not)
+        path = folder / "docs.txt"
+        path.write_bytes(_sgml(items).encode("latin-1"))
     else:
         raise AssertionError(form)
     return path
 
 
-FORMS = ("jsonl.gz", "beir-jsonl-no-suffix", "tsv.gz", "jsonl-folder", "sgml-folder", "sgml.gz")
+FORMS = ("jsonl.gz", "beir-jsonl-no-suffix", "tsv.gz", "jsonl-folder", "sgml-folder", "sgml.gz", "sgml-named-txt")
 
 
 @pytest.mark.parametrize("form", FORMS)
