@@ -168,31 +168,28 @@ def tsv_document(line: str, where: str) -> tuple[str, str]:
     return checked_document_id(docid.strip(), where), text
 
 
-def _nonempty_documents(documents: Iterator[tuple[str, str]], path: Path) -> Iterator[tuple[str, str]]:
+def _line_documents(path: str | os.PathLike, line_format: str) -> Iterator[tuple[str, str]]:
+    """(docid, text) of every line of one JSONL or TSV file, read by gsr.documents' line reader; a file without
+    documents is an error."""
+    from gsr.documents import LineDocuments  # gsr.documents reads through this module
+
+    path = Path(path)
     found = False
-    for document in documents:
+    for document in LineDocuments([path], [line_format], str(path)):
         found = True
         yield document
     if not found:
         raise InputError(f"{path}: no documents in this file")
 
 
-def _parsed_lines(path: Path, parse) -> Iterator[tuple[str, str]]:
-    for lineno, line in text_lines(path):
-        if line.strip():
-            yield parse(line, f"{path}:{lineno}")
-
-
 def iter_jsonl_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
     """(docid, text) from JSON lines (see jsonl_document); a file without documents is an error."""
-    path = Path(path)
-    return _nonempty_documents(_parsed_lines(path, jsonl_document), path)
+    return _line_documents(path, "jsonl")
 
 
 def iter_tsv_documents(path: str | os.PathLike) -> Iterator[tuple[str, str]]:
     """(docid, text) from 'docid<TAB>text' lines; a file without documents is an error."""
-    path = Path(path)
-    return _nonempty_documents(_parsed_lines(path, tsv_document), path)
+    return _line_documents(path, "tsv")
 
 
 def iter_documents(source) -> Iterator[tuple[str, str]]:
