@@ -10,7 +10,7 @@ from experiments.commands.common import CommandError, positive_int
 
 def cmd_run(args) -> int:
     from experiments.config import load_config
-    from experiments.report import markdown_table, results_rows, write_report
+    from experiments.report import write_report
     from experiments.runner import Experiment
     from gsr.store import clean_stale_staging, unwritable
 
@@ -29,7 +29,8 @@ def cmd_run(args) -> int:
         clean_stale_staging(folder)
     result = Experiment(config, progress=not args.quiet, verbose=args.verbose).run()
     written = write_report(result, config.output)
-    print(markdown_table(result, results_rows(result)))
+    # the table write_report just made: building it again would redo every paired test and bootstrap
+    print(written["markdown"].read_text(encoding="utf-8"))
     print(f"wrote {len(written)} files under {config.output}/ (results.md, results.csv, results.json, "
           f"per_query.csv, runs/, plots)", file=sys.stderr)
     return 0
