@@ -131,9 +131,7 @@ def collection_labels(experiment, source: str) -> DocumentLabels:
         if source.startswith(FILE_PREFIX):
             return read_labels_file(source[len(FILE_PREFIX):])
         _, threshold = parse_label_source(source)
-        name = experiment.config.measuring[0]
-        gendered = experiment.document_stats().gendered(experiment.lexicon(name), experiment.analyzer)
-        return genderedness_labels(gendered, threshold)
+        return genderedness_labels(experiment.gendered(experiment.config.measuring[0]), threshold)
 
     return experiment.shared(f"labels {source}", build)
 

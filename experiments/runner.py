@@ -92,6 +92,7 @@ class Experiment:
         self._embeddings: dict[str, LoadedEmbedding] = {}
         self._unit_embeddings: dict[str, LoadedEmbedding] = {}
         self._shared: dict[str, object] = {}
+        self._runs: dict[str, Run] = {}  # cache key -> run, read once by this experiment (not by derived ones)
         self._collection: Collection | None = None
 
     # ------------------------------------------------------------ what system types use
@@ -222,6 +223,12 @@ class Experiment:
 
         return self.shared(f"lexicon {name}", build)
 
+    def gendered(self, name: str):
+        """The collection's per-document sums of g(w) under a measuring embedding (gsr.stats.GenderedDocuments),
+        made once and shared by the GSR columns, the analyses and the label sources."""
+        return self.shared(f"gendered {name}",
+                           lambda: self.document_stats().gendered(self.lexicon(name), self.analyzer))
+
     def with_queries(self, queries: dict[str, str]) -> Experiment:
         """This experiment on other query texts (same ids, qrels, documents, settings): its system runs are cached
         under their own keys (the queries are part of every key), and it shares this one's embeddings, index and
@@ -254,18 +261,23 @@ class Experiment:
                            embedding_key, self.config.depth, upstream, system_type.version, stopwords, *files)
 
     def system_run(self, system: SystemSpec) -> Run:
-        """The system's run, from the cache when this exact (collection, queries, settings, embedding) was run."""
+        """The system's run, from the cache when this exact (collection, queries, settings, embedding) was run; read
+        once by this experiment, however many re-rankers and analyses ask for it."""
         system_type = SYSTEMS.get(system.model)
+        key = self.system_key(system)
+        if key in self._runs:
+            return self._runs[key]
 
         def retrieve(staging: Path) -> None:
             with self.step(f"run {system.name}"):
                 write_trec_run(system_type.run(self, system), staging, tag=output_name(system.name))
 
-        path, reused = cached_file(cache_dir() / "runs" / f"{self.system_key(system)}.run", retrieve)
+        path, reused = cached_file(cache_dir() / "runs" / f"{key}.run", retrieve)
         if reused:
             self.note_reused(f"run {system.name}")
         # the file's order (trec_eval's) is the one every later step sees; a system may retrieve nothing at all
-        return read_trec_run(path, allow_empty=True)
+        self._runs[key] = read_trec_run(path, allow_empty=True)
+        return self._runs[key]
 
     # ------------------------------------------------------------ whole experiment
     def run(self) -> ExperimentResult:
@@ -296,12 +308,11 @@ class Experiment:
                 lexicon = self.lexicon(name)
                 measure = GSR(lexicon, self.analyzer, cutoff=cutoff, random_seed=config.random_seed,
                               resamples=config.resamples, level=config.level, seed=config.seed)
-                gendered = stats.gendered(lexicon, self.analyzer)
-                results = {}
-                report = None
-                for system in config.systems:
-                    report = measure.evaluate(runs[system.name], collection.queries, gendered, collection.qrels)
-                    results[system.name] = report.system
+                # the perfect and random engines are measured once, for every system's report
+                system_reports = measure.evaluate_many({s.name: runs[s.name] for s in config.systems},
+                                                       collection.queries, self.gendered(name), collection.qrels)
+                results = {system: report.system for system, report in system_reports.items()}
+                report = system_reports[config.systems[-1].name]
                 results[PERFECT], results[RANDOM] = report.perfect, report.random
                 reports[label], per_system[label] = report, results
                 genderedness.setdefault(name, {q.qid: q.g_query for q in report.perfect.per_query})

@@ -109,12 +109,15 @@ class AdversarialProbe:
                 "rows": self.rows}
 
 
-def _gsr_values(measure: GSR, run, queries, gendered, qrels, probed) -> tuple:
-    """(system GSR, perfect engine's GSR, {qid: g(q)}) over the probed queries."""
-    report = measure.evaluate({q: run[q] for q in probed if run.get(q)}, {q: queries[q] for q in probed}, gendered,
-                              {q: qrels[q] for q in probed if q in qrels})
-    return report.system, report.perfect, {p.qid: p.g_query for p in report.perfect.per_query
-                                           if p.g_query is not None}
+def _gsr_values(measure: GSR, runs: dict, queries, gendered, qrels, probed) -> dict[str, tuple]:
+    """{system: (its GSR, the perfect engine's GSR, {qid: g(q)})} over the probed queries; the engines are measured
+    once for all systems (GSR.evaluate_many)."""
+    reports = measure.evaluate_many({name: {q: run[q] for q in probed if run.get(q)} for name, run in runs.items()},
+                                    {q: queries[q] for q in probed}, gendered,
+                                    {q: qrels[q] for q in probed if q in qrels})
+    return {name: (report.system, report.perfect, {p.qid: p.g_query for p in report.perfect.per_query
+                                                  if p.g_query is not None})
+            for name, report in reports.items()}
 
 
 def compute(experiment, result, options: dict) -> AdversarialProbe:
@@ -142,7 +145,7 @@ def compute(experiment, result, options: dict) -> AdversarialProbe:
     lexicon = experiment.lexicon(measuring)
     measure = GSR(lexicon, experiment.analyzer, cutoff=config.cutoff, random_seed=config.random_seed,
                   resamples=config.resamples, level=config.level, seed=config.seed)
-    gendered = experiment.document_stats().gendered(lexicon, experiment.analyzer)
+    gendered = experiment.gendered(measuring)
     k = bias_settings(options).k
     try:
         labels = collection_labels(experiment, options["bias_labels"])
@@ -150,8 +153,8 @@ def compute(experiment, result, options: dict) -> AdversarialProbe:
                                    options, labels)
     except InputError as err:
         raise AnalysisError(str(err)) from None
-    before = {s.name: _gsr_values(measure, result.runs[s.name], collection.queries, gendered, collection.qrels,
-                                  probed) for s in systems}
+    before = _gsr_values(measure, {name: result.runs[name] for name in names}, collection.queries, gendered,
+                         collection.qrels, probed)
     rows = []
     for word in options["probe_words"]:
         queries = appended(collection.queries, probed, word)
@@ -162,10 +165,10 @@ def compute(experiment, result, options: dict) -> AdversarialProbe:
             after_bias = bias_of_runs(derived, runs, probed, options, labels)
         except InputError as err:
             raise AnalysisError(str(err)) from None
+        after = _gsr_values(measure, runs, queries, gendered, collection.qrels, probed)
         for index, system in enumerate(systems):
             gsr_before, perfect_before, g_before = before[system.name]
-            gsr_after, perfect_after, g_after = _gsr_values(measure, runs[system.name], queries, gendered,
-                                                            collection.qrels, probed)
+            gsr_after, perfect_after, g_after = after[system.name]
             perfect = (perfect_before, perfect_after)
             if index == 0:
                 # the perfect engine's documents do not change: only g(q) moves its GSR
