@@ -51,6 +51,7 @@ class DocumentLabels:
     complete: bool = False
     strict: bool = False
     details: dict = field(default_factory=dict)
+    _counts: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         for docid, label in self.labels.items():
@@ -77,8 +78,11 @@ class DocumentLabels:
         return self.labels.get(docid, NEUTRAL)
 
     def counts(self) -> dict[str, int]:
-        counted = Counter(self.labels.values())
-        return {label: counted.get(label, 0) for label in LABELS}
+        """Documents per label; counted once (a re-ranker's collection target asks for every query)."""
+        if self._counts is None:
+            counted = Counter(self.labels.values())
+            self._counts = {label: counted.get(label, 0) for label in LABELS}
+        return dict(self._counts)
 
     def collection_shares(self, groups: Sequence[str]) -> dict[str, Fraction]:
         """The `collection` target: each group's share among the labelled documents in `groups` (exact)."""
