@@ -89,6 +89,7 @@ def _unit_copy(kv, chunk_rows: int):
         for start in range(0, source.shape[0], step):
             block = matrix[start : start + step]
             block[...] = source[start : start + step]  # the only copy: casts to float32 chunk by chunk
+            release_rows(source, start, start + len(block))  # a memory-mapped input is read once: keep it out of RSS
             unit_rows(block, in_place=True)  # debiaswe's normalize
             yield start, block
 
@@ -191,7 +192,6 @@ class _DirectionDebias(BaseEstimator):
         for start, block in blocks:
             neutral = None if plan.neutral is None else plan.neutral[start : start + len(block)]
             neutralize(block, direction, neutral)
-            release_rows(source, start, start + len(block))  # a memory-mapped input is read once: keep it out of RSS
         for a, b in plan.equalize:
             i, j = kv.key_to_index[a], kv.key_to_index[b]
             # Each word keeps its side of the direction as in the input, so a pair whose words were
