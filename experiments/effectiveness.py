@@ -156,6 +156,16 @@ def correct_family(entries: list[dict], correction: str) -> None:
         entry["mark"] = significance_mark(adjusted)
 
 
+def correct_p_columns(rows: list[dict], correction: str) -> None:
+    """Every '… p' column of a table is one family (correct_family): each gets '… p adjusted' and '… mark'."""
+    entries = [(row, key[:-2]) for row in rows for key in list(row) if key.endswith(" p")]
+    family = [{"p_value": row[f"{stem} p"]} for row, stem in entries]
+    correct_family(family, correction)
+    for (row, stem), entry in zip(entries, family):
+        row[f"{stem} p adjusted"] = entry["p_adjusted"]
+        row[f"{stem} mark"] = entry["mark"]
+
+
 def marks_note(test: str, correction: str, what: str) -> str:
     """The sentence a table's notes give about its marks: which test, against what, and which correction."""
     corrected = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "none": "uncorrected"}[correction]

@@ -102,9 +102,9 @@ class GenderVersions:
     def rows(self) -> list[dict]:
         """One row per (system, category): per pair the share, the mean rank difference (with interval bounds), its
         p-value, corrected over the whole table ('p adjusted', 'mark')."""
-        from experiments.effectiveness import correct_family
+        from experiments.effectiveness import correct_p_columns
 
-        rows, family = [], []
+        rows = []
         for system, categories in self.comparisons.items():
             for category, pairs in categories.items():
                 row = {"system": system, "category": category, "queries": next(iter(pairs.values()))["queries"]}
@@ -117,12 +117,8 @@ class GenderVersions:
                                 f"{rank} ci high": (entry["difference_ci"] or [None, None])[1]})
                     if (a, b) == TESTED_PAIR:
                         row[f"{rank} p"] = entry["p_value"]
-                        family.append((row, rank))
                 rows.append(row)
-        tests = [{"p_value": row[f"{rank} p"]} for row, rank in family]
-        correct_family(tests, self.correction)
-        for (row, rank), test in zip(family, tests):
-            row[f"{rank} p adjusted"], row[f"{rank} mark"] = test["p_adjusted"], test["mark"]
+        correct_p_columns(rows, self.correction)
         return rows
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.analyses.common import AnalysisError, correlation, panel_grid
-from experiments.effectiveness import correct_family, display_name, marks_note, paired_test
+from experiments.effectiveness import correct_p_columns, display_name, marks_note, paired_test
 from experiments.fairness import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.tables import write_table
@@ -89,7 +89,7 @@ def _rerank_rows(result, reports, measure: str, k: int) -> list[dict]:
     """Each re-ranked system against the run it re-ranks: Δ effectiveness, Δ of the per-query bias measures and Δ GSR,
     each with a paired test over queries, all corrected as one family."""
     config = result.config
-    rows, family = [], []
+    rows = []
     for system in config.systems:
         if system.model != "rerank":
             continue
@@ -119,16 +119,9 @@ def _rerank_rows(result, reports, measure: str, k: int) -> list[dict]:
                     p = None
             tests.append((f"Δ GSR ({label})", difference, p))
         for column, value, p in tests:
-            entry = {"p_value": p}
-            family.append(entry)
-            row.update({column: value, f"{column} p": p, f"{column} entry": entry})
+            row.update({column: value, f"{column} p": p})
         rows.append(row)
-    correct_family(family, config.correction)
-    for row in rows:
-        for column in [c for c in row if c.endswith(" entry")]:
-            entry = row.pop(column)
-            stem = column[:-len(" entry")]
-            row[f"{stem} p adjusted"], row[f"{stem} mark"] = entry["p_adjusted"], entry["mark"]
+    correct_p_columns(rows, config.correction)
     return rows
 
 

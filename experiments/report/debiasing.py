@@ -4,7 +4,7 @@ and strong-debiased embeddings, each debiased variant tested against the same sy
 from __future__ import annotations
 
 from experiments.config import ExperimentConfig
-from experiments.effectiveness import correct_family, marks_note, paired_test
+from experiments.effectiveness import correct_p_columns, marks_note, paired_test
 from experiments.report.results import REFERENCE_ROWS
 from experiments.runner import PERFECT, ExperimentResult
 from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
@@ -59,16 +59,6 @@ def _gsr_cells(result: ExperimentResult, label: str, name: str | None, regular: 
     return cells
 
 
-def _correct_columns(rows: list[dict], correction: str) -> None:
-    """Every '… p' column of the table is one family: each gets '… p adjusted' and '… mark'."""
-    entries = [(row, key[:-2]) for row in rows for key in list(row) if key.endswith(" p")]
-    family = [{"p_value": row[f"{stem} p"]} for row, stem in entries]
-    correct_family(family, correction)
-    for (row, stem), entry in zip(entries, family):
-        row[f"{stem} p adjusted"] = entry["p_adjusted"]
-        row[f"{stem} mark"] = entry["mark"]
-
-
 def debias_gsr_rows(result: ExperimentResult) -> list[dict]:
     """Table 2: GSR of each system with the regular, debiased and strong-debiased embedding, per measuring column,
     absolute and relative to the perfect engine, with bootstrap intervals and a corrected test of each variant
@@ -88,7 +78,7 @@ def debias_gsr_rows(result: ExperimentResult) -> list[dict]:
             for variant in variants:
                 row.update(_gsr_cells(result, label, reference if variant == "regular" else None, None, variant))
         rows.append(row)
-    _correct_columns(rows, result.config.correction)
+    correct_p_columns(rows, result.config.correction)
     return rows
 
 
@@ -114,5 +104,5 @@ def debias_effectiveness_rows(result: ExperimentResult) -> list[dict]:
                 row[f"{label} {variant} change % p"] = paired_test(other.per_query[label], regular.per_query[label],
                                                           config.test, config.resamples, config.seed)
         rows.append(row)
-    _correct_columns(rows, config.correction)
+    correct_p_columns(rows, config.correction)
     return rows
