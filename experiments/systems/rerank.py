@@ -11,7 +11,6 @@ from experiments.fairness import LABELS_PARAM, collection_labels, labels_version
 from experiments.registry import SYSTEMS, SystemType
 from gsr.io import InputError
 from gsr.params import Param
-from gsr.store import content_key
 from retrievers.fair_rerank import LABEL_METHODS, METHOD_PARAMS, METHODS, Reranker, cosine_costs
 
 METHOD = Param("method", str, None, "the re-ranker: epsilon_greedy (Feng & Shah Alg. 1), relevance_swap (Alg. 2), "
@@ -54,13 +53,9 @@ def rerank(experiment, system) -> dict:
     labels = collection_labels(experiment, system.params["labels"]) if reranker.needs_labels else None
     relevance = None
     if system.params["method"] == "dash" and system.params["relevance"] == "embedding":
-        from retrievers.vector_average import VectorAverageRetriever
+        from experiments.systems.vector import vector_retriever
 
-        name = system.params["relevance_embedding"]
-        embedding = experiment.embedding(name)
-        key = content_key(experiment.collection.key, embedding.key, sorted(experiment.analyzer.stopwords))
-        retriever = VectorAverageRetriever(embedding.kv, experiment.document_stats(), "add", experiment.analyzer,
-                                           cache_key=key, progress=experiment.progress)
+        retriever = vector_retriever(experiment, system.params["relevance_embedding"], "add")
         relevance = cosine_costs(retriever, experiment.collection.queries)
     return reranker.rerank(run, labels, relevance)
 

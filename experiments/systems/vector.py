@@ -6,16 +6,24 @@ from experiments.registry import SYSTEMS, SystemType
 from gsr.store import content_key
 
 
-def search(experiment, system) -> dict:
-    """Exact top-`depth` documents by cosine between the query's and the documents' (weighted) vector sums."""
+def vector_retriever(experiment, embedding_name: str, weighting: str):
+    """The collection's document vectors under an embedding and weighting ('add', 'si'), cached on disk and made once
+    per experiment (an `add` system and Dash's embedding relevance share them)."""
     from retrievers.vector_average import VectorAverageRetriever
 
-    collection = experiment.collection
-    embedding = experiment.embedding(system.embedding)
-    cache_key = content_key(collection.key, embedding.key, sorted(experiment.analyzer.stopwords))
-    retriever = VectorAverageRetriever(embedding.kv, experiment.document_stats(), system.model, experiment.analyzer,
-                                       cache_key=cache_key, progress=experiment.progress)
-    return retriever.search(collection.queries, k=experiment.config.depth)
+    def make():
+        embedding = experiment.embedding(embedding_name)
+        cache_key = content_key(experiment.collection.key, embedding.key, sorted(experiment.analyzer.stopwords))
+        return VectorAverageRetriever(embedding.kv, experiment.document_stats(), weighting, experiment.analyzer,
+                                      cache_key=cache_key, progress=experiment.progress)
+
+    return experiment.shared(f"vector retriever {embedding_name} {weighting}", make)
+
+
+def search(experiment, system) -> dict:
+    """Exact top-`depth` documents by cosine between the query's and the documents' (weighted) vector sums."""
+    retriever = vector_retriever(experiment, system.embedding, system.model)
+    return retriever.search(experiment.collection.queries, k=experiment.config.depth)
 
 
 SYSTEMS.register(SystemType("add", "sum of the text's word vectors, cosine ranking (w2v_add, ftt_add)", search,
