@@ -17,7 +17,7 @@ from gsr.fairness.evaluate import LABEL_MAGNITUDES, TARGETS
 from gsr.fairness.labels import GENDEREDNESS, INTRINSIC, genderedness_labels, parse_label_source, read_labels_file
 from gsr.fairness.measures import DEFAULT_EPSILON, NEUTRAL_POLICIES, RAB_VARIANTS, SHORT_LISTS, check_target, groups_of
 from gsr.io import InputError, Run, iter_documents, rank_order
-from gsr.labels import GENDERED_ENTITIES, LABELS, NEUTRAL, default_mention_words, intrinsic_gender
+from gsr.labels import GENDERED_ENTITIES, LABELS, NEUTRAL, intrinsic_gender
 from gsr.params import Param, ParamError
 from gsr.store import cache_dir, cached_file, content_key, fast_digest, file_version_key
 
@@ -94,7 +94,7 @@ def resolved_source(experiment, source: str) -> str:
 def _intrinsic(experiment) -> DocumentLabels:
     """§4.2.5's labels of every collection document, computed once per collection and word lists and cached."""
     collection = experiment.collection
-    words = default_mention_words()
+    words = experiment.mention_words()
     key = content_key(collection.key, INTRINSIC, words.names_source, fast_digest(GENDERED_ENTITIES), LABELS_VERSION)
 
     def build(staging: Path) -> None:
@@ -140,7 +140,7 @@ def labels_version(experiment, source: str) -> str:
     """A key that changes whenever the labels of `source` could (a re-ranker's run depends on them)."""
     source = resolved_source(experiment, source)
     if source == INTRINSIC:
-        return content_key(source, default_mention_words().names_source, fast_digest(GENDERED_ENTITIES),
+        return content_key(source, experiment.mention_words().names_source, fast_digest(GENDERED_ENTITIES),
                            LABELS_VERSION)
     if source.startswith(FILE_PREFIX):
         path = Path(source[len(FILE_PREFIX):])

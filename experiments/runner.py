@@ -229,6 +229,13 @@ class Experiment:
         return self.shared(f"gendered {name}",
                            lambda: self.document_stats().gendered(self.lexicon(name), self.analyzer))
 
+    def mention_words(self):
+        """§4.2.5's gendered entity words and first names (gsr.labels.default_mention_words), loaded once: the
+        intrinsic labels, their cache keys and Fig. 12 all read them."""
+        from gsr.labels import default_mention_words
+
+        return self.shared("mention words", default_mention_words)
+
     def with_queries(self, queries: dict[str, str]) -> Experiment:
         """This experiment on other query texts (same ids, qrels, documents, settings): its system runs are cached
         under their own keys (the queries are part of every key), and it shares this one's embeddings, index and

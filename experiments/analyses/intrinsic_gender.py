@@ -246,7 +246,7 @@ def compute(experiment, result, options: dict) -> IntrinsicGender:
     wanted = {d for name in systems + [PERFECT] for q, ranked in result.runs[name].items() if q in cutoff
               for d, _ in ranked[:cutoff[q]]}
     texts = result.collection.texts(wanted)
-    words = default_mention_words()
+    words = experiment.mention_words()
     rule = options["gap"]
     deltas = {name: delta_gap(result.runs[name], result.runs[PERFECT], texts, cutoff, words, rule)
               for name in systems}
