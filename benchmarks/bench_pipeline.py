@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from common import (PROJECT_ROOT, Timer, collection_arguments, descendants, generate_queries, gib, load_text, log,
-                    machine, mib, planted_judgments, status_kib, vocabulary, write_collection, write_json,
-                    write_topics_and_qrels, write_word2vec_binary)
+from common import (PROJECT_ROOT, Timer, collection_arguments, descendants, dir_bytes, generate_queries, gib,
+                    load_text, log, machine, mib, planted_judgments, status_kib, vocabulary, write_collection,
+                    write_json, write_topics_and_qrels, write_word2vec_binary)
 
 PIPELINES = ("pretrained", "trained")
 # the paper's embeddings: GoogleNews word2vec (3,000,000 × 300) and fastText crawl vectors (2,000,000 × 300)
@@ -227,15 +227,11 @@ def measure_pipeline(kind: str, data: dict, args, work: Path) -> dict:
     if returncode != 0 or figures is None:
         raise RuntimeError(f"pipeline '{kind}' failed (exit status {returncode}); see its output above")
     figures.update(peaks, wall_s=wall, load_before=load_before, load_after=machine()["load"],
-                   cache_bytes=_folder_bytes(cache))
+                   cache_bytes=dir_bytes(cache))
     log(f"pipeline '{kind}': {wall:.0f} s, peak RSS of the process tree {mib(peaks['tree_peak_kib'])}")
     if not args.keep:
         shutil.rmtree(cache, ignore_errors=True)
     return figures
-
-
-def _folder_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.exists() else 0
 
 
 # ---------------------------------------------------------------------------------------------- report

@@ -28,25 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def vm_kib(field: str) -> int:
-    with open("/proc/self/status") as handle:
-        return next(int(line.split()[1]) for line in handle if line.startswith(field + ":"))
-
-
-def reset_peak() -> None:
-    with open("/proc/self/clear_refs", "w") as handle:  # Linux: VmHWM starts again from the current RSS
-        handle.write("5")
-
-
-def words_of(kv, size: int) -> list[str]:
-    """The `size` most frequent alphabetic words of the embedding, in frequency order."""
-    words = [w for w in kv.index_to_key[: size * 2] if w.isascii() and w.isalpha()]
-    return words[:size]
+from common import log, reset_peak_rss, status_kib, vocabulary
 
 
 def write_documents(path: Path, words: list[str], n_docs: int, mean_words: int, rng, plain: bool,
@@ -111,7 +93,7 @@ def main() -> int:
     folder = args.dir or Path(tempfile.mkdtemp(prefix="bench-score-memory-"))
     folder.mkdir(parents=True, exist_ok=True)
     docs = folder / ("documents.jsonl" if args.plain else "documents.jsonl.gz")
-    words = words_of(kv, 50_000)
+    words = vocabulary(kv, 50_000)
     started = time.perf_counter()
     if not docs.exists():  # a file from an earlier run with the same options is reused
         write_documents(docs, words, args.docs, args.words, np.random.default_rng(args.seed), args.plain)
@@ -130,12 +112,12 @@ def main() -> int:
                         ("needed documents read, statistics built", lambda: score(0)),
                         ("same run again (statistics cached)", lambda: score(0)),
                         ("another random draw (engines' part rebuilt)", lambda: score(1))):
-        reset_peak()
-        before = vm_kib("VmRSS")
+        reset_peak_rss()
+        before = status_kib("VmRSS")
         started = time.perf_counter()
         result = call()
         seconds = time.perf_counter() - started
-        peak = vm_kib("VmHWM")
+        peak = status_kib("VmHWM")
         rows.append((label, seconds, before, peak, result))
         log(f"{label}: {seconds:.1f} s, peak RSS {peak / 1024:,.0f} MiB")
     listing = open_documents(docs).listing()

@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from gsr.documents import LUCENE_MARKER
 from gsr.io import json_document_text
 from gsr.params import Param, ParamError, check_params
 from gsr.sgml import sgml_text
@@ -44,7 +45,7 @@ def _absolute(path: Path) -> str:
 
 
 def _lucene_index_files(index_dir: Path) -> list[Path]:
-    return sorted(index_dir.glob("segments_*")) if index_dir.is_dir() else []
+    return sorted(index_dir.glob(LUCENE_MARKER)) if index_dir.is_dir() else []
 
 
 def _run(arguments: list[str], what: str, progress: bool, session: LuceneSession | None) -> None:
