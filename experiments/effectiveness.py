@@ -148,6 +148,9 @@ def significance_mark(p: float | None) -> str:
     return "‡" if p < 0.01 else "†" if p < 0.05 else ""
 
 
+CORRECTED = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "none": "uncorrected"}  # as notes say it
+
+
 def correct_family(entries: list[dict], correction: str) -> None:
     """Adjust the "p_value" of every entry (one family: the tests behind one table's marks) in place: each gets
     "p_adjusted" and the "mark" of its adjusted p-value."""
@@ -168,7 +171,7 @@ def correct_p_columns(rows: list[dict], correction: str) -> None:
 
 def marks_note(test: str, correction: str, what: str) -> str:
     """The sentence a table's notes give about its marks: which test, against what, and which correction."""
-    corrected = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "none": "uncorrected"}[correction]
+    corrected = CORRECTED[correction]
     return (f"† / ‡: {TEST_NAMES[test]} {what}, {corrected} p < 0.05 / p < 0.01 "
             f"(correction over every test marked in this table).")
 

@@ -58,11 +58,6 @@ def markdown_grid(header: list[str], cells: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def markdown_rows(rows: list[dict], display=None) -> str:
-    """A Markdown table of `rows` (the first row's keys are the columns; p-value and mark columns folded)."""
-    return markdown_grid(*displayed(rows, display))
-
-
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
                   "†": r"$^\dagger$", "‡": r"$^\ddagger$", "−": "$-$", "—": "--", "±": r"$\pm$", "τ": r"$\tau$",

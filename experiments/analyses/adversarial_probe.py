@@ -12,14 +12,13 @@ from that alone.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from experiments.analyses.common import AnalysisError, panel_grid
+from experiments.analyses.common import AnalysisError, mean_paired_difference, panel_grid
 from experiments.fairness import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.tables import write_table
@@ -86,11 +85,6 @@ def probe_queries(collection, query_ids: list[str], selection: str, occupations:
 def appended(queries: dict[str, str], probed: list[str], word: str) -> dict[str, str]:
     """Every query, the probed ones with `word` appended (Feng & Shah's 'occupation + country')."""
     return {q: f"{text} {word}" if q in probed else text for q, text in queries.items()}
-
-
-def _mean_change(before: dict, after: dict) -> float | None:
-    common = sorted(set(before) & set(after))
-    return math.fsum(after[q] - before[q] for q in common) / len(common) if common else None
 
 
 @dataclass
@@ -189,7 +183,7 @@ def _row(system: str, word: str, probed, gsr: tuple, perfect: tuple, g: tuple, b
            "GSR′": finite(after.gsr),
            "ΔGSR": None if before.gsr is None or after.gsr is None else after.gsr - before.gsr,
            "rel. GSR %": relative[0], "rel. GSR′ %": relative[1],
-           "Δrel. GSR %": None if None in relative else relative[1] - relative[0], "Δg(q)": _mean_change(*g)}
+           "Δrel. GSR %": None if None in relative else relative[1] - relative[0], "Δg(q)": mean_paired_difference(g[1], g[0])}
     for kind in PROBE_MEASURES:
         name = f"{kind}@{k}"
         if name not in bias_before.measures:
@@ -198,7 +192,7 @@ def _row(system: str, word: str, probed, gsr: tuple, perfect: tuple, g: tuple, b
         values = [{q.qid: value_of(q) for q in report.per_query if value_of(q) is not None}
                   for report in (bias_before, bias_after)]
         row.update({name: bias_before.measures[name], f"{name}′": bias_after.measures[name],
-                    f"Δ{name}": _mean_change(*values)})
+                    f"Δ{name}": mean_paired_difference(values[1], values[0])})
     return row
 
 

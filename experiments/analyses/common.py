@@ -26,6 +26,12 @@ def correlation(method: str, x: Sequence[float], y: Sequence[float]) -> tuple[fl
     return finite(result[0]), finite(result[1])
 
 
+def mean_paired_difference(a: dict, b: dict) -> float | None:
+    """The mean of a[q] − b[q] over the queries both hold (None when they share none)."""
+    common = sorted(set(a) & set(b))
+    return math.fsum(a[q] - b[q] for q in common) / len(common) if common else None
+
+
 def gender_colours(g_values) -> list[str]:
     """Purple for female (g > 0), orange for male (g < 0), grey for 0: the paper's colours."""
     return [FEMALE_COLOUR if v > 0 else MALE_COLOUR if v < 0 else NEUTRAL_COLOUR for v in g_values]

@@ -6,14 +6,13 @@ bias measure, one point per system)."""
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from experiments.analyses.common import AnalysisError, correlation, panel_grid
+from experiments.analyses.common import AnalysisError, correlation, mean_paired_difference, panel_grid
 from experiments.effectiveness import correct_p_columns, display_name, marks_note, paired_test
 from experiments.fairness import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.registry import ANALYSES, AnalysisType
@@ -97,7 +96,7 @@ def _rerank_rows(result, reports, measure: str, k: int) -> list[dict]:
         row = {"system": system.name, "re-ranks": upstream}
         tests = []
         a, b = result.effectiveness[system.name].per_query[measure], result.effectiveness[upstream].per_query[measure]
-        tests.append((f"Δ {display_name(measure)}", _mean_difference(a, b),
+        tests.append((f"Δ {display_name(measure)}", mean_paired_difference(a, b),
                       paired_test(a, b, config.test, config.resamples, config.seed)))
         for kind in TESTED_MEASURES:
             name = f"{kind}@{k}"
@@ -106,7 +105,7 @@ def _rerank_rows(result, reports, measure: str, k: int) -> list[dict]:
             value_of = per_query_value(name)
             a, b = ({q.qid: value_of(q) for q in reports[s].per_query if value_of(q) is not None}
                     for s in (system.name, upstream))
-            tests.append((f"Δ {name}", _mean_difference(a, b), paired_test(a, b, config.test, config.resamples,
+            tests.append((f"Δ {name}", mean_paired_difference(a, b), paired_test(a, b, config.test, config.resamples,
                                                                             config.seed)))
         for label, per_system in result.system_gsr.items():
             mine, theirs = per_system[system.name], per_system[upstream]
@@ -137,11 +136,6 @@ def _agreement_rows(rows: list[dict], systems: set[str], gsr_columns: list[str],
             rho, p = correlation("spearman", *zip(*pairs)) if len(pairs) >= 3 else (None, None)
             out.append({"measure": name, "GSR": gsr, "systems": len(pairs), "Spearman ρ": rho, "p": p})
     return out
-
-
-def _mean_difference(a: dict, b: dict) -> float | None:
-    common = sorted(set(a) & set(b))
-    return math.fsum(a[q] - b[q] for q in common) / len(common) if common else None
 
 
 def _seed_rows(config, rows: list[dict], columns: list[str]) -> list[dict]:

@@ -4,7 +4,7 @@ measuring embedding), as rows, Markdown, LaTeX, CSV, and per query (wide CSV and
 
 from __future__ import annotations
 
-from experiments.effectiveness import TEST_NAMES, correct_family, display_name, paired_test
+from experiments.effectiveness import CORRECTED, TEST_NAMES, correct_family, display_name, paired_test
 from experiments.runner import PERFECT, RANDOM, ExperimentResult
 from experiments.tables import csv_rows, latex_grid, markdown_grid
 from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
@@ -12,7 +12,6 @@ from gsr.measure import GSRError
 from gsr.numeric import finite, format_number
 
 REFERENCE_ROWS = (PERFECT, RANDOM)
-CORRECTED = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "none": "uncorrected"}
 
 
 def _interval(interval) -> list | None:
