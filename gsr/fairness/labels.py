@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+from gsr.documents import open_documents
 from gsr.io import InputError, iter_documents, text_lines
 from gsr.labels import (
     FEMALE,
@@ -29,6 +30,7 @@ from gsr.labels import (
     load_gendered_entities,
 )
 from gsr.numeric import mean_or_nan
+from gsr.sources import DocumentSource
 from gsr.text import Analyzer
 
 INTRINSIC, GENDEREDNESS = "intrinsic", "genderedness"
@@ -173,6 +175,8 @@ def gendered_word_counts(documents, entities: str | os.PathLike | None = None,
     gender magnitudes."""
     female, male = load_gendered_entities(entities)
     analyzer = Analyzer(stopwords=frozenset())
+    if wanted is not None and isinstance(documents, (str, os.PathLike, DocumentSource)):
+        documents = open_documents(documents).texts(wanted)  # only those documents are read, not the collection
     counts = {}
     for docid, text in iter_documents(documents):
         if wanted is not None and docid not in wanted:
