@@ -45,6 +45,7 @@ class BiasIRMeasures(Mapping):
         owner = self
         self.evaluator = BiasMeasures(labels, self.settings, mentions)
         self.kinds = mean_measure_kinds(self.settings, self.evaluator.with_rab)
+        self._last: tuple | None = None  # (cutoff, qrels frame, run frame, report) of the latest evaluation
 
         def measure_class(kind: str):
             class BiasMeasure(Measure):
@@ -68,11 +69,21 @@ class BiasIRMeasures(Mapping):
 
         self._base = {kind: measure_class(kind)() for kind in self.kinds}
 
-    def per_query(self, kind: str, cutoff: int, qrels_frame, run_frame):
-        """(qid, value) of the topics where `kind`@cutoff is defined, in one ir_measures call."""
+    def _report(self, cutoff: int, qrels_frame, run_frame):
+        """Every measure @cutoff of one run: ir_measures asks once per measure with the same two frames, so the
+        latest report is kept (with the frames themselves, so that a new frame never matches by a reused id)."""
+        last = self._last
+        if last is not None and last[0] == cutoff and last[1] is qrels_frame and last[2] is run_frame:
+            return last[3]
         evaluator = BiasMeasures(self.evaluator.labels, replace(self.settings, k=cutoff), self.evaluator.mentions)
         qrels = as_qrels(qrels_frame) if len(qrels_frame) else None
         report = evaluator.evaluate(as_run(run_frame) if len(run_frame) else {}, qrels)
+        self._last = (cutoff, qrels_frame, run_frame, report)
+        return report
+
+    def per_query(self, kind: str, cutoff: int, qrels_frame, run_frame):
+        """(qid, value) of the topics where `kind`@cutoff is defined, in one ir_measures call."""
+        report = self._report(cutoff, qrels_frame, run_frame)
         value_of = per_query_value(f"{kind}@{cutoff}")
         for query in report.per_query:
             value = value_of(query)
