@@ -24,7 +24,14 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from gsr.fairness.labels import DocumentLabels
-from gsr.fairness.measures import DEFAULT_EPSILON, NEUTRAL_POLICIES, check_target, groups_of, kl_divergence
+from gsr.fairness.measures import (
+    DEFAULT_EPSILON,
+    NEUTRAL_POLICIES,
+    check_target,
+    group_shares,
+    groups_of,
+    kl_divergence,
+)
 from gsr.io import InputError, Run, rank_order
 from gsr.params import Param, ParamError, check_params
 
@@ -216,9 +223,8 @@ class Reranker:
             return {g: 1 / len(groups) for g in groups}
         if target == "collection":
             return {g: float(s) for g, s in labels.collection_shares(groups).items()}
-        counts = {g: sum(1 for label in candidates if label == g) for g in groups}
-        total = sum(counts.values())
-        return {g: c / total if total else 1 / len(groups) for g, c in counts.items()}
+        shares = group_shares(candidates, groups)  # 'retrieved': the candidates' own shares, uniform without any
+        return {g: s for g, s in zip(groups, shares)} if shares else {g: 1 / len(groups) for g in groups}
 
     def rerank_query(self, qid: str, ranked: list[tuple[str, float]], labels: DocumentLabels | None = None,
                      relevance: Callable[[str, list[str]], list[float]] | None = None) -> list[tuple[str, float]]:
