@@ -153,11 +153,13 @@ def per_query(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
 
 
 def slope(x: np.ndarray, y: np.ndarray) -> float:
-    """Eq. 3 over the queries where both values are defined (as gsr.measure.gsr_slope)."""
-    keep = ~(np.isnan(x) | np.isnan(y))
-    x, y = x[keep], y[keep]
-    dx = x - x.mean()
-    return float(np.mean(dx * (y - y.mean())) / np.mean(dx * dx)) if len(x) > 1 and np.ptp(x) > 0 else math.nan
+    """Eq. 3 over the queries where both values are defined (gsr.measure.gsr_slope); NaN where it is undefined."""
+    from gsr.measure import GSRError, gsr_slope
+
+    try:
+        return gsr_slope(x, y)
+    except GSRError:
+        return math.nan
 
 
 def bootstrap(old: dict, new: dict, statistic, rng: np.random.Generator) -> dict:
