@@ -82,24 +82,14 @@ class TokenCorpus:
         return cls(folder / "corpus.txt", info["documents"], info["counts"])
 
 
-def _tokenise(texts: list[str]) -> tuple[str, Counter]:
+def _tokenise(shard: list[tuple[str, str]]) -> tuple[str, Counter, int]:
+    """(the shard's documents as token lines, their word counts, how many documents)."""
     from gsr.text import Analyzer
 
     analyzer = Analyzer(stopwords=frozenset())  # the models see every word, stop words included
-    lines = [analyzer.tokens(text) for text in texts]
+    lines = [analyzer.tokens(text) for _, text in shard]
     counts = Counter(token for tokens in lines for token in tokens)
-    return "".join(" ".join(tokens) + "\n" for tokens in lines), counts
-
-
-def _text_chunks(documents: Path, size: int = 5_000):
-    chunk = []
-    for _, text in iter_documents(documents):
-        chunk.append(text)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+    return "".join(" ".join(tokens) + "\n" for tokens in lines), counts, len(lines)
 
 
 def write_token_corpus(documents: Path, folder: Path, progress: bool = False, n_jobs: int | None = None) -> TokenCorpus:
@@ -108,17 +98,17 @@ def write_token_corpus(documents: Path, folder: Path, progress: bool = False, n_
     Tokens are GSR's (lowercase runs of letters) without a stop list. `n_jobs` processes (default: all cores).
     Training reads corpus.txt in C with every worker thread, several times faster than Python iterables.
     """
-    import multiprocessing
+    from gsr.stats import document_shards, map_in_processes
 
     n_jobs = n_jobs or os.cpu_count() or 1
     counts: Counter = Counter()
     documents_done = 0
-    with open(folder / "corpus.txt", "w", encoding="utf-8") as out, \
-            multiprocessing.get_context("fork").Pool(n_jobs) as pool:
-        for lines, chunk_counts in pool.imap(_tokenise, _text_chunks(Path(documents))):
+    shards = document_shards(iter_documents(Path(documents)), 5_000)
+    with open(folder / "corpus.txt", "w", encoding="utf-8") as out:
+        for lines, chunk_counts, shard_documents in map_in_processes(_tokenise, shards, n_jobs):
             out.write(lines)
             counts.update(chunk_counts)
-            documents_done += lines.count("\n")
+            documents_done += shard_documents
             if progress:
                 print(f"\r  tokenised {documents_done:,} documents", end="", file=sys.stderr, flush=True)
     if progress:

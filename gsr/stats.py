@@ -7,11 +7,12 @@ the counts c_dt are built once (in parallel shards, embedding-independent) and t
 from __future__ import annotations
 
 import collections
+import functools
 import json
 import os
 import signal
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from pathlib import Path
 
@@ -23,7 +24,8 @@ from gsr.store import atomic_folder
 from gsr.text import Analyzer, default_analyzer
 
 
-def _shards(documents: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
+def document_shards(documents: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
+    """(docid, text) pairs in lists of `size` (the last one shorter)."""
     iterator = iter(documents)
     while shard := list(islice(iterator, size)):
         yield shard
@@ -47,8 +49,8 @@ def count_shard(shard: list[tuple[str, str]], analyzer: Analyzer):
     return docids, list(vocabulary), matrix
 
 
-def _counted_in_processes(shards: Iterator[list[tuple[str, str]]], analyzer: Analyzer, n_jobs: int):
-    """count_shard over `shards` in `n_jobs` forked processes, results in order, at most 2 × n_jobs shards in flight.
+def map_in_processes(function: Callable, items: Iterable, n_jobs: int) -> Iterator:
+    """`function` over `items` in `n_jobs` forked processes, results in order, at most 2 × n_jobs items in flight.
 
     Ctrl-C reaches every process of the terminal's group: the workers ignore it, and the parent cancels what has not
     started and waits for the shards being counted (a second or so), so no worker is left behind and none prints a
@@ -62,8 +64,8 @@ def _counted_in_processes(shards: Iterator[list[tuple[str, str]]], analyzer: Ana
                                    initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
     pending: collections.deque = collections.deque()
     try:
-        for shard in shards:
-            pending.append(executor.submit(count_shard, shard, analyzer))
+        for item in items:
+            pending.append(executor.submit(function, item))
             if len(pending) >= 2 * n_jobs:
                 yield pending.popleft().result()
         while pending:
@@ -96,11 +98,11 @@ class DocumentStats:
         """Map over shards of (docid, text) in `n_jobs` processes (default: all cores), then merge."""
         analyzer = analyzer or default_analyzer()
         n_jobs = n_jobs or os.cpu_count() or 1
-        shards = _shards(documents, shard_size)
+        shards = document_shards(documents, shard_size)
         if n_jobs == 1:
             parts = (count_shard(s, analyzer) for s in shards)
             return cls._merge(parts, progress)
-        return cls._merge(_counted_in_processes(shards, analyzer, n_jobs), progress)
+        return cls._merge(map_in_processes(functools.partial(count_shard, analyzer=analyzer), shards, n_jobs), progress)
 
     @classmethod
     def _merge(cls, parts, progress: bool) -> DocumentStats:
