@@ -16,9 +16,22 @@ import sys
 import time
 
 import numpy as np
-
-from common import (Timer, collection_arguments, generate_documents, generate_queries, generate_run, load_text, log,
-                    machine, mib, reset_peak_rss, rusage_maxrss_kib, status_kib, vocabulary, write_json)
+from common import (
+    Timer,
+    collection_arguments,
+    generate_documents,
+    generate_queries,
+    generate_run,
+    load_text,
+    log,
+    machine,
+    mib,
+    reset_peak_rss,
+    rusage_maxrss_kib,
+    status_kib,
+    vocabulary,
+    write_json,
+)
 
 
 def best_of(repeats: int, call) -> tuple[float, object]:
@@ -80,9 +93,10 @@ def main(argv=None) -> int:
                         help="bootstrap resamples and randomisation-test permutations timed after scoring (1000)")
     args = parser.parse_args(argv)
 
-    from embeddings import gender_lexicon, load_embedding
+    from embeddings import load_embedding
     from gsr import DocumentStats, RankedRows, default_analyzer
     from gsr.evaluate import add_uncertainty, gsr_difference_test, measure_run
+    from gsr.lexicon import gender_lexicon
     from gsr.measure import gsr_slope
 
     fig: dict = {"args": vars(args), **machine()}

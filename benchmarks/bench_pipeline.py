@@ -28,10 +28,26 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-
-from common import (PROJECT_ROOT, Timer, collection_arguments, descendants, dir_bytes, generate_queries, gib,
-                    load_text, log, machine, mib, planted_judgments, status_kib, vocabulary, write_collection,
-                    write_json, write_topics_and_qrels, write_word2vec_binary)
+from common import (
+    PROJECT_ROOT,
+    Timer,
+    collection_arguments,
+    descendants,
+    dir_bytes,
+    generate_queries,
+    gib,
+    load_text,
+    log,
+    machine,
+    mib,
+    planted_judgments,
+    status_kib,
+    vocabulary,
+    write_collection,
+    write_json,
+    write_topics_and_qrels,
+    write_word2vec_binary,
+)
 
 PIPELINES = ("pretrained", "trained")
 # the paper's embeddings: GoogleNews word2vec (3,000,000 × 300) and fastText crawl vectors (2,000,000 × 300)
@@ -52,7 +68,7 @@ def systems_of_the_paper(embedding: str) -> list[dict]:
     defaults (a re-ranker re-ranks the first BM25 system with `embedding`), so the benchmark follows the registry,
     not a list of its own. Types that need a setting to run at all (a run file's path, a label-based re-ranker's
     method) are not the paper's and are left out."""
-    from experiments.config import BUILTIN_CONFIGS
+    from experiments.config.experiment import BUILTIN_CONFIGS
     from experiments.registry import SYSTEMS
 
     systems = [dict(s) for s in tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())["systems"]]
@@ -71,8 +87,8 @@ def systems_of_the_paper(embedding: str) -> list[dict]:
 
 def pipeline_config(kind: str, data: dict, out: Path, threads: int, dim: int) -> dict:
     """The raw config (as TOML would give it) of one pipeline."""
-    from experiments.config import BUILTIN_CONFIGS
-    from experiments.config_systems import DEBIAS_VARIANTS
+    from experiments.config.experiment import BUILTIN_CONFIGS
+    from experiments.config.systems import DEBIAS_VARIANTS
 
     paper = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
     if kind == "pretrained":
@@ -101,7 +117,7 @@ def generate(args, folder: Path) -> dict:
     analyzer = default_analyzer()
     queries = generate_queries(words, args.queries, rng, analyzer)
     qrels, planted = planted_judgments(queries, args.docs, rng, analyzer)
-    from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS
+    from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS
 
     definitional = [w for pair in DEFAULT_DEFINITIONAL_PAIRS for w in pair]
     for number in rng.choice(args.docs, size=min(args.docs, 20), replace=False).tolist():
@@ -128,7 +144,7 @@ def generate(args, folder: Path) -> dict:
 
 def run_pipeline(config_path: str) -> int:
     """In a fresh process: run the experiment of a config written by the parent, print its figures as JSON."""
-    from experiments.config import parse_config
+    from experiments.config.experiment import parse_config
     from experiments.report import write_report
     from experiments.runner import Experiment
 

@@ -25,10 +25,26 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from common import (PROJECT_ROOT, Phase, Timer, collection_arguments, dir_bytes, generate_queries, gib, load_text,
-                    log, machine, mib, rusage_maxrss_kib, status_kib, synthetic_qrels, vocabulary, write_collection,
-                    write_json, write_word2vec_binary)
+from common import (
+    PROJECT_ROOT,
+    Phase,
+    Timer,
+    collection_arguments,
+    dir_bytes,
+    generate_queries,
+    gib,
+    load_text,
+    log,
+    machine,
+    mib,
+    rusage_maxrss_kib,
+    status_kib,
+    synthetic_qrels,
+    vocabulary,
+    write_collection,
+    write_json,
+    write_word2vec_binary,
+)
 
 
 def lexical_models() -> list[str]:
@@ -146,8 +162,15 @@ def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
 
     from experiments.collections import read_texts
     from gsr import default_analyzer
-    from retrievers.neural import (LEARNING_RATES, build_ranking_data, model_inputs, new_model, rerank,
-                                   sample_training_groups, train_ranker)
+    from retrievers.neural import (
+        LEARNING_RATES,
+        build_ranking_data,
+        model_inputs,
+        new_model,
+        rerank,
+        sample_training_groups,
+        train_ranker,
+    )
 
     analyzer = default_analyzer()
     qids = list(queries)[:args.neural_queries]
@@ -230,7 +253,7 @@ def main(argv=None) -> int:
 
     from embeddings import load_embedding
     from gsr import Analyzer, DocumentStats, default_analyzer
-    from gsr.io import iter_documents
+    from gsr.documents.opening import iter_documents
     from retrievers import lucene
     from retrievers.vector_average import VectorAverageRetriever as VectorRetriever
 

@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from common import log, reset_peak_rss, status_kib, vocabulary
 
 
@@ -84,9 +83,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    from embeddings import gender_lexicon, load_embedding
+    from embeddings import load_embedding
     from gsr import GSR
-    from gsr.documents import open_documents
+    from gsr.documents.opening import open_documents
+    from gsr.lexicon import gender_lexicon
 
     kv = load_embedding("glove-6b-50d")
     lexicon = gender_lexicon(kv, name="glove-6b-50d")

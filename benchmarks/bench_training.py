@@ -31,8 +31,7 @@ import tomllib
 from pathlib import Path
 
 import numpy as np
-
-from common import (Timer, collection_arguments, load_text, log, machine, vocabulary, write_collection, write_json)
+from common import Timer, collection_arguments, load_text, log, machine, vocabulary, write_collection, write_json
 
 # gensim's defaults, which embeddings.training used before issue 13 (it set neither)
 OLD_SETTINGS = {"sample": 1e-3, "buckets": 2_000_000}
@@ -111,7 +110,7 @@ def speed(args) -> dict:
 def demo_config(label: str, settings: dict, out: Path) -> dict:
     """experiments/demo.toml with every trained embedding's settings updated by `settings`."""
     from embeddings.training import TrainingSettings
-    from experiments.config import BUILTIN_CONFIGS
+    from experiments.config.experiment import BUILTIN_CONFIGS
 
     raw = tomllib.loads(BUILTIN_CONFIGS["demo"].read_text())
     raw["output"] = str(out / label)
@@ -125,7 +124,7 @@ def demo_config(label: str, settings: dict, out: Path) -> dict:
 
 def run_demo(label: str, settings: dict, out: Path) -> Path:
     """The demo with `settings`, in a cache of its own; the folder holding its per_query.csv."""
-    from experiments.config import parse_config
+    from experiments.config.experiment import parse_config
     from experiments.report import write_report
     from experiments.runner import Experiment
 
@@ -154,11 +153,12 @@ def per_query(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
 
 def slope(x: np.ndarray, y: np.ndarray) -> float:
     """Eq. 3 over the queries where both values are defined (gsr.measure.gsr_slope); NaN where it is undefined."""
-    from gsr.measure import GSRError, gsr_slope
+    from gsr.errors import UndefinedMeasureError
+    from gsr.measure import gsr_slope
 
     try:
         return gsr_slope(x, y)
-    except GSRError:
+    except UndefinedMeasureError:
         return math.nan
 
 
@@ -199,7 +199,7 @@ def parse_overrides(pairs: list[str]) -> dict:
 
 
 def quality(args) -> dict:
-    from experiments.config import BUILTIN_CONFIGS
+    from experiments.config.experiment import BUILTIN_CONFIGS
 
     out = Path(args.out or tempfile.mkdtemp(prefix="gsr-bench-training-demo-"))
     after = parse_overrides(args.after)

@@ -7,7 +7,7 @@ regular debiasing gives debiaswe's debias() output:
   unit rows; all-zero rows (padding vectors) stay zero. `unit_normalised` is this first step alone: the
   vectors the harness's regular systems retrieve with, so that regular and debiased systems differ by
   debiasing only;
-* the gender direction is learnt by `embeddings.direction.fit_gender_direction` (unit-normalised
+* the gender direction is learnt by `gsr.lexicon.fit_gender_direction` (unit-normalised
   definitional pairs, pair-centred PCA, first component, oriented so that female words project
   positive; words are looked up by the project's case policy, so debiaswe's Mary/John resolve in lowercase
   vocabularies, where debiaswe itself stops with a KeyError);
@@ -30,10 +30,6 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from embeddings.direction import GenderDirection, fit_gender_direction
-from embeddings.loading import EmbeddingError, release_rows
-from gsr.lexicon import case_variants
-from gsr.numeric import unit_rows
 from debias.words import (
     DEFAULT_LISTS,
     WordListError,
@@ -43,6 +39,9 @@ from debias.words import (
     load_pair_list,
     load_word_list,
 )
+from gsr.errors import EmbeddingError
+from gsr.infra.numeric import release_rows, unit_rows
+from gsr.lexicon import GenderDirection, case_variants, fit_gender_direction
 
 DEFAULT_CHUNK_ROWS = 16_384  # 16k x 300 float32 = 20 MB per chunk temporary
 

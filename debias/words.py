@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS, load_word_pairs
-from embeddings.loading import EmbeddingError
-from gsr.io import read_json
+from gsr.errors import EmbeddingError
+from gsr.io.files import read_json
+from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, load_word_pairs
 
 WORDLISTS = Path(__file__).resolve().parent / "wordlists"
 DEFAULT_GENDER_SPECIFIC_FILE = WORDLISTS / "gender_specific.json"
@@ -58,7 +58,7 @@ def _checked_lists(lists: str) -> str:
 
 
 def default_definitional_pairs(lists: str = DEFAULT_LISTS) -> tuple[tuple[str, str], ...]:
-    """The definitional pairs of a list set: debiaswe's file, or Bolukbasi's ten pairs as embeddings.direction holds
+    """The definitional pairs of a list set: debiaswe's file, or Bolukbasi's ten pairs as gsr.lexicon holds
     them (the same pairs in another order) for 'project'."""
     if _checked_lists(lists) == "debiaswe":
         return tuple(load_pair_list(DEBIASWE_FILES["definitional"]))

@@ -1,25 +1,23 @@
-"""Word embeddings: loading, the Bolukbasi gender direction and word genderedness (Eq. 1)."""
+"""Word embeddings: loading word2vec, GloVe, fastText and the built-in GloVe 6B into memory-mapped vectors, and
+training word2vec/fastText on a collection. The gender direction and g(w) (Eq. 1) are the measure's own:
+gsr.lexicon (their old names here still work, with a DeprecationWarning)."""
 
-from embeddings.direction import (
-    DEFAULT_DEFINITIONAL_PAIRS,
-    GenderDirection,
-    fit_gender_direction,
-    gender_lexicon,
-    load_word_pairs,
-    lookup_word,
-    word_genderedness,
-)
-from embeddings.loading import BUILTIN_EMBEDDINGS, EmbeddingError, load_embedding
+from __future__ import annotations
 
-__all__ = [
-    "BUILTIN_EMBEDDINGS",
-    "DEFAULT_DEFINITIONAL_PAIRS",
-    "EmbeddingError",
-    "GenderDirection",
-    "fit_gender_direction",
-    "gender_lexicon",
-    "load_embedding",
-    "load_word_pairs",
-    "lookup_word",
-    "word_genderedness",
-]
+from embeddings.loading import BUILTIN_EMBEDDINGS, load_embedding
+from gsr.errors import EmbeddingError
+
+_MOVED_TO_LEXICON = ("DEFAULT_DEFINITIONAL_PAIRS", "GenderDirection", "fit_gender_direction", "gender_lexicon",
+                     "load_word_pairs", "lookup_word", "word_genderedness")
+
+__all__ = ["BUILTIN_EMBEDDINGS", "EmbeddingError", "load_embedding"]
+
+
+def __getattr__(name: str):
+    if name in _MOVED_TO_LEXICON:
+        import gsr.lexicon
+        from gsr._moved import warn_moved
+
+        warn_moved(f"embeddings.{name}", f"gsr.lexicon.{name}")
+        return getattr(gsr.lexicon, name)
+    raise AttributeError(f"module 'embeddings' has no attribute {name!r}")

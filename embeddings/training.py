@@ -16,9 +16,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from gsr.io import iter_documents
-from gsr.params import Param, check_params
-from gsr.store import cache_dir, cached_folder, content_key
+from gsr.documents.opening import iter_documents
+from gsr.errors import ParamError
+from gsr.infra.params import Param, check_params
+from gsr.infra.store import cache_dir, cached_folder, content_key
 
 METHODS = ("word2vec", "fasttext")
 FASTTEXT_BUCKETS = 2_000_000  # fastText's own default, the most `buckets = 0` gives
@@ -56,12 +57,12 @@ class TrainingSettings:
 
     def __post_init__(self):
         if self.method not in METHODS:
-            raise ValueError(f"training method {self.method!r} is unknown; choose one of {', '.join(METHODS)}")
+            raise ParamError(f"training method {self.method!r} is unknown; choose one of {', '.join(METHODS)}")
         values = {p.name: getattr(self, p.name) for p in TRAINING_PARAMS}
         for name, value in check_params(TRAINING_PARAMS, values, where="training ").items():
             object.__setattr__(self, name, value)
         if self.max_n < self.min_n:
-            raise ValueError(f"training max_n ({self.max_n}) must be at least min_n ({self.min_n})")
+            raise ParamError(f"training max_n ({self.max_n}) must be at least min_n ({self.min_n})")
 
 
 @dataclass
@@ -84,7 +85,7 @@ class TokenCorpus:
 
 def _tokenise(shard: list[tuple[str, str]]) -> tuple[str, Counter, int]:
     """(the shard's documents as token lines, their word counts, how many documents)."""
-    from gsr.text import Analyzer
+    from gsr.text.analyzer import Analyzer
 
     analyzer = Analyzer(stopwords=frozenset())  # the models see every word, stop words included
     lines = [analyzer.tokens(text) for _, text in shard]
@@ -98,7 +99,7 @@ def write_token_corpus(documents: Path, folder: Path, progress: bool = False, n_
     Tokens are GSR's (lowercase runs of letters) without a stop list. `n_jobs` processes (default: all cores).
     Training reads corpus.txt in C with every worker thread, several times faster than Python iterables.
     """
-    from gsr.stats import document_shards, map_in_processes
+    from gsr.documents.stats import document_shards, map_in_processes
 
     n_jobs = n_jobs or os.cpu_count() or 1
     counts: Counter = Counter()

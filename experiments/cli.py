@@ -1,12 +1,14 @@
 """The `gsr` command: one subcommand per module of experiments.commands (and debias.command), a shared error
-policy: expected failures print `gsr: error: ...` and exit with status 2; Ctrl-C prints one line and exits with
-status 130 (every file is written atomically, so nothing half-written is left and a rerun resumes)."""
+policy: a gsr.errors.GSRError (a user's mistake, an undefined measure) prints `gsr: error: ...` and exits with
+status 2; Ctrl-C prints one line and exits with status 130 (every file is written atomically, so nothing
+half-written is left and a rerun resumes); anything else is a bug, shown with its traceback, status 70."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import traceback
 
 COMMANDS = ("experiments.commands.validate", "experiments.commands.queries", "experiments.commands.score",
             "experiments.commands.label", "experiments.commands.bias", "experiments.commands.rerank",
@@ -27,11 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     command = "(starting)"
     try:
-        from embeddings.loading import EmbeddingError
-        from experiments.commands.common import CommandError
-        from gsr.io import InputError
-        from gsr.measure import GSRError
-        from retrievers.lucene import LuceneError
+        from gsr.errors import GSRError
 
         args = build_parser().parse_args(argv)
         command = args.command
@@ -39,12 +37,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as interrupt:  # first: the names below may not be imported yet
         print(f"gsr: {interrupted(command, interrupt)}", file=sys.stderr)
         return 130  # 128 + SIGINT, as shells report it
-    except (InputError, EmbeddingError, GSRError, LuceneError, CommandError, ValueError) as err:
+    except GSRError as err:  # a user's mistake or an undefined measure: the message says what and where
         print(f"gsr: error: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head & co.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception:  # anything else is a bug in gsr-bench: show where it happened
+        traceback.print_exc()
+        print(f"gsr: internal error in gsr {command}: this is a bug in gsr-bench, not a mistake in your input; "
+              "please report it with the traceback above", file=sys.stderr)
+        return 70  # EX_SOFTWARE
 
 
 def interrupted(command: str, interrupt: KeyboardInterrupt) -> str:

@@ -14,7 +14,7 @@ the upper third *leans female*, the lower third *male*, the middle third is *neu
 shuffled so they do not reveal g(q). A query's topic vocabulary is the 40 nearest neighbours of the mean
 of its term vectors, without its terms, their inflections and the definitional words.
 
-Gender context. The 20 definitional words of embeddings.direction.DEFAULT_DEFINITIONAL_PAIRS (she he her
+Gender context. The 20 definitional words of gsr.lexicon.DEFAULT_DEFINITIONAL_PAIRS (she he her
 his woman man Mary John herself himself daughter son mother father gal guy girl boy female male) are the
 only planted gender words: a document's context is 12-20 words drawn from one side's ten (each appears
 thousands of times in the default collection). A query's *stereotypical* side is its leaning (a coin flip
@@ -53,6 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from gsr.errors import GSRError
 
 DEMO_VERSION = "1"
 
@@ -110,7 +112,7 @@ UNTOPICAL_SEEDS = frozenset({"courier", "carpenter", "miner", "possessive", "out
                              "office", "home", "sensitive", "strong", "demanding", "generous", "proud", "confident"})
 
 
-class DemoError(ValueError):
+class DemoError(GSRError):
     """The demo collection cannot be generated with the given sizes or lexicon; the message says which."""
 
 
@@ -149,7 +151,7 @@ DISTRACTORS = (4, 10)
 
 
 def _gender_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS
+    from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS
 
     female = tuple(f for f, _ in DEFAULT_DEFINITIONAL_PAIRS)
     male = tuple(m for _, m in DEFAULT_DEFINITIONAL_PAIRS)
@@ -218,7 +220,7 @@ class _Vocabulary:
 
 def _seed_words(vocabulary: _Vocabulary) -> list[str]:
     """SEED_WORDS then Appendix A's words that are in the vocabulary, one per inflection class."""
-    from gsr.stereotypes import STEREOTYPE_CONTRASTS
+    from gsr.validation.stereotypes import STEREOTYPE_CONTRASTS
 
     listed = list(SEED_WORDS) + [w.lower() for pair in STEREOTYPE_CONTRASTS.values() for words in pair
                                  for w in words]
@@ -334,13 +336,14 @@ def _text(words: list[str], rng: np.random.Generator) -> str:
 def generator_analyzer():
     """The word handling the generator was written with (scikit-learn's stop list, Snowball stems for near-duplicate
     words), fixed here so the demo collection stays byte-identical when GSR's defaults change."""
-    from gsr.text import Analyzer, stopword_list
+    from gsr.text.analyzer import Analyzer, stopword_list
 
     return Analyzer(stopword_list("sklearn"), exclusion="stem")
 
 
 def _default_lexicon():
-    from embeddings import gender_lexicon, load_embedding
+    from embeddings import load_embedding
+    from gsr.lexicon import gender_lexicon
 
     kv = load_embedding("glove-6b-50d")
     return kv, gender_lexicon(kv, name="glove-6b-50d")

@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gsr.integrations import is_gsr_measure, parse_measure_name
-from gsr.io import InputError, Qrels, Run
-from gsr.params import Param, check_params
-from gsr.statistics import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES, adjust_p_values, randomization_test
+from gsr.errors import InputError, ParamError
+from gsr.infra.params import Param, check_params
+from gsr.integrations.measures import is_gsr_measure, parse_measure_name
+from gsr.io.types import Qrels, Run
+from gsr.uncertainty import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES, adjust_p_values, randomization_test
 
 DEFAULT_MEASURES = ("AP", "P@10", "nDCG@100")
 DISPLAY_NAMES = {"AP": "MAP"}
@@ -119,7 +120,7 @@ def paired_test(system: dict[str, float], baseline: dict[str, float], test: str 
     from scipy import stats
 
     if test not in TESTS:
-        raise ValueError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
+        raise ParamError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
     common = sorted(set(system) & set(baseline))
     if len(common) < 2:
         return None

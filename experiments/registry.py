@@ -15,14 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from gsr.io import InputError
-from gsr.params import Param
+from gsr.errors import InputError
+from gsr.infra.params import Param
 
 if TYPE_CHECKING:
     from experiments.collections import Collection
-    from experiments.config import ExperimentConfig, SystemSpec
-    from experiments.runner import Experiment, ExperimentResult
-    from gsr.io import Run
+    from experiments.config.experiment import ExperimentConfig
+    from experiments.config.systems import SystemSpec
+    from experiments.results import ExperimentResult
+    from experiments.runner import Experiment
+    from gsr.io.types import Run
 
 
 class RegistryError(InputError):

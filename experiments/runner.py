@@ -15,16 +15,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from embeddings.direction import gender_lexicon
 from experiments.analyses import AnalysisError
 from experiments.collections import Collection, collection_docids, load_collection
-from experiments.config import ExperimentConfig, SystemSpec, output_name
+from experiments.config.experiment import ExperimentConfig
+from experiments.config.systems import SystemSpec, output_name
 from experiments.effectiveness import Effectiveness, check_run_ids, evaluate_run, parse_measures
 from experiments.registry import ANALYSES, SYSTEMS
+from experiments.results import PERFECT, RANDOM, ExperimentResult
 from gsr.baselines import perfect_run, random_run
+from gsr.errors import InputError
 from gsr.evaluate import GSR, GSRReport, GSRResult, cached_document_stats
-from gsr.io import InputError, Run, read_trec_run, write_trec_run
-from gsr.store import (
+from gsr.infra.store import (
     CACHE_VARIABLE,
     cache_dir,
     cached_file,
@@ -34,9 +35,11 @@ from gsr.store import (
     file_version_key,
     unwritable,
 )
-from gsr.text import Analyzer, stopwords_of
+from gsr.io.runs import read_trec_run, write_trec_run
+from gsr.io.types import Run
+from gsr.lexicon import gender_lexicon
+from gsr.text.analyzer import Analyzer, stopwords_of
 
-PERFECT, RANDOM = "perfect", "random"
 DEBIAS_VERSION = 2  # bump when debiasing changes its output (2: rows without a gender component keep their bits)
 
 
@@ -50,29 +53,6 @@ class LoadedEmbedding:
     name: str
     kv: object
     key: str  # version key: changes whenever the vectors could
-
-
-@dataclass
-class ExperimentResult:
-    """Everything the report needs: runs, effectiveness per system, GSR per system and measuring embedding."""
-
-    config: ExperimentConfig
-    collection: Collection
-    runs: dict[str, Run]
-    effectiveness: dict[str, Effectiveness]
-    gsr: dict[str, GSRReport]  # GSR column label -> report holding every system (see system_gsr)
-    system_gsr: dict[str, dict[str, GSRResult]]  # GSR column label (the measuring embedding's name, 'name@K' for
-    # further cut-offs) -> system name -> result (perfect/random included), with bootstrap intervals
-    query_genderedness: dict[str, dict[str, float | None]] = field(default_factory=dict)
-    evaluated_queries: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    reused: list[str] = field(default_factory=list)
-    analyses: dict[str, object] = field(default_factory=dict)  # analysis name -> its result (with to_dict)
-    analysis_errors: dict[str, str] = field(default_factory=dict)  # analysis name -> why it could not be computed
-
-    def reference_genderedness(self) -> dict[str, float | None]:
-        """g(q) under the first measuring embedding: the x axis of the paper's analyses."""
-        return self.query_genderedness[self.config.measuring[0]]
 
 
 class Experiment:
@@ -216,7 +196,7 @@ class Experiment:
         def build():
             pairs = None
             if self.config.definitional:
-                from embeddings.direction import load_word_pairs
+                from gsr.lexicon import load_word_pairs
 
                 pairs = load_word_pairs(self.config.definitional)
             return gender_lexicon(self.source_embedding(name).kv, pairs=pairs, name=name)
@@ -232,7 +212,7 @@ class Experiment:
     def mention_words(self):
         """§4.2.5's gendered entity words and first names (gsr.labels.default_mention_words), loaded once: the
         intrinsic labels, their cache keys and Fig. 12 all read them."""
-        from gsr.labels import default_mention_words
+        from gsr.text.intrinsic_gender import default_mention_words
 
         return self.shared("mention words", default_mention_words)
 

@@ -1,33 +1,62 @@
 """Gender Stereotype Reinforcement (Fabris et al.): the measure, its baselines and its validation.
 
-Importable without torch or pyserini. The equations live in gsr.measure, one function each.
+The equations live in gsr.measure (Eq. 2 and 3) and gsr.lexicon (Eq. 1), one function each; `GSR` (gsr.evaluate)
+measures whole runs. Sub-packages: io (runs, qrels, topics), documents (where documents come from), text (tokens,
+stop lists, intrinsic gender), fairness (label-based bias measures), integrations (ir_measures, PyTerrier),
+validation (Fig. 1, toys) and infra (cache store, parameters, logging).
+
+Importing gsr is cheap: the names below are loaded on first use, so `import gsr` pulls in neither numpy nor scipy.
 """
 
-from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
-from gsr.documents import open_documents, register_document_source
-from gsr.evaluate import GSR, GSRReport, GSRResult, QueryResult, measure_run
-from gsr.io import InputError, as_qrels, as_queries, as_run, read_qrels, read_queries, read_trec_run, read_trec_topics
-from gsr.lexicon import GenderLexicon
-from gsr.measure import (
-    GSRError,
-    document_genderedness,
-    gsr_slope,
-    list_genderedness,
-    query_genderedness,
-    rank_discounts,
-    relative_gsr,
-    tied_rank_weights,
-)
-from gsr.sources import DocumentSource
-from gsr.ranked import RankedRows
-from gsr.stats import DocumentStats, GenderedDocuments
-from gsr.text import GENDERED_KEEP_WORDS, Analyzer, default_analyzer, read_stopwords
+from __future__ import annotations
 
-__all__ = [
-    "GENDERED_KEEP_WORDS", "GSR", "Analyzer", "DocumentStats", "GSRError", "GSRReport", "GSRResult",
-    "GenderLexicon", "GenderedDocuments", "InputError", "QueryResult", "RankedRows", "as_qrels", "as_queries", "as_run",
-    "cut_run", "default_analyzer", "document_genderedness", "gsr_slope", "list_genderedness", "measure_run",
-    "perfect_run", "query_genderedness", "random_run", "rank_discounts", "read_qrels", "read_queries",
-    "read_stopwords", "read_trec_run", "read_trec_topics", "relative_gsr", "relevant_counts", "tied_rank_weights",
-    "DocumentSource", "open_documents", "register_document_source",
-]
+import importlib
+
+from gsr import _moved
+from gsr.errors import ConfigError, GSRError, InputError, ParamError, UndefinedMeasureError
+
+_moved.install()
+
+try:
+    from importlib.metadata import PackageNotFoundError, version
+
+    __version__ = version("gsr-bench")
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
+
+_LAZY = {
+    "cut_run": "gsr.baselines", "perfect_run": "gsr.baselines", "random_run": "gsr.baselines",
+    "relevant_counts": "gsr.baselines",
+    "DocumentSource": "gsr.documents.base", "open_documents": "gsr.documents.opening",
+    "register_document_source": "gsr.documents.opening", "iter_documents": "gsr.documents.opening",
+    "DocumentStats": "gsr.documents.stats", "GenderedDocuments": "gsr.documents.stats",
+    "GSR": "gsr.evaluate", "GSRReport": "gsr.evaluate", "GSRResult": "gsr.evaluate", "QueryResult": "gsr.evaluate",
+    "measure_run": "gsr.evaluate", "gsr_difference_test": "gsr.evaluate",
+    "as_qrels": "gsr.io.convert", "as_queries": "gsr.io.convert", "as_run": "gsr.io.convert",
+    "read_qrels": "gsr.io.qrels", "read_trec_run": "gsr.io.runs", "write_trec_run": "gsr.io.runs",
+    "read_queries": "gsr.io.topics", "read_trec_topics": "gsr.io.topics",
+    "GenderLexicon": "gsr.lexicon", "GenderDirection": "gsr.lexicon", "fit_gender_direction": "gsr.lexicon",
+    "word_genderedness": "gsr.lexicon", "DEFAULT_DEFINITIONAL_PAIRS": "gsr.lexicon",
+    "document_genderedness": "gsr.measure", "gsr_slope": "gsr.measure", "list_genderedness": "gsr.measure",
+    "query_genderedness": "gsr.measure", "rank_discounts": "gsr.measure", "relative_gsr": "gsr.measure",
+    "tied_rank_weights": "gsr.measure",
+    "RankedRows": "gsr.ranked",
+    "GENDERED_KEEP_WORDS": "gsr.text.analyzer", "Analyzer": "gsr.text.analyzer",
+    "default_analyzer": "gsr.text.analyzer", "read_stopwords": "gsr.text.analyzer",
+}
+
+__all__ = ["ConfigError", "GSRError", "InputError", "ParamError", "UndefinedMeasureError", "__version__",
+           *sorted(_LAZY)]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gsr' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from gsr.io import Qrels, Run
+from gsr.io.types import Qrels, Run
 
 
 def relevant_counts(qrels: Qrels) -> dict[str, int]:

@@ -7,7 +7,7 @@ This module imports nothing of the project: every package can raise these withou
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "GSRError", "InputError", "ParamError", "UndefinedMeasureError"]
+__all__ = ["ConfigError", "EmbeddingError", "GSRError", "InputError", "ParamError", "UndefinedMeasureError"]
 
 
 class GSRError(ValueError):
@@ -25,9 +25,14 @@ class InputError(GSRError):
     """Input that cannot be used as given; the message names the file and line, the row or the key."""
 
 
+class EmbeddingError(InputError):
+    """An embedding that cannot be found, read or used; the message names the file and line, or the word."""
+
+
 class ConfigError(InputError):
     """A config file or its values cannot be used; the message names the key."""
 
 
-class ParamError(ConfigError):
-    """A declared parameter given a value of the wrong type or outside its range; the message names it."""
+class ParamError(InputError):
+    """A declared parameter (of the measure, a system, an analysis) given a value of the wrong type or outside its
+    range; the message names it. A config file's keys fail as ConfigError, naming the file and the key."""

@@ -10,10 +10,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gsr.baselines import cut_run, perfect_run, random_positions, random_run, ranked_picks, relevant_counts
-from gsr.documents import open_documents
-from gsr.io import InputError, Run, as_qrels, as_queries, as_run, iter_documents
+from gsr.documents.base import DocumentSource
+from gsr.documents.needed import cached_document_stats, needed_document_stats
+from gsr.documents.opening import iter_documents, open_documents
+from gsr.documents.stats import DocumentStats, GenderedDocuments
+from gsr.errors import InputError, ParamError, UndefinedMeasureError
+from gsr.infra.numeric import finite
+from gsr.io.convert import as_qrels, as_queries, as_run
+from gsr.io.types import Run
 from gsr.measure import (
-    GSRError,
     gsr_slope,
     list_genderedness_many,
     query_genderedness,
@@ -21,11 +26,9 @@ from gsr.measure import (
     slope_noise_floor,
     tied_rank_weights_many,
 )
-from gsr.numeric import finite
 from gsr.ranked import RankedRows
-from gsr.source_stats import cached_document_stats, needed_document_stats
-from gsr.sources import DocumentSource
-from gsr.statistics import (
+from gsr.text.analyzer import Analyzer, default_analyzer
+from gsr.uncertainty import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     BootstrapFit,
@@ -38,8 +41,6 @@ from gsr.statistics import (
     resample_counts,
     slope_standard_error,
 )
-from gsr.stats import DocumentStats, GenderedDocuments
-from gsr.text import Analyzer, default_analyzer
 
 __all__ = ["GSR", "GSRReport", "GSRResult", "QueryResult", "cached_document_stats", "describe_queries",
            "measure_run"]
@@ -155,7 +156,7 @@ def relative_to_perfect(result: GSRResult, perfect: GSRResult | None) -> tuple[f
         return None, f"relative GSR is undefined: GSR is undefined ({result.error})"
     try:
         return finite(relative_gsr(result.gsr, perfect.gsr, perfect.noise_floor())), None
-    except GSRError as err:
+    except UndefinedMeasureError as err:
         return None, str(err)
 
 
@@ -203,12 +204,12 @@ def gsr_difference_test(a: GSRResult, b: GSRResult, resamples: int = DEFAULT_RES
     x_b, y_b = b.aligned_points(queries)
     both = ~(np.isnan(x) | np.isnan(x_b))
     if not np.allclose(x[both], x_b[both], rtol=1e-9, atol=1e-12):
-        raise GSRError("the two results have different query genderedness: compare results measured with the same "
+        raise InputError("the two results have different query genderedness: compare results measured with the same "
                        "embedding and topics")
     try:
         return paired_gsr_test(x, y_a, y_b, resamples=resamples, seed=seed, alternative=alternative)
     except ValueError as err:
-        raise GSRError(str(err)) from None
+        raise UndefinedMeasureError(str(err)) from None
 
 
 def measure_run(run: Run | RankedRows, queries: dict[str, str], documents: GenderedDocuments, *,
@@ -223,7 +224,7 @@ def measure_run(run: Run | RankedRows, queries: dict[str, str], documents: Gende
     if not isinstance(run, RankedRows):
         run = RankedRows.place(run, documents.stats)
     elif run.stats is not documents.stats:
-        raise ValueError("the run was placed on another collection's DocumentStats than the one being measured")
+        raise InputError("the run was placed on another collection's DocumentStats than the one being measured")
     analyzer, lexicon = documents.analyzer, documents.lexicon
     order = query_ids if query_ids is not None else sorted(queries)
     measured = [qid for qid in order if qid in queries]
@@ -265,7 +266,7 @@ def measure_run(run: Run | RankedRows, queries: dict[str, str], documents: Gende
     result = GSRResult(None, per_query, skipped, int(unknown.sum()), int(np.isnan(values).sum() - unknown.sum()))
     try:
         result.gsr = gsr_slope(*result.points(defined_only=False))
-    except GSRError as err:
+    except UndefinedMeasureError as err:
         result.error = str(err)
     return result
 
@@ -286,7 +287,7 @@ class GSR:
                  tie_scores: bool = True, random_seed: int = 0, exclusion: str | None = None,
                  resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL, seed: int = 0):
         if not (cutoff is None or cutoff == "relevant" or (isinstance(cutoff, int) and cutoff > 0)):
-            raise ValueError(f"cutoff must be 'relevant', a positive integer or None, not {cutoff!r}")
+            raise ParamError(f"cutoff must be 'relevant', a positive integer or None, not {cutoff!r}")
         self.lexicon = lexicon
         self.analyzer = analyzer or default_analyzer()
         if exclusion is not None:
@@ -295,9 +296,9 @@ class GSR:
         self.tie_scores = tie_scores
         self.random_seed = random_seed
         if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 0:
-            raise ValueError(f"resamples must be a non-negative integer, not {resamples!r}")
+            raise ParamError(f"resamples must be a non-negative integer, not {resamples!r}")
         if not 0 < level < 1:
-            raise ValueError(f"level must be in (0, 1), not {level!r}")
+            raise ParamError(f"level must be in (0, 1), not {level!r}")
         self.resamples, self.level, self.seed = resamples, level, seed
 
     def documents(self, source, n_jobs: int | None = None, progress: bool = False) -> GenderedDocuments:

@@ -1,11 +1,23 @@
-"""Word genderedness lookups, g(w) for the tokens GSR averages over, and the project's one word-lookup policy."""
+"""Eq. 1: the gender direction of Bolukbasi et al. (§2.2) and word genderedness g(w), looked up for the tokens GSR
+averages over by the project's one word-lookup policy (vocabulary_key).
+
+An embedding is anything with gensim KeyedVectors' `key_to_index`, `index_to_key`, `vectors` and `[word]`; gsr
+imports no embedding library (embeddings.load_embedding reads the file formats).
+"""
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Container, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+
+from gsr.errors import EmbeddingError, InputError
+from gsr.infra.numeric import release_rows, unit_rows
+from gsr.io.files import read_json
 
 
 def case_variants(word: str) -> tuple[str, ...]:
@@ -33,7 +45,7 @@ class GenderLexicon:
     def __init__(self, index: Mapping[str, int], values: np.ndarray, name: str = "custom", direction=None):
         values = np.asarray(values, dtype=np.float64)
         if len(index) != len(values):
-            raise ValueError(f"{len(index)} words but {len(values)} genderedness values")
+            raise InputError(f"{len(index)} words but {len(values)} genderedness values")
         self._index = index
         self._values = values
         self.name = name
@@ -46,6 +58,14 @@ class GenderLexicon:
         words = list(mapping)
         index = {w: i for i, w in enumerate(words)}
         return cls(index, np.array([mapping[w] for w in words], dtype=np.float64), name=name)
+
+    @classmethod
+    def from_embedding(cls, kv, pairs=None, direction: GenderDirection | None = None,
+                       name: str = "embedding") -> GenderLexicon:
+        """g(w) of Eq. 1 for every word of the embedding `kv`, with the Bolukbasi direction fitted on the
+        definitional `pairs` (default: Bolukbasi's ten) unless `direction` is given."""
+        direction = direction or fit_gender_direction(kv, pairs)
+        return cls(kv.key_to_index, direction.vocabulary_genderedness(kv), name=name, direction=direction)
 
     def get(self, word: str) -> float | None:
         """g(word), or None when no case form of it is in the vocabulary."""
@@ -68,3 +88,114 @@ class GenderLexicon:
         value = self.get(word)
         return math.nan if value is None else value
 
+
+# Bolukbasi et al.'s ten definitional pairs, female word first (paper §2.2).
+DEFAULT_DEFINITIONAL_PAIRS: tuple[tuple[str, str], ...] = (
+    ("she", "he"),
+    ("her", "his"),
+    ("woman", "man"),
+    ("Mary", "John"),
+    ("herself", "himself"),
+    ("daughter", "son"),
+    ("mother", "father"),
+    ("gal", "guy"),
+    ("girl", "boy"),
+    ("female", "male"),
+)
+
+ORIENTATION_PAIR = ("she", "he")
+
+
+def load_word_pairs(path: str | os.PathLike) -> list[tuple[str, str]]:
+    """Read word pairs from a debiaswe-style JSON file: a list of two-word lists."""
+    path = Path(path)
+    data = read_json(path, error=EmbeddingError)
+    if not isinstance(data, list):
+        raise EmbeddingError(f"{path}: expected a JSON list of [word, word] pairs")
+    pairs = []
+    for number, item in enumerate(data, start=1):
+        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(w, str) for w in item)):
+            raise EmbeddingError(f"{path}: item {number} is not a pair of words: {item!r}")
+        pairs.append((item[0], item[1]))
+    return pairs
+
+
+def lookup_word(kv, word: str) -> str | None:
+    """The key of `word` in a KeyedVectors under the project's lookup policy (vocabulary_key)."""
+    return vocabulary_key(kv.key_to_index, word)
+
+
+def _definitional_unit(kv, word: str) -> np.ndarray:
+    vector = np.asarray(kv[lookup_word(kv, word)], dtype=np.float64)
+    if not vector.any():
+        raise EmbeddingError(f"the definitional word {word!r} has an all-zero vector")
+    return unit_rows(vector)
+
+
+@dataclass(frozen=True)
+class GenderDirection:
+    """A unit gender direction w_g, oriented so that female words project positive."""
+
+    vector: np.ndarray
+    explained_variance: float
+    explained_variance_ratios: tuple[float, ...] = ()
+    pairs: tuple[tuple[str, str], ...] = field(default=())
+
+    def genderedness(self, vectors: np.ndarray) -> np.ndarray:
+        """Eq. 1, g(w) = w·w_g / (|w||w_g|), for each row of `vectors` (NaN for all-zero rows)."""
+        return word_genderedness(vectors, self.vector)
+
+    def vocabulary_genderedness(self, kv, chunk_rows: int = 200_000) -> np.ndarray:
+        """Eq. 1 for every word of a KeyedVectors, in chunks so a memory-mapped embedding is never copied whole."""
+        total = len(kv.index_to_key)
+        out = np.empty(total, dtype=np.float64)
+        for start in range(0, total, chunk_rows):
+            out[start : start + chunk_rows] = self.genderedness(kv.vectors[start : start + chunk_rows])
+            release_rows(kv.vectors, start, start + chunk_rows)
+        return out
+
+
+def word_genderedness(vectors: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Eq. 1: cosine of each word vector with the gender direction; NaN where a vector is all zeros."""
+    vectors = np.asarray(vectors)
+    direction = np.asarray(direction, dtype=np.float64)
+    dots = vectors @ direction.astype(vectors.dtype, copy=False)
+    norms = np.linalg.norm(vectors, axis=-1) * np.linalg.norm(direction)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = np.asarray(dots, dtype=np.float64) / norms
+    return np.where(norms > 0, g, np.nan)
+
+
+def fit_gender_direction(kv, pairs=None) -> GenderDirection:
+    """§2.2: first principal component of the centred, unit-normalised definitional pairs, female-positive."""
+    pairs = tuple(tuple(p) for p in (pairs if pairs is not None else DEFAULT_DEFINITIONAL_PAIRS))
+    if len(pairs) < 2:
+        raise EmbeddingError("the gender direction needs at least two definitional pairs")
+    missing = [w for pair in pairs for w in pair if lookup_word(kv, w) is None]
+    if missing:
+        raise EmbeddingError(
+            "definitional word(s) missing from the embedding: " + ", ".join(missing)
+            + " (give other pairs with --definitional)"
+        )
+    rows = []
+    for female, male in pairs:
+        a, b = _definitional_unit(kv, female), _definitional_unit(kv, male)
+        centre = (a + b) / 2
+        rows.extend([a - centre, b - centre])
+    matrix = np.vstack(rows)
+    # Rows of each pair sum to zero, so the matrix is already column-centred, as PCA requires.
+    _, singular, vt = np.linalg.svd(matrix, full_matrices=False)
+    variance = singular**2
+    ratios = tuple(float(v) for v in variance / variance.sum())
+    direction = vt[0] / np.linalg.norm(vt[0])
+    she, he = (lookup_word(kv, w) for w in ORIENTATION_PAIR)
+    if she is None or he is None:
+        raise EmbeddingError("cannot orient the gender direction: 'she' or 'he' is missing from the embedding")
+    if float((_definitional_unit(kv, she) - _definitional_unit(kv, he)) @ direction) < 0:
+        direction = -direction
+    return GenderDirection(direction, ratios[0], ratios, pairs)
+
+
+def gender_lexicon(kv, pairs=None, direction: GenderDirection | None = None, name: str = "embedding") -> GenderLexicon:
+    """g(w) of Eq. 1 for every word of `kv` (GenderLexicon.from_embedding)."""
+    return GenderLexicon.from_embedding(kv, pairs, direction, name)

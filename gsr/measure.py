@@ -1,4 +1,9 @@
-"""The GSR equations of Fabris et al.: genderedness of queries, documents and ranked lists, and the slope."""
+"""The GSR equations of Fabris et al.: genderedness of queries, documents and ranked lists (§3.3, Eq. 2), the slope
+(Eq. 3) and relative GSR. Word genderedness (Eq. 1) is in gsr.lexicon.
+
+GSRError is re-exported here for code written against earlier releases; an undefined measure raises its subclass
+UndefinedMeasureError.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from gsr.numeric import mean_or_nan
-
-
-class GSRError(ValueError):
-    """GSR is undefined for the given input (too few queries, no query genderedness variance, ...)."""
+from gsr.errors import GSRError, InputError, UndefinedMeasureError
+from gsr.infra.numeric import mean_or_nan
 
 
 def mean_genderedness(values: Iterable[float | None]) -> float:
@@ -74,7 +76,7 @@ def list_genderedness(document_values: Sequence[float], weights: Sequence[float]
     values = np.asarray(document_values, dtype=np.float64)
     weights = rank_discounts(len(values)) if weights is None else np.asarray(weights, dtype=np.float64)
     if len(weights) != len(values):
-        raise GSRError(f"{len(values)} documents but {len(weights)} weights")
+        raise InputError(f"{len(values)} documents but {len(weights)} weights")
     return float(list_genderedness_many(values, weights, np.array([0, len(values)]))[0])
 
 
@@ -95,15 +97,15 @@ def _centred_points(query_values: Sequence[float], list_values: Sequence[float])
     x = np.asarray(query_values, dtype=np.float64)
     y = np.asarray(list_values, dtype=np.float64)
     if x.shape != y.shape:
-        raise GSRError(f"{len(x)} query values but {len(y)} list values")
+        raise InputError(f"{len(x)} query values but {len(y)} list values")
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = x[keep], y[keep]
     if len(x) < 2:
-        raise GSRError(f"GSR needs at least two queries with defined genderedness, got {len(x)}")
+        raise UndefinedMeasureError(f"GSR needs at least two queries with defined genderedness, got {len(x)}")
     dx = x - x.mean()
     variance = float(np.mean(dx * dx))
     if np.ptp(x) == 0 or variance <= 1e-24 * float(np.mean(x * x)):
-        raise GSRError("GSR is undefined: every query has the same genderedness (zero variance)")
+        raise UndefinedMeasureError("GSR is undefined: every query has the same genderedness (zero variance)")
     return dx, y - y.mean(), variance, keep
 
 
@@ -117,7 +119,7 @@ def gsr_slope_terms(query_values: Sequence[float], list_values: Sequence[float])
     """Eq. 3 split per query: (g(q_i) − μ_q)(g_qi(L_i) − μ_L)/σ², NaN where a value is undefined.
 
     The mean over the defined queries is m_s(Q, D), so tools that average per-query values (ir_measures,
-    PyTerrier) report exactly the slope; undefined inputs raise GSRError as gsr_slope does.
+    PyTerrier) report exactly the slope; undefined inputs raise UndefinedMeasureError as gsr_slope does.
     """
     dx, dy, variance, keep = _centred_points(query_values, list_values)
     terms = np.full(len(keep), np.nan)
@@ -148,12 +150,12 @@ def relative_gsr(system_gsr: float, perfect_gsr: float, noise_floor: float = 0.0
     """§4.2.2 / Table 2: a system's GSR as a percentage above (or below) the perfect engine's.
 
     (m_s - m_P) / |m_P|, which is the paper's m_s / m_P - 1 whenever m_P > 0 and keeps its sign otherwise. Undefined
-    (GSRError saying why) when m_P is NaN or zero up to rounding, |m_P| ≤ `noise_floor` (see slope_noise_floor):
+    (UndefinedMeasureError saying why) when m_P is NaN or zero up to rounding, |m_P| ≤ `noise_floor` (see slope_noise_floor):
     a percentage of rounding noise would be an arbitrary number such as -3e17 %.
     """
     if math.isnan(perfect_gsr):
-        raise GSRError("relative GSR is undefined: the perfect engine's GSR is undefined")
+        raise UndefinedMeasureError("relative GSR is undefined: the perfect engine's GSR is undefined")
     if abs(perfect_gsr) <= noise_floor:
-        raise GSRError(f"relative GSR is undefined: the perfect engine's GSR is zero up to rounding "
+        raise UndefinedMeasureError(f"relative GSR is undefined: the perfect engine's GSR is zero up to rounding "
                        f"(|{perfect_gsr:.3g}| ≤ {noise_floor:.3g})")
     return 100.0 * (system_gsr - perfect_gsr) / abs(perfect_gsr)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gsr.io import Run
-from gsr.stats import DocumentStats
+from gsr.documents.stats import DocumentStats
+from gsr.io.types import Run
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from gsr.errors import InputError
 from gsr.fairness.labels import DocumentLabels
 from gsr.fairness.measures import (
     DEFAULT_EPSILON,
@@ -32,8 +33,8 @@ from gsr.fairness.measures import (
     groups_of,
     kl_divergence,
 )
-from gsr.io import InputError, Run, rank_order
-from gsr.params import Param, ParamError, check_params
+from gsr.infra.params import Param, ParamError, check_params
+from gsr.io.types import Run, rank_order
 
 METHODS = ("epsilon_greedy", "relevance_swap", "fairness_greedy", "dash")
 LABEL_METHODS = ("fairness_greedy", "dash")  # the methods that read document labels

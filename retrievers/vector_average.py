@@ -13,12 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from gsr.io import Run
+from gsr.documents.stats import DocumentStats
+from gsr.errors import ParamError
+from gsr.infra.numeric import unit_rows
+from gsr.infra.store import cache_dir, cached_file, content_key
+from gsr.io.types import Run
 from gsr.lexicon import vocabulary_key
-from gsr.numeric import unit_rows
-from gsr.stats import DocumentStats
-from gsr.store import cache_dir, cached_file, content_key
-from gsr.text import GENDERED_KEEP_WORDS, Analyzer
+from gsr.text.analyzer import GENDERED_KEEP_WORDS, Analyzer
 
 WEIGHTINGS = ("add", "si")
 
@@ -43,7 +44,7 @@ class VectorAverageRetriever:
     def __init__(self, kv, stats: DocumentStats, weighting: str = "add", analyzer: Analyzer | None = None,
                  cache_key: str | None = None, progress: bool = False):
         if weighting not in WEIGHTINGS:
-            raise ValueError(f"weighting {weighting!r} is unknown; choose one of {', '.join(WEIGHTINGS)}")
+            raise ParamError(f"weighting {weighting!r} is unknown; choose one of {', '.join(WEIGHTINGS)}")
         self.kv = kv
         self.stats = stats
         self.weighting = weighting

@@ -69,7 +69,7 @@ def glove(tmp_path_factory):
 @pytest.fixture(scope="session")
 def glove_lexicon(glove):
     """The built-in GloVe 6B 50d lexicon (Eq. 1 with the default definitional pairs)."""
-    from embeddings import gender_lexicon
+    from gsr.lexicon import gender_lexicon
 
     return gender_lexicon(glove, name="glove-6b-50d")
 

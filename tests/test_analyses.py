@@ -10,6 +10,7 @@ import random
 
 import numpy as np
 import pytest
+from matplotlib.colors import to_hex
 from scipy import stats
 
 from experiments.analyses import (
@@ -17,22 +18,19 @@ from experiments.analyses import (
     delta_gap,
     favoured_share_by_bin,
     gap_difference,
+    gap_shares_figure,
     gender_gap,
     kendall_tau_distance,
-    query_genderedness_agreement,
-    rank_change_by_genderedness,
-    system_ranking_agreement,
-)
-from gsr.labels import MentionWords, load_gendered_entities
-from experiments.analyses import (
-    gap_shares_figure,
     plot_gap_shares,
     plot_rank_change,
     plot_reliability,
+    query_genderedness_agreement,
+    rank_change_by_genderedness,
     rank_change_figure,
     reliability_figure,
+    system_ranking_agreement,
 )
-from matplotlib.colors import to_hex
+from gsr.text.intrinsic_gender import MentionWords, load_gendered_entities
 from tests.conftest import PAPER
 from tests.figures import (
     GREY_NEUTRAL,
@@ -48,8 +46,6 @@ from tests.figures import (
     texts,
     titles,
 )
-
-
 
 # ---------------------------------------------------------------- Kendall tau distance
 

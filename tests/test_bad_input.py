@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS
 from experiments.cli import main
+from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS
 
 STAGING = ".staging-"  # the staging-name mark of atomic writes (written here, not imported from the code it checks)
 PROJECT = Path(__file__).resolve().parents[1]
@@ -822,7 +822,7 @@ API_CASES = {
 
 
 def _load_entities(path: Path):
-    from gsr.labels import load_gendered_entities
+    from gsr.text.intrinsic_gender import load_gendered_entities
 
     return load_gendered_entities(path)
 

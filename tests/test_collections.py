@@ -13,8 +13,11 @@ from experiments.collections import (
     load_collection,
     read_beir_qrels,
 )
-from gsr.io import InputError, iter_documents, read_qrels, read_tsv_queries
-from gsr.sgml import sgml_documents
+from gsr.documents.opening import iter_documents
+from gsr.documents.sgml import sgml_documents
+from gsr.errors import InputError
+from gsr.io.qrels import read_qrels
+from gsr.io.topics import read_tsv_queries
 
 SGML = """<DOC>
 <DOCNO> FT911-1 </DOCNO>

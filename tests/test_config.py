@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from experiments.config import ConfigError, load_config, parse_config
+from experiments.config.experiment import load_config, parse_config
+from experiments.config.params import ConfigError
 
 BASE = {
     "collection": {"kind": "demo"},

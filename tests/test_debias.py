@@ -25,11 +25,11 @@ from debias import (
     neutralize,
     unit_normalised,
 )
-from debias.words import DEBIASWE_FILES
 from debias.command import configure_parser, run
-from gsr.lexicon import case_variants
-from embeddings import DEFAULT_DEFINITIONAL_PAIRS, EmbeddingError, load_embedding
-
+from debias.words import DEBIASWE_FILES
+from embeddings import load_embedding
+from gsr.errors import EmbeddingError
+from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, case_variants
 from tests.conftest import SHARED_DATA
 
 DEBIASWE = SHARED_DATA / "debiaswe"
@@ -337,7 +337,7 @@ def test_project_lists():
 
 
 def _zero_direction(debiaser, kv):
-    from embeddings.direction import GenderDirection
+    from gsr.lexicon import GenderDirection
 
     debiaser.fit(kv)
     debiaser.direction_ = GenderDirection(np.zeros(kv.vector_size), 0.0)
@@ -352,8 +352,8 @@ def _zero_direction(debiaser, kv):
 def test_debiasing_that_removes_nothing_changes_no_vector_and_no_run(debiaser):
     """The regular systems retrieve with unit_normalised vectors, so a debiasing that removes nothing gives the very
     same vectors, bit for bit, and so the same runs and neural inputs."""
-    from gsr.stats import DocumentStats
-    from gsr.text import Analyzer
+    from gsr.documents.stats import DocumentStats
+    from gsr.text.analyzer import Analyzer
     from retrievers.neural import build_ranking_data
     from retrievers.vector_average import VectorAverageRetriever
 

@@ -8,11 +8,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS
 from experiments.demo import DEMO_VERSION, DemoError, generate_demo
 from gsr import GSR, DocumentStats, read_qrels, read_queries
-from gsr.io import iter_documents
-from gsr.text import default_analyzer
+from gsr.documents.opening import iter_documents
+from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS
+from gsr.text.analyzer import default_analyzer
 
 DEFINITIONAL_WORDS = [w.lower() for pair in DEFAULT_DEFINITIONAL_PAIRS for w in pair]
 SMALL = {"n_documents": 3_000, "n_queries": 60}

@@ -14,12 +14,13 @@ import pytest
 
 from gsr import GSR, DocumentStats
 from gsr.baselines import random_positions, random_run, ranked_picks
-from gsr.documents import LineDocuments, open_documents, register_document_source
-from gsr.io import InputError, iter_jsonl_documents
-from gsr.sgml import TrecSgmlDocuments
-from gsr.source_stats import needed_document_stats
-from gsr.sources import DocumentSource
-from gsr.text import Analyzer
+from gsr.documents.base import DocumentSource
+from gsr.documents.lines import LineDocuments
+from gsr.documents.needed import needed_document_stats
+from gsr.documents.opening import open_documents, register_document_source
+from gsr.documents.sgml import TrecSgmlDocuments
+from gsr.errors import InputError
+from gsr.text.analyzer import Analyzer
 
 # --------------------------------------------------------------------------------------------------------------
 # A demo-like collection and a run on it, and the same documents in every form
@@ -161,7 +162,7 @@ def test_plain_jsonl_path_and_whole_collection_api_agree(demo, expected, glove_l
 
 def test_gsr_score_reads_gzipped_jsonl(demo, tmp_path, capsys):
     from experiments.cli import main
-    from gsr.io import write_trec_run
+    from gsr.io.runs import write_trec_run
 
     run = write_trec_run(demo.run, tmp_path / "run.txt")
     gz = write_form("jsonl.gz", demo.docs, tmp_path / "gz")
@@ -378,12 +379,12 @@ def test_broken_gzip_and_missing_paths_are_input_errors(tmp_path):
 
 
 def test_lucene_index_without_a_registered_reader_is_explained(tmp_path, monkeypatch):
-    import gsr.documents
+    import gsr.documents.opening
 
     (tmp_path / "index").mkdir()
     (tmp_path / "index" / "segments_1").write_bytes(b"")
-    monkeypatch.setattr(gsr.documents, "_RESOLVERS", [])
-    monkeypatch.setattr(gsr.documents, "_entry_points_loaded", True)
+    monkeypatch.setattr(gsr.documents.opening, "_RESOLVERS", [])
+    monkeypatch.setattr(gsr.documents.opening, "_entry_points_loaded", True)
     with pytest.raises(InputError, match="a Lucene index, but no reader for Lucene indexes is registered"):
         open_documents(tmp_path / "index")
 
@@ -391,7 +392,7 @@ def test_lucene_index_without_a_registered_reader_is_explained(tmp_path, monkeyp
 def test_resolvers_come_from_registration_and_entry_points(tmp_path, monkeypatch):
     import importlib.metadata
 
-    import gsr.documents
+    import gsr.documents.opening
 
     class Named(CountingSource):
         pass
@@ -403,15 +404,15 @@ def test_resolvers_come_from_registration_and_entry_points(tmp_path, monkeypatch
         def load(self):
             return resolver
 
-    monkeypatch.setattr(gsr.documents, "_RESOLVERS", [])
-    monkeypatch.setattr(gsr.documents, "_entry_points_loaded", False)
+    monkeypatch.setattr(gsr.documents.opening, "_RESOLVERS", [])
+    monkeypatch.setattr(gsr.documents.opening, "_entry_points_loaded", False)
     monkeypatch.setattr(importlib.metadata, "entry_points",
                         lambda group: [EntryPoint()] if group == "gsr.document_sources" else [])
     (tmp_path / "docs.mine").write_text("")
     assert isinstance(open_documents(tmp_path / "docs.mine"), Named)
-    assert gsr.documents._RESOLVERS == [resolver]
+    assert gsr.documents.opening._RESOLVERS == [resolver]
     register_document_source(resolver)  # registering twice keeps one
-    assert gsr.documents._RESOLVERS == [resolver]
+    assert gsr.documents.opening._RESOLVERS == [resolver]
 
 
 def test_pyproject_declares_the_lucene_entry_point():
@@ -442,11 +443,11 @@ def test_files_collection_kind_takes_any_documents_form(demo, tmp_path):
     folder = demo.jsonl.parent
     collection = load_collection({"kind": "files", "documents": str(gz), "topics": str(folder / "topics.tsv"),
                                   "qrels": str(folder / "qrels.txt")})
-    assert dict(iter_jsonl_documents(collection.documents)) == demo.docs
+    assert dict(open_documents(collection.documents)) == demo.docs
 
 
 def test_config_keeps_irds_names_as_names(tmp_path):
-    from experiments.config import load_config
+    from experiments.config.experiment import load_config
 
     config = tmp_path / "c.toml"
     config.write_text('[collection]\nkind = "files"\ndocuments = "irds:msmarco-passage"\ntopics = "t.tsv"\n'

@@ -19,7 +19,7 @@ from experiments.effectiveness import (
     parse_measures,
     significance_mark,
 )
-from gsr.io import InputError
+from gsr.errors import InputError
 
 QRELS = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"x": 1}}
 

@@ -1,4 +1,4 @@
-"""Tests for embeddings.loading.load_embedding (file formats, cache, errors) and embeddings.direction."""
+"""Tests for embeddings.loading.load_embedding (file formats, cache, errors) and gsr.lexicon."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 import embeddings.loading as loading
-from embeddings.direction import (
+from embeddings.loading import EmbeddingError, load_embedding
+from gsr.infra.store import cache_dir
+from gsr.lexicon import (
     DEFAULT_DEFINITIONAL_PAIRS,
     GenderDirection,
     fit_gender_direction,
@@ -20,8 +22,6 @@ from embeddings.direction import (
     lookup_word,
     word_genderedness,
 )
-from embeddings.loading import EmbeddingError, load_embedding
-from gsr.store import cache_dir
 from tests.conftest import SHARED_DATA, assert_message
 
 DEBIASWE_PAIRS = SHARED_DATA / "debiaswe" / "definitional_pairs.json"

@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from embeddings.direction import DEFAULT_DEFINITIONAL_PAIRS
-from experiments.config import BUILTIN_CONFIGS, parse_config
+from experiments.config.experiment import BUILTIN_CONFIGS, parse_config
 from experiments.report import write_report
-from experiments.runner import PERFECT, RANDOM, Experiment
-from gsr.io import read_trec_run
+from experiments.results import PERFECT, RANDOM
+from experiments.runner import Experiment
+from gsr.io.runs import read_trec_run
+from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS
 
 FEMALE_TOPICS = ["nurse", "receptionist", "dancer"]
 MALE_TOPICS = ["electrician", "plumber", "carpenter"]
@@ -176,8 +177,9 @@ def test_vector_systems_resume_from_cached_runs(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_vector_run_agrees_with_the_measure_of_its_own_file(tmp_path):
     """GSR in the table equals `gsr.GSR` recomputed from the written run file (no hidden state)."""
-    from embeddings import gender_lexicon, load_embedding
+    from embeddings import load_embedding
     from gsr import GSR, read_qrels, read_queries
+    from gsr.lexicon import gender_lexicon
 
     config = _robust04_config(tmp_path, systems={"w2v_add"})
     result = Experiment(config, progress=False).run()
@@ -257,8 +259,8 @@ def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch):
     """Tables 2-3 compare like with like: the regular systems retrieve with unit-normalised vectors, as the debiased
     ones do, so strong debiasing along a zero direction reproduces every regular run exactly."""
     import debias.hard
-    from embeddings.direction import GenderDirection
     from experiments.report import debias_effectiveness_rows
+    from gsr.lexicon import GenderDirection
 
     monkeypatch.setattr(debias.hard, "fit_gender_direction",
                         lambda kv, pairs: GenderDirection(np.zeros(kv.vector_size), 0.0, (), tuple(pairs)))

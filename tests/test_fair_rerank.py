@@ -9,7 +9,7 @@ import statistics
 import pytest
 
 from gsr.fairness import DocumentLabels, feng_shah_bias, ndkl
-from gsr.params import ParamError
+from gsr.infra.params import ParamError
 from retrievers.fair_rerank import (
     Reranker,
     RerankError,

@@ -12,9 +12,11 @@ from matplotlib.colors import to_hex
 
 from experiments.analyses.adversarial_probe import AdversarialProbe, plot_probe, probe_figure
 from experiments.analyses.label_bias import LabelBias, plot_tradeoff, tradeoff_figure
-from experiments.config import BUILTIN_CONFIGS, ConfigError, load_config, parse_config
+from experiments.config.experiment import BUILTIN_CONFIGS, load_config, parse_config
+from experiments.config.params import ConfigError
 from experiments.report import write_report
-from experiments.runner import PERFECT, RANDOM, Experiment
+from experiments.results import PERFECT, RANDOM
+from experiments.runner import Experiment
 from gsr.evaluate import relative_to_perfect
 from gsr.fairness import BiasMeasures, BiasSettings, gendered_word_counts
 from gsr.measure import query_genderedness

@@ -106,7 +106,7 @@ def test_rab_from_entity_word_counts():
 
 def test_ir_measures_aggregate_equals_the_direct_computation():
     ir_measures = pytest.importorskip("ir_measures")
-    from gsr.fairness.integration import BiasIRMeasures
+    from gsr.integrations.bias_measures import BiasIRMeasures
 
     labels = DocumentLabels(LABELS, "test")
     settings = BiasSettings(k=4, target="uniform", rab="labels")
@@ -142,8 +142,8 @@ def test_labels_file(tmp_path):
 
 
 def test_intrinsic_and_genderedness_labels(tiny_lexicon, nltk_data):
-    from gsr.stats import DocumentStats
-    from gsr.text import Analyzer
+    from gsr.documents.stats import DocumentStats
+    from gsr.text.analyzer import Analyzer
 
     docs = {"a": "She is a nurse.", "b": "He has tools.", "c": "Care and wire.", "d": "Nothing known"}
     assert intrinsic_labels(docs).labels == {"a": F, "b": M, "c": N, "d": N}
@@ -210,7 +210,7 @@ def test_bias_command_table_and_errors(tmp_path, capsys):
 
 
 def test_rerank_command(tmp_path, capsys):
-    from gsr.io import read_trec_run
+    from gsr.io.runs import read_trec_run
 
     f = _files(tmp_path)
     out = tmp_path / "fg.run"
@@ -232,7 +232,7 @@ def test_rerank_command(tmp_path, capsys):
 def test_rerank_command_with_embedding_relevance(tmp_path):
     """Dash with relevance = embedding and w_r = 1: by 1 − cos(query, document mean vectors) alone: d2 ('nurse',
     cost 0) rises above d1 ('tools tools', cost 1 − cos((0, 1), (1, 0)) = 1)."""
-    from gsr.io import read_trec_run
+    from gsr.io.runs import read_trec_run
 
     (tmp_path / "vectors.txt").write_text("2 2\nnurse 1.0 0.0\ntools 0.0 1.0\n")
     (tmp_path / "docs.jsonl").write_text('{"id": "d1", "contents": "tools tools"}\n{"id": "d2", "contents": "nurse"}\n')

@@ -18,8 +18,8 @@ from experiments.analyses.gender_versions import (
     version_ranks,
 )
 from experiments.collections import load_collection
-from experiments.config import BUILTIN_CONFIGS, parse_config
-from gsr.io import InputError
+from experiments.config.experiment import BUILTIN_CONFIGS, parse_config
+from gsr.errors import InputError
 from tests.conftest import SHARED_DATA
 from tests.figures import PURPLE_FEMALE, assert_png, panels
 
@@ -152,7 +152,8 @@ def test_the_config_runs_an_embedding_system_and_the_analysis(tmp_path):
     """grepbiasir.toml cut to one embedding system: the analysis covers every category; the perfect engine, which
     ties the three versions, has no preference."""
     from experiments.report import write_report
-    from experiments.runner import PERFECT, Experiment
+    from experiments.results import PERFECT
+    from experiments.runner import Experiment
 
     raw = tomllib.loads(BUILTIN_CONFIGS["grepbiasir"].read_text())
     raw["collection"]["path"] = str(GREPBIASIR)

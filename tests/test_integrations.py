@@ -13,8 +13,9 @@ pd = pytest.importorskip("pandas")
 
 from experiments.cli import main  # noqa: E402
 from gsr import GSR  # noqa: E402
-from gsr.io import InputError, as_qrels, as_queries, as_run  # noqa: E402
-from gsr.integrations import ir_measures_measures, parse_measure_name  # noqa: E402
+from gsr.errors import InputError
+from gsr.integrations.measures import ir_measures_measures, parse_measure_name  # noqa: E402
+from gsr.io.convert import as_qrels, as_queries, as_run
 from gsr.measure import GSRError  # noqa: E402
 
 DOCS = {
@@ -185,7 +186,7 @@ def test_irds_ids_and_ir_datasets_iterables(tiny_irds):
 
 def test_irds_ids_in_a_config_collection(tiny_irds, tmp_path):
     from experiments.collections import load_collection
-    from experiments.config import parse_config
+    from experiments.config.experiment import parse_config
 
     (tmp_path / "docs.jsonl").write_text('{"id": "d1", "contents": "she is a nurse"}\n'
                                          '{"id": "d2", "contents": "he is an electrician"}\n')

@@ -10,22 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from gsr.io import (
-    InputError,
-    as_qrels,
-    as_queries,
-    as_run,
-    iter_documents,
-    rank_order,
-    read_jsonl_queries,
-    read_qrels,
-    read_queries,
-    read_trec_run,
-    read_trec_topics,
-    read_tsv_queries,
-)
+from gsr.documents.opening import iter_documents
+from gsr.errors import InputError
+from gsr.io.convert import as_qrels, as_queries, as_run
+from gsr.io.qrels import read_qrels
+from gsr.io.runs import read_trec_run
+from gsr.io.topics import read_jsonl_queries, read_queries, read_trec_topics, read_tsv_queries
+from gsr.io.types import rank_order
 from tests.conftest import ROBUST04_TOPICS, assert_message
-
 
 pytestmark = pytest.mark.usefixtures("own_cache")  # any cache write stays in the test's own folder
 

@@ -9,8 +9,9 @@ import logging
 import pytest
 
 from experiments.cli import main
-from gsr import corpora, labels
-from gsr.labels import (
+from gsr.text import corpora
+from gsr.text import intrinsic_gender as labels
+from gsr.text.intrinsic_gender import (
     GENDERED_ENTITIES,
     LabelError,
     MentionWords,

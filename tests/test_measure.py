@@ -25,7 +25,7 @@ from gsr import (
     tied_rank_weights,
 )
 from gsr.baselines import cut_run, perfect_run, random_run, relevant_counts
-from gsr.text import stopword_list, stopwords_of
+from gsr.text.analyzer import stopword_list, stopwords_of
 
 LOG3 = math.log2(3)
 
@@ -117,7 +117,8 @@ def test_default_stop_list_holds_function_words_only():
 def test_nltk_stop_list_is_read_through_nltk_and_the_copy_is_the_same(nltk_data, monkeypatch, caplog):
     import zipfile
 
-    from gsr import corpora, text
+    from gsr.text import analyzer as text
+    from gsr.text import corpora
 
     with zipfile.ZipFile(nltk_data / "corpora" / "stopwords.zip") as archive:
         listed = frozenset(archive.read("stopwords/english").decode("utf-8").split())

@@ -20,6 +20,7 @@ from retrievers.neural import (  # noqa: E402
     build_ranking_data,
     candidate_pool_idf,
     collection_idf,
+    crossval,  # noqa: E402  (its train_ranker is replaced in the checkpoint test)
     dynamic_max_pool,
     matching_histograms,
     model_inputs,
@@ -30,7 +31,6 @@ from retrievers.neural import (  # noqa: E402
     score_pairs,
     smoothed_idf,
 )
-from retrievers.neural import crossval  # noqa: E402  (its train_ranker is replaced in the checkpoint test)
 
 LETTERS = np.array(list("bcdfghjklmnpqrstvwxz"))  # no vowels: never an English stop word
 

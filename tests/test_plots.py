@@ -10,8 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from gsr.evaluate import GSRResult, QueryResult
-from gsr.plots import (
+from experiments.report.plots import (
     parity_agreement_figure,
     plot_parity_agreement,
     plot_query_genderedness,
@@ -24,8 +23,9 @@ from gsr.plots import (
     system_scatter_figure,
     toy_engines_figure,
 )
-from gsr.stereotypes import StereotypeTest
-from gsr.toys import ParityAgreement
+from gsr.evaluate import GSRResult, QueryResult
+from gsr.validation.stereotypes import StereotypeTest
+from gsr.validation.toys import ParityAgreement
 from tests.figures import (
     GREY_NEUTRAL,
     ORANGE_MALE,

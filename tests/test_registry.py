@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from experiments.commands.listing import TABLES
-from experiments.config import ConfigError, parse_config
+from experiments.config.experiment import parse_config
+from experiments.config.params import ConfigError
 from experiments.registry import ANALYSES, COLLECTION_KINDS, SYSTEMS, Registry, RegistryError, SystemType
 
 README = Path(__file__).resolve().parents[1] / "README.md"

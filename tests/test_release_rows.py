@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from embeddings.loading import release_rows
+from gsr.infra.numeric import release_rows
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 

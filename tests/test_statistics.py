@@ -11,11 +11,11 @@ import pytest
 from scipy import stats
 
 from gsr.measure import gsr_slope
-from gsr.statistics import (
+from gsr.uncertainty import (
     BootstrapFit,
     adjust_p_values,
-    bootstrap_mean,
     bootstrap_fit,
+    bootstrap_mean,
     paired_gsr_test,
     percentile_interval,
     randomization_test,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from gsr.store import atomic_folder, cached_file, cached_folder, clean_stale_staging, verify
+from gsr.infra.store import atomic_folder, cached_file, cached_folder, clean_stale_staging, verify
 
 
 def test_a_cache_folder_holding_a_verified_folder_is_reused_not_rebuilt(tmp_path, caplog):

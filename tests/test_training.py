@@ -7,9 +7,16 @@ import json
 
 import pytest
 
-from embeddings.training import (TokenCorpus, TrainingProgress, TrainingSettings, fasttext_buckets, train_embedding,
-                                 write_token_corpus)
-from experiments.config import ConfigError, parse_config
+from embeddings.training import (
+    TokenCorpus,
+    TrainingProgress,
+    TrainingSettings,
+    fasttext_buckets,
+    train_embedding,
+    write_token_corpus,
+)
+from experiments.config.experiment import parse_config
+from experiments.config.params import ConfigError
 
 
 @pytest.mark.parametrize("settings, message", [

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from gsr import GenderLexicon, gsr_slope
-from gsr.stereotypes import STEREOTYPE_CONTRASTS, count_subsets_at_least, permutation_test, stereotype_test
-from gsr.toys import parity_agreement, toy1, toy2, toy_slopes
+from gsr.validation.stereotypes import STEREOTYPE_CONTRASTS, count_subsets_at_least, permutation_test, stereotype_test
+from gsr.validation.toys import parity_agreement, toy1, toy2, toy_slopes
 
 # Toy 1's jobs (§3.3, the paper's list from the 2019 US census): high female, then high male representation
 FEMALE_JOBS = ("hygienist", "secretary", "hairdresser", "dietician", "paralegal", "receptionist", "phlebotomist",
@@ -68,7 +68,7 @@ def _job_lexicon() -> GenderLexicon:
         values[job] = 0.02 * (i + 1)
     for i, job in enumerate(MALE_JOBS):
         values[job] = -0.015 * (i + 1)
-    from gsr.stereotypes import AGENCY, COMMUNION
+    from gsr.validation.stereotypes import AGENCY, COMMUNION
 
     for i, adjective in enumerate(AGENCY):
         values[adjective] = -0.01 * (i % 5) - 0.02

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from gensim.models import KeyedVectors
 
-from gsr.stats import DocumentStats
-from gsr.text import Analyzer
+from gsr.documents.stats import DocumentStats
+from gsr.text.analyzer import Analyzer
 from retrievers.vector_average import VectorAverageRetriever, self_information, top_k_inner_products
 
 WORDS = ["nurse", "hospital", "care", "electrician", "wire", "tools", "she", "he", "garden", "music"]

@@ -19,15 +19,16 @@ from pathlib import Path
 import numpy as np
 
 from experiments.analyses.common import AnalysisError, mean_paired_difference, panel_grid
-from experiments.fairness import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
+from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.tables import write_table
+from experiments.report.plots import save_figure
+from experiments.report.tables import write_table
+from gsr.errors import InputError
 from gsr.evaluate import GSR, relative_to_perfect
 from gsr.fairness.evaluate import per_query_value
-from gsr.io import InputError, text_lines
-from gsr.numeric import finite
-from gsr.params import Param, ParamError
-from gsr.plots import save_figure
+from gsr.infra.numeric import finite
+from gsr.infra.params import Param, ParamError
+from gsr.io.files import text_lines
 
 PAPER_WORDS = ("United States", "UK")
 OCCUPATIONS = Path(__file__).resolve().parents[1] / "wordlists" / "occupations.txt"
@@ -116,7 +117,7 @@ def _gsr_values(measure: GSR, runs: dict, queries, gendered, qrels, probed) -> d
 
 def compute(experiment, result, options: dict) -> AdversarialProbe:
     """Every probed system's runs on the modified queries, and the measures' changes."""
-    from experiments.runner import PERFECT
+    from experiments.results import PERFECT
 
     config, collection = result.config, result.collection
     occupations = options["probe_occupations"]

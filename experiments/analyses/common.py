@@ -7,11 +7,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gsr.numeric import finite
-from gsr.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, draw_fit_line, new_figure
+from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, draw_fit_line, new_figure
+from gsr.errors import GSRError
+from gsr.infra.numeric import finite
 
 
-class AnalysisError(ValueError):
+class AnalysisError(GSRError):
     """Input an analysis cannot use; the message names the query, document, word or file at fault."""
 
 

@@ -12,11 +12,11 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, panel_grid
 from experiments.registry import ANALYSES, COLLECTION_KINDS, AnalysisType
-from experiments.tables import write_table
-from gsr.io import Run
-from gsr.params import Param
-from gsr.plots import FEMALE_COLOUR, save_figure
-from gsr.statistics import bootstrap_mean, sign_flip_test
+from experiments.report.plots import FEMALE_COLOUR, save_figure
+from experiments.report.tables import write_table
+from gsr.infra.params import Param
+from gsr.io.types import Run
+from gsr.uncertainty import bootstrap_mean, sign_flip_test
 
 VERSIONS = ("female", "male", "neutral")
 PAIRS = (("female", "male"), ("neutral", "male"), ("neutral", "female"))
@@ -125,7 +125,7 @@ class GenderVersions:
 def compute(experiment, result, options: dict) -> GenderVersions:
     """Each system's (and the perfect and random engines') ranks of the versions, compared per category."""
     from experiments.collections import collection_docids
-    from experiments.runner import PERFECT, RANDOM
+    from experiments.results import PERFECT, RANDOM
 
     config, collection = experiment.config, result.collection
     if not collection.document_genders:

@@ -13,13 +13,13 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, panel_grid
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.tables import write_table
+from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
+from experiments.report.tables import write_table
 from gsr.baselines import relevant_counts
-from gsr.io import Run
-from gsr.labels import FEMALE, LABELS, MALE, MentionWords, default_mention_words, intrinsic_gender
-from gsr.numeric import finite
-from gsr.params import Param, ParamError
-from gsr.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
+from gsr.infra.numeric import finite
+from gsr.infra.params import Param, ParamError
+from gsr.io.types import Run
+from gsr.text.intrinsic_gender import FEMALE, LABELS, MALE, MentionWords, default_mention_words, intrinsic_gender
 
 # Inner edges of the g(q) bins of Fig. 12: the paper names an outer bin g(q) < -0.1 and one with g(q) > 0.1; the
 # 0.05-wide bins in between are our reconstruction (bins are [low, high), the outer ones open-ended).
@@ -238,7 +238,7 @@ class IntrinsicGender:
 
 def compute(experiment, result, options: dict) -> IntrinsicGender:
     """Δgap of each system's (and the random engine's) top K against the perfect engine's, binned by g(q)."""
-    from experiments.runner import PERFECT, RANDOM
+    from experiments.results import PERFECT, RANDOM
 
     judged = set(result.evaluated_queries)
     cutoff = {q: k for q, k in relevant_counts(result.collection.qrels).items() if q in judged}

@@ -13,17 +13,16 @@ from pathlib import Path
 import numpy as np
 
 from experiments.analyses.common import AnalysisError, correlation, mean_paired_difference, panel_grid
+from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.effectiveness import correct_p_columns, display_name, marks_note, paired_test
-from experiments.fairness import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.tables import write_table
+from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
+from experiments.report.tables import write_table
+from gsr.errors import InputError, UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test
 from gsr.fairness.evaluate import per_query_value
-from gsr.io import InputError
-from gsr.measure import GSRError
-from gsr.numeric import finite
-from gsr.params import Param
-from gsr.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
+from gsr.infra.numeric import finite
+from gsr.infra.params import Param
 
 TABLE_MEASURES = ("KL", "FSKL", "NDKL", "MB_female", "SB_female", "MAB_female", "RaB", "ARaB")
 TESTED_MEASURES = ("KL", "FSKL", "NDKL", "MAB_female", "ARaB")  # per-query means: paired tests of a re-ranker
@@ -114,7 +113,7 @@ def _rerank_rows(result, reports, measure: str, k: int) -> list[dict]:
                 difference = mine.gsr - theirs.gsr
                 try:
                     p = gsr_difference_test(mine, theirs, config.resamples, config.seed).p_value
-                except GSRError:
+                except UndefinedMeasureError:
                     p = None
             tests.append((f"Δ GSR ({label})", difference, p))
         for column, value, p in tests:
@@ -161,7 +160,7 @@ def _seed_rows(config, rows: list[dict], columns: list[str]) -> list[dict]:
 
 def compute(experiment, result, options: dict) -> LabelBias:
     """Every system's (and the perfect and random engines') label-based measures, beside its effectiveness and GSR."""
-    from experiments.runner import PERFECT, RANDOM
+    from experiments.results import PERFECT, RANDOM
 
     config = result.config
     measure = effectiveness_measure(config, options["bias_effectiveness"])

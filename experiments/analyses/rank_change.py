@@ -8,13 +8,20 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.analyses.common import AnalysisError, coefficient_text, correlation, fit_line, gender_colours, panel_grid
+from experiments.analyses.common import (
+    AnalysisError,
+    coefficient_text,
+    correlation,
+    fit_line,
+    gender_colours,
+    panel_grid,
+)
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.tables import write_table
-from gsr.io import Run
-from gsr.numeric import finite
-from gsr.params import Param
-from gsr.plots import format_p, save_figure
+from experiments.report.plots import format_p, save_figure
+from experiments.report.tables import write_table
+from gsr.infra.numeric import finite
+from gsr.infra.params import Param
+from gsr.io.types import Run
 
 
 def _top(ranking: Iterable[str], depth: int, which: str) -> list[str]:

@@ -10,9 +10,9 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, coefficient_text, correlation, fit_line, gender_colours
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.tables import write_table
-from gsr.numeric import finite
-from gsr.plots import FEMALE_COLOUR, format_p, new_figure, save_figure
+from experiments.report.plots import FEMALE_COLOUR, format_p, new_figure, save_figure
+from experiments.report.tables import write_table
+from gsr.infra.numeric import finite
 
 
 @dataclass
@@ -83,7 +83,7 @@ class Reliability:
 def compute(experiment, result, options: dict) -> Reliability:
     """Agreement between the first two measuring embeddings. The systems ranked are Table 2's rows: every system and
     debiased variant, and the perfect engine (Table 2's first row); the random engine is not in Table 2."""
-    from experiments.runner import PERFECT
+    from experiments.results import PERFECT
 
     a, b = experiment.config.measuring[:2]
     systems = [s.name for s in experiment.config.systems] + [PERFECT]

@@ -19,8 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.registry import COLLECTION_KINDS
-from gsr.io import InputError, Qrels, checked_document_id, read_json
-from gsr.store import atomic_write, cache_dir, cached_folder, content_key, file_version_key, folder_version_key
+from gsr.documents.lines import checked_document_id
+from gsr.errors import InputError
+from gsr.infra.store import atomic_write, cache_dir, cached_folder, content_key, file_version_key, folder_version_key
+from gsr.io.files import read_json
+from gsr.io.types import Qrels
 
 BUILTIN_COLLECTIONS = ("demo", "toy1", "toy2")
 
@@ -123,7 +126,9 @@ def topics_path(value: str, what: str) -> Path:
 
 def read_topics(value: str, field: str = "title") -> dict[str, str]:
     """Topics from a path, 'pyserini:NAME' (Pyserini's cache) or 'irds:ID' (an ir_datasets dataset's queries)."""
-    from gsr.io import IRDS_PREFIX, as_queries, read_queries
+    from gsr.io.convert import as_queries
+    from gsr.io.records import IRDS_PREFIX
+    from gsr.io.topics import read_queries
 
     return as_queries(value, field) if value.startswith(IRDS_PREFIX) else read_queries(topics_path(value, "topics"),
                                                                                         field)
@@ -131,7 +136,9 @@ def read_topics(value: str, field: str = "title") -> dict[str, str]:
 
 def read_judgments(value: str) -> Qrels:
     """Qrels from a path, 'pyserini:NAME' or 'irds:ID' (an ir_datasets dataset's qrels)."""
-    from gsr.io import IRDS_PREFIX, as_qrels, read_qrels
+    from gsr.io.convert import as_qrels
+    from gsr.io.qrels import read_qrels
+    from gsr.io.records import IRDS_PREFIX
 
     return as_qrels(value) if value.startswith(IRDS_PREFIX) else read_qrels(topics_path(value, "qrels"))
 

@@ -6,8 +6,10 @@ import sys
 
 from experiments.collections.base import Collection, canonical_documents, collections_cache
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.io import iter_documents, read_qrels, read_tsv_queries
-from gsr.store import cached_folder, content_key
+from gsr.documents.opening import iter_documents
+from gsr.infra.store import cached_folder, content_key
+from gsr.io.qrels import read_qrels
+from gsr.io.topics import read_tsv_queries
 
 
 def demo_files(progress: bool = False):
@@ -31,7 +33,7 @@ def load_demo(spec: dict, progress: bool) -> Collection:
 
 
 def load_toy(spec: dict, progress: bool) -> Collection:
-    from gsr import toys
+    from gsr.validation import toys
 
     toy = toys.toy1() if spec["kind"] == "toy1" else toys.toy2()
     source = content_key(toy.name, sorted(toy.documents.items()))

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from experiments.collections.base import Collection, canonical_documents, read_judgments, read_topics, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.io import IRDS_PREFIX, as_qrels
-from gsr.irds import IrdsDocuments
-from gsr.store import content_key
+from gsr.documents.irds import IrdsDocuments
+from gsr.infra.store import content_key
+from gsr.io.convert import as_qrels
+from gsr.io.records import IRDS_PREFIX
 
 
 def load_ir_datasets(spec: dict, progress: bool) -> Collection:

@@ -7,8 +7,12 @@ from pathlib import Path
 import retrievers.lucene.source  # noqa: F401  (registers Lucene indexes as a documents form)
 from experiments.collections.base import Collection, canonical_documents, read_judgments, read_topics, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.documents import open_documents
-from gsr.io import InputError, Qrels, add_judgment, iter_documents, read_queries, relevance_grade, text_lines
+from gsr.documents.opening import iter_documents, open_documents
+from gsr.errors import InputError
+from gsr.io.files import text_lines
+from gsr.io.qrels import add_judgment, relevance_grade
+from gsr.io.topics import read_queries
+from gsr.io.types import Qrels
 
 
 def load_files(spec: dict, progress: bool) -> Collection:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from experiments.collections.base import Collection, canonical_documents, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.io import InputError, Qrels
+from gsr.errors import InputError
+from gsr.io.types import Qrels
 
 QUERIES_FILE = "queries.csv"
 DOCUMENTS_GLOB = "queries-documents_*.csv"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from experiments.collections.base import Collection, canonical_documents, read_judgments, read_topics, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
-from gsr.sgml import TrecSgmlDocuments
+from gsr.documents.sgml import TrecSgmlDocuments
 
 
 def load_trec_sgml(spec: dict, progress: bool) -> Collection:

@@ -26,7 +26,7 @@ def document_labels(args, run_docids: set[str] | None = None):
         parse_label_source,
         read_labels_file,
     )
-    from gsr.labels import default_mention_words
+    from gsr.text.intrinsic_gender import default_mention_words
 
     kind, value = parse_label_source(args.labels)
     if kind == "file":
@@ -74,7 +74,8 @@ def add_label_options(parser: argparse.ArgumentParser, required: bool = True) ->
 
 def cmd_bias(args) -> int:
     from gsr.fairness import BiasMeasures, BiasSettings, gendered_word_counts
-    from gsr.io import as_qrels, as_run, rank_order
+    from gsr.io.convert import as_qrels, as_run
+    from gsr.io.types import rank_order
 
     run = as_run(args.run)
     qrels = as_qrels(args.qrels) if args.qrels else None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from gsr.errors import GSRError
+
 DEFAULT_EMBEDDING = "glove-6b-50d"
 
 
-class CommandError(Exception):
+class CommandError(GSRError):
     """A command that cannot run as asked; main() prints the message and exits with status 2."""
 
 
@@ -36,7 +38,8 @@ def add_embedding_options(parser: argparse.ArgumentParser) -> None:
 
 def lexicon_of(args):
     """The GenderLexicon (Eq. 1) of --embedding with --definitional pairs."""
-    from embeddings import gender_lexicon, load_embedding, load_word_pairs
+    from embeddings import load_embedding
+    from gsr.lexicon import gender_lexicon, load_word_pairs
 
     pairs = load_word_pairs(args.definitional) if args.definitional else None
     return gender_lexicon(load_embedding(args.embedding), pairs=pairs, name=str(args.embedding))
@@ -44,7 +47,7 @@ def lexicon_of(args):
 
 def analyzer_of(args):
     """The text analyzer with --stopwords (default stop list otherwise) and --exclusion where the command has it."""
-    from gsr.text import DEFAULT_EXCLUSION, Analyzer, stopwords_of
+    from gsr.text.analyzer import DEFAULT_EXCLUSION, Analyzer, stopwords_of
 
     exclusion = getattr(args, "exclusion", None) or DEFAULT_EXCLUSION
     return Analyzer(stopwords_of(args.stopwords), exclusion=exclusion)

@@ -10,8 +10,8 @@ from itertools import chain, islice
 
 
 def cmd_label(args) -> int:
-    from gsr.io import iter_documents
-    from gsr.labels import LABELS, default_mention_words, intrinsic_gender
+    from gsr.documents.opening import iter_documents
+    from gsr.text.intrinsic_gender import LABELS, default_mention_words, intrinsic_gender
 
     words = default_mention_words(args.entities, names=args.names)
     totals: Counter[str] = Counter()

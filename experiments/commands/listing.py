@@ -4,7 +4,7 @@ tables are this command's Markdown output)."""
 from __future__ import annotations
 
 from experiments.registry import ANALYSES, COLLECTION_KINDS, SYSTEMS
-from gsr.params import params_table
+from gsr.infra.params import params_table
 
 
 def _default(row: dict, required: tuple[str, ...]) -> str:

@@ -12,13 +12,13 @@ from experiments.commands.validate import format_signed
 
 def cmd_queries(args) -> int:
     from gsr.evaluate import describe_queries
-    from gsr.io import read_queries
+    from gsr.io.topics import read_queries
 
     queries = read_queries(args.topics, args.field)
     lexicon = lexicon_of(args)
     rows = describe_queries(queries, lexicon, analyzer_of(args))
     if args.plots:
-        from gsr import plots
+        from experiments.report import plots
 
         written = plots.plot_query_genderedness(rows, Path(args.plots) / "fig7_queries.png")
         print(f"wrote {written}", file=sys.stderr)

@@ -26,7 +26,7 @@ def relevance_costs(args):
     """Dash's embedding relevance costs over --docs and --topics with --embedding's mean word vectors."""
     from embeddings import load_embedding
     from gsr.evaluate import cached_document_stats
-    from gsr.io import as_queries
+    from gsr.io.convert import as_queries
     from retrievers.fair_rerank import cosine_costs
     from retrievers.vector_average import VectorAverageRetriever
 
@@ -39,7 +39,8 @@ def relevance_costs(args):
 
 
 def cmd_rerank(args) -> int:
-    from gsr.io import as_run, write_trec_run
+    from gsr.io.convert import as_run
+    from gsr.io.runs import write_trec_run
 
     names = {p.name for p in METHOD_PARAMS[args.method]}
     given = {name: getattr(args, name) for name in ("epsilon", "rho", "w_r", "relevance", "target", "neutral",

@@ -9,10 +9,10 @@ from experiments.commands.common import CommandError, positive_int
 
 
 def cmd_run(args) -> int:
-    from experiments.config import load_config
+    from experiments.config.experiment import load_config
     from experiments.report import write_report
     from experiments.runner import Experiment
-    from gsr.store import clean_stale_staging, unwritable
+    from gsr.infra.store import clean_stale_staging, unwritable
 
     config = load_config(args.config)
     if args.out:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from experiments.commands.common import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
 from experiments.commands.validate import format_signed
-from gsr.statistics import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES
-from gsr.text import DEFAULT_EXCLUSION, EXCLUSION_MODES
+from gsr.text.analyzer import DEFAULT_EXCLUSION, EXCLUSION_MODES
+from gsr.uncertainty import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES
 
 
 def parse_cutoff(text: str):
@@ -83,16 +83,16 @@ def _test_record(test, a: str | None = None, b: str | None = None) -> dict:
 
 def compare(names: list[str], reports: list, args) -> tuple[list[dict], list[dict]]:
     """(each run's test against the perfect engine, every pair's test), p-values corrected as one family."""
+    from gsr.errors import UndefinedMeasureError
     from gsr.evaluate import gsr_difference_test
-    from gsr.measure import GSRError
-    from gsr.statistics import adjust_p_values
+    from gsr.uncertainty import adjust_p_values
 
     def test(a, b):
         if a.gsr is None or b.gsr is None or not args.resamples:
             return None
         try:
             return gsr_difference_test(a, b, args.resamples, args.seed)
-        except GSRError:
+        except UndefinedMeasureError:
             return None
 
     against_perfect = [_test_record(test(r.system, r.perfect)) if r.perfect is not None else None for r in reports]
@@ -160,7 +160,7 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
 
 def cmd_score(args) -> int:
     from gsr.evaluate import GSR
-    from gsr.io import as_qrels, as_queries, as_run
+    from gsr.io.convert import as_qrels, as_queries, as_run
 
     queries = as_queries(args.topics, args.field)
     qrels = as_qrels(args.qrels) if args.qrels else None

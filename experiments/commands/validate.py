@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
-from gsr.numeric import format_number
+from gsr.infra.numeric import format_number
 
 STEREOTYPE_DEFINITIONS = ("polarity", "census")  # gsr.toys.STEREOTYPE_DEFINITIONS, without importing the measure
 
@@ -21,8 +21,8 @@ def _direction_dict(lexicon) -> dict:
 
 
 def cmd_validate(args) -> int:
-    from gsr.stereotypes import REFERENCE_WORDS, stereotype_tests
-    from gsr.toys import parity_agreement, toy1, toy2, toy_slopes
+    from gsr.validation.stereotypes import REFERENCE_WORDS, stereotype_tests
+    from gsr.validation.toys import parity_agreement, toy1, toy2, toy_slopes
 
     lexicon = lexicon_of(args)
     analyzer = analyzer_of(args)
@@ -44,7 +44,7 @@ def cmd_validate(args) -> int:
     out["toy1"]["parity_stereotype"] = parity.stereotype
     out["toy1"]["parity_disagreeing"] = list(parity.disagreeing)
     if args.plots:
-        from gsr import plots
+        from experiments.report import plots
 
         folder = Path(args.plots)
         out["plots"] = [str(p) for p in (

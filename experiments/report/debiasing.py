@@ -3,13 +3,13 @@ and strong-debiased embeddings, each debiased variant tested against the same sy
 
 from __future__ import annotations
 
-from experiments.config import ExperimentConfig
+from experiments.config.experiment import ExperimentConfig
 from experiments.effectiveness import correct_p_columns, marks_note, paired_test
 from experiments.report.results import REFERENCE_ROWS
-from experiments.runner import PERFECT, ExperimentResult
+from experiments.results import PERFECT, ExperimentResult
+from gsr.errors import UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
-from gsr.measure import GSRError
-from gsr.numeric import finite
+from gsr.infra.numeric import finite
 
 
 def table2_note(config: ExperimentConfig) -> str:
@@ -51,7 +51,7 @@ def _gsr_cells(result: ExperimentResult, label: str, name: str | None, regular: 
         if measured is not None and regular is not None and value is not None:
             try:
                 p = gsr_difference_test(measured, per_system[regular], config.resamples, config.seed).p_value
-            except GSRError:
+            except UndefinedMeasureError:
                 p = None
         cells[f"{key} p"] = p
     cells.update({f"rel. GSR ({label}) {variant} %": relative, f"rel. GSR ({label}) {variant} % ci low": relative_ci[0],

@@ -11,10 +11,10 @@ import importlib.metadata
 from pathlib import Path
 
 from experiments.collections.base import topics_path
-from gsr.io import InputError
-from experiments.config import ExperimentConfig
+from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
-from gsr.store import cache_dir, cached_file, file_version_key
+from gsr.errors import InputError
+from gsr.infra.store import cache_dir, cached_file, file_version_key
 
 PROJECT = "gsr-bench"
 

@@ -5,11 +5,11 @@ measuring embedding), as rows, Markdown, LaTeX, CSV, and per query (wide CSV and
 from __future__ import annotations
 
 from experiments.effectiveness import CORRECTED, TEST_NAMES, correct_family, display_name, paired_test
-from experiments.runner import PERFECT, RANDOM, ExperimentResult
-from experiments.tables import csv_rows, latex_grid, markdown_grid
+from experiments.report.tables import csv_rows, latex_grid, markdown_grid
+from experiments.results import PERFECT, RANDOM, ExperimentResult
+from gsr.errors import UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
-from gsr.measure import GSRError
-from gsr.numeric import finite, format_number
+from gsr.infra.numeric import finite, format_number
 
 REFERENCE_ROWS = (PERFECT, RANDOM)
 
@@ -33,7 +33,7 @@ def _gsr_entry(result: ExperimentResult, label: str, name: str, tested: bool) ->
         try:
             test = gsr_difference_test(measured, perfect, config.resamples, config.seed)
             entry["difference_vs_perfect"], entry["p_value"] = test.statistic, test.p_value
-        except GSRError:
+        except UndefinedMeasureError:
             pass
     return entry
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from experiments.registry import SYSTEMS, SystemType
-from gsr.store import cache_dir, cached_folder
+from gsr.infra.store import cache_dir, cached_folder
 from retrievers.lucene import LEXICAL_PARAMETERS
 
 

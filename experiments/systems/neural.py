@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from experiments.registry import SYSTEMS, SystemType
-from gsr.store import cache_dir, content_key
+from gsr.infra.store import cache_dir, content_key
 from retrievers.neural import NEURAL_PARAMETERS
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from experiments.fairness import LABELS_PARAM, collection_labels, labels_version
+from experiments.document_labels import LABELS_PARAM, collection_labels, labels_version
 from experiments.registry import SYSTEMS, SystemType
-from gsr.io import InputError
-from gsr.params import Param
+from gsr.errors import InputError
+from gsr.infra.params import Param
 from retrievers.fair_rerank import LABEL_METHODS, METHOD_PARAMS, METHODS, Reranker, cosine_costs
 
 METHOD = Param("method", str, None, "the re-ranker: epsilon_greedy (Feng & Shah Alg. 1), relevance_swap (Alg. 2), "

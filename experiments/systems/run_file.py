@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from experiments.registry import SYSTEMS, SystemType
-from gsr.io import InputError, read_trec_run
-from gsr.params import Param
+from gsr.errors import InputError
+from gsr.infra.params import Param
+from gsr.io.runs import read_trec_run
 
 
 def read_run_file(experiment, system) -> dict:

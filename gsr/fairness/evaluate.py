@@ -32,8 +32,9 @@ from gsr.fairness.measures import (
     representation_bias,
     top_k_kl,
 )
-from gsr.io import Qrels, Run, as_qrels, as_run, rank_order
-from gsr.labels import FEMALE, LABELS, MALE
+from gsr.io.convert import as_qrels, as_run
+from gsr.io.types import Qrels, Run, rank_order
+from gsr.text.intrinsic_gender import FEMALE, LABELS, MALE
 
 TARGETS = ("collection", "relevant", "uniform", "retrieved")
 LABEL_MAGNITUDES = "labels"  # RaB on the labels: magnitude 1 for the document's own gender, 0 otherwise

@@ -17,9 +17,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from gsr.documents import open_documents
-from gsr.io import InputError, iter_documents, text_lines
-from gsr.labels import (
+from gsr.documents.base import DocumentSource
+from gsr.documents.opening import iter_documents, open_documents
+from gsr.errors import InputError
+from gsr.infra.numeric import mean_or_nan
+from gsr.io.files import text_lines
+from gsr.text.analyzer import Analyzer
+from gsr.text.intrinsic_gender import (
     FEMALE,
     LABELS,
     MALE,
@@ -29,9 +33,6 @@ from gsr.labels import (
     intrinsic_gender,
     load_gendered_entities,
 )
-from gsr.numeric import mean_or_nan
-from gsr.sources import DocumentSource
-from gsr.text import Analyzer
 
 INTRINSIC, GENDEREDNESS = "intrinsic", "genderedness"
 

@@ -18,8 +18,8 @@ import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from gsr.io import InputError
-from gsr.labels import FEMALE, LABELS, MALE, NEUTRAL
+from gsr.errors import InputError
+from gsr.text.intrinsic_gender import FEMALE, LABELS, MALE, NEUTRAL
 
 DEFAULT_EPSILON = 1e-4
 NEUTRAL_POLICIES = ("exclude", "group")

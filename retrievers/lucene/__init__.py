@@ -26,8 +26,8 @@ from retrievers.lucene.api import (
 )
 from retrievers.lucene.errors import LuceneError, LuceneInputError
 from retrievers.lucene.java import MIN_JAVA_VERSION, java_home
-from retrievers.lucene.source import LuceneIndexDocuments, open_lucene_index
 from retrievers.lucene.process import LuceneSession
+from retrievers.lucene.source import LuceneIndexDocuments, open_lucene_index
 
 __all__ = [
     "INDEX_MARKER",

@@ -17,11 +17,11 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from gsr.documents import LUCENE_MARKER
-from gsr.io import json_document_text
-from gsr.params import Param, ParamError, check_params
-from gsr.sgml import sgml_text
-from gsr.store import FOLDER_MANIFEST, atomic_folder, reusable
+from gsr.documents.lines import json_document_text
+from gsr.documents.opening import LUCENE_MARKER
+from gsr.documents.sgml import sgml_text
+from gsr.infra.params import Param, ParamError, check_params
+from gsr.infra.store import FOLDER_MANIFEST, atomic_folder, reusable
 from retrievers.lucene.documents import document_files, stage_documents
 from retrievers.lucene.errors import LuceneError, LuceneInputError
 from retrievers.lucene.java import check_pyserini, java_home

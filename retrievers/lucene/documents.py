@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from gsr.io import InputError, checked_document_id, json_record, record_text, text_lines
+from gsr.documents.lines import checked_document_id
+from gsr.errors import InputError
+from gsr.io.files import json_record, record_text, text_lines
 from retrievers.lucene.errors import LuceneInputError
 
 DOCUMENT_SUFFIXES = (".jsonl", ".json", ".gz")  # what Anserini's JsonCollection reads from a folder

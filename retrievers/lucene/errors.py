@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from gsr.io import InputError
+from gsr.errors import GSRError, InputError
 
 
-class LuceneError(RuntimeError):
+class LuceneError(GSRError):
     """Lucene/Java could not do the job: Java missing or too old, no index, a crashed or failing JVM worker."""
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
-from gsr.documents import LUCENE_MARKER, register_document_source
-from gsr.sources import DocumentSource
-from gsr.store import folder_version_key
+from gsr.documents.base import DocumentSource
+from gsr.documents.opening import LUCENE_MARKER, register_document_source
+from gsr.infra.store import folder_version_key
 from retrievers.lucene.api import fetch_documents, index_stats, stored_documents
 from retrievers.lucene.errors import LuceneError
 

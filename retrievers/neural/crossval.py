@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from gsr.io import Run
-from gsr.store import atomic_write, record_file, reusable
+from gsr.infra.store import atomic_write, record_file, reusable
+from gsr.io.types import Run
 from retrievers.neural.errors import NeuralRankerError
 from retrievers.neural.inputs import build_ranking_data
 from retrievers.neural.models import AUTO_DEPTH, LEARNING_RATES, MODELS, model_inputs, new_model, rerank_depth

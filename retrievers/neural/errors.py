@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gsr.errors import InputError
 
-class NeuralRankerError(ValueError):
+
+class NeuralRankerError(InputError):
     """Bad input to a neural ranker: unknown model, bad folds, a query without candidates, a missing text."""

@@ -17,9 +17,9 @@ from itertools import chain
 
 import numpy as np
 
-from gsr.io import Qrels
+from gsr.infra.numeric import unit_rows
+from gsr.io.types import Qrels
 from gsr.lexicon import vocabulary_key
-from gsr.numeric import unit_rows
 from retrievers.neural.errors import NeuralRankerError
 
 
@@ -74,7 +74,7 @@ class RankingData:
 
 def default_tokenizer() -> Callable[[str], list[str]]:
     """The project's analyzer: lowercase word runs, stop words out, gendered pronouns kept."""
-    from gsr.text import Analyzer
+    from gsr.text.analyzer import Analyzer
 
     return Analyzer().tokens
 

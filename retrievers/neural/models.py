@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from torch import nn
 
-from gsr.params import Param, ParamError
+from gsr.infra.params import Param, ParamError
 from retrievers.neural.drmm import DRMM, DrmmInputs
 from retrievers.neural.errors import NeuralRankerError
 from retrievers.neural.inputs import RankingData

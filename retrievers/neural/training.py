@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from gsr.io import Run, rank_order
+from gsr.io.types import Run, rank_order
 from retrievers.neural.errors import NeuralRankerError
 from retrievers.neural.inputs import RankingData
 

@@ -1,0 +1,90 @@
+"""The declared parameters of an experiment config's own tables (top level, [gsr], [evaluation], [plots], [debias]):
+type, default and range of every key, checked by experiments.config through gsr.params before any work; and the
+checks every config table goes through (ConfigError naming the file and the key)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from debias.words import DEFAULT_LISTS, LIST_SETS
+from gsr.errors import ConfigError
+from gsr.infra.params import Param, ParamError, check_params
+from gsr.text.analyzer import DEFAULT_EXCLUSION, EXCLUSION_MODES
+
+TOP_PARAMS = (Param("depth", int, 1000, "documents retrieved per query", minimum=1),
+              Param("threads", int, 2, "threads and processes for indexing, search and statistics", minimum=1),
+              Param("name", str, None, "the experiment's name (default: the config file's name)"),
+              Param("output", str, None, "output folder (default: out/NAME)"))
+
+
+def _string_list(value, label: str) -> list[str]:
+    """A string or a list of strings, as a list (a Param validator)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ParamError(f"{label} must be a string or a list of strings, not {value!r}")
+
+
+def _cutoff(value, label: str):
+    if value == "relevant" or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+        return value
+    raise ParamError(f"{label} must be 'relevant' or a positive integer, not {value!r}")
+
+
+GSR_PARAMS = (Param("measuring", object, [], "the embeddings GSR is measured with (at least one)",
+                    validator=_string_list, range_help="an [embeddings] name or a list of them"),
+              Param("cutoff", object, "relevant", "top-K cut-off: 'relevant' (K = relevant documents) or K",
+                    validator=_cutoff, range_help="'relevant' or an integer ≥ 1"),
+              Param("stopwords", str, None, "stop list: 'nltk' (default), 'sklearn' or a file, one word per line"),
+              Param("exclusion", str, DEFAULT_EXCLUSION, "which document words count as a query term in g_q(d)",
+                    choices=EXCLUSION_MODES),
+              Param("definitional", str, None, "definitional pairs, debiaswe JSON"),
+              Param("random_seed", int, 0, "seed of the random engine", minimum=0))
+EVALUATION_PARAMS = (Param("measures", object, None, "ir_measures measure names", validator=_string_list,
+                           range_help="a measure name or a list of them"),
+                     Param("baseline", str, None, "the system significance is tested against (default: the first)"))
+PLOTS_PARAMS = (Param("enabled", bool, True, "draw the PNG figures"),)
+DEBIAS_PARAMS = (Param("variants", object, None, "debiased variants", validator=_string_list, range_help="names"),
+                 Param("lists", str, DEFAULT_LISTS, "word lists: debiaswe's own or the project's", choices=LIST_SETS),
+                 Param("systems", object, None, "systems that get debiased variants", validator=_string_list,
+                       range_help="system names"),
+                 *(Param(key, str, None, f"{key} word list, debiaswe JSON")
+                   for key in ("definitional", "gender_specific", "equalize")))
+
+
+def declared_names(declared) -> tuple[str, ...]:
+    return tuple(p.name for p in declared)
+
+
+def checked_table(declared, table: dict, where: str, source: str) -> dict:
+    """check_params for one config table, its errors as ConfigErrors naming the file and the key."""
+    try:
+        return check_params(declared, table, where)
+    except ParamError as err:
+        raise ConfigError(f"{source}: {err}") from None
+
+
+def refuse_unknown(table: dict, allowed, where: str, source: str) -> None:
+    """A ConfigError naming the first key of `table` that is not `allowed`."""
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(f"{source}: unknown key '{where}{key}' (allowed: {', '.join(allowed)})")
+
+
+def config_table(value, where: str, source: str) -> dict:
+    """`value` when it is a TOML table, a ConfigError naming `where` otherwise."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: '{where}' must be a table")
+    return value
+
+
+def resolve_path(base: Path, value):
+    """A config path (or a list of them) resolved against the config file's folder; pyserini: and irds: names kept."""
+    if isinstance(value, list):
+        return [resolve_path(base, v) for v in value]
+    text = str(value)
+    if text.startswith(("pyserini:", "irds:")):  # names, not paths
+        return text
+    path = Path(text).expanduser()
+    return str(path if path.is_absolute() else base / path)

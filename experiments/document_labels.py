@@ -1,0 +1,171 @@
+"""Label-based bias measures and re-rankers inside the harness: the label sources a config names, the labels of a
+collection (computed once, cached), the measures' options shared by the `label_bias` and `adversarial_probe`
+analyses, and the measures of every run of an experiment.
+
+Label sources in configs: `auto` (the collection's own labels where its kind provides them, e.g. Grep-BiasIR's
+content_gender, else `intrinsic`), `intrinsic` (§4.2.5's rule), `collection`, `genderedness:τ` (the sign of g(d)
+beyond τ under the first measuring embedding) or `file:PATH` (docid<TAB>label; relative to the config file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from gsr.documents.opening import iter_documents
+from gsr.errors import InputError
+from gsr.fairness import BiasMeasures, BiasReport, BiasSettings, DocumentLabels, gendered_word_counts
+from gsr.fairness.evaluate import LABEL_MAGNITUDES, TARGETS
+from gsr.fairness.labels import GENDEREDNESS, INTRINSIC, genderedness_labels, parse_label_source, read_labels_file
+from gsr.fairness.measures import DEFAULT_EPSILON, NEUTRAL_POLICIES, RAB_VARIANTS, SHORT_LISTS, check_target, groups_of
+from gsr.infra.params import Param, ParamError
+from gsr.infra.store import cache_dir, cached_file, content_key, fast_digest, file_version_key
+from gsr.io.types import Run, rank_order
+from gsr.text.intrinsic_gender import GENDERED_ENTITIES, LABELS, NEUTRAL, intrinsic_gender
+
+AUTO, COLLECTION, FILE_PREFIX = "auto", "collection", "file:"
+LABELS_VERSION = 1  # bump when a label source changes its output
+
+
+def _label_source(value, label: str) -> str:
+    """A label source of a config: auto, intrinsic, collection, genderedness:τ or file:PATH."""
+    if isinstance(value, str):
+        if value in (AUTO, INTRINSIC, COLLECTION) or (value.startswith(FILE_PREFIX) and value[len(FILE_PREFIX):]):
+            return value
+        if value.startswith(GENDEREDNESS):
+            try:
+                parse_label_source(value)
+            except InputError as err:
+                raise ParamError(f"{label}: {err}") from None
+            return value
+    raise ParamError(f"{label} must be auto, intrinsic, collection, genderedness:τ or file:PATH, not {value!r}")
+
+
+def _measure_target(value, label: str):
+    if isinstance(value, str) and value in TARGETS:
+        return value
+    if isinstance(value, dict):
+        try:
+            check_target(value, groups_of("group" if NEUTRAL in value else "exclude"))
+        except ValueError as err:
+            raise ParamError(f"{label}: {err}") from None
+        return {str(k): float(v) for k, v in value.items()}
+    raise ParamError(f"{label} must be one of {', '.join(TARGETS)} or shares such as {{female = 0.5, male = 0.5}}, "
+                     f"not {value!r}")
+
+
+LABELS_PARAM = Param("labels", object, AUTO, "document gender labels: the collection's own where it has them, else "
+                     "intrinsic (auto); intrinsic (§4.2.5); collection; genderedness:τ; file:PATH",
+                     validator=_label_source, range_help="auto, intrinsic, collection, genderedness:τ or file:PATH")
+BIAS_PARAMS = (  # options of the analyses that measure label-based bias ([analyses] table, so prefixed)
+    replace(LABELS_PARAM, name="bias_labels"),
+    Param("bias_k", int, 10, "cut-off k of the label-based measures", minimum=1),
+    Param("bias_target", object, "collection", "target distribution: the collection's labels, the query's relevant "
+          "documents', uniform, the retrieved list's, or shares", validator=_measure_target,
+          range_help=f"{', '.join(TARGETS)} or shares"),
+    Param("bias_neutral", str, "exclude", "neutral documents: in no distribution, keeping their positions "
+          "(exclude), or a third group", choices=NEUTRAL_POLICIES),
+    Param("bias_epsilon", float, DEFAULT_EPSILON, "what a zero share of the smoothed distribution becomes in KL",
+          minimum=0, maximum=0.5, open_minimum=True),
+    Param("bias_short_lists", str, "present", "β's denominator for lists shorter than k: the documents present, "
+          "or k (paper)", choices=SHORT_LISTS),
+    Param("bias_rab", str, "tf", "RaB/ARaB gender magnitude: ln(1 + entity-word count) (tf), the count (tc), "
+          "count > 0 (bool), or the labels", choices=(*RAB_VARIANTS, LABEL_MAGNITUDES)),
+)
+
+
+def bias_settings(options: dict) -> BiasSettings:
+    """The BiasSettings of an analysis's checked options."""
+    return BiasSettings(k=options["bias_k"], target=options["bias_target"], neutral=options["bias_neutral"],
+                        epsilon=options["bias_epsilon"], short_lists=options["bias_short_lists"],
+                        rab=options["bias_rab"])
+
+
+def resolved_source(experiment, source: str) -> str:
+    """`auto` made concrete, and a file path resolved against the config file's folder."""
+    if source == AUTO:
+        return COLLECTION if experiment.collection.document_genders else INTRINSIC
+    if source.startswith(FILE_PREFIX):
+        path = Path(source[len(FILE_PREFIX):]).expanduser()
+        if not path.is_absolute() and experiment.config.path is not None:
+            path = experiment.config.path.resolve().parent / path
+        return FILE_PREFIX + str(path)
+    return source
+
+
+def _intrinsic(experiment) -> DocumentLabels:
+    """§4.2.5's labels of every collection document, computed once per collection and word lists and cached."""
+    collection = experiment.collection
+    words = experiment.mention_words()
+    key = content_key(collection.key, INTRINSIC, words.names_source, fast_digest(GENDERED_ENTITIES), LABELS_VERSION)
+
+    def build(staging: Path) -> None:
+        with open(staging, "w", encoding="utf-8") as out:  # streamed: a collection's texts need not fit in memory
+            for docid, text in iter_documents(collection.documents):
+                out.write(f"{docid}\t{intrinsic_gender(text, words).label}\n")
+
+    path, reused = cached_file(cache_dir() / "labels" / f"{key}.tsv", build)
+    if reused:
+        experiment.note_reused("intrinsic labels")
+    labels = dict(line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8") if line.strip())
+    return DocumentLabels(labels, INTRINSIC, complete=True, details={"first_names": words.names_source})
+
+
+def _from_collection(experiment) -> DocumentLabels:
+    collection = experiment.collection
+    if not collection.document_genders:
+        raise InputError(f"labels 'collection': collection {collection.name} has no document labels (use intrinsic, "
+                         "genderedness:τ or file:PATH)")
+    # Grep-BiasIR's 'both' (female and male wording) counts as neutral, as Dash leaves out images with both genders
+    labels = {d: g if g in LABELS else NEUTRAL for d, g in collection.document_genders.items()}
+    return DocumentLabels(labels, f"{COLLECTION}:{collection.name}", complete=True)
+
+
+def collection_labels(experiment, source: str) -> DocumentLabels:
+    """The labels of the collection's documents from a config's label source (made once per experiment)."""
+    source = resolved_source(experiment, source)
+
+    def build() -> DocumentLabels:
+        if source == INTRINSIC:
+            return _intrinsic(experiment)
+        if source == COLLECTION:
+            return _from_collection(experiment)
+        if source.startswith(FILE_PREFIX):
+            return read_labels_file(source[len(FILE_PREFIX):])
+        _, threshold = parse_label_source(source)
+        return genderedness_labels(experiment.gendered(experiment.config.measuring[0]), threshold)
+
+    return experiment.shared(f"labels {source}", build)
+
+
+def labels_version(experiment, source: str) -> str:
+    """A key that changes whenever the labels of `source` could (a re-ranker's run depends on them)."""
+    source = resolved_source(experiment, source)
+    if source == INTRINSIC:
+        return content_key(source, experiment.mention_words().names_source, fast_digest(GENDERED_ENTITIES),
+                           LABELS_VERSION)
+    if source.startswith(FILE_PREFIX):
+        path = Path(source[len(FILE_PREFIX):])
+        if not path.is_file():
+            raise InputError(f"labels file {path}: no such file")
+        return file_version_key(path, LABELS_VERSION)
+    if source.startswith(GENDEREDNESS):
+        name = experiment.config.measuring[0]
+        return content_key(source, experiment.source_embedding(name).key, sorted(experiment.analyzer.stopwords),
+                           str(experiment.config.definitional), LABELS_VERSION)
+    return content_key(source, LABELS_VERSION)  # the collection's own: part of the collection's key already
+
+
+def bias_of_runs(experiment, runs: dict[str, Run], query_ids: list[str], options: dict,
+                 labels: DocumentLabels | None = None) -> dict[str, BiasReport]:
+    """The label-based measures of each run over `query_ids`, with the collection's qrels (for the relevant target)
+    and, for RaB, the entity-word counts of the top-k documents."""
+    collection = experiment.collection
+    settings = bias_settings(options)
+    labels = labels or collection_labels(experiment, options["bias_labels"])
+    mentions = None
+    if settings.rab != LABEL_MAGNITUDES:
+        wanted = {d for run in runs.values() for q in query_ids for d, _ in rank_order(run.get(q, []))[:settings.k]}
+        mentions = gendered_word_counts(collection.texts(wanted))
+    measures = BiasMeasures(labels, settings, mentions)
+    return {name: measures.evaluate(run, collection.qrels, query_ids) for name, run in runs.items()}

@@ -1,0 +1,104 @@
+"""Where documents can be: every form the documents argument of `gsr score --docs`, `GSR.evaluate`,
+`GSR.documents` and the `files` collection kind takes, opened as a gsr.documents.base.DocumentSource.
+
+* JSONL (`{"id", "contents"}`, BEIR's `_id`/`title`/`text`, ...) and TSV (`docid<TAB>text`) files, plain or
+  gzip'd, or a folder of them (an Anserini JsonCollection folder);
+* TREC SGML / TREC-web files or folders (plain, .gz, .z), read by gsr.documents.sgml;
+* `irds:NAME`, an ir_datasets dataset, read by gsr.documents.irds;
+* any folder or file a registered resolver claims: retrievers.lucene registers one for Anserini/Pyserini Lucene
+  indexes (on import, and through the `gsr.document_sources` entry point), since gsr imports no other package;
+* a DocumentSource of the caller's own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+from gsr.documents.base import DocumentSource, collection_files
+from gsr.documents.irds import IrdsDocuments
+from gsr.documents.lines import DOC_ID_KEYS, DOC_TEXT_KEYS, LineDocuments, file_format, format_by_name
+from gsr.documents.sgml import TrecSgmlDocuments
+from gsr.errors import InputError
+from gsr.io.records import IRDS_PREFIX, frame_column, is_dataframe
+
+ENTRY_POINT_GROUP = "gsr.document_sources"
+LUCENE_MARKER = "segments_*"  # a committed Lucene index has one
+
+Resolver = Callable[[Path], "DocumentSource | None"]
+_RESOLVERS: list[Resolver] = []
+_entry_points_loaded = False
+
+
+def register_document_source(resolver: Resolver) -> Resolver:
+    """Let `open_documents` read a new kind of path: `resolver(path)` returns a DocumentSource, or None when the
+    path is not of its kind. Resolvers are asked in registration order, before the built-in file formats."""
+    if resolver not in _RESOLVERS:
+        _RESOLVERS.append(resolver)
+    return resolver
+
+
+def _load_entry_points() -> None:
+    """Resolvers installed packages declare under the `gsr.document_sources` entry point (loaded once)."""
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            register_document_source(entry.load())
+        except ImportError:  # a declared plugin whose package is absent reads nothing
+            continue
+
+
+def _open_path(path: Path, progress: bool) -> DocumentSource:
+    if path.is_dir():
+        if any(path.glob(LUCENE_MARKER)):
+            raise InputError(f"{path}: a Lucene index, but no reader for Lucene indexes is registered "
+                             "(import retrievers.lucene, or install gsr-bench, whose entry point registers it)")
+        files = collection_files([path])
+        formats = [format_by_name(f) for f in files]
+        if files and all(formats):
+            return LineDocuments(files, formats, str(path), progress)
+        return TrecSgmlDocuments(files, progress, name=str(path))  # the files just listed: no second walk
+    kind = file_format(path)
+    if kind == "sgml":
+        return TrecSgmlDocuments([path], progress)
+    return LineDocuments([path], [kind], str(path), progress)
+
+
+def open_documents(source, progress: bool = False) -> DocumentSource:
+    """A DocumentSource for a path (file or folder), `irds:NAME`, or a DocumentSource (returned as it is)."""
+    if isinstance(source, DocumentSource):
+        return source
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"cannot read documents from {type(source).__name__}")
+    text = os.fspath(source)
+    if text.startswith(IRDS_PREFIX):
+        return IrdsDocuments(text[len(IRDS_PREFIX):])
+    path = Path(text).expanduser()
+    if not path.exists():
+        raise InputError(f"{path}: no such file or folder")
+    _load_entry_points()
+    for resolver in _RESOLVERS:
+        opened = resolver(path)
+        if opened is not None:
+            return opened
+    return _open_path(path, progress)
+
+
+def iter_documents(source) -> Iterator[tuple[str, str]]:
+    """(docid, text) pairs from anything open_documents reads (a file, folder, Lucene index or irds:NAME), a
+    {docid: text} mapping, a DataFrame or an iterable of pairs."""
+    if isinstance(source, (str, os.PathLike)):
+        return iter(open_documents(source))
+    if isinstance(source, Mapping):
+        return iter((str(k), v) for k, v in source.items())
+    if is_dataframe(source):
+        id_col = frame_column(source, DOC_ID_KEYS, "document id")
+        text_col = frame_column(source, DOC_TEXT_KEYS, "document text")
+        return zip(source[id_col].astype(str), source[text_col])
+    return iter(source)

@@ -1,0 +1,107 @@
+"""The label-based measures inside ir_measures (and so PyTerrier's Experiment): each measure that is a per-query mean.
+
+KL@k, FSKL@k, NDKL@k, MB_<group>@k (per query β), MAB_<group>@k (per query |β|), RaB@k and ARaB@k (and their
+_female / _male components) are means over queries, so ir_measures' per-query values and aggregate are theirs.
+SB (a standard deviation) and β's min and max are not means: BiasReport gives them, ir_measures cannot.
+
+Two things ir_measures does that these measures undo: it gives a topic without a value the measure's DEFAULT and
+averages it in (here DEFAULT is NaN and the aggregate is the mean over the defined topics, as BiasReport's), and its
+runtime provider sorts runs with an unstable sort; the measures re-sort in trec_eval's order (score, then document
+id, descending) and apply the cut-off themselves.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+
+from gsr.errors import InputError
+from gsr.fairness.evaluate import BiasMeasures, BiasSettings, per_query_value
+from gsr.fairness.labels import DocumentLabels
+from gsr.integrations.measures import defined_mean
+from gsr.io.convert import as_qrels, as_run
+
+NOT_PER_QUERY_MEANS = ("SB", "min_beta", "max_beta")
+
+
+def mean_measure_kinds(settings: BiasSettings, rab: bool = True) -> list[str]:
+    """The measures (without cut-off) whose system value is a mean of per-query values."""
+    kinds = ["KL", "FSKL", "NDKL"] + [f"{a}_{g}" for a in ("MB", "MAB") for g in settings.groups]
+    if rab:
+        kinds += [f"{m}{part}" for m in ("RaB", "ARaB") for part in ("", "_female", "_male")]
+    return kinds
+
+
+class BiasIRMeasures(Mapping):
+    """ir_measures measures of one label source and settings, by name: `NDKL@10`, `FSKL@20`, `MAB_female@10`,
+    `ARaB@5`, ... (a name without @ uses the settings' k). A topic where a measure is undefined has no value."""
+
+    def __init__(self, labels: DocumentLabels, settings: BiasSettings | None = None,
+                 mentions: Mapping[str, tuple[int, int]] | None = None, prefix: str = ""):
+        from ir_measures.measures.base import Measure, ParamInfo
+
+        self.settings = settings or BiasSettings()
+        self.prefix = prefix
+        owner = self
+        self.evaluator = BiasMeasures(labels, self.settings, mentions)
+        self.kinds = mean_measure_kinds(self.settings, self.evaluator.with_rab)
+        self._last: tuple | None = None  # (cutoff, qrels frame, run frame, report) of the latest evaluation
+
+        def measure_class(kind: str):
+            class BiasMeasure(Measure):
+                NAME = f"{prefix}{kind}"
+                __name__ = NAME
+                SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=int, required=False, desc="rank cut-off k")}
+                DEFAULT = math.nan  # a topic without a value is left out of the mean, not averaged in as 0
+                SHORT_DESC = f"label-based gender bias ({kind})"
+
+                def runtime_impl(self, qrels, run):
+                    import ir_measures
+
+                    cutoff = self.params.get("cutoff") or owner.settings.k
+                    for qid, value in owner.per_query(kind, cutoff, qrels, run):
+                        yield ir_measures.Metric(qid, self, value)
+
+                def aggregator(self):
+                    return defined_mean()
+
+            return BiasMeasure
+
+        self._base = {kind: measure_class(kind)() for kind in self.kinds}
+
+    def _report(self, cutoff: int, qrels_frame, run_frame):
+        """Every measure @cutoff of one run: ir_measures asks once per measure with the same two frames, so the
+        latest report is kept (with the frames themselves, so that a new frame never matches by a reused id)."""
+        last = self._last
+        if last is not None and last[0] == cutoff and last[1] is qrels_frame and last[2] is run_frame:
+            return last[3]
+        evaluator = BiasMeasures(self.evaluator.labels, replace(self.settings, k=cutoff), self.evaluator.mentions)
+        qrels = as_qrels(qrels_frame) if len(qrels_frame) else None
+        report = evaluator.evaluate(as_run(run_frame) if len(run_frame) else {}, qrels)
+        self._last = (cutoff, qrels_frame, run_frame, report)
+        return report
+
+    def per_query(self, kind: str, cutoff: int, qrels_frame, run_frame):
+        """(qid, value) of the topics where `kind`@cutoff is defined, in one ir_measures call."""
+        report = self._report(cutoff, qrels_frame, run_frame)
+        value_of = per_query_value(f"{kind}@{cutoff}")
+        for query in report.per_query:
+            value = value_of(query)
+            if value is not None:
+                yield query.qid, value
+
+    def __getitem__(self, name: str):
+        name = name[len(self.prefix):] if name.startswith(self.prefix) else name
+        kind, at, cutoff = name.partition("@")
+        if kind not in self._base or (at and not cutoff.isdigit()) or cutoff == "0":
+            hint = " (a standard deviation, min or max: not a per-query mean)" if kind.startswith(
+                NOT_PER_QUERY_MEANS) else ""
+            raise InputError(f"{name!r} is not one of these measures{hint}: {', '.join(self.kinds)}, each @k")
+        return self._base[kind] @ (int(cutoff) if at else self.settings.k)
+
+    def __iter__(self):
+        return iter(self.kinds)
+
+    def __len__(self) -> int:
+        return len(self.kinds)

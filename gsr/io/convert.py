@@ -1,0 +1,86 @@
+"""Runs, qrels and queries from whatever a user holds: a path, 'irds:ID', a mapping, a DataFrame, or the records of
+ir_measures and ir_datasets; every value checked, every failure an InputError naming the row."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from gsr.io import records
+from gsr.io.qrels import graded, read_qrels, relevance_grade
+from gsr.io.records import frame_column, is_dataframe
+from gsr.io.runs import checked_run, read_trec_run
+from gsr.io.topics import QUERY_ID_KEYS, QUERY_TEXT_KEYS, read_queries
+from gsr.io.types import Qrels, Run
+
+RUN_QUERY_COLUMNS, RUN_DOCUMENT_COLUMNS = ("query_id", "qid"), ("doc_id", "docno", "docid")
+
+
+def as_queries(source, field: str = "title") -> dict[str, str]:
+    """Queries from a path, 'irds:ID' (an ir_datasets dataset's queries), a {qid: text} mapping, a DataFrame with
+    qid/query_id and query/text columns, or an iterable of (qid, text) pairs or query records (ir_datasets queries:
+    `field` picks title, desc, narr or e.g. title+desc where the records have them)."""
+    if records.is_irds(source):
+        return records.record_queries(records.irds_part(source, "queries"), field, source)
+    if isinstance(source, (str, os.PathLike)):
+        return read_queries(source, field)
+    if isinstance(source, Mapping):
+        return {str(k): str(v) for k, v in source.items()}
+    if is_dataframe(source):
+        qid = frame_column(source, QUERY_ID_KEYS, "query id")
+        text = frame_column(source, QUERY_TEXT_KEYS, "query text")
+        return dict(zip(source[qid].astype(str), source[text].astype(str)))
+    if records.is_records(source):
+        return records.record_queries(source, field, "queries")
+    raise TypeError(f"cannot read queries from {type(source).__name__}")
+
+
+def as_run(source) -> Run:
+    """A run from a TREC file, 'irds:ID' (an ir_datasets dataset's scored documents), a {qid: {docid: score}} /
+    {qid: [(docid, score)]} mapping, a DataFrame, or an iterable of ir_measures ScoredDoc / (qid, docid, score)."""
+    fields = ("query_id", "doc_id", "score")
+    if records.is_irds(source):
+        return checked_run(records.record_rows(records.irds_part(source, "scoreddocs"), fields, source))
+    if isinstance(source, (str, os.PathLike)):
+        return read_trec_run(source)
+    if is_dataframe(source):
+        qid = frame_column(source, RUN_QUERY_COLUMNS, "query id")
+        doc = frame_column(source, RUN_DOCUMENT_COLUMNS, "document id")
+        score = frame_column(source, ("score",), "score")
+        rows = zip(source[qid].astype(str), source[doc].astype(str), source[score])
+        return checked_run((f"run DataFrame, query {q}, document {d}", q, d, s) for q, d, s in rows)
+    if isinstance(source, Mapping):
+        return checked_run((f"run, query {q}, document {d}", str(q), str(d), s) for q, docs in source.items()
+                           for d, s in (docs.items() if isinstance(docs, Mapping) else docs))
+    if records.is_records(source):
+        return checked_run(records.record_rows(source, fields, "run"))
+    raise TypeError(f"cannot read a run from {type(source).__name__}")
+
+
+def as_qrels(source) -> Qrels | None:
+    """Qrels from a TREC file, 'irds:ID' (an ir_datasets dataset's qrels), a {qid: {docid: grade}} mapping, a
+    DataFrame (query_id/qid, doc_id/docno, relevance/label) or an iterable of ir_measures Qrel / ir_datasets qrels /
+    (qid, docid, grade) records; None stays None (no judgments)."""
+    fields = ("query_id", "doc_id", "relevance")
+    if source is None:
+        return None
+    if records.is_irds(source):
+        return graded(records.record_rows(records.irds_part(source, "qrels"), fields, source))
+    if isinstance(source, (str, os.PathLike)):
+        return read_qrels(source)
+    if is_dataframe(source):
+        qid = frame_column(source, RUN_QUERY_COLUMNS, "query id")
+        doc = frame_column(source, RUN_DOCUMENT_COLUMNS, "document id")
+        grade = frame_column(source, ("relevance", "label", "grade"), "relevance")
+        return graded((f"qrels DataFrame, query {q}, document {d}", q, d, g) for q, d, g in
+                      zip(source[qid].astype(str), source[doc].astype(str), source[grade]))
+    if isinstance(source, Mapping):
+        qrels: Qrels = {}
+        for q, docs in source.items():
+            for d, g in docs.items():
+                qrels.setdefault(str(q), {})[str(d)] = relevance_grade(g, f"qrels, query {q}, document {d}")
+        return qrels
+    if records.is_records(source):
+        return graded(records.record_rows(source, fields, "qrels"))
+    raise TypeError(f"cannot read qrels from {type(source).__name__}")
+

@@ -1,0 +1,61 @@
+"""TREC qrels files and relevance grades: integers only, the same document never judged twice differently, every
+malformed line an InputError naming file:line."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from gsr.errors import InputError
+from gsr.io.files import text_lines
+from gsr.io.types import Qrels
+
+
+def relevance_grade(value, where: str) -> int:
+    """An integer relevance grade: an int, an integral number, or an integer's text; 0.5, "1.0", true or NaN are
+    InputErrors at `where` (never truncated)."""
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            pass
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
+            and float(value).is_integer():
+        return int(value)
+    raise InputError(f"{where}: relevance grade must be an integer, found {value!r}")
+
+
+def read_qrels(path: str | os.PathLike) -> Qrels:
+    """A TREC qrels file: 'qid iteration docid grade' per line; a file without any judgment is an error."""
+    path = Path(path)
+    qrels: Qrels = {}
+    for lineno, line in text_lines(path):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 4:
+            raise InputError(f"{path}:{lineno}: expected 4 columns 'qid iteration docid grade', found {len(parts)}")
+        qid, _, docid, grade = parts
+        add_judgment(qrels, qid, docid, relevance_grade(grade, f"{path}:{lineno}"), f"{path}:{lineno}")
+    if not qrels:
+        raise InputError(f"{path}: the qrels are empty (no 'qid iteration docid grade' line)")
+    return qrels
+
+
+def add_judgment(qrels: Qrels, qid: str, docid: str, grade: int, where: str) -> None:
+    """Record one judgment; the same document judged twice with different grades is an error at `where`."""
+    judged = qrels.setdefault(qid, {})
+    if docid in judged and judged[docid] != grade:
+        raise InputError(f"{where}: document {docid} judged twice for query {qid} with different grades")
+    judged[docid] = grade
+
+
+def graded(rows: Iterable[tuple[str, str, str, object]]) -> Qrels:
+    """Qrels from (where, qid, docid, grade) rows; grades checked by relevance_grade."""
+    qrels: Qrels = {}
+    for where, qid, docid, grade in rows:
+        add_judgment(qrels, qid, docid, relevance_grade(grade, where), where)
+    return qrels

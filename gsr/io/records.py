@@ -1,0 +1,110 @@
+"""Records other IR tools hand over, as gsr.io's runs, qrels and queries: ir_measures ScoredDoc/Qrel, ir_datasets
+query and qrels iterables, plain tuples, DataFrames, and ir_datasets datasets named 'irds:ID' (gsr.io.convert's
+as_run/as_qrels/as_queries dispatch here)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+
+from gsr.errors import InputError
+from gsr.io.topics import QUERY_ID_KEYS, QUERY_TEXT_KEYS, topic_fields
+
+IRDS_PREFIX = "irds:"  # an ir_datasets dataset id where a topics, qrels, run or documents path is accepted
+_IRDS_QUERY_FIELDS = {"title": "title", "desc": "description", "narr": "narrative"}
+
+
+def irds_dataset(source: str):
+    """The ir_datasets dataset named by 'irds:ID' (InputError when ir_datasets or the dataset is missing)."""
+    name = source[len(IRDS_PREFIX):]
+    try:
+        import ir_datasets
+    except ImportError:
+        raise InputError(f"{source}: the 'ir_datasets' package is not installed (pip install ir-datasets)") from None
+    try:
+        return ir_datasets.load(name)
+    except KeyError:
+        raise InputError(f"{source}: ir_datasets has no dataset {name!r}") from None
+
+
+def is_irds(source) -> bool:
+    return isinstance(source, str) and source.startswith(IRDS_PREFIX)
+
+
+def irds_part(source: str, part: str):
+    """The queries/qrels/scoreddocs iterator of an 'irds:ID' dataset, or InputError when it has none."""
+    dataset = irds_dataset(source)
+    if not getattr(dataset, f"has_{part}")():
+        raise InputError(f"{source}: the ir_datasets dataset has no {part}")
+    return getattr(dataset, f"{part}_iter")()
+
+
+def is_dataframe(obj) -> bool:
+    """True for a pandas (or pandas-like) DataFrame, told by its columns and itertuples, without importing pandas."""
+    return hasattr(obj, "columns") and hasattr(obj, "itertuples")
+
+
+def frame_column(frame, keys: tuple[str, ...], what: str) -> str:
+    """The first of `keys` that is a column of `frame`; an InputError naming `what` otherwise."""
+    for key in keys:
+        if key in frame.columns:
+            return key
+    raise InputError(f"DataFrame has no {what} column (one of {', '.join(keys)})")
+
+
+def is_records(source) -> bool:
+    return not isinstance(source, (str, bytes, os.PathLike, Mapping)) and not is_dataframe(source) and \
+        hasattr(source, "__iter__")
+
+
+def query_text(record, field: str) -> str:
+    """A query record's text for `field` (title, desc, narr or e.g. title+desc): ir_datasets TrecQuery fields, a
+    `text` field, or default_text()."""
+    parts = []
+    for name in topic_fields(field):
+        value = getattr(record, _IRDS_QUERY_FIELDS[name], None)
+        if value:
+            parts.append(str(value))
+    if parts:
+        return " ".join(parts)
+    for key in QUERY_TEXT_KEYS:
+        if getattr(record, key, None) is not None:
+            return str(getattr(record, key))
+    if hasattr(record, "default_text"):
+        return record.default_text()
+    raise InputError(f"query {record.query_id}: no text field (one of {', '.join(QUERY_TEXT_KEYS)})")
+
+
+def record_queries(records, field: str, where: str) -> dict[str, str]:
+    queries: dict[str, str] = {}
+    for n, record in enumerate(records, start=1):
+        if hasattr(record, "query_id"):
+            qid, text = str(record.query_id), query_text(record, field)
+        elif isinstance(record, Mapping):
+            qid = str(next((record[k] for k in QUERY_ID_KEYS if k in record), None))
+            text = next((str(record[k]) for k in QUERY_TEXT_KEYS if k in record), None)
+            if qid == "None" or text is None:
+                raise InputError(f"{where}, record {n}: expected a query id and a text")
+        elif isinstance(record, (tuple, list)) and len(record) == 2:
+            qid, text = str(record[0]), str(record[1])
+        else:
+            raise InputError(f"{where}, record {n}: expected (qid, text) or a query with query_id and text, "
+                             f"not {record!r}")
+        if qid in queries:
+            raise InputError(f"{where}, record {n}: query {qid} appears twice")
+        queries[qid] = text
+    return queries
+
+
+def record_rows(records, fields: tuple[str, str, str], where: str) -> Iterator[tuple[str, str, str, object]]:
+    """(where, qid, docid, value) of records with the three named fields (ir_measures ScoredDoc/Qrel, ir_datasets
+    qrels and scored documents), or of plain (qid, docid, value) triples."""
+    for n, record in enumerate(records, start=1):
+        if all(hasattr(record, f) for f in fields):
+            qid, docid, value = (getattr(record, f) for f in fields)
+        elif isinstance(record, (tuple, list)) and len(record) == 3:
+            qid, docid, value = record
+        else:
+            raise InputError(f"{where}, record {n}: expected ({', '.join(fields)}), not {record!r}")
+        yield f"{where}, record {n}", str(qid), str(docid), value
+

@@ -1,0 +1,157 @@
+"""Text handling of the paper (§3.2.2): lowercase, split on punctuation, stop words out, gendered words kept, and
+which document words count as a query term's inflections (`exact | lemma | stem`)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from gsr.errors import ParamError
+from gsr.io.files import text_lines
+from gsr.text.corpora import nltk_words, warn_missing
+
+# Pronouns and titles that every general stop list drops but that carry gender (paper §3.2.2).
+GENDERED_KEEP_WORDS = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself", "mr", "mrs", "ms"})
+
+# Named stop lists: NLTK's English stop words (function words only; the default) and scikit-learn's (318 words, which
+# also drop content words such as fire, bill, system, interest, mill).
+STOP_LISTS = ("nltk", "sklearn")
+DEFAULT_STOP_LIST = "nltk"
+NLTK_STOPWORDS_COPY = Path(__file__).resolve().parent / "wordlists" / "nltk_english_stopwords.txt"
+
+# How a document word is matched to a query term when g_q(d) leaves the query's terms out (§3.2.2).
+EXCLUSION_MODES = ("exact", "lemma", "stem")
+DEFAULT_EXCLUSION = "lemma"
+
+_WORD_RUNS = re.compile(r"[^\W_]+")
+
+
+def _word_lines(path: str | os.PathLike) -> list[str]:
+    """Words of a list file, one per line; '#' starts a comment (read with gsr.io.text_lines: UTF-8, BOM skipped,
+    other bytes an error naming file:line)."""
+    words = []
+    for _, line in text_lines(path):
+        word = line.split("#", 1)[0].strip().lower()
+        if word:
+            words.append(word)
+    return words
+
+
+@lru_cache(maxsize=1)
+def nltk_stopwords() -> frozenset[str]:
+    """NLTK's English stop words (179 function words), read through nltk; where the corpus is not installed, the
+    copy of the same list that ships with gsr (a warning says how to install the corpus)."""
+    words = nltk_words("stopwords", "english")
+    if words is None:
+        warn_missing("stopwords", f"the copy of its English list in {NLTK_STOPWORDS_COPY.name}")
+        words = _word_lines(NLTK_STOPWORDS_COPY)
+    return frozenset(w.lower() for w in words)
+
+
+def stopword_list(name: str) -> frozenset[str]:
+    """A named stop list ('nltk' or 'sklearn') without the gendered pronouns and titles."""
+    if name == "nltk":
+        words = nltk_stopwords()
+    elif name == "sklearn":
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        words = frozenset(ENGLISH_STOP_WORDS)
+    else:
+        raise ParamError(f"unknown stop list {name!r}: choose one of {', '.join(STOP_LISTS)} or give a file")
+    return frozenset(words) - GENDERED_KEEP_WORDS
+
+
+def default_stopwords() -> frozenset[str]:
+    """The default stop list: NLTK's English stop words without the gendered pronouns and titles."""
+    return stopword_list(DEFAULT_STOP_LIST)
+
+
+def read_stopwords(path: str | os.PathLike) -> frozenset[str]:
+    """A stop list file, one word per line ('#' starts a comment); gendered pronouns and titles are kept."""
+    return frozenset(_word_lines(path)) - GENDERED_KEEP_WORDS
+
+
+def stopwords_of(spec: str | os.PathLike | None) -> frozenset[str]:
+    """The stop list named by `spec`: None for the default, 'nltk' or 'sklearn', else a file (read_stopwords)."""
+    if spec is None:
+        return default_stopwords()
+    if isinstance(spec, str) and spec in STOP_LISTS:
+        return stopword_list(spec)
+    return read_stopwords(spec)
+
+
+@lru_cache(maxsize=None)
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+# lemminflect's parts of speech in the order a word's lemma is chosen: query terms are mostly nouns (as WordNet's
+# lemmatiser assumes by default), so 'nursing' stays 'nursing' while 'women' becomes 'woman'.
+_LEMMA_POS_ORDER = ("NOUN", "PROPN", "VERB", "AUX", "ADJ", "ADV")
+
+
+@lru_cache(maxsize=65_536)
+def lemma(word: str) -> str:
+    """The word's dictionary lemma by lemminflect (noun reading first, then verb, adjective, adverb; the first lemma
+    listed for that reading); the word itself where lemminflect's dictionary does not know it."""
+    from lemminflect import getAllLemmas
+
+    readings = getAllLemmas(word)
+    for pos in _LEMMA_POS_ORDER:
+        if readings.get(pos):
+            return readings[pos][0]
+    for lemmas in readings.values():
+        if lemmas:
+            return lemmas[0]
+    return word
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """Turns text into the bag of words GSR averages over, and maps a word to its inflection class.
+
+    stopwords: the words dropped (default: NLTK's English stop words; gendered pronouns and titles never drop).
+    exclusion: which document words count as a query term in g_q(d): 'exact' (the same word), 'lemma' (the same
+        lemminflect lemma: women/woman, children/child, but not organ/organization; the default) or 'stem' (the same
+        Snowball stem: nursing/nurse, but also organ/organization, fertile/fertilization).
+    """
+
+    stopwords: frozenset[str] | None = None
+    exclusion: str = DEFAULT_EXCLUSION
+
+    def __post_init__(self):
+        if self.stopwords is None:
+            object.__setattr__(self, "stopwords", default_stopwords())
+        if self.exclusion not in EXCLUSION_MODES:
+            raise ParamError(f"exclusion must be one of {', '.join(EXCLUSION_MODES)}, not {self.exclusion!r}")
+
+    def tokens(self, text: str) -> list[str]:
+        """Lowercased runs of letters and digits; keeps those of >= 2 letters, no digit, not a stop word."""
+        stop = self.stopwords
+        return [t for t in _WORD_RUNS.findall(text.lower()) if len(t) > 1 and t.isalpha() and t not in stop]
+
+    def inflection_class(self, word: str) -> str:
+        """The class under `exclusion`: the word, its lemma or its Snowball stem; words sharing it are one term."""
+        if self.exclusion == "lemma":
+            return lemma(word)
+        if self.exclusion == "stem":
+            return _stemmer().stemWord(word)
+        return word
+
+    def inflection_classes(self, words: list[str]) -> list[str]:
+        """inflection_class for many words at once (one call into the stemmer in 'stem' mode)."""
+        if self.exclusion == "stem":
+            return _stemmer().stemWords(list(words))
+        if self.exclusion == "lemma":
+            return [lemma(w) for w in words]
+        return list(words)
+
+
+def default_analyzer() -> Analyzer:
+    """The analyzer used when none is given."""
+    return Analyzer()
