@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 from pathlib import Path
 
 from debias.hard import DebiasError, DebiasReport, HardDebias, StrongDebias
 from debias.words import DEFAULT_LISTS, LIST_SETS, load_pair_list, load_word_list
+from gsr.infra import logs
+
+log = logs.get("cli")
 
 DEFAULT_EMBEDDING = "glove-6b-50d"
 MAX_LISTED = 20  # missing words named in the summary; the rest are counted
@@ -55,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
     report = debiaser.report(kv)
     binary = out_path.name.lower().endswith(".bin")
     _write_word2vec(debiased, out_path, binary)
-    print(summary(report, str(args.embedding)), file=sys.stderr)
-    print(f"wrote {out_path} (word2vec {'binary' if binary else 'text'})", file=sys.stderr)
+    log.info("%s", summary(report, str(args.embedding)))
+    log.info("wrote %s (word2vec %s)", out_path, "binary" if binary else "text")
     return 0
 
 

@@ -2,7 +2,7 @@
 
 One pass over the collection (in parallel processes) writes its tokens as gensim's corpus_file and counts its
 words; every model reads that file and takes its vocabulary from those counts, so no model scans the text again.
-While gensim trains, progress (epoch, words/s, ETA) goes to stderr.
+While gensim trains, progress (epoch, words/s, ETA) is logged (logger gsr.training).
 """
 
 from __future__ import annotations
@@ -18,8 +18,12 @@ from pathlib import Path
 
 from gsr.documents.opening import iter_documents
 from gsr.errors import ParamError
+from gsr.infra import logs
 from gsr.infra.params import Param, check_params
+from gsr.infra.progress import progress
 from gsr.infra.store import cache_dir, cached_folder, content_key
+
+log = logs.get("training")
 
 METHODS = ("word2vec", "fasttext")
 FASTTEXT_BUCKETS = 2_000_000  # fastText's own default, the most `buckets = 0` gives
@@ -93,27 +97,26 @@ def _tokenise(shard: list[tuple[str, str]]) -> tuple[str, Counter, int]:
     return "".join(" ".join(tokens) + "\n" for tokens in lines), counts, len(lines)
 
 
-def write_token_corpus(documents: Path, folder: Path, progress: bool = False, n_jobs: int | None = None) -> TokenCorpus:
+def write_token_corpus(documents: Path, folder: Path, n_jobs: int | None = None) -> TokenCorpus:
     """Tokenise a JSONL/TSV collection into `folder`/corpus.txt and its word counts into `folder`/counts.json.
 
     Tokens are GSR's (lowercase runs of letters) without a stop list. `n_jobs` processes (default: all cores).
     Training reads corpus.txt in C with every worker thread, several times faster than Python iterables.
     """
-    from gsr.documents.stats import document_shards, map_in_processes
+    from gsr.infra.parallel import document_shards, map_in_processes
 
     n_jobs = n_jobs or os.cpu_count() or 1
     counts: Counter = Counter()
     documents_done = 0
     shards = document_shards(iter_documents(Path(documents)), 5_000)
-    with open(folder / "corpus.txt", "w", encoding="utf-8") as out:
+    with open(folder / "corpus.txt", "w", encoding="utf-8") as out, \
+            progress(desc="tokenising", unit="doc", unit_scale=True) as bar:
         for lines, chunk_counts, shard_documents in map_in_processes(_tokenise, shards, n_jobs):
             out.write(lines)
             counts.update(chunk_counts)
             documents_done += shard_documents
-            if progress:
-                print(f"\r  tokenised {documents_done:,} documents", end="", file=sys.stderr, flush=True)
-    if progress:
-        print(f"\r  tokenised {documents_done:,} documents, {sum(counts.values()):,} words", file=sys.stderr)
+            bar.update(shard_documents)
+    log.info("tokenised %s documents, %s words", f"{documents_done:,}", f"{sum(counts.values()):,}")
     (folder / "counts.json").write_text(json.dumps({"documents": documents_done, "counts": counts}), encoding="utf-8")
     return TokenCorpus(folder / "corpus.txt", documents_done, dict(counts))
 
@@ -130,18 +133,18 @@ def fasttext_buckets(words, min_n: int, max_n: int) -> int:
 
 
 class TrainingProgress:
-    """Epoch, words/s and ETA on stderr while gensim trains: a line after each epoch and, within one, every
-    `every` seconds (gensim's corpus_file training reports nothing before an epoch ends)."""
+    """Epoch, words/s and ETA logged while gensim trains: a line after each epoch and, within one, every `every`
+    seconds (gensim's corpus_file training reports nothing before an epoch ends)."""
 
-    def __init__(self, label: str, epochs: int, words_per_epoch: int, every: float = 15.0, stream=None):
+    def __init__(self, label: str, epochs: int, words_per_epoch: int, every: float = 15.0):
         self.label, self.epochs, self.words = label, epochs, words_per_epoch
-        self.every, self.stream = every, stream
+        self.every = every
         self.done = 0
         self.epoch_seconds: list[float] = []
         self._stop = threading.Event()
 
     def line(self, message: str) -> None:
-        print(f"  {self.label}: {message}", file=self.stream or sys.stderr, flush=True)
+        log.info("%s: %s", self.label, message)
 
     def eta(self, into_epoch: float = 0.0) -> str:
         if not self.epoch_seconds:
@@ -183,7 +186,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{int(seconds // 60)} min {seconds % 60:02.0f} s"
 
 
-def train_embedding(corpus: TokenCorpus, settings: TrainingSettings, progress: bool = False, verbose: bool = False):
+def train_embedding(corpus: TokenCorpus, settings: TrainingSettings):
     """Skip-gram word2vec or fastText (gensim) on a token corpus, with every core; returns its KeyedVectors."""
     import logging
 
@@ -198,30 +201,29 @@ def train_embedding(corpus: TokenCorpus, settings: TrainingSettings, progress: b
     else:
         buckets, model = None, Word2Vec(**options)
     gensim_logger, previous_level = logging.getLogger("gensim"), logging.getLogger("gensim").level
-    handler = logging.StreamHandler(sys.stderr)  # gensim's own INFO lines, when verbose
+    handler = logging.StreamHandler(sys.stderr)  # gensim's own INFO lines, under --verbose
+    verbose = logs.verbose()
     if verbose:
         gensim_logger.addHandler(handler)
         gensim_logger.setLevel(logging.INFO)
-    reporter = TrainingProgress(settings.method, settings.epochs, corpus.words) if progress else None
+    reporter = TrainingProgress(settings.method, settings.epochs, corpus.words,
+                                every=15.0 if log.isEnabledFor(logging.INFO) else 0.0)
     try:
         model.build_vocab_from_freq(corpus.counts, corpus_count=corpus.documents)
-        if reporter is not None:
-            reporter.line(f"{len(model.wv):,} words (min_count {settings.min_count})"
-                          + (f", {buckets:,} n-gram buckets" if buckets else "") + f", {settings.dim}d, "
-                          f"{settings.epochs} epochs over {corpus.words:,} words, {options['workers']} threads")
+        reporter.line(f"{len(model.wv):,} words (min_count {settings.min_count})"
+                      + (f", {buckets:,} n-gram buckets" if buckets else "") + f", {settings.dim}d, "
+                      f"{settings.epochs} epochs over {corpus.words:,} words, {options['workers']} threads")
         model.train(corpus_file=str(corpus.path), total_examples=corpus.documents, total_words=corpus.words,
-                    epochs=settings.epochs, callbacks=[reporter] if reporter is not None else [])
+                    epochs=settings.epochs, callbacks=[reporter])
     finally:
-        if reporter is not None:
-            reporter.close()
+        reporter.close()
         if verbose:
             gensim_logger.removeHandler(handler)
             gensim_logger.setLevel(previous_level)
     return model.wv
 
 
-def trained_embedding(documents: Path, collection_key: str, settings: TrainingSettings, progress: bool = False,
-                      verbose: bool = False):
+def trained_embedding(documents: Path, collection_key: str, settings: TrainingSettings):
     """train_embedding cached per (collection content, settings): (memory-mapped KeyedVectors, its cache key).
 
     The token corpus is cached per collection, so a second method trained on it reuses the one tokenising pass.
@@ -232,7 +234,7 @@ def trained_embedding(documents: Path, collection_key: str, settings: TrainingSe
 
     def build():
         folder, _ = cached_folder(cache_dir() / "token-corpora" / collection_key,
-                                  lambda staging: write_token_corpus(documents, staging, progress))
-        return train_embedding(TokenCorpus.load(folder), settings, progress, verbose)
+                                  lambda staging: write_token_corpus(documents, staging))
+        return train_embedding(TokenCorpus.load(folder), settings)
 
     return cached_embedding(key, build), key

@@ -16,14 +16,35 @@ COMMANDS = ("experiments.commands.validate", "experiments.commands.queries", "ex
             "debias.command")
 
 
+def _add_logging_options(parser: argparse.ArgumentParser, default) -> None:
+    """-q/--quiet and -v/--verbose, accepted before the subcommand and after it (`gsr run --quiet`)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_true", default=default,
+                       help="warnings and errors only on stderr (no progress)")
+    group.add_argument("-v", "--verbose", action="store_true", default=default,
+                       help="also debug lines and the libraries' own logging on stderr (Anserini's INFO lines)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
+    from gsr import __version__
+
     parser = argparse.ArgumentParser(prog="gsr", description="Gender Stereotype Reinforcement (Fabris et al.)")
+    parser.add_argument("--version", action="version", version=f"gsr-bench {__version__}")
+    _add_logging_options(parser, default=False)
     subparsers = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS:
         importlib.import_module(module).add_parser(subparsers)
+    for subparser in subparsers.choices.values():  # SUPPRESS: given only before the subcommand, it still counts
+        _add_logging_options(subparser, default=argparse.SUPPRESS)
     return parser
+
+
+def _configure_logging(args: argparse.Namespace) -> None:
+    from gsr.infra import logs
+
+    logs.configure(logs.QUIET if args.quiet else logs.VERBOSE if args.verbose else logs.NORMAL)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
         args = build_parser().parse_args(argv)
         command = args.command
+        _configure_logging(args)
         return args.func(args)
     except KeyboardInterrupt as interrupt:  # first: the names below may not be imported yet
         print(f"gsr: {interrupted(command, interrupt)}", file=sys.stderr)

@@ -10,7 +10,8 @@ from gsr.errors import InputError, ParamError
 from gsr.infra.params import Param, check_params
 from gsr.integrations.measures import is_gsr_measure, parse_measure_name
 from gsr.io.types import Qrels, Run
-from gsr.uncertainty import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES, adjust_p_values, randomization_test
+from gsr.settings import CORRECTIONS, DEFAULT_RESAMPLES, LEVEL, RESAMPLES, SEED
+from gsr.uncertainty import adjust_p_values, randomization_test
 
 DEFAULT_MEASURES = ("AP", "P@10", "nDCG@100")
 DISPLAY_NAMES = {"AP": "MAP"}
@@ -22,10 +23,9 @@ EVALUATION_PARAMS = (
           "embedding (Table 3)", choices=TESTS),
     Param("correction", str, "holm", "correction for multiple comparisons across each table's marks",
           choices=CORRECTIONS),
-    Param("resamples", int, DEFAULT_RESAMPLES, "bootstrap resamples (confidence intervals) and randomisation draws",
-          minimum=1),
-    Param("level", float, DEFAULT_LEVEL, "confidence level of the bootstrap intervals", minimum=0.5, maximum=0.999),
-    Param("seed", int, 0, "seed of the bootstrap and of the randomisation tests"),
+    RESAMPLES,
+    LEVEL,
+    SEED,
 )
 
 
@@ -51,6 +51,9 @@ def evaluation_settings(table: dict) -> tuple[list[str], list, dict]:
     otherwise."""
     statistics = check_params(EVALUATION_PARAMS, {k: v for k, v in table.items() if k not in ("measures", "baseline")},
                               "evaluation.")
+    if statistics["resamples"] == 0:  # gsr score takes 0 (no intervals, no tests); every table here is tested
+        raise InputError("evaluation.resamples must be ≥ 1 in an experiment: its tables mark randomisation tests "
+                         "drawn from it (0 means no intervals and no tests, which only gsr score offers)")
     listed = [str(m) for m in table.get("measures", DEFAULT_MEASURES)]
     measures = [m for m in listed if not is_gsr_measure(m)]
     try:

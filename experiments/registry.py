@@ -86,7 +86,7 @@ class CollectionKind:
 
     name: str
     description: str
-    load: Callable[[dict, bool], Collection]
+    load: Callable[[dict], Collection]  # the config table (paths resolved) -> the collection
     required: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
     path_keys: tuple[str, ...] = ()  # keys holding paths, resolved against the config file's folder

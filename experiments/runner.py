@@ -8,23 +8,23 @@ the first missing entry.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from experiments.analyses import AnalysisError
 from experiments.collections import Collection, collection_docids, load_collection
 from experiments.config.experiment import ExperimentConfig
 from experiments.config.systems import SystemSpec, output_name
-from experiments.effectiveness import Effectiveness, check_run_ids, evaluate_run, parse_measures
+from experiments.effectiveness import check_run_ids, evaluate_run, parse_measures
 from experiments.registry import ANALYSES, SYSTEMS
 from experiments.results import PERFECT, RANDOM, ExperimentResult
 from gsr.baselines import perfect_run, random_run
 from gsr.errors import InputError
-from gsr.evaluate import GSR, GSRReport, GSRResult, cached_document_stats
+from gsr.evaluate import GSR, cached_document_stats
+from gsr.infra import logs
 from gsr.infra.store import (
     CACHE_VARIABLE,
     cache_dir,
@@ -43,9 +43,7 @@ from gsr.text.analyzer import Analyzer, stopwords_of
 DEBIAS_VERSION = 2  # bump when debiasing changes its output (2: rows without a gender component keep their bits)
 
 
-def log(message: str) -> None:
-    """A progress line on stderr, time-stamped."""
-    print(f"[gsr run {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+log = logs.get("run")
 
 
 @dataclass
@@ -62,10 +60,8 @@ class Experiment:
     and shared resources through the public methods below.
     """
 
-    def __init__(self, config: ExperimentConfig, progress: bool = True, verbose: bool = False):
+    def __init__(self, config: ExperimentConfig):
         self.config = config
-        self.progress = progress
-        self.verbose = verbose  # also the libraries' own logging (Anserini's INFO lines)
         self.reused: list[str] = []
         self.timings: dict[str, float] = {}
         self.analyzer = Analyzer(stopwords_of(config.stopwords), exclusion=config.exclusion)
@@ -78,9 +74,8 @@ class Experiment:
     # ------------------------------------------------------------ what system types use
     @contextmanager
     def step(self, name: str):
-        """Times a step into self.timings and reports it on stderr."""
-        if self.progress:
-            log(f"{name} …")
+        """Times a step into self.timings and logs it."""
+        log.info("%s …", name)
         start = time.perf_counter()
         try:
             yield
@@ -89,14 +84,12 @@ class Experiment:
             raise
         finally:
             self.timings[name] = time.perf_counter() - start
-        if self.progress:
-            log(f"{name}: {self.timings[name]:.1f} s")
+        log.info("%s: %.1f s", name, self.timings[name])
 
     def note_reused(self, what: str) -> None:
-        """Record (and report) a cache entry that was reused instead of recomputed."""
+        """Record (and log) a cache entry that was reused instead of recomputed."""
         self.reused.append(what)
-        if self.progress:
-            log(f"reused {what}")
+        log.info("reused %s", what)
 
     def shared(self, key: str, make: Callable[[], object]):
         """A resource made once per experiment (an index, a worker) and shared by every system that asks for it;
@@ -115,18 +108,16 @@ class Experiment:
     def collection(self) -> Collection:
         if self._collection is None:
             with self.step("collection"):
-                self._collection = load_collection(self.config.collection, self.progress)
-            if self.progress:
-                for note in self._collection.notes:
-                    log(f"note: {note}")
+                self._collection = load_collection(self.config.collection)
+            for note in self._collection.notes:
+                log.info("note: %s", note)
         return self._collection
 
     def document_stats(self):
         """The collection's bag-of-words statistics after GSR's text handling (cached)."""
         def build():
             with self.step("document statistics"):
-                return cached_document_stats(self.collection.documents, self.analyzer, n_jobs=self.config.threads,
-                                             progress=self.progress)
+                return cached_document_stats(self.collection.documents, self.analyzer, n_jobs=self.config.threads)
 
         return self.shared("document statistics", build)
 
@@ -167,7 +158,7 @@ class Experiment:
                     from embeddings.training import TrainingSettings, trained_embedding
 
                     kv, key = trained_embedding(self.collection.documents, self.collection.key,
-                                                TrainingSettings(**spec.train), self.progress, self.verbose)
+                                                TrainingSettings(**spec.train))
             self._embeddings[name] = LoadedEmbedding(name, kv, key)
         return self._embeddings[name]
 
@@ -223,7 +214,7 @@ class Experiment:
         unknown = sorted(set(queries) - set(self.collection.queries))
         if unknown:
             raise InputError(f"with_queries: query ids {', '.join(unknown[:3])} are not topics of the collection")
-        derived = Experiment(self.config, self.progress)
+        derived = Experiment(self.config)
         derived._collection = replace(self.collection, queries=dict(queries))
         derived._embeddings, derived._unit_embeddings, derived._shared = \
             self._embeddings, self._unit_embeddings, self._shared
@@ -319,7 +310,7 @@ class Experiment:
                 value = ANALYSES.get(name).compute(self, result, options)
             except AnalysisError as err:
                 result.analysis_errors[name] = str(err)
-                log(f"analysis {name} skipped: {err}")
+                log.warning("analysis %s skipped: %s", name, err)
                 continue
             if value is not None:
                 result.analyses[name] = value
@@ -334,7 +325,3 @@ class Experiment:
             if check is not None:
                 check(self, system)
 
-
-def run_experiment(config: ExperimentConfig, progress: bool = True, verbose: bool = False) -> ExperimentResult:
-    """Execute a config (see Experiment)."""
-    return Experiment(config, progress, verbose).run()

@@ -14,8 +14,9 @@ from gsr.documents.base import DocumentSource
 from gsr.documents.needed import cached_document_stats, needed_document_stats
 from gsr.documents.opening import iter_documents, open_documents
 from gsr.documents.stats import DocumentStats, GenderedDocuments
-from gsr.errors import InputError, ParamError, UndefinedMeasureError
+from gsr.errors import InputError, UndefinedMeasureError
 from gsr.infra.numeric import finite
+from gsr.infra.params import check_params
 from gsr.io.convert import as_qrels, as_queries, as_run
 from gsr.io.types import Run
 from gsr.measure import (
@@ -27,10 +28,9 @@ from gsr.measure import (
     tied_rank_weights_many,
 )
 from gsr.ranked import RankedRows
+from gsr.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, MEASURE_PARAMS, RELEVANT
 from gsr.text.analyzer import Analyzer, default_analyzer
 from gsr.uncertainty import (
-    DEFAULT_LEVEL,
-    DEFAULT_RESAMPLES,
     BootstrapFit,
     Interval,
     TestResult,
@@ -274,34 +274,37 @@ def measure_run(run: Run | RankedRows, queries: dict[str, str], documents: Gende
 class GSR:
     """The Gender Stereotype Reinforcement measure, configured once and applied to any run.
 
-    lexicon: a GenderLexicon (g of each word; see embeddings.gender_lexicon).
-    cutoff: "relevant" (top-K with K = number of relevant documents, §4.2.2; needs qrels), an int, or None.
+    lexicon: a GenderLexicon (g of each word, Eq. 1; GenderLexicon.from_embedding). analyzer: the text handling
+    (default: gsr.text.default_analyzer()). The other settings are declared in PARAMS (gsr.settings), the same
+    declarations the configs and `gsr score` check against:
+    cutoff: 'relevant' (top-K with K = number of relevant documents, §4.2.2; needs qrels), an int K, or None.
     tie_scores: documents with equal scores (or grades) share their rank's weight in Eq. 2.
-    exclusion: which document words g_q(d) leaves out as query terms, 'exact', 'lemma' or 'stem' (gsr.text.Analyzer);
-        default: the analyzer's ('lemma' for the default analyzer).
+    exclusion: which document words g_q(d) leaves out as query terms, 'exact', 'lemma' or 'stem'; default: the
+        analyzer's ('lemma' for the default analyzer).
     random_seed: seed of the random engine. resamples, level, seed: the bootstrap over queries (percentile intervals
     at `level`; 0 resamples: no intervals).
     """
 
-    def __init__(self, lexicon, analyzer: Analyzer | None = None, cutoff: str | int | None = "relevant",
+    PARAMS = MEASURE_PARAMS
+
+    def __init__(self, lexicon, analyzer: Analyzer | None = None, cutoff: str | int | None = RELEVANT,
                  tie_scores: bool = True, random_seed: int = 0, exclusion: str | None = None,
                  resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL, seed: int = 0):
-        if not (cutoff is None or cutoff == "relevant" or (isinstance(cutoff, int) and cutoff > 0)):
-            raise ParamError(f"cutoff must be 'relevant', a positive integer or None, not {cutoff!r}")
+        given = {"cutoff": cutoff, "tie_scores": tie_scores, "random_seed": random_seed, "resamples": resamples,
+                 "level": level, "seed": seed}
+        if exclusion is not None:
+            given["exclusion"] = exclusion
+        settings = check_params(self.PARAMS, given)
         self.lexicon = lexicon
         self.analyzer = analyzer or default_analyzer()
         if exclusion is not None:
-            self.analyzer = replace(self.analyzer, exclusion=exclusion)
-        self.cutoff = cutoff
-        self.tie_scores = tie_scores
-        self.random_seed = random_seed
-        if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 0:
-            raise ParamError(f"resamples must be a non-negative integer, not {resamples!r}")
-        if not 0 < level < 1:
-            raise ParamError(f"level must be in (0, 1), not {level!r}")
-        self.resamples, self.level, self.seed = resamples, level, seed
+            self.analyzer = replace(self.analyzer, exclusion=settings["exclusion"])
+        self.cutoff = settings["cutoff"]
+        self.tie_scores = settings["tie_scores"]
+        self.random_seed = settings["random_seed"]
+        self.resamples, self.level, self.seed = settings["resamples"], settings["level"], settings["seed"]
 
-    def documents(self, source, n_jobs: int | None = None, progress: bool = False) -> GenderedDocuments:
+    def documents(self, source, n_jobs: int | None = None) -> GenderedDocuments:
         """Per-document sums for a whole collection: DocumentStats, a path, irds:NAME, a Lucene index, a
         DocumentSource, a mapping or (docid, text) pairs. To measure one run, give `evaluate` the source instead:
         it reads only the documents that run needs."""
@@ -310,29 +313,29 @@ class GSR:
         if isinstance(source, DocumentStats):
             stats = source
         elif isinstance(source, (str, os.PathLike, DocumentSource)):
-            stats = cached_document_stats(source, self.analyzer, n_jobs=n_jobs, progress=progress)
+            stats = cached_document_stats(source, self.analyzer, n_jobs=n_jobs)
         else:
-            stats = DocumentStats.build(iter_documents(source), self.analyzer, n_jobs=n_jobs, progress=progress)
+            stats = DocumentStats.build(iter_documents(source), self.analyzer, n_jobs=n_jobs)
         return stats.gendered(self.lexicon, self.analyzer)
 
-    def evaluate(self, run, queries, documents, qrels=None, strict: bool = False, n_jobs: int | None = None,
-                 progress: bool = False) -> GSRReport:
+    def evaluate(self, run, queries, documents, qrels=None, strict: bool = False,
+                 n_jobs: int | None = None) -> GSRReport:
         """GSR of `run`; with qrels also the perfect and random engines, all cut to the same K per query.
 
         `documents` given as a path, irds:NAME, a Lucene index or a DocumentSource is read only where the run and
         the engines need it; prebuilt GenderedDocuments/DocumentStats or in-memory documents are used whole.
         """
-        return self.evaluate_many({"run": run}, queries, documents, qrels, strict, n_jobs, progress)["run"]
+        return self.evaluate_many({"run": run}, queries, documents, qrels, strict, n_jobs)["run"]
 
-    def evaluate_many(self, runs, queries, documents, qrels=None, strict: bool = False, n_jobs: int | None = None,
-                      progress: bool = False) -> dict:
+    def evaluate_many(self, runs, queries, documents, qrels=None, strict: bool = False,
+                      n_jobs: int | None = None) -> dict:
         """`evaluate` of each of `runs` ({name: run}) against one read of `documents`; the perfect and random
         engines are measured once and shared by every report."""
         runs, queries, qrels = {name: as_run(run) for name, run in runs.items()}, as_queries(queries), as_qrels(qrels)
         if qrels is None:
             cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
             cuts = {name: cut_run(run, cut) for name, run in runs.items()}
-            gendered, _, _ = self._documents_for(documents, list(cuts.values()), {}, None, n_jobs, progress)
+            gendered, _, _ = self._documents_for(documents, list(cuts.values()), {}, None, n_jobs)
             reports = {}
             for name, run in cuts.items():
                 system = self._measure(run, queries, gendered, None, strict)
@@ -348,8 +351,7 @@ class GSR:
         cut = counts if self.cutoff == "relevant" else self.cutoff
         cuts = {name: cut_run(run, cut) for name, run in runs.items()}
         perfect = cut_run(perfect_run(qrels), cut)
-        gendered, engines, random = self._documents_for(documents, list(cuts.values()), perfect, qrels, n_jobs,
-                                                        progress)
+        gendered, engines, random = self._documents_for(documents, list(cuts.values()), perfect, qrels, n_jobs)
         perfect_result = self._measure(perfect, queries, engines, judged, strict=False)
         random_result = self._measure(cut_run(random, cut), queries, engines, judged, strict=False)
         reports = {}
@@ -363,20 +365,20 @@ class GSR:
             reports[name] = report
         return reports
 
-    def _documents_for(self, documents, runs: list[Run], perfect: Run, qrels, n_jobs,
-                       progress) -> tuple[GenderedDocuments, GenderedDocuments, Run | None]:
+    def _documents_for(self, documents, runs: list[Run], perfect: Run, qrels,
+                       n_jobs) -> tuple[GenderedDocuments, GenderedDocuments, Run | None]:
         """The documents `runs` are measured on, those the perfect and random engines are measured on, and the
         random engine's run (drawn here; None without qrels)."""
         if not isinstance(documents, (str, os.PathLike, DocumentSource)):
-            gendered = self.documents(documents, n_jobs=n_jobs, progress=progress)
+            gendered = self.documents(documents, n_jobs=n_jobs)
             random = random_run(qrels, gendered.stats.docids, self.random_seed) if qrels is not None else None
             return gendered, gendered, random
-        source = open_documents(documents, progress=progress)
+        source = open_documents(documents)
         picks = random_positions(qrels, source.count(), self.random_seed) if qrels is not None else {}
         positions = np.concatenate(list(picks.values())) if picks else np.zeros(0, dtype=np.int64)
         needed = needed_document_stats(source, {d for run in runs for ranked in run.values() for d, _ in ranked},
                                        {d for ranked in perfect.values() for d, _ in ranked}, positions,
-                                       self.analyzer, n_jobs, progress)
+                                       self.analyzer, n_jobs)
         random = ranked_picks(picks, dict(zip(positions.tolist(), needed.drawn))) if qrels is not None else None
         return (needed.runs.gendered(self.lexicon, self.analyzer), needed.engines.gendered(self.lexicon, self.analyzer),
                 random)

@@ -15,6 +15,10 @@ import numpy as np
 from gsr.errors import GSRError, InputError, UndefinedMeasureError
 from gsr.infra.numeric import mean_or_nan
 
+__all__ = ["GSRError", "UndefinedMeasureError", "document_genderedness", "gsr_slope", "gsr_slope_terms",
+           "list_genderedness", "list_genderedness_many", "mean_genderedness", "query_genderedness", "rank_discounts",
+           "relative_gsr", "slope_noise_floor", "tied_rank_weights", "tied_rank_weights_many"]
+
 
 def mean_genderedness(values: Iterable[float | None]) -> float:
     """§3.3: average genderedness of a bag of words, ignoring out-of-vocabulary words; NaN if none is known."""

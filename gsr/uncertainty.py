@@ -16,11 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from gsr.errors import InputError, ParamError, UndefinedMeasureError
+from gsr.settings import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES, LEVEL
 
-DEFAULT_RESAMPLES = 1000
-DEFAULT_LEVEL = 0.95
 ALTERNATIVES = ("two-sided", "greater", "less")
-CORRECTIONS = ("holm", "bonferroni", "none")
 _BLOCK_ROWS = 8192  # sign vectors per block, so memory stays bounded for large resample counts
 
 
@@ -127,8 +125,7 @@ def bootstrap_fit(queries: Sequence[str], x: Sequence[float], y: Sequence[float]
 def percentile_interval(replicates: Sequence[float], level: float = DEFAULT_LEVEL) -> Interval:
     """The percentile bootstrap interval (Efron & Tibshirani 1993, §13.3) of the defined (finite) replicates,
     quantiles by linear interpolation (numpy's default); None bounds when fewer than two replicates are defined."""
-    if not 0 < level < 1:
-        raise ParamError(f"confidence level must be in (0, 1), not {level!r}")
+    LEVEL.check(level)
     values = np.asarray(replicates, dtype=np.float64)
     finite = values[np.isfinite(values)]
     undefined = len(values) - len(finite)

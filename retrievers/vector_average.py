@@ -8,18 +8,21 @@ in the embedding with the project's policy (gsr.lexicon.vocabulary_key: as writt
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from gsr.documents.stats import DocumentStats
 from gsr.errors import ParamError
+from gsr.infra import logs
 from gsr.infra.numeric import unit_rows
+from gsr.infra.progress import progress
 from gsr.infra.store import cache_dir, cached_file, content_key
 from gsr.io.types import Run
 from gsr.lexicon import vocabulary_key
 from gsr.text.analyzer import GENDERED_KEEP_WORDS, Analyzer
+
+log = logs.get("vectors")
 
 WEIGHTINGS = ("add", "si")
 
@@ -42,14 +45,13 @@ class VectorAverageRetriever:
     """
 
     def __init__(self, kv, stats: DocumentStats, weighting: str = "add", analyzer: Analyzer | None = None,
-                 cache_key: str | None = None, progress: bool = False):
+                 cache_key: str | None = None):
         if weighting not in WEIGHTINGS:
             raise ParamError(f"weighting {weighting!r} is unknown; choose one of {', '.join(WEIGHTINGS)}")
         self.kv = kv
         self.stats = stats
         self.weighting = weighting
         self.analyzer = analyzer or Analyzer()
-        self.progress = progress
         vocabulary = stats.vocabulary
         self._term_index = {t: i for i, t in enumerate(vocabulary)}
         frequency = np.asarray(stats.counts.sum(axis=0)).ravel()
@@ -79,13 +81,8 @@ class VectorAverageRetriever:
         counts = self.stats.counts[:, known].astype(np.float32)
         matrix = np.empty((len(self.stats), vectors.shape[1]), dtype=np.float32)
         step = 50_000
-        for start in range(0, len(self.stats), step):
+        for start in progress(range(0, len(self.stats), step), desc="document vectors", unit="block"):
             matrix[start:start + step] = counts[start:start + step] @ vectors
-            if self.progress:
-                print(f"\rdocument vectors: {min(start + step, len(self.stats)):,}/{len(self.stats):,}",
-                      end="", file=sys.stderr, flush=True)
-        if self.progress:
-            print(file=sys.stderr)
         return unit_rows(matrix, in_place=True)  # cosine ignores the Σ weight denominator, so the sum suffices
 
     def _cached_document_matrix(self, cache_key: str | None) -> np.ndarray:
@@ -99,8 +96,8 @@ class VectorAverageRetriever:
                 np.save(out, self.document_matrix())
 
         path, reused = cached_file(target, build)
-        if reused and self.progress:
-            print(f"document vectors: reused {path}", file=sys.stderr)
+        if reused:
+            log.info("document vectors: reused %s", path)
         return np.load(path, mmap_mode="r")
 
     def query_vector(self, text: str) -> np.ndarray | None:
@@ -130,21 +127,21 @@ class VectorAverageRetriever:
         if not usable:
             return run
         matrix = np.stack([vectors[i] for i in usable]).astype(np.float32)
-        best_scores, best_rows = top_k_inner_products(self.documents, matrix, k, progress=self.progress)
+        best_scores, best_rows = top_k_inner_products(self.documents, matrix, k)
         docids = self.stats.docids
         for j, i in enumerate(usable):
             run[qids[i]] = [(docids[r], float(s)) for r, s in zip(best_rows[j], best_scores[j]) if r >= 0]
         return run
 
 
-def top_k_inner_products(documents: np.ndarray, queries: np.ndarray, k: int, step: int = 65_536,
-                         progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def top_k_inner_products(documents: np.ndarray, queries: np.ndarray, k: int,
+                         step: int = 65_536) -> tuple[np.ndarray, np.ndarray]:
     """Exact top-k rows of documents·queryᵀ per query, scanned in blocks so memory stays O(step × queries)."""
     n_queries = len(queries)
     k = min(k, len(documents))
     best_scores = np.full((n_queries, 0), -np.inf, dtype=np.float32)
     best_rows = np.zeros((n_queries, 0), dtype=np.int64)
-    for start in range(0, len(documents), step):
+    for start in progress(range(0, len(documents), step), desc="scoring", unit="block"):
         block = np.asarray(documents[start:start + step], dtype=np.float32)
         scores = (queries @ block.T)  # queries × block
         rows = np.broadcast_to(np.arange(start, start + len(block)), scores.shape)
@@ -155,10 +152,5 @@ def top_k_inner_products(documents: np.ndarray, queries: np.ndarray, k: int, ste
             scores = np.take_along_axis(scores, keep, axis=1)
             rows = np.take_along_axis(rows, keep, axis=1)
         best_scores, best_rows = scores, rows
-        if progress:
-            print(f"\rscoring: {min(start + step, len(documents)):,}/{len(documents):,} documents",
-                  end="", file=sys.stderr, flush=True)
-    if progress:
-        print(file=sys.stderr)
     order = np.lexsort((best_rows, -best_scores), axis=1)
     return np.take_along_axis(best_scores, order, axis=1), np.take_along_axis(best_rows, order, axis=1)

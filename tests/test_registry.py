@@ -90,7 +90,7 @@ def test_the_readme_extending_example_runs(tmp_path):
     config = parse_config({"collection": {"kind": "toy1"}, "embeddings": {"glove": {"source": "glove-6b-50d"}},
                            "systems": [{"name": "Boolean", "model": "boolean", "depth": 5}],
                            "gsr": {"measuring": ["glove"]}, "output": str(tmp_path)})
-    result = Experiment(config, progress=False).run()
+    result = Experiment(config).run()
     assert result.runs["Boolean"]["nurse"][0][0] in ("man_nurse", "woman_nurse")
     assert result.system_gsr["glove"]["Boolean"].gsr == pytest.approx(0.0, abs=1e-9)  # engine N of §3.4
     with pytest.raises(ConfigError, match="systems\\[0\\].depth must be ≥ 1, not 0"):

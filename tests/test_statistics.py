@@ -90,7 +90,7 @@ def test_percentile_interval_by_hand():
     assert (interval.low, interval.high) == (2.0, 4.0)  # the 25% and 75% quantiles of 1..5
     assert interval.to_list() == [2.0, 4.0] and interval.undefined == 1
     assert percentile_interval([1.0]).low is None
-    with pytest.raises(ValueError, match="confidence level"):
+    with pytest.raises(ValueError, match=r"level must be in \(0, 1\)"):
         percentile_interval([1.0, 2.0], level=95)
 
 

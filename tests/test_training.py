@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import json
+import logging
 
 import pytest
 
@@ -70,11 +70,11 @@ class _Clock:
         return self.now
 
 
-def test_progress_reports_epochs_words_per_second_and_eta(monkeypatch):
+def test_progress_reports_epochs_words_per_second_and_eta(monkeypatch, caplog):
     clock = _Clock()
     monkeypatch.setattr("embeddings.training.time.monotonic", clock)
-    out = io.StringIO()
-    progress = TrainingProgress("word2vec", epochs=3, words_per_epoch=1_000_000, every=0, stream=out)
+    caplog.set_level(logging.INFO, logger="gsr.training")
+    progress = TrainingProgress("word2vec", epochs=3, words_per_epoch=1_000_000, every=0)
     progress.on_train_begin(None)
     for seconds in (10.0, 30.0):
         progress.on_epoch_begin(None)
@@ -85,17 +85,17 @@ def test_progress_reports_epochs_words_per_second_and_eta(monkeypatch):
     clock.now += 20.0
     progress.on_epoch_end(None)
     progress.on_train_end(None)
-    assert out.getvalue().splitlines() == [
-        "  word2vec: epoch 1/3 in 10 s, 100,000 words/s, ETA 20 s",
-        "  word2vec: epoch 2/3 in 30 s, 33,333 words/s, ETA 20 s",
-        "  word2vec: epoch 3/3 in 20 s, 50,000 words/s, ETA 0 s",
-        "  word2vec: trained in 60 s",
+    assert [r.getMessage() for r in caplog.records] == [
+        "word2vec: epoch 1/3 in 10 s, 100,000 words/s, ETA 20 s",
+        "word2vec: epoch 2/3 in 30 s, 33,333 words/s, ETA 20 s",
+        "word2vec: epoch 3/3 in 20 s, 50,000 words/s, ETA 0 s",
+        "word2vec: trained in 60 s",
     ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["word2vec", "fasttext"])
-def test_trained_vocabulary_is_the_one_gensim_would_scan(tmp_path, method, capsys):
+def test_trained_vocabulary_is_the_one_gensim_would_scan(tmp_path, method, caplog):
     from gensim.models import Word2Vec
 
     docs = tmp_path / "docs.jsonl"
@@ -104,11 +104,12 @@ def test_trained_vocabulary_is_the_one_gensim_would_scan(tmp_path, method, capsy
     docs.write_text("".join(json.dumps({"id": f"d{i}", "contents": t}) + "\n" for i, t in enumerate(texts)))
     corpus = write_token_corpus(docs, tmp_path, n_jobs=2)
     settings = TrainingSettings(method=method, dim=8, epochs=2, min_count=20)
-    kv = train_embedding(corpus, settings, progress=True)
+    with caplog.at_level(logging.INFO, logger="gsr.training"):
+        kv = train_embedding(corpus, settings)
     scanned = Word2Vec(min_count=20)
     scanned.build_vocab(corpus_file=str(corpus.path))
     assert sorted(kv.index_to_key) == sorted(scanned.wv.index_to_key)
     assert all(kv.get_vecattr(w, "count") == scanned.wv.get_vecattr(w, "count") for w in kv.index_to_key)
-    err = capsys.readouterr().err
+    err = caplog.text
     assert "epoch 2/2" in err and "words/s" in err and "trained in" in err
     assert ("n-gram buckets" in err) == (method == "fasttext")

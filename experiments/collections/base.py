@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import shutil
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 from experiments.registry import COLLECTION_KINDS
 from gsr.documents.lines import checked_document_id
 from gsr.errors import InputError
+from gsr.infra.progress import progress
 from gsr.infra.store import atomic_write, cache_dir, cached_folder, content_key, file_version_key, folder_version_key
 from gsr.io.files import read_json
 from gsr.io.types import Qrels
@@ -82,10 +82,11 @@ def source_key(paths: Iterable[Path], *extra) -> str:
     return content_key(keys, *extra)
 
 
-def _write_canonical(documents: Iterable[tuple[str, str]], folder: Path, progress: bool) -> None:
+def _write_canonical(documents: Iterable[tuple[str, str]], folder: Path) -> None:
     digest = hashlib.sha256()
     seen: set[str] = set()
-    with open(folder / "documents.jsonl", "w", encoding="utf-8") as out:
+    with open(folder / "documents.jsonl", "w", encoding="utf-8") as out, \
+            progress(desc="converting the collection", unit="doc", unit_scale=True) as bar:
         for n, (docid, text) in enumerate(documents, start=1):
             checked_document_id(docid, f"document {n} of the collection")
             if docid in seen:
@@ -94,21 +95,19 @@ def _write_canonical(documents: Iterable[tuple[str, str]], folder: Path, progres
             line = json.dumps({"id": docid, "contents": text}, ensure_ascii=False) + "\n"
             digest.update(line.encode("utf-8"))
             out.write(line)
-            if progress and n % 50_000 == 0:
-                print(f"  converted {n:,} documents", file=sys.stderr)
+            bar.update()
     if not seen:
         raise InputError("the collection has no documents")
     (folder / "documents.sha256").write_text(digest.hexdigest()[:16] + "\n", encoding="utf-8")
 
 
-def canonical_documents(source: str, documents: Callable[[], Iterable[tuple[str, str]]],
-                        progress: bool = False) -> tuple[Path, str]:
+def canonical_documents(source: str, documents: Callable[[], Iterable[tuple[str, str]]]) -> tuple[Path, str]:
     """Write (docid, text) pairs once as the canonical JSONL; returns its path and content hash.
 
     Duplicate document ids are an error: qrels and runs could not tell the copies apart.
     """
     folder, _ = cached_folder(collections_cache() / source,
-                              lambda staging: _write_canonical(documents(), staging, progress))
+                              lambda staging: _write_canonical(documents(), staging))
     return folder / "documents.jsonl", (folder / "documents.sha256").read_text(encoding="utf-8").strip()
 
 
@@ -162,11 +161,11 @@ def read_folds(spec: dict) -> list[list[str]] | None:
     return [[str(q) for q in fold] for fold in folds]
 
 
-def load_collection(spec: dict | str, progress: bool = False) -> Collection:
+def load_collection(spec: dict | str) -> Collection:
     """A collection from its config table ({'kind': ..., ...}) or a built-in name, checked for consistency."""
     if isinstance(spec, str):
         spec = {"kind": spec}
-    collection = COLLECTION_KINDS.get(spec.get("kind")).load(spec, progress)
+    collection = COLLECTION_KINDS.get(spec.get("kind")).load(spec)
     if collection.folds is None:
         collection.folds = read_folds(spec)
     check_consistency(collection)
@@ -211,11 +210,11 @@ def collection_docids(documents: Path) -> set[str]:
     return _DOCIDS[key]
 
 
-def export_collection(name: str, out: Path, progress: bool = False) -> dict[str, Path]:
+def export_collection(name: str, out: Path) -> dict[str, Path]:
     """Write a built-in collection as JSONL documents, TSV topics and TREC qrels, for any other tool to run on."""
     if name not in BUILTIN_COLLECTIONS:
         raise InputError(f"{name!r} is not a built-in collection; choose one of {', '.join(BUILTIN_COLLECTIONS)}")
-    collection = load_collection(name, progress)
+    collection = load_collection(name)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"documents": out / "documents.jsonl", "topics": out / "topics.tsv", "qrels": out / "qrels.txt"}
     with open(collection.documents, "rb") as source, atomic_write(paths["documents"], binary=True) as copy:

@@ -12,12 +12,12 @@ from gsr.io.convert import as_qrels
 from gsr.io.records import IRDS_PREFIX
 
 
-def load_ir_datasets(spec: dict, progress: bool) -> Collection:
+def load_ir_datasets(spec: dict) -> Collection:
     name = spec["dataset"]
     source = IrdsDocuments(name)
     dataset = source.dataset
     field_name = {"title": "title", "desc": "description", "narr": "narrative"}.get(spec.get("topic_field", "title"))
-    documents, key = canonical_documents(f"irds-{content_key(name)}", lambda: iter(source), progress)
+    documents, key = canonical_documents(f"irds-{content_key(name)}", lambda: iter(source))
     queries = {}
     for query in dataset.queries_iter():
         text = getattr(query, field_name, None) if field_name else None
@@ -25,13 +25,13 @@ def load_ir_datasets(spec: dict, progress: bool) -> Collection:
     return Collection(spec.get("name", name), documents, queries, as_qrels(f"{IRDS_PREFIX}{name}"), key)
 
 
-def load_lucene_index(spec: dict, progress: bool) -> Collection:
+def load_lucene_index(spec: dict) -> Collection:
     from retrievers.lucene import stored_documents
 
     index = Path(spec["index"])
     # "sgml-text-2": texts of the reader that reads raw SGML as gsr.sgml reads the files
     documents, key = canonical_documents(f"lucene-{source_key([index], 'sgml-text-2')}",
-                                         lambda: stored_documents(index), progress)
+                                         lambda: stored_documents(index))
     queries = read_topics(spec["topics"], spec.get("topic_field", "title"))
     qrels = read_judgments(spec["qrels"])
     return Collection(spec.get("name", index.name), documents, queries, qrels, key)

@@ -15,9 +15,9 @@ from gsr.io.topics import read_queries
 from gsr.io.types import Qrels
 
 
-def load_files(spec: dict, progress: bool) -> Collection:
-    source = open_documents(spec["documents"], progress)  # any form gsr reads: files, folders, indexes, irds:NAME
-    documents, key = canonical_documents(f"files-{source.version()}", lambda: iter(source), progress)
+def load_files(spec: dict) -> Collection:
+    source = open_documents(spec["documents"])  # any form gsr reads: files, folders, indexes, irds:NAME
+    documents, key = canonical_documents(f"files-{source.version()}", lambda: iter(source))
     queries = read_topics(spec["topics"], spec.get("topic_field", "title"))
     return Collection(spec.get("name", Path(spec["documents"]).stem), documents, queries,
                       read_judgments(spec["qrels"]), key)
@@ -41,14 +41,14 @@ def read_beir_qrels(path: Path) -> Qrels:
     return qrels
 
 
-def load_beir(spec: dict, progress: bool) -> Collection:
+def load_beir(spec: dict) -> Collection:
     folder = Path(spec["path"])
     split = spec.get("split", "test")
     corpus, queries_file, qrels_file = folder / "corpus.jsonl", folder / "queries.jsonl", folder / "qrels" / f"{split}.tsv"
     for path in (corpus, queries_file, qrels_file):
         if not path.exists():
             raise InputError(f"{path}: no such file (BEIR layout: corpus.jsonl, queries.jsonl, qrels/{split}.tsv)")
-    documents, key = canonical_documents(f"beir-{source_key([corpus])}", lambda: iter_documents(corpus), progress)
+    documents, key = canonical_documents(f"beir-{source_key([corpus])}", lambda: iter_documents(corpus))
     qrels = read_beir_qrels(qrels_file)
     queries = {q: t for q, t in read_queries(queries_file).items() if q in qrels}  # BEIR ships all splits' queries
     return Collection(spec.get("name", folder.name), documents, queries, qrels, key)

@@ -79,14 +79,14 @@ def read_grepbiasir(folder: Path):
     return queries, categories, documents, genders, qrels, notes
 
 
-def load_grepbiasir(spec: dict, progress: bool) -> Collection:
+def load_grepbiasir(spec: dict) -> Collection:
     folder = Path(spec["path"])
     if not folder.is_dir():
         raise InputError(f"{folder}: no such folder (download Grep-BiasIR from https://github.com/KlaraKrieg/"
                          "GrepBiasIR and give its folder as collection.path)")
     queries, categories, texts, genders, qrels, notes = read_grepbiasir(folder)
     key_source = sorted(folder.glob("*.csv"))
-    documents, key = canonical_documents(f"grepbiasir-{source_key(key_source)}", lambda: iter(texts.items()), progress)
+    documents, key = canonical_documents(f"grepbiasir-{source_key(key_source)}", lambda: iter(texts.items()))
     return Collection(spec.get("name", "Grep-BiasIR"), documents, queries, qrels, key, notes=notes,
                       query_categories=categories, document_genders=genders)
 

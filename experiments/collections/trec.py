@@ -10,11 +10,11 @@ from experiments.registry import COLLECTION_KINDS, CollectionKind
 from gsr.documents.sgml import TrecSgmlDocuments
 
 
-def load_trec_sgml(spec: dict, progress: bool) -> Collection:
+def load_trec_sgml(spec: dict) -> Collection:
     paths = [Path(p) for p in ([spec["documents"]] if isinstance(spec["documents"], str) else spec["documents"])]
     # "sgml-text-2": texts of the reader that drops TREC-web headers, scripts, styles and comments
     documents, key = canonical_documents(f"sgml-{source_key(paths, 'sgml-text-2')}",
-                                         lambda: iter(TrecSgmlDocuments(paths)), progress)
+                                         lambda: iter(TrecSgmlDocuments(paths)))
     queries = read_topics(spec["topics"], spec.get("topic_field", "title"))
     qrels = read_judgments(spec["qrels"])
     return Collection(spec.get("name", "trec-sgml"), documents, queries, qrels, key)

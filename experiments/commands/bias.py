@@ -36,7 +36,7 @@ def document_labels(args, run_docids: set[str] | None = None):
     if kind == INTRINSIC:
         return intrinsic_labels(args.docs, default_mention_words(names=args.names))
     assert kind == GENDEREDNESS
-    gendered = GSR(lexicon_of(args), analyzer_of(args)).documents(args.docs, progress=not args.json)
+    gendered = GSR(lexicon_of(args), analyzer_of(args)).documents(args.docs)
     return genderedness_labels(gendered, value)
 
 

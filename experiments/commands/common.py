@@ -47,7 +47,8 @@ def lexicon_of(args):
 
 def analyzer_of(args):
     """The text analyzer with --stopwords (default stop list otherwise) and --exclusion where the command has it."""
-    from gsr.text.analyzer import DEFAULT_EXCLUSION, Analyzer, stopwords_of
+    from gsr.settings import DEFAULT_EXCLUSION
+    from gsr.text.analyzer import Analyzer, stopwords_of
 
     exclusion = getattr(args, "exclusion", None) or DEFAULT_EXCLUSION
     return Analyzer(stopwords_of(args.stopwords), exclusion=exclusion)

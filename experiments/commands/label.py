@@ -4,9 +4,12 @@ mentions of gendered people (Appendix B's entity words, capitalised first names)
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from itertools import chain, islice
+
+from gsr.infra import logs
+
+log = logs.get("cli")
 
 
 def cmd_label(args) -> int:
@@ -27,7 +30,7 @@ def cmd_label(args) -> int:
         else:
             print(f"{docid}\t{label.label}\t{label.female_mentions}\t{label.male_mentions}")
     summary = ", ".join(f"{totals[k]:,} {k}" for k in LABELS)
-    print(f"{sum(totals.values()):,} documents: {summary} (first names: {words.names_source})", file=sys.stderr)
+    log.info("%s documents: %s (first names: %s)", f"{sum(totals.values()):,}", summary, words.names_source)
     return 0
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
 from experiments.commands.validate import format_signed
+from gsr.infra import logs
+
+log = logs.get("cli")
 
 
 def cmd_queries(args) -> int:
@@ -21,7 +23,7 @@ def cmd_queries(args) -> int:
         from experiments.report import plots
 
         written = plots.plot_query_genderedness(rows, Path(args.plots) / "fig7_queries.png")
-        print(f"wrote {written}", file=sys.stderr)
+        log.info("wrote %s", written)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0

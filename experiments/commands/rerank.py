@@ -5,12 +5,14 @@ Dash's cost-based greedy (Eq. 1), the last two reading document labels (--labels
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from experiments.commands.bias import add_label_options, document_labels, parse_shares
 from experiments.commands.common import CommandError, analyzer_of
+from gsr.infra import logs
 from retrievers.fair_rerank import METHOD_PARAMS, METHODS, RELEVANCE_COSTS, Reranker
+
+log = logs.get("cli")
 
 
 def parse_depth(text: str):
@@ -61,7 +63,7 @@ def cmd_rerank(args) -> int:
     write_trec_run(reranked, args.out, tag=tag)
     settings = ", ".join(f"{k}={v}" for k, v in reranker.params.items())
     source = f", labels {labels.source}" if labels is not None else ""
-    print(f"{args.out}: {len(reranked)} queries re-ranked by {args.method} ({settings}{source})", file=sys.stderr)
+    log.info("%s: %d queries re-ranked by %s (%s%s)", args.out, len(reranked), args.method, settings, source)
     return 0
 
 

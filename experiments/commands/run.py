@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from experiments.commands.common import CommandError, positive_int
+from gsr.infra import logs
+
+log = logs.get("cli")
 
 
 def cmd_run(args) -> int:
@@ -27,19 +29,19 @@ def cmd_run(args) -> int:
         raise CommandError(f"{where} {config.output} {problem}")
     for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
         clean_stale_staging(folder)
-    result = Experiment(config, progress=not args.quiet, verbose=args.verbose).run()
+    result = Experiment(config).run()
     written = write_report(result, config.output)
     # the table write_report just made: building it again would redo every paired test and bootstrap
     print(written["markdown"].read_text(encoding="utf-8"))
-    print(f"wrote {len(written)} files under {config.output}/ (results.md, results.csv, results.json, "
-          f"per_query.csv, runs/, plots)", file=sys.stderr)
+    log.info("wrote %d files under %s/ (results.md, results.csv, results.json, per_query.csv, runs/, plots)",
+             len(written), config.output)
     return 0
 
 
 def cmd_export(args) -> int:
     from experiments.collections import export_collection
 
-    paths = export_collection(args.collection, Path(args.out), progress=True)
+    paths = export_collection(args.collection, Path(args.out))
     for what, path in paths.items():
         print(f"{what}: {path}")
     return 0
@@ -52,9 +54,6 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", help="output folder (default: the config's 'output')")
     parser.add_argument("--threads", type=positive_int, help="threads/processes for indexing, search and statistics")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG scatter plots")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    parser.add_argument("--verbose", action="store_true",
-                        help="also the libraries' own logging on stderr (Anserini's INFO lines)")
     parser.set_defaults(func=cmd_run)
     export = subparsers.add_parser("export", help="write a built-in collection as JSONL documents, TSV topics, "
                                    "TREC qrels")

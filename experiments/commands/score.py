@@ -7,50 +7,22 @@ that shares no query with the topics (or, with qrels, with the judged topics).""
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from itertools import combinations
 from pathlib import Path
 
 from experiments.commands.common import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
 from experiments.commands.validate import format_signed
-from gsr.text.analyzer import DEFAULT_EXCLUSION, EXCLUSION_MODES
-from gsr.uncertainty import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES
+from gsr.infra import logs
+from gsr.infra.params import argparse_type
+from gsr.settings import CORRECTIONS, CUTOFF, EXCLUSION, LEVEL, NO_CUTOFF, RELEVANT, RESAMPLES, SEED
+
+log = logs.get("cli")
 
 
-def parse_cutoff(text: str):
-    if text == "relevant":
-        return "relevant"
-    if text == "none":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("cutoff must be 'relevant', 'none' or a positive integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("cutoff must be 'relevant', 'none' or a positive integer")
-    return value
-
-
-def parse_resamples(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"resamples must be a non-negative integer, not {text!r}")
-    return value
-
-
-def parse_level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"level must be a number in (0, 1), e.g. 0.95, not {text!r}")
-    return value
+def cutoff_text(text: str):
+    """--cutoff's text as the cut-off value gsr.settings.CUTOFF checks: 'relevant', 'none' or an integer."""
+    return text if text in (RELEVANT, NO_CUTOFF) else int(text)
 
 
 def run_names(paths: list[str]) -> list[str]:
@@ -175,7 +147,7 @@ def cmd_score(args) -> int:
                   level=args.level, seed=args.seed)
     # one read of the documents for every run: only those the runs and the engines need (gsr.documents)
     evaluated = measure.evaluate_many(dict(enumerate(runs)), queries, args.docs, qrels, strict=args.strict,
-                                      n_jobs=args.jobs, progress=not args.json)
+                                      n_jobs=args.jobs)
     reports = [evaluated[i] for i in range(len(runs))]
     against_perfect, pairs = compare(names, reports, args)
     if args.json:
@@ -192,7 +164,7 @@ def cmd_score(args) -> int:
         print_table(names, reports, against_perfect, pairs, args)
     undefined = [name for name, report in zip(names, reports) if report.system.gsr is None]
     if undefined:
-        print(f"gsr: GSR is undefined for {', '.join(undefined)}", file=sys.stderr)
+        log.warning("GSR is undefined for %s", ", ".join(undefined))
         return 1
     return 0
 
@@ -210,20 +182,17 @@ def add_parser(subparsers) -> None:
                              "only the documents the runs and the engines need are read")
     parser.add_argument("--qrels", help="TREC qrels or irds:ID: adds the perfect and random engines and relative GSR")
     parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
-    parser.add_argument("--cutoff", type=parse_cutoff, default="relevant",
-                        help="'relevant' (top-K, K = relevant documents; the paper's §4.2.2; needs --qrels), "
-                             "'none' or N")
-    parser.add_argument("--exclusion", choices=EXCLUSION_MODES, default=DEFAULT_EXCLUSION,
-                        help="document words left out of g_q(d) as query terms: the same word (exact), the same "
-                             f"lemma (lemma) or the same Snowball stem (stem); default {DEFAULT_EXCLUSION}")
+    parser.add_argument("--cutoff", type=argparse_type(CUTOFF, cutoff_text), default=CUTOFF.default,
+                        help=f"{CUTOFF.help}; default {CUTOFF.default}")
+    parser.add_argument("--exclusion", choices=EXCLUSION.choices, default=EXCLUSION.default,
+                        help=f"{EXCLUSION.help}; default {EXCLUSION.default}")
     parser.add_argument("--strict", action="store_true", help="fail on retrieved ids missing from --docs")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=argparse_type(SEED), default=SEED.default,
                         help="seed of the random engine, the bootstrap and the randomisation tests (default 0)")
-    parser.add_argument("--resamples", type=parse_resamples, default=DEFAULT_RESAMPLES,
-                        help=f"bootstrap resamples and randomisation draws (default {DEFAULT_RESAMPLES}; 0: no "
-                             "intervals nor tests)")
-    parser.add_argument("--level", type=parse_level, default=DEFAULT_LEVEL,
-                        help=f"confidence level of the intervals (default {DEFAULT_LEVEL})")
+    parser.add_argument("--resamples", type=argparse_type(RESAMPLES), default=RESAMPLES.default,
+                        help=f"{RESAMPLES.help} (default {RESAMPLES.default}; 0: no intervals nor tests)")
+    parser.add_argument("--level", type=argparse_type(LEVEL, float), default=LEVEL.default,
+                        help=f"{LEVEL.help}, {LEVEL.range_text()} (default {LEVEL.default})")
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
                         help="multiple-comparison correction of the tests (default holm)")
     parser.add_argument("--jobs", type=positive_int, default=None,

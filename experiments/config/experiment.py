@@ -160,7 +160,7 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
                               "evaluation.measures; give the cut-off in one place")
         cutoff = cutoffs[0]
 
-    from gsr.text.analyzer import STOP_LISTS
+    from gsr.settings import STOP_LISTS
 
     stopwords = gsr["stopwords"]
     if stopwords is not None and stopwords not in STOP_LISTS:

@@ -9,7 +9,7 @@ from pathlib import Path
 from debias.words import DEFAULT_LISTS, LIST_SETS
 from gsr.errors import ConfigError
 from gsr.infra.params import Param, ParamError, check_params
-from gsr.text.analyzer import DEFAULT_EXCLUSION, EXCLUSION_MODES
+from gsr.settings import CUTOFF, EXCLUSION, RANDOM_SEED
 
 TOP_PARAMS = (Param("depth", int, 1000, "documents retrieved per query", minimum=1),
               Param("threads", int, 2, "threads and processes for indexing, search and statistics", minimum=1),
@@ -26,21 +26,13 @@ def _string_list(value, label: str) -> list[str]:
     raise ParamError(f"{label} must be a string or a list of strings, not {value!r}")
 
 
-def _cutoff(value, label: str):
-    if value == "relevant" or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
-        return value
-    raise ParamError(f"{label} must be 'relevant' or a positive integer, not {value!r}")
-
-
 GSR_PARAMS = (Param("measuring", object, [], "the embeddings GSR is measured with (at least one)",
                     validator=_string_list, range_help="an [embeddings] name or a list of them"),
-              Param("cutoff", object, "relevant", "top-K cut-off: 'relevant' (K = relevant documents) or K",
-                    validator=_cutoff, range_help="'relevant' or an integer ≥ 1"),
+              CUTOFF,
               Param("stopwords", str, None, "stop list: 'nltk' (default), 'sklearn' or a file, one word per line"),
-              Param("exclusion", str, DEFAULT_EXCLUSION, "which document words count as a query term in g_q(d)",
-                    choices=EXCLUSION_MODES),
+              EXCLUSION,
               Param("definitional", str, None, "definitional pairs, debiaswe JSON"),
-              Param("random_seed", int, 0, "seed of the random engine", minimum=0))
+              RANDOM_SEED)
 EVALUATION_PARAMS = (Param("measures", object, None, "ir_measures measure names", validator=_string_list,
                            range_help="a measure name or a list of them"),
                      Param("baseline", str, None, "the system significance is tested against (default: the first)"))

@@ -13,7 +13,7 @@ def lucene_session(experiment):
     """The experiment's one Lucene worker (one JVM) for its indexing and every lexical search; ended with it."""
     from retrievers.lucene import LuceneSession
 
-    return experiment.shared("lucene session", lambda: LuceneSession(verbose=experiment.verbose))
+    return experiment.shared("lucene session", lambda: LuceneSession())
 
 
 def lucene_index(experiment) -> Path:
@@ -25,7 +25,7 @@ def lucene_index(experiment) -> Path:
         def write(staging: Path) -> None:
             with experiment.step("Lucene index"):
                 build_index(experiment.collection.documents, staging / "index", threads=experiment.config.threads,
-                            progress=experiment.progress, session=lucene_session(experiment))
+                            session=lucene_session(experiment))
 
         folder, reused = cached_folder(cache_dir() / "indexes" / experiment.collection.key, write)
         if reused:
@@ -41,7 +41,7 @@ def search(experiment, system) -> dict:
 
     config = experiment.config
     return lucene_search(lucene_index(experiment), experiment.collection.queries, system.model, k=config.depth,
-                         threads=config.threads, params=system.params, progress=experiment.progress,
+                         threads=config.threads, params=system.params,
                          session=lucene_session(experiment))
 
 

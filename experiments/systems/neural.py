@@ -44,7 +44,7 @@ def rerank(experiment, system) -> dict:
         {q: candidates[q] for q in sorted(trainable)}, collection.qrels, experiment.embedding(system.embedding).kv,
         folds=folds, depth=depth, epochs=system.params["epochs"], seed=system.params["seed"], tokenize=tokenize,
         idf=idf, threads=1,  # tiny models: a second thread only adds contention
-        checkpoint_dir=cache_dir() / "checkpoints" / experiment.system_key(system), progress=experiment.progress)
+        checkpoint_dir=cache_dir() / "checkpoints" / experiment.system_key(system))
     return {q: reranked.get(q, ranked) for q, ranked in candidates.items()}
 
 

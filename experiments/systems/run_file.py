@@ -3,13 +3,15 @@ measured, tested and analysed like the built-in ones (it has no embedding, so it
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from experiments.registry import SYSTEMS, SystemType
 from gsr.errors import InputError
+from gsr.infra import logs
 from gsr.infra.params import Param
 from gsr.io.runs import read_trec_run
+
+log = logs.get("run")
 
 
 def read_run_file(experiment, system) -> dict:
@@ -23,9 +25,9 @@ def read_run_file(experiment, system) -> dict:
         raise InputError(f"{path}: none of the run's {len(run)} query ids is a topic of the collection (run e.g. "
                          f"{', '.join(sorted(run)[:3])}; topics e.g. {', '.join(sorted(queries)[:3])})")
     unknown, unanswered = sorted(set(run) - shared), sorted(set(queries) - shared)
-    if experiment.progress and (unknown or unanswered):
-        print(f"[gsr run] {system.name}: {len(unknown)} query ids of {path.name} are not topics (ignored), "
-              f"{len(unanswered)} topics are not in it", file=sys.stderr)
+    if unknown or unanswered:
+        log.warning("%s: %d query ids of %s are not topics (ignored), %d topics are not in it", system.name,
+                    len(unknown), path.name, len(unanswered))
     depth = experiment.config.depth
     return {q: ranked[:depth] for q, ranked in run.items() if q in shared}
 

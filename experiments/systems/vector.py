@@ -15,7 +15,7 @@ def vector_retriever(experiment, embedding_name: str, weighting: str):
         embedding = experiment.embedding(embedding_name)
         cache_key = content_key(experiment.collection.key, embedding.key, sorted(experiment.analyzer.stopwords))
         return VectorAverageRetriever(embedding.kv, experiment.document_stats(), weighting, experiment.analyzer,
-                                      cache_key=cache_key, progress=experiment.progress)
+                                      cache_key=cache_key)
 
     return experiment.shared(f"vector retriever {embedding_name} {weighting}", make)
 

@@ -8,7 +8,6 @@ engine) returned, and the random engine needs the collection's size and the ids 
 
 from __future__ import annotations
 
-import sys
 from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Collection, Iterable, Iterator, Sequence
@@ -17,7 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from gsr.errors import InputError
+from gsr.infra import logs
+from gsr.infra.progress import progress
 from gsr.infra.store import cache_dir, cached_folder, content_key, file_version_key
+
+log = logs.get("documents")
 
 LISTING_FORMAT = 1
 _ID_CHUNK = 1 << 20  # ids collected per numpy block while a listing is built
@@ -152,10 +155,9 @@ class ListedSource(DocumentSource):
     known offsets (`read_at`) and located for messages (`where`).
     """
 
-    def __init__(self, files: list[Path], name: str, progress: bool = False):
+    def __init__(self, files: list[Path], name: str):
         self.files = files
         self.name = name
-        self.progress = progress
         self._listing: DocumentListing | None = None
 
     @abstractmethod
@@ -186,22 +188,18 @@ class ListedSource(DocumentSource):
         """The listing, built by one pass over the files the first time and reused from the cache afterwards."""
         if self._listing is None:
             folder, reused = cached_folder(cache_dir() / "document-listings" / self.version(), self._write_listing)
-            if reused and self.progress:
-                print(f"documents of {self.name}: listing reused from {folder}", file=sys.stderr)
+            if reused:
+                log.info("documents of %s: listing reused from %s", self.name, folder)
             self._listing = DocumentListing.load(folder)
         return self._listing
 
     def _write_listing(self, staging: Path) -> None:
         builder = ListingBuilder()
-        for index, path in enumerate(self.files):
-            for offset, docid, _ in self.records(index, path):
-                builder.add(docid, index, offset)
-                if self.progress and len(builder) % 500_000 == 0:
-                    self._report_listing(len(builder), index)
-            if self.progress:
-                self._report_listing(len(builder), index)
-        if self.progress:
-            print(file=sys.stderr)
+        with progress(total=len(self.files), desc=f"listing the documents of {self.name}", unit="file") as bar:
+            for index, path in enumerate(self.files):
+                for offset, docid, _ in self.records(index, path):
+                    builder.add(docid, index, offset)
+                bar.update()
         listing = builder.finish()
         if not len(listing):
             where = "in this file" if len(self.files) == 1 else f"in its {len(self.files)} files"
@@ -213,10 +211,6 @@ class ListedSource(DocumentSource):
             raise InputError(f"{second}: document id {listing.ids_at([repeated[0]])[0]} appears twice "
                              f"(first at {first})")
         listing.save(staging)
-
-    def _report_listing(self, documents: int, index: int) -> None:
-        print(f"\rlisting the documents of {self.name}: {documents:,} in {index + 1} file(s)", end="",
-              file=sys.stderr, flush=True)
 
     def count(self) -> int:
         return len(self.listing())

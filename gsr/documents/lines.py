@@ -97,8 +97,8 @@ def file_format(path: Path) -> str:
 class LineDocuments(ListedSource):
     """JSONL and TSV files (plain or gzip'd), one document per line; positions follow file and line order."""
 
-    def __init__(self, files: list[Path], formats: list[str], name: str, progress: bool = False):
-        super().__init__(files, name, progress)
+    def __init__(self, files: list[Path], formats: list[str], name: str):
+        super().__init__(files, name)
         self.formats = formats
 
     def _parse(self, index: int, raw: bytes, where: str) -> tuple[str, str]:

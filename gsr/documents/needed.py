@@ -10,7 +10,6 @@ qrels and seed shares. Both are read from the source in one pass when both are m
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,8 +19,11 @@ import numpy as np
 from gsr.documents.base import DocumentSource
 from gsr.documents.opening import open_documents
 from gsr.documents.stats import DocumentStats
+from gsr.infra import logs
 from gsr.infra.store import atomic_folder, cache_dir, cached_folder, content_key, reusable
 from gsr.text.analyzer import Analyzer
+
+log = logs.get("documents")
 
 DRAWN_IDS = "drawn-ids.json"  # in an engines entry: the ids at the random engine's positions
 
@@ -30,23 +32,22 @@ def _stats_entry(*key) -> Path:
     return cache_dir() / "document-stats" / content_key(*key)
 
 
-def cached_document_stats(source, analyzer: Analyzer, n_jobs: int | None = None,
-                          progress: bool = False) -> DocumentStats:
+def cached_document_stats(source, analyzer: Analyzer, n_jobs: int | None = None) -> DocumentStats:
     """DocumentStats of a whole collection (anything gsr.documents.open_documents reads), built once per
     (collection version, stop list) and reused from the cache.
 
     The cache entry is written atomically and verified on reuse (gsr.store.cached_folder).
     """
-    source = open_documents(source, progress=progress)
+    source = open_documents(source)
     built = []
 
     def build(staging: Path) -> None:
-        built.append(DocumentStats.build(iter(source), analyzer, n_jobs=n_jobs, progress=progress))
+        built.append(DocumentStats.build(iter(source), analyzer, n_jobs=n_jobs))
         built[0].write_files(staging)
 
     folder, reused = cached_folder(_stats_entry("all", source.version(), sorted(analyzer.stopwords)), build)
-    if reused and progress:
-        print(f"document statistics of {source.name}: reused from {folder}", file=sys.stderr)
+    if reused:
+        log.info("document statistics of %s: reused from %s", source.name, folder)
     return built[0] if built else DocumentStats.load(folder)
 
 
@@ -70,7 +71,7 @@ def _routed(texts: Iterable[tuple[str, str]], keep: set[str], stash_ids: set[str
 
 
 def needed_document_stats(source: DocumentSource, run_ids: set[str], engine_ids: set[str], positions: np.ndarray,
-                          analyzer: Analyzer, n_jobs: int | None = None, progress: bool = False) -> NeededStats:
+                          analyzer: Analyzer, n_jobs: int | None = None) -> NeededStats:
     """Statistics of the `run_ids` documents, and of the `engine_ids` documents plus those at `positions`.
 
     Whatever the cache lacks is read in one DocumentSource.fetch; the engines' documents (bounded by the qrels,
@@ -85,11 +86,10 @@ def needed_document_stats(source: DocumentSource, run_ids: set[str], engine_ids:
     if reusable(engine_entry):
         engines = DocumentStats.load(engine_entry)
         drawn = json.loads((engine_entry / DRAWN_IDS).read_text(encoding="utf-8"))
-    if progress:
-        reused = [what for what, stats in (("runs'", runs), ("engines'", engines)) if stats is not None]
-        print(f"documents of {source.name}: {len(run_ids):,} retrieved, {len(engine_ids):,} judged, "
-              f"{len(positions):,} drawn{'; the ' + ' and '.join(reused) + ' reused from the cache' if reused else ''}",
-              file=sys.stderr)
+    reused = [what for what, stats in (("runs'", runs), ("engines'", engines)) if stats is not None]
+    log.info("documents of %s: %s retrieved, %s judged, %s drawn%s", source.name, f"{len(run_ids):,}",
+             f"{len(engine_ids):,}", f"{len(positions):,}",
+             f"; the {' and '.join(reused)} reused from the cache" if reused else "")
     if runs is not None and engines is not None:
         return NeededStats(runs, engines, drawn)
     drawn_now, texts = source.fetch((run_ids if runs is None else set()) | (engine_ids if engines is None else set()),
@@ -98,7 +98,7 @@ def needed_document_stats(source: DocumentSource, run_ids: set[str], engine_ids:
     stash: list[tuple[str, str]] = []
     if runs is None:
         runs = DocumentStats.build(_routed(texts, run_ids, engine_wanted if engines is None else set(), stash),
-                                   analyzer, n_jobs=n_jobs, progress=progress)
+                                   analyzer, n_jobs=n_jobs)
         with atomic_folder(run_entry) as staging:
             runs.write_files(staging)
         texts = stash

@@ -54,7 +54,7 @@ def _load_entry_points() -> None:
             continue
 
 
-def _open_path(path: Path, progress: bool) -> DocumentSource:
+def _open_path(path: Path) -> DocumentSource:
     if path.is_dir():
         if any(path.glob(LUCENE_MARKER)):
             raise InputError(f"{path}: a Lucene index, but no reader for Lucene indexes is registered "
@@ -62,15 +62,15 @@ def _open_path(path: Path, progress: bool) -> DocumentSource:
         files = collection_files([path])
         formats = [format_by_name(f) for f in files]
         if files and all(formats):
-            return LineDocuments(files, formats, str(path), progress)
-        return TrecSgmlDocuments(files, progress, name=str(path))  # the files just listed: no second walk
+            return LineDocuments(files, formats, str(path))
+        return TrecSgmlDocuments(files, name=str(path))  # the files just listed: no second walk
     kind = file_format(path)
     if kind == "sgml":
-        return TrecSgmlDocuments([path], progress)
-    return LineDocuments([path], [kind], str(path), progress)
+        return TrecSgmlDocuments([path])
+    return LineDocuments([path], [kind], str(path))
 
 
-def open_documents(source, progress: bool = False) -> DocumentSource:
+def open_documents(source) -> DocumentSource:
     """A DocumentSource for a path (file or folder), `irds:NAME`, or a DocumentSource (returned as it is)."""
     if isinstance(source, DocumentSource):
         return source
@@ -87,7 +87,7 @@ def open_documents(source, progress: bool = False) -> DocumentSource:
         opened = resolver(path)
         if opened is not None:
             return opened
-    return _open_path(path, progress)
+    return _open_path(path)
 
 
 def iter_documents(source) -> Iterator[tuple[str, str]]:

@@ -54,9 +54,9 @@ def read_compressed(path: Path) -> str:
 class TrecSgmlDocuments(ListedSource):
     """TREC SGML / TREC-web files and folders as a DocumentSource; positions follow file name order."""
 
-    def __init__(self, paths: Iterable[Path], progress: bool = False, name: str | None = None):
+    def __init__(self, paths: Iterable[Path], name: str | None = None):
         paths = [Path(p) for p in paths]
-        super().__init__(collection_files(paths), name or ", ".join(map(str, paths)), progress)
+        super().__init__(collection_files(paths), name or ", ".join(map(str, paths)))
 
     def records(self, index: int, path: Path) -> Iterator[tuple[int, str, str]]:
         text = read_compressed(path)

@@ -6,14 +6,10 @@ the counts c_dt are built once (in parallel shards, embedding-independent) and t
 
 from __future__ import annotations
 
-import collections
 import functools
 import json
 import os
-import signal
-import sys
-from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -21,15 +17,10 @@ from scipy import sparse
 
 from gsr.errors import InputError
 from gsr.infra.numeric import mean_or_nan
+from gsr.infra.parallel import document_shards, map_in_processes
+from gsr.infra.progress import progress
 from gsr.infra.store import atomic_folder
 from gsr.text.analyzer import Analyzer, default_analyzer
-
-
-def document_shards(documents: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
-    """(docid, text) pairs in lists of `size` (the last one shorter)."""
-    iterator = iter(documents)
-    while shard := list(islice(iterator, size)):
-        yield shard
 
 
 def count_shard(shard: list[tuple[str, str]], analyzer: Analyzer):
@@ -48,31 +39,6 @@ def count_shard(shard: list[tuple[str, str]], analyzer: Analyzer):
                                shape=(len(docids), len(vocabulary)))
     matrix.sum_duplicates()
     return docids, list(vocabulary), matrix
-
-
-def map_in_processes(function: Callable, items: Iterable, n_jobs: int) -> Iterator:
-    """`function` over `items` in `n_jobs` forked processes, results in order, at most 2 × n_jobs items in flight.
-
-    Ctrl-C reaches every process of the terminal's group: the workers ignore it, and the parent cancels what has not
-    started and waits for the shards being counted (a second or so), so no worker is left behind and none prints a
-    traceback. (multiprocessing.Pool.terminate can hang here: its feeder thread may stay blocked writing a shard
-    into the pipe of workers it has just killed.)
-    """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    executor = ProcessPoolExecutor(n_jobs, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
-    pending: collections.deque = collections.deque()
-    try:
-        for item in items:
-            pending.append(executor.submit(function, item))
-            if len(pending) >= 2 * n_jobs:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
 
 
 class DocumentStats:
@@ -95,34 +61,29 @@ class DocumentStats:
 
     @classmethod
     def build(cls, documents: Iterable[tuple[str, str]], analyzer: Analyzer | None = None,
-              n_jobs: int | None = None, shard_size: int = 10_000, progress: bool = False) -> DocumentStats:
+              n_jobs: int | None = None, shard_size: int = 10_000) -> DocumentStats:
         """Map over shards of (docid, text) in `n_jobs` processes (default: all cores), then merge."""
         analyzer = analyzer or default_analyzer()
         n_jobs = n_jobs or os.cpu_count() or 1
         shards = document_shards(documents, shard_size)
         if n_jobs == 1:
             parts = (count_shard(s, analyzer) for s in shards)
-            return cls._merge(parts, progress)
-        return cls._merge(map_in_processes(functools.partial(count_shard, analyzer=analyzer), shards, n_jobs), progress)
+            return cls._merge(parts)
+        return cls._merge(map_in_processes(functools.partial(count_shard, analyzer=analyzer), shards, n_jobs))
 
     @classmethod
-    def _merge(cls, parts, progress: bool) -> DocumentStats:
+    def _merge(cls, parts) -> DocumentStats:
         """Reduce step: put each shard's local term ids onto one shared vocabulary."""
         vocabulary: dict[str, int] = {}
         docids: list[str] = []
         blocks = []
-        try:
+        with progress(desc="document statistics", unit="doc", unit_scale=True) as bar:
             for shard_docids, shard_vocabulary, matrix in parts:
                 mapping = np.fromiter((vocabulary.setdefault(t, len(vocabulary)) for t in shard_vocabulary),
                                       dtype=np.int32, count=len(shard_vocabulary))
                 blocks.append((np.diff(matrix.indptr), mapping[matrix.indices], matrix.data))
                 docids.extend(shard_docids)
-                if progress:
-                    print(f"\rdocument statistics: {len(docids):,} documents, {len(vocabulary):,} terms",
-                          end="", file=sys.stderr, flush=True)
-        finally:
-            if progress:  # end the progress line even when interrupted, so later messages start on their own
-                print(file=sys.stderr)
+                bar.update(len(shard_docids))
         # int32 indices (as scipy would choose) keep the merge's peak memory near the final matrix's size.
         nnz = sum(len(b[1]) for b in blocks)
         index_dtype = np.int32 if max(nnz, len(vocabulary)) < np.iinfo(np.int32).max else np.int64

@@ -14,30 +14,50 @@ QUIET, NORMAL, VERBOSE = logging.WARNING, logging.INFO, logging.DEBUG
 
 
 class _StepFormatter(logging.Formatter):
-    """'gsr: message' for warnings and errors, '[HH:MM:SS] message' for progress lines."""
+    """'gsr: warning: message' (and 'gsr: error: …'), as the command's own errors read, and '[HH:MM:SS] message'
+    for progress lines."""
 
     def format(self, record: logging.LogRecord) -> str:
         message = record.getMessage()
         if record.exc_info:
             message = f"{message}\n{self.formatException(record.exc_info)}"
         if record.levelno >= logging.WARNING:
-            return f"gsr: {message}"
+            return f"gsr: {record.levelname.lower()}: {message}"
         return f"[{time.strftime('%H:%M:%S', time.localtime(record.created))}] {message}"
 
 
-def configure(level: int = NORMAL, stream=None) -> logging.Logger:
-    """Send the `gsr` loggers to stderr (or `stream`) at `level`; called once per command, idempotent."""
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever sys.stderr is when a line is logged (a test's capture, a redirected stream), not to
+    the stream that was sys.stderr when logging was configured."""
+
+    def __init__(self):
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
+
+
+def configure(level: int = NORMAL) -> logging.Logger:
+    """Send the `gsr` loggers to stderr at `level`; called by each `gsr` command, idempotent."""
     logger = logging.getLogger(ROOT)
     for handler in list(logger.handlers):
-        if getattr(handler, "_gsr_handler", False):
+        if isinstance(handler, _StderrHandler):
             logger.removeHandler(handler)
-    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(_StepFormatter())
-    handler._gsr_handler = True  # type: ignore[attr-defined]
     logger.addHandler(handler)
     logger.setLevel(level)
-    logger.propagate = False
     return logger
+
+
+def verbose() -> bool:
+    """True under --verbose: the `gsr` loggers show DEBUG lines, and libraries' own logging is shown too."""
+    return logging.getLogger(ROOT).isEnabledFor(VERBOSE)
 
 
 def get(name: str) -> logging.Logger:

@@ -29,6 +29,7 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     open_minimum: bool = False
+    open_maximum: bool = False
     choices: tuple | None = None
     validator: Callable[[object, str], object] | None = None
     range_help: str = ""
@@ -50,7 +51,7 @@ class Param:
                 raise ParamError(f"{label} must be finite, not {value!r}")
             if self.minimum is not None and (value < self.minimum or (self.open_minimum and value == self.minimum)):
                 raise ParamError(f"{label} must be {self.range_text()}, not {value!r}")
-            if self.maximum is not None and value > self.maximum:
+            if self.maximum is not None and (value > self.maximum or (self.open_maximum and value == self.maximum)):
                 raise ParamError(f"{label} must be {self.range_text()}, not {value!r}")
         elif not isinstance(value, self.kind):
             raise ParamError(f"{label} must be {_KIND_NAMES.get(self.kind, self.kind.__name__)}, not {value!r}")
@@ -68,9 +69,9 @@ class Param:
         if self.maximum is None:
             return low or "any"
         if self.minimum is None:
-            return f"≤ {_plain(self.maximum)}"
-        opening = "(" if self.open_minimum else "["
-        return f"in {opening}{_plain(self.minimum)}, {_plain(self.maximum)}]"
+            return ("< " if self.open_maximum else "≤ ") + _plain(self.maximum)
+        opening, closing = "(" if self.open_minimum else "[", ")" if self.open_maximum else "]"
+        return f"in {opening}{_plain(self.minimum)}, {_plain(self.maximum)}{closing}"
 
 
 def _plain(number: float) -> str:
@@ -89,6 +90,25 @@ def check_params(declared: Sequence[Param], given: Mapping, where: str = "") -> 
         if p.required and p.name not in given:
             raise ParamError(f"{where}{p.name} is required ({p.range_text()})")
     return {p.name: p.check(given[p.name], where) if p.name in given else p.default for p in declared}
+
+
+def argparse_type(param: Param, parse: Callable[[str], object] | None = None) -> Callable[[str], object]:
+    """An argparse `type=` for `param`: the option's text parsed (by `parse`, else as the declared kind) and checked
+    by the declaration itself, so an option and a config key accept exactly the same values."""
+    import argparse
+
+    def converted(text: str):
+        try:
+            value = parse(text) if parse is not None else param.kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{param.name} must be {param.range_text()}, not {text!r}") from None
+        try:
+            return param.check(value)
+        except ParamError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    converted.__name__ = param.name  # argparse names the type in its messages
+    return converted
 
 
 def params_table(declared: Sequence[Param]) -> list[dict]:

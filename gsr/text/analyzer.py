@@ -11,20 +11,13 @@ from pathlib import Path
 
 from gsr.errors import ParamError
 from gsr.io.files import text_lines
+from gsr.settings import DEFAULT_EXCLUSION, DEFAULT_STOP_LIST, EXCLUSION, STOP_LISTS
 from gsr.text.corpora import nltk_words, warn_missing
 
 # Pronouns and titles that every general stop list drops but that carry gender (paper §3.2.2).
 GENDERED_KEEP_WORDS = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself", "mr", "mrs", "ms"})
 
-# Named stop lists: NLTK's English stop words (function words only; the default) and scikit-learn's (318 words, which
-# also drop content words such as fire, bill, system, interest, mill).
-STOP_LISTS = ("nltk", "sklearn")
-DEFAULT_STOP_LIST = "nltk"
 NLTK_STOPWORDS_COPY = Path(__file__).resolve().parent / "wordlists" / "nltk_english_stopwords.txt"
-
-# How a document word is matched to a query term when g_q(d) leaves the query's terms out (§3.2.2).
-EXCLUSION_MODES = ("exact", "lemma", "stem")
-DEFAULT_EXCLUSION = "lemma"
 
 _WORD_RUNS = re.compile(r"[^\W_]+")
 
@@ -127,8 +120,7 @@ class Analyzer:
     def __post_init__(self):
         if self.stopwords is None:
             object.__setattr__(self, "stopwords", default_stopwords())
-        if self.exclusion not in EXCLUSION_MODES:
-            raise ParamError(f"exclusion must be one of {', '.join(EXCLUSION_MODES)}, not {self.exclusion!r}")
+        EXCLUSION.check(self.exclusion)
 
     def tokens(self, text: str) -> list[str]:
         """Lowercased runs of letters and digits; keeps those of >= 2 letters, no digit, not a stop word."""

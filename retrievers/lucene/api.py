@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -20,12 +19,15 @@ from pathlib import Path
 from gsr.documents.lines import json_document_text
 from gsr.documents.opening import LUCENE_MARKER
 from gsr.documents.sgml import sgml_text
+from gsr.infra import logs
 from gsr.infra.params import Param, ParamError, check_params
 from gsr.infra.store import FOLDER_MANIFEST, atomic_folder, reusable
 from retrievers.lucene.documents import document_files, stage_documents
 from retrievers.lucene.errors import LuceneError, LuceneInputError
 from retrievers.lucene.java import check_pyserini, java_home
 from retrievers.lucene.process import LuceneSession, run_worker
+
+log = logs.get("lucene")
 
 # Anserini's defaults: BM25 k1=0.9 b=0.4, QLD mu=1000
 LEXICAL_PARAMETERS: dict[str, tuple[Param, ...]] = {
@@ -48,12 +50,12 @@ def _lucene_index_files(index_dir: Path) -> list[Path]:
     return sorted(index_dir.glob(LUCENE_MARKER)) if index_dir.is_dir() else []
 
 
-def _run(arguments: list[str], what: str, progress: bool, session: LuceneSession | None) -> None:
+def _run(arguments: list[str], what: str, session: LuceneSession | None) -> None:
     """One worker job, in the session's worker when there is one, else in a worker of its own."""
     if session is not None:
-        session.run(arguments, what=what, progress=progress)
+        session.run(arguments, what=what)
     else:
-        run_worker(arguments, what=what, progress=progress)
+        run_worker(arguments, what=what)
 
 
 def _require_index(index_dir: Path) -> Path:
@@ -74,7 +76,7 @@ def _require_index(index_dir: Path) -> Path:
 STORED_FIELDS = ("raw", "contents")
 
 
-def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress: bool = True,
+def build_index(documents: Path, index_dir: Path, *, threads: int = 2,
                 store: tuple[str, ...] = ("raw",), session: LuceneSession | None = None) -> Path:
     """Anserini index (positions, doc vectors, the `store`d fields: raw text by default) of JSONL {"id",
     "contents"} files; reused if built.
@@ -95,33 +97,28 @@ def build_index(documents: Path, index_dir: Path, *, threads: int = 2, progress:
         built_here = index_dir.is_dir() and any((index_dir / n).exists() for n in (INDEX_MARKER, FOLDER_MANIFEST))
         if not built_here or reusable(index_dir):  # reusable() reports and removes a damaged index
             _require_index(index_dir)
-            if progress:
-                print(f"[lucene index] {index_dir} already holds an index; reusing it", file=sys.stderr, flush=True)
+            log.info("lucene index: %s already holds an index; reusing it", index_dir)
             return index_dir
     files = document_files(documents)
     java_home()  # fail before reading a large collection when there is no Java at all
     check_pyserini()
     with atomic_folder(index_dir) as staging:
         started = time.monotonic()
-        if progress:
-            print(f"[lucene index] checking {len(files)} file(s) under {documents}", file=sys.stderr, flush=True)
+        log.info("lucene index: checking %d file(s) under %s", len(files), documents)
         # inside the staging folder, so that a killed build leaves one leftover, removed with it
         shards = staging / STAGED_DOCUMENTS
         total, non_blank = stage_documents(files, shards, shards=threads)
-        if progress:
-            print(f"[lucene index] {total} documents are valid; indexing with {threads} thread(s)",
-                  file=sys.stderr, flush=True)
+        log.info("lucene index: %d documents are valid; indexing with %d thread(s)", total, threads)
         _run(["index", "--input", _absolute(shards), "--index", _absolute(staging), "--threads", str(threads),
-              "--expect", str(non_blank), "--store", ",".join(store)], f"indexing {documents}", progress, session)
+              "--expect", str(non_blank), "--store", ",".join(store)], f"indexing {documents}", session)
         shutil.rmtree(shards)
         seconds = time.monotonic() - started
         marker = {"documents": str(documents.resolve()), "files": len(files), "documents_read": total,
                   "documents_indexed": non_blank, "seconds": round(seconds, 1), "threads": threads,
                   "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         (staging / INDEX_MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
-    if progress:
-        print(f"[lucene index] {non_blank} documents indexed in {seconds:.1f} s "
-              f"({non_blank / max(seconds, 1e-9):.0f} docs/s) -> {index_dir}", file=sys.stderr, flush=True)
+    log.info("lucene index: %d documents indexed in %.1f s (%.0f docs/s) -> %s", non_blank, seconds,
+             non_blank / max(seconds, 1e-9), index_dir)
     return index_dir
 
 
@@ -144,7 +141,7 @@ def model_parameters(model: str, params: dict | None = None) -> dict[str, float]
 
 
 def search(index_dir: Path, queries: dict[str, str], model: str, *, k: int = 1000, threads: int = 2,
-           params: dict | None = None, progress: bool = True,
+           params: dict | None = None,
            session: LuceneSession | None = None) -> dict[str, list[tuple[str, float]]]:
     """Top-k (docid, score) per query, best first, ties by docid, scores rounded to 4 decimals as Anserini does."""
     parameters = model_parameters(model, params)
@@ -161,7 +158,7 @@ def search(index_dir: Path, queries: dict[str, str], model: str, *, k: int = 100
         request.write_text(json.dumps(queries), encoding="utf-8")
         _run(["search", "--index", _absolute(index_dir), "--queries", _absolute(request), "--model", model,
               "--params", json.dumps(parameters), "--k", str(k), "--threads", str(threads), "--output",
-              _absolute(output)], f"{model} search of {index_dir}", progress, session)
+              _absolute(output)], f"{model} search of {index_dir}", session)
         run: dict[str, list[tuple[str, float]]] = {}
         with open(output, encoding="utf-8") as handle:
             for line in handle:
@@ -183,7 +180,7 @@ def index_stats(index_dir: Path, *, session: LuceneSession | None = None) -> dic
     with tempfile.TemporaryDirectory(prefix="gsr-lucene-stats-") as work:
         output = Path(work) / "stats.json"
         _run(["stats", "--index", _absolute(index_dir), "--output", _absolute(output)], f"statistics of {index_dir}",
-             False, session)
+             session)
         stats = json.loads(output.read_text(encoding="utf-8"))
     stats["index_dir"] = str(index_dir)
     stats["size_bytes"] = sum(p.stat().st_size for p in index_dir.iterdir() if p.is_file())
@@ -193,7 +190,7 @@ def index_stats(index_dir: Path, *, session: LuceneSession | None = None) -> dic
     return stats
 
 
-def stored_documents(index_dir: Path, *, progress: bool = False,
+def stored_documents(index_dir: Path, *,
                      session: LuceneSession | None = None) -> Iterator[tuple[str, str]]:
     """(docid, text) of every indexed document: its stored "contents", else its stored raw text as plain text."""
     index_dir = _require_index(Path(index_dir))
@@ -201,7 +198,7 @@ def stored_documents(index_dir: Path, *, progress: bool = False,
     try:
         output = work / "documents.jsonl"
         _run(["documents", "--index", _absolute(index_dir), "--output", _absolute(output)],
-             f"reading the documents of {index_dir}", progress, session)
+             f"reading the documents of {index_dir}", session)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -225,8 +222,8 @@ def _read_stored_documents(output: Path, index_dir: Path, work: Path) -> Iterato
         shutil.rmtree(work, ignore_errors=True)
 
 
-def fetch_documents(index_dir: Path, ids: Iterable[str] = (), positions: Sequence[int] = (), *,
-                    progress: bool = False) -> tuple[list[str], Iterator[tuple[str, str]]]:
+def fetch_documents(index_dir: Path, ids: Iterable[str] = (),
+                    positions: Sequence[int] = ()) -> tuple[list[str], Iterator[tuple[str, str]]]:
     """The ids of the documents at `positions` (Lucene document numbers), and (docid, text) of those documents
     and of the `ids` the index holds, each once: one worker reads only them, whatever the index's size."""
     index_dir = _require_index(Path(index_dir))
@@ -237,7 +234,7 @@ def fetch_documents(index_dir: Path, ids: Iterable[str] = (), positions: Sequenc
         request, output = work / "request.json", work / "documents.jsonl"
         request.write_text(json.dumps({"positions": positions, "ids": sorted(set(ids))}), encoding="utf-8")
         run_worker(["fetch", "--index", _absolute(index_dir), "--request", _absolute(request),
-                    "--output", _absolute(output)], what=f"reading documents of {index_dir}", progress=progress)
+                    "--output", _absolute(output)], what=f"reading documents of {index_dir}")
         handle = open(output, encoding="utf-8")
         at_positions = [_stored_text(handle.readline(), index_dir) for _ in positions]
     except BaseException:

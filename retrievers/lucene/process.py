@@ -18,8 +18,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gsr.infra import logs
 from retrievers.lucene.errors import LuceneError
 from retrievers.lucene.java import check_pyserini, java_home
+
+log = logs.get("lucene")
 
 WORKER_MODULE = "retrievers.lucene.worker"
 WORKER_ERROR = "LUCENE-WORKER-ERROR: "  # prefix of the one line a worker prints for an expected failure
@@ -48,13 +51,12 @@ def worker_environment(home: Path) -> dict[str, str]:
 
 
 class WorkerOutput:
-    """One job's worker output: shown when `progress` (Anserini's INFO logging only when `verbose`, apart from
-    its indexing progress), its last lines kept for error messages, a WORKER_ERROR line remembered."""
+    """One job's worker output: logged (logger gsr.lucene; Anserini's own INFO lines at DEBUG, shown under
+    --verbose, apart from its indexing progress), its last lines kept for error messages, a WORKER_ERROR line
+    remembered."""
 
-    def __init__(self, what: str, progress: bool, verbose: bool = False):
+    def __init__(self, what: str):
         self.what = what
-        self.progress = progress
-        self.verbose = verbose
         self.tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self.worker_error: str | None = None
 
@@ -66,14 +68,13 @@ class WorkerOutput:
         if JVM_NOISE.search(line):
             return
         self.tail.append(line)
-        if not self.progress:
-            return
-        if LOG_DETAIL.match(line) and not self.verbose:
-            progress = LOG_PROGRESS.search(line)
-            if progress is None:
+        if LOG_DETAIL.match(line):
+            indexed = LOG_PROGRESS.search(line)
+            if indexed is None:
+                log.debug("lucene %s: %s", self.what, line)
                 return
-            line = progress.group(1)
-        print(f"[lucene {self.what}] {line}", file=sys.stderr, flush=True)
+            line = indexed.group(1)
+        log.info("lucene %s: %s", self.what, line)
 
     def error(self, returncode: int | None = None, home: Path | None = None) -> LuceneError:
         """The LuceneError for a job that failed: the worker's own message, else how the worker ended."""
@@ -110,11 +111,11 @@ def stop_worker(process: subprocess.Popen) -> None:
             pipe.close()
 
 
-def run_worker(arguments: list[str], *, what: str, progress: bool, verbose: bool = False) -> None:
-    """Runs `python -m retrievers.lucene.worker ARGUMENTS` for one job, showing its output when `progress`
-    (Anserini's INFO logging when `verbose`); failures raise LuceneError."""
+def run_worker(arguments: list[str], *, what: str) -> None:
+    """Runs `python -m retrievers.lucene.worker ARGUMENTS` for one job, logging its output (WorkerOutput);
+    failures raise LuceneError."""
     process, home = start_worker(arguments)
-    output = WorkerOutput(what, progress, verbose)
+    output = WorkerOutput(what)
     try:
         for line in process.stdout:
             output.add(line.rstrip("\n"))
@@ -132,8 +133,7 @@ class LuceneSession:
     a `with` block) ends it.
     """
 
-    def __init__(self, *, verbose: bool = False):
-        self.verbose = verbose
+    def __init__(self):
         self.workers_started = 0
         self.jobs = 0
         self._process: subprocess.Popen | None = None
@@ -144,13 +144,13 @@ class LuceneSession:
         """The running worker's process id (None before the first job or after close)."""
         return self._process.pid if self._process is not None and self._process.poll() is None else None
 
-    def run(self, arguments: list[str], *, what: str, progress: bool) -> None:
+    def run(self, arguments: list[str], *, what: str) -> None:
         """One worker job (a one-shot worker's ARGUMENTS) in this session's worker."""
         if self.pid is None:
             self._stop()
             self._process, self._home = start_worker(["serve"])
             self.workers_started += 1
-        process, output = self._process, WorkerOutput(what, progress, self.verbose)
+        process, output = self._process, WorkerOutput(what)
         try:
             process.stdin.write(json.dumps(arguments) + "\n")
             process.stdin.flush()

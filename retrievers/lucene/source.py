@@ -21,17 +21,16 @@ from retrievers.lucene.errors import LuceneError
 class LuceneIndexDocuments(DocumentSource):
     """The stored documents of a Lucene index; positions are Lucene's document numbers."""
 
-    def __init__(self, index_dir: Path, progress: bool = False):
+    def __init__(self, index_dir: Path):
         self.index = Path(index_dir)
         self.name = str(self.index)
-        self.progress = progress
         self._count: int | None = None
 
     def version(self) -> str:
         return folder_version_key(self.index, "lucene-index")
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
-        return stored_documents(self.index, progress=self.progress)
+        return stored_documents(self.index)
 
     def count(self) -> int:
         if self._count is None:
@@ -43,7 +42,7 @@ class LuceneIndexDocuments(DocumentSource):
         return self._count
 
     def fetch(self, wanted: Collection[str], positions: Sequence[int]) -> tuple[list[str], Iterator[tuple[str, str]]]:
-        return fetch_documents(self.index, wanted, positions, progress=self.progress)
+        return fetch_documents(self.index, wanted, positions)
 
     def ids_at(self, positions: Sequence[int]) -> list[str]:
         ids, texts = self.fetch((), positions)

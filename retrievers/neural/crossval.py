@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -14,12 +13,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from gsr.infra import logs
 from gsr.infra.store import atomic_write, record_file, reusable
 from gsr.io.types import Run
 from retrievers.neural.errors import NeuralRankerError
 from retrievers.neural.inputs import build_ranking_data
 from retrievers.neural.models import AUTO_DEPTH, LEARNING_RATES, MODELS, model_inputs, new_model, rerank_depth
 from retrievers.neural.training import rerank, train_ranker
+
+log = logs.get("neural")
 
 CHECKPOINT_FORMAT = 1
 DEFAULT_FOLDS = 5
@@ -118,7 +120,7 @@ def _save_checkpoint(path: Path, content: dict) -> None:
 def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[str, str],
                            candidates: dict[str, list[tuple[str, float]]], qrels: dict[str, dict[str, int]], kv,
                            *, folds: list[list[str]] | None = None, depth: int | str = AUTO_DEPTH, epochs: int = 10,
-                           seed: int = 0, checkpoint_dir: Path | None = None, progress: bool = False,
+                           seed: int = 0, checkpoint_dir: Path | None = None,
                            tokenize: Callable[[str], list[str]] | None = None,
                            idf: Mapping[str, float] | None = None, n_folds: int = DEFAULT_FOLDS,
                            negatives_per_positive: int = 1, batch_size: int = 64,
@@ -163,8 +165,7 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
             path = None if checkpoint_dir is None else _checkpoint_path(checkpoint_dir, model, k, len(folds))
             fold_run = None if path is None else _load_checkpoint(path, fingerprint, test_qids)
             if fold_run is not None:
-                if progress:
-                    print(f"{label}: reusing checkpoint {path}", file=sys.stderr, flush=True)
+                log.info("%s: reusing checkpoint %s", label, path)
             else:
                 fold_seed = _fold_seed(seed, k)
                 _seed_everything(fold_seed)
@@ -172,7 +173,7 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
                 train_qids, valid_qids = _fold_roles(folds, k)
                 report = train_ranker(network, inputs, data, train_qids, valid_qids, epochs=epochs, seed=fold_seed,
                                       negatives_per_positive=negatives_per_positive, batch_size=batch_size,
-                                      learning_rate=learning_rate, patience=patience, progress=progress,
+                                      learning_rate=learning_rate, patience=patience,
                                       label=label)
                 fold_run = rerank(network, inputs, data, test_qids)
                 if path is not None:

@@ -8,7 +8,6 @@ same query, and the hinge loss reads `n` from the group tensor's shape, so sampl
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -17,9 +16,12 @@ import numpy as np
 import torch
 from torch import nn
 
+from gsr.infra import logs
 from gsr.io.types import Run, rank_order
 from retrievers.neural.errors import NeuralRankerError
 from retrievers.neural.inputs import RankingData
+
+log = logs.get("neural")
 
 VALIDATION_CUTOFF = 20  # early stopping keeps the epoch with the best validation nDCG@20
 
@@ -127,7 +129,7 @@ class TrainingReport:
 def train_ranker(model: nn.Module, inputs, data: RankingData, train_qids: Sequence[str],
                  valid_qids: Sequence[str] = (), *, epochs: int = 10, seed: int = 0,
                  negatives_per_positive: int = 1, batch_size: int = 64, learning_rate: float = 1e-3,
-                 patience: int | None = None, progress: bool = False, label: str = "") -> TrainingReport:
+                 patience: int | None = None, label: str = "") -> TrainingReport:
     """Trains `model` in place with Adam on pairwise hinge loss; keeps the weights of the best validation epoch.
 
     Without validation queries (or none with a relevant document) the last epoch's weights are kept. With
@@ -158,10 +160,8 @@ def train_ranker(model: nn.Module, inputs, data: RankingData, train_qids: Sequen
         losses.append(total / len(groups))
         score = mean_ndcg(model, inputs, data, valid_qids)
         validation.append(score)
-        if progress:
-            shown = "n/a" if score is None else f"{score:.4f}"
-            print(f"{label} epoch {epoch}/{epochs} loss {losses[-1]:.4f} validation nDCG@{VALIDATION_CUTOFF} {shown} "
-                  f"({time.perf_counter() - started:.1f}s)", file=sys.stderr, flush=True)
+        log.info("%s epoch %d/%d loss %.4f validation nDCG@%d %s (%.1fs)", label, epoch, epochs, losses[-1],
+                 VALIDATION_CUTOFF, "n/a" if score is None else f"{score:.4f}", time.perf_counter() - started)
         if score is None:
             continue
         if score > best_score:
