@@ -162,15 +162,9 @@ def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
 
     from experiments.collections import read_texts
     from gsr import default_analyzer
-    from retrievers.neural import (
-        LEARNING_RATES,
-        build_ranking_data,
-        model_inputs,
-        new_model,
-        rerank,
-        sample_training_groups,
-        train_ranker,
-    )
+    from retrievers.neural.inputs import build_ranking_data
+    from retrievers.neural.models import LEARNING_RATES, model_inputs, new_model
+    from retrievers.neural.training import rerank, sample_training_groups, train_ranker
 
     analyzer = default_analyzer()
     qids = list(queries)[:args.neural_queries]

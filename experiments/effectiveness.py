@@ -140,11 +140,6 @@ def paired_test(system: dict[str, float], baseline: dict[str, float], test: str 
     return None if math.isnan(p) else float(p)
 
 
-def paired_t_test(system: dict[str, float], baseline: dict[str, float]) -> float | None:
-    """Two-sided paired t-test p-value over the queries both were evaluated on (None when undefined)."""
-    return paired_test(system, baseline, "t")
-
-
 def significance_mark(p: float | None) -> str:
     """‡ for p < 0.01, † for p < 0.05 (the paper's Table 3 marks), '' otherwise."""
     if p is None:

@@ -14,7 +14,7 @@ from experiments.collections import (
     read_beir_qrels,
 )
 from gsr.documents.opening import iter_documents
-from gsr.documents.sgml import sgml_documents
+from gsr.documents.sgml import TrecSgmlDocuments
 from gsr.errors import InputError
 from gsr.io.qrels import read_qrels
 from gsr.io.topics import read_tsv_queries
@@ -48,7 +48,7 @@ def write_sgml_sample(folder, n_files=2):
 
 
 def test_sgml_documents_keep_text_and_drop_metadata(tmp_path):
-    docs = dict(sgml_documents([write_sgml_sample(tmp_path / "disks")]))
+    docs = dict(TrecSgmlDocuments([write_sgml_sample(tmp_path / "disks")]))
     assert set(docs) == {"FT911-1", "LA010189-0001"}
     assert docs["FT911-1"] == "FT 14 MAY 91 / Nurses doctors The nurse said she would stay ."
     assert "910514" not in docs["FT911-1"] and "AN-BEOA7AAIFT" not in docs["FT911-1"]
@@ -59,7 +59,7 @@ def test_sgml_document_without_docno_names_file_and_line(tmp_path):
     path = tmp_path / "bad"
     path.write_text("<DOC>\n<DOCNO>A</DOCNO>x</DOC>\n\n<DOC>\n<TEXT>no id</TEXT>\n</DOC>\n")
     with pytest.raises(InputError, match=r"bad:4: <DOC> without <DOCNO>"):
-        list(sgml_documents([path]))
+        list(TrecSgmlDocuments([path]))
 
 
 def test_canonical_documents_are_written_once_with_a_content_key(tmp_path):

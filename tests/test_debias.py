@@ -355,7 +355,7 @@ def test_debiasing_that_removes_nothing_changes_no_vector_and_no_run(debiaser):
     same vectors, bit for bit, and so the same runs and neural inputs."""
     from gsr.documents.stats import DocumentStats
     from gsr.text.analyzer import Analyzer
-    from retrievers.neural import build_ranking_data
+    from retrievers.neural.inputs import build_ranking_data
     from retrievers.vector_average import VectorAverageRetriever
 
     kv = _random_kv(9)

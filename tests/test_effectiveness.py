@@ -14,7 +14,6 @@ from experiments.effectiveness import (
     display_name,
     evaluate_run,
     marks_note,
-    paired_t_test,
     paired_test,
     parse_measures,
     significance_mark,
@@ -41,10 +40,10 @@ def test_a_query_the_run_does_not_answer_scores_zero():
 def test_paired_t_test_matches_scipy_and_marks():
     a = {"1": 0.5, "2": 0.6, "3": 0.9, "4": 0.4}
     b = {"1": 0.4, "2": 0.5, "3": 0.5, "4": 0.35}
-    p = paired_t_test(a, b)
+    p = paired_test(a, b, "t")
     assert p == pytest.approx(stats.ttest_rel([0.5, 0.6, 0.9, 0.4], [0.4, 0.5, 0.5, 0.35]).pvalue)
     assert significance_mark(0.004) == "‡" and significance_mark(0.03) == "†" and significance_mark(0.2) == ""
-    assert paired_t_test(a, a) is None and significance_mark(None) == ""
+    assert paired_test(a, a, "t") is None and significance_mark(None) == ""
 
 
 def test_bad_measure_names_itself():

@@ -18,20 +18,16 @@ from retrievers.neural import (  # noqa: E402
     NEURAL_PARAMETERS,
     MatchPyramid,
     NeuralRankerError,
-    build_ranking_data,
-    candidate_pool_idf,
     collection_idf,
     crossval,  # noqa: E402  (its train_ranker is replaced in the checkpoint test)
-    dynamic_max_pool,
-    matching_histograms,
-    model_inputs,
-    pairwise_hinge_loss,
     rerank_cross_validated,
     rerank_depth,
-    sample_training_groups,
-    score_pairs,
-    smoothed_idf,
 )
+from retrievers.neural.drmm import matching_histograms  # noqa: E402
+from retrievers.neural.inputs import build_ranking_data, candidate_pool_idf, smoothed_idf  # noqa: E402
+from retrievers.neural.matchpyramid import dynamic_max_pool  # noqa: E402
+from retrievers.neural.models import model_inputs  # noqa: E402
+from retrievers.neural.training import pairwise_hinge_loss, sample_training_groups, score_pairs  # noqa: E402
 
 LETTERS = np.array(list("bcdfghjklmnpqrstvwxz"))  # no vowels: never an English stop word
 

@@ -86,7 +86,3 @@ class TrecSgmlDocuments(ListedSource):
         text = read_compressed(path) if text is None else text
         return f"{path}:{text.count(chr(10), 0, offset) + 1}"
 
-
-def sgml_documents(paths: Iterable[Path]) -> Iterator[tuple[str, str]]:
-    """(DOCNO, text) of every <DOC> in TREC SGML files (plain, .gz or .z), folders read recursively in name order."""
-    return iter(TrecSgmlDocuments(paths))
