@@ -277,15 +277,16 @@ class HardDebias(_DirectionDebias):
         neutral = np.ones(len(kv.index_to_key), dtype=bool)
         missing = []
         for word in self.gender_specific_:
-            forms = case_variants(word) if self.case_variants_ else (word,)
-            rows = [vocabulary[form] for form in forms if form in vocabulary]
+            spellings = case_variants(word) if self.case_variants_ else (word,)
+            rows = [vocabulary[form] for form in spellings if form in vocabulary]
             if not rows:
                 missing.append(word)
             neutral[rows] = False
         equalize: dict[tuple[str, str], None] = {}
         missing_pairs = []
         for female, male in self.equalize_pairs_:
-            forms = [(female.lower(), male.lower()), (female.title(), male.title()), (female.upper(), male.upper())]
+            forms: list[tuple[str, str]] = [(female.lower(), male.lower()), (female.title(), male.title()),
+                                            (female.upper(), male.upper())]
             if self.case_variants_:
                 forms.insert(0, (female, male))
             found = [

@@ -12,6 +12,7 @@ import importlib.abc
 import importlib.util
 import sys
 import warnings
+from types import FrameType
 
 REMOVED_IN = "0.3"
 
@@ -45,7 +46,8 @@ MOVED_MODULES = {
 def _caller_stacklevel() -> int:
     """The stacklevel of the line that wrote the old name: the first frame outside this module, the import
     machinery and a package's `__getattr__` (warnings.warn itself does not count importlib's frames)."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None:
         code = frame.f_code
         in_importlib = "importlib" in code.co_filename and "_bootstrap" in code.co_filename

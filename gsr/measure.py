@@ -11,6 +11,7 @@ import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from gsr.errors import GSRError, InputError, UndefinedMeasureError
 from gsr.infra.numeric import mean_or_nan
@@ -78,10 +79,10 @@ def tied_rank_weights_many(tie_keys: np.ndarray | None, offsets: np.ndarray) -> 
 def list_genderedness(document_values: Sequence[float], weights: Sequence[float] | None = None) -> float:
     """g_q(L), Eq. 2: discount-weighted mean of the documents' g_q(d); NaN documents are left out of W."""
     values = np.asarray(document_values, dtype=np.float64)
-    weights = rank_discounts(len(values)) if weights is None else np.asarray(weights, dtype=np.float64)
-    if len(weights) != len(values):
-        raise InputError(f"{len(values)} documents but {len(weights)} weights")
-    return float(list_genderedness_many(values, weights, np.array([0, len(values)]))[0])
+    discounts = rank_discounts(len(values)) if weights is None else np.asarray(weights, dtype=np.float64)
+    if len(discounts) != len(values):
+        raise InputError(f"{len(values)} documents but {len(discounts)} weights")
+    return float(list_genderedness_many(values, discounts, np.array([0, len(values)]))[0])
 
 
 def list_genderedness_many(document_values: np.ndarray, weights: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -96,7 +97,7 @@ def list_genderedness_many(document_values: np.ndarray, weights: np.ndarray, off
     return mean_or_nan(weighted, total)
 
 
-def _centred_points(query_values: Sequence[float], list_values: Sequence[float]):
+def _centred_points(query_values: ArrayLike, list_values: ArrayLike):
     """(g(q) − μ_q, g_q(L) − μ_L, σ²_g(q), kept mask) over the queries where both values are defined."""
     x = np.asarray(query_values, dtype=np.float64)
     y = np.asarray(list_values, dtype=np.float64)
@@ -113,13 +114,13 @@ def _centred_points(query_values: Sequence[float], list_values: Sequence[float])
     return dx, y - y.mean(), variance, keep
 
 
-def gsr_slope(query_values: Sequence[float], list_values: Sequence[float]) -> float:
+def gsr_slope(query_values: ArrayLike, list_values: ArrayLike) -> float:
     """m_s(Q, D), Eq. 3: least-squares slope of g_q(L) on g(q) over queries where both are defined."""
     dx, dy, variance, _ = _centred_points(query_values, list_values)
     return float(np.mean(dx * dy) / variance)
 
 
-def gsr_slope_terms(query_values: Sequence[float], list_values: Sequence[float]) -> np.ndarray:
+def gsr_slope_terms(query_values: ArrayLike, list_values: ArrayLike) -> np.ndarray:
     """Eq. 3 split per query: (g(q_i) − μ_q)(g_qi(L_i) − μ_L)/σ², NaN where a value is undefined.
 
     The mean over the defined queries is m_s(Q, D), so tools that average per-query values (ir_measures,
@@ -137,7 +138,7 @@ def gsr_slope_terms(query_values: Sequence[float], list_values: Sequence[float])
 SLOPE_NOISE = 1e-12
 
 
-def slope_noise_floor(query_values: Sequence[float], list_values: Sequence[float]) -> float:
+def slope_noise_floor(query_values: ArrayLike, list_values: ArrayLike) -> float:
     """The largest |m| indistinguishable from 0 for these points: SLOPE_NOISE · max|g_q(L)| / (max g(q) − min g(q)).
 
     Computed over the queries where both values are defined; 0 when there are fewer than two or g(q) is constant.

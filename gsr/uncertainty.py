@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from gsr.errors import InputError, ParamError, UndefinedMeasureError
 from gsr.settings import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES, LEVEL
@@ -81,7 +82,7 @@ def resample_counts(n: int, resamples: int, seed: int) -> np.ndarray:
     return np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n).astype(np.float64)
 
 
-def weighted_fits(x: Sequence[float], y: Sequence[float], weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def weighted_fits(x: ArrayLike, y: ArrayLike, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eq. 3's least-squares slope (and intercept) of y on x for each row of query weights, vectorised.
 
     A weight w_i counts query i w_i times (a bootstrap resample); queries where x or y is NaN get weight 0, so each
@@ -112,7 +113,7 @@ def weighted_fits(x: Sequence[float], y: Sequence[float], weights: np.ndarray) -
     return slopes, intercepts
 
 
-def bootstrap_fit(queries: Sequence[str], x: Sequence[float], y: Sequence[float], resamples: int = DEFAULT_RESAMPLES,
+def bootstrap_fit(queries: Sequence[str], x: ArrayLike, y: ArrayLike, resamples: int = DEFAULT_RESAMPLES,
                   seed: int = 0, counts: np.ndarray | None = None) -> BootstrapFit:
     """Eq. 3 on `resamples` bootstrap resamples of `queries` (x = g(q), y = g_q(L), NaN where undefined); `counts`
     (resample_counts(len(queries), resamples, seed)) may be passed when several fits share the resamples."""
@@ -122,7 +123,7 @@ def bootstrap_fit(queries: Sequence[str], x: Sequence[float], y: Sequence[float]
     return BootstrapFit(slopes, intercepts, tuple(queries), seed)
 
 
-def percentile_interval(replicates: Sequence[float], level: float = DEFAULT_LEVEL) -> Interval:
+def percentile_interval(replicates: ArrayLike, level: float = DEFAULT_LEVEL) -> Interval:
     """The percentile bootstrap interval (Efron & Tibshirani 1993, §13.3) of the defined (finite) replicates,
     quantiles by linear interpolation (numpy's default); None bounds when fewer than two replicates are defined."""
     LEVEL.check(level)
@@ -135,7 +136,7 @@ def percentile_interval(replicates: Sequence[float], level: float = DEFAULT_LEVE
     return Interval(float(low), float(high), level, len(finite), undefined)
 
 
-def bootstrap_mean(values: Sequence[float], resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
+def bootstrap_mean(values: ArrayLike, resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
                    seed: int = 0) -> Interval:
     """Percentile bootstrap interval of the mean of per-query values (queries resampled with replacement)."""
     values = np.asarray(values, dtype=np.float64)
@@ -155,26 +156,26 @@ def relative_replicates(system: BootstrapFit, perfect: BootstrapFit) -> np.ndarr
                         np.nan)
 
 
-def slope_standard_error(x: Sequence[float], y: Sequence[float]) -> float | None:
+def slope_standard_error(x: ArrayLike, y: ArrayLike) -> float | None:
     """The least-squares slope's analytic standard error, sqrt(Σ e_i² / (n − 2) / Σ (x_i − x̄)²), over the queries
     where both values are defined (None for fewer than three queries or no spread in x)."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    keep = ~(np.isnan(x) | np.isnan(y))
-    x, y = x[keep], y[keep]
-    if len(x) < 3:
+    xs = np.asarray(x, dtype=np.float64)
+    ys = np.asarray(y, dtype=np.float64)
+    keep = ~(np.isnan(xs) | np.isnan(ys))
+    xs, ys = xs[keep], ys[keep]
+    if len(xs) < 3:
         return None
-    dx, dy = x - x.mean(), y - y.mean()
+    dx, dy = xs - xs.mean(), ys - ys.mean()
     sxx = float(dx @ dx)
-    if sxx <= 1e-24 * float(x @ x) or sxx == 0:
+    if sxx <= 1e-24 * float(xs @ xs) or sxx == 0:
         return None
     slope = float(dx @ dy) / sxx
     residuals = dy - slope * dx
-    return math.sqrt(float(residuals @ residuals) / (len(x) - 2) / sxx)
+    return math.sqrt(float(residuals @ residuals) / (len(xs) - 2) / sxx)
 
 
 # ----------------------------------------------------------------------------------------------- randomisation
-def sign_flip_test(contributions: Sequence[float], resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+def sign_flip_test(contributions: ArrayLike, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
                    alternative: str = "two-sided") -> TestResult:
     """Paired randomisation test of T = Σ c_i: under H0 each query's contribution is as likely to have the opposite
     sign (the two systems' results for that query exchanged).
@@ -217,7 +218,7 @@ def sign_flip_test(contributions: Sequence[float], resamples: int = DEFAULT_RESA
     return TestResult(observed, (1 + count) / (1 + resamples), False, resamples, n, alternative)
 
 
-def slope_difference_terms(x: Sequence[float], y_a: Sequence[float], y_b: Sequence[float]
+def slope_difference_terms(x: ArrayLike, y_a: ArrayLike, y_b: ArrayLike
                            ) -> tuple[np.ndarray, np.ndarray]:
     """Per-query terms (x_i − x̄)(y_a,i − y_b,i) / Σ (x_j − x̄)², summing to m_a − m_b (Eq. 3 of each system) over the
     queries where all three values are defined; returns (terms, mask of those queries). Swapping the two systems'
@@ -231,7 +232,7 @@ def slope_difference_terms(x: Sequence[float], y_a: Sequence[float], y_b: Sequen
     return dx * (y_a[keep] - y_b[keep]) / sxx, keep
 
 
-def paired_gsr_test(x: Sequence[float], y_a: Sequence[float], y_b: Sequence[float],
+def paired_gsr_test(x: ArrayLike, y_a: ArrayLike, y_b: ArrayLike,
                     resamples: int = DEFAULT_RESAMPLES, seed: int = 0, alternative: str = "two-sided") -> TestResult:
     """Randomisation test of GSR_a − GSR_b (Eq. 3 of two systems, or a system and the perfect engine) on the same
     queries: per query, the two systems' ranked lists are exchanged with probability 1/2 (g(q) stays). The statistic
@@ -240,7 +241,7 @@ def paired_gsr_test(x: Sequence[float], y_a: Sequence[float], y_b: Sequence[floa
     return sign_flip_test(terms, resamples, seed, alternative)
 
 
-def randomization_test(a: Sequence[float], b: Sequence[float], resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+def randomization_test(a: ArrayLike, b: ArrayLike, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
                        alternative: str = "two-sided") -> TestResult:
     """Paired randomisation test of mean(a) − mean(b) over queries (per-query values of an effectiveness measure)."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)

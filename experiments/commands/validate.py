@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
 from gsr.infra.numeric import format_number
@@ -30,7 +31,7 @@ def cmd_validate(args) -> int:
     toys = {"toy1": toy1(lexicon), "toy2": toy2(lexicon)}
     slopes = {name: toy_slopes(toy, lexicon, analyzer) for name, toy in toys.items()}
     parity = parity_agreement(toys["toy1"], lexicon, analyzer, stereotype=args.stereotype)
-    out = {
+    out: dict[str, Any] = {
         "embedding": str(args.embedding),
         "direction": _direction_dict(lexicon),
         "reference_words": {w: lexicon.get(w) for w in REFERENCE_WORDS},

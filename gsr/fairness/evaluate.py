@@ -127,7 +127,7 @@ class BiasReport:
 
     def values(self, name: str) -> dict[str, float]:
         """{qid: value} of one per-query measure where it is defined."""
-        return {q.qid: q.values[name] for q in self.per_query if q.values.get(name) is not None}
+        return {q.qid: value for q in self.per_query if (value := q.values.get(name)) is not None}
 
     def to_dict(self) -> dict:
         return {"measures": self.measures, "per_query": [q.to_dict() for q in self.per_query],
@@ -176,10 +176,11 @@ class BiasMeasures:
         if self.settings.rab == LABEL_MAGNITUDES:
             return [float(x == FEMALE) for x in labels], [float(x == MALE) for x in labels]
         female, male = [], []
+        mentions = self.mentions or {}
         for docid in docids:
-            if docid not in self.mentions:
+            if docid not in mentions:
                 raise LabelSourceError(f"RaB: no text for document {docid} (retrieved for query {qid})")
-            f, m = self.mentions[docid]
+            f, m = mentions[docid]
             female.append(gender_magnitude(f, self.settings.rab))
             male.append(gender_magnitude(m, self.settings.rab))
         return female, male
@@ -197,7 +198,8 @@ class BiasMeasures:
         if self.with_rab:
             female, male = self._magnitudes(top, labels, qid)
             for name, result in (("RaB", rank_bias(female, male, s.k)), ("ARaB", average_rank_bias(female, male, s.k))):
-                values[f"{name}@{s.k}"], values[f"{name}_female@{s.k}"], values[f"{name}_male@{s.k}"] = result
+                if result is not None:  # `top` is not empty, so both are defined
+                    values[f"{name}@{s.k}"], values[f"{name}_female@{s.k}"], values[f"{name}_male@{s.k}"] = result
         skipped = None
         retrieved = self.labels.ranked(ordered, qid)[0] if s.target == "retrieved" else []
         target = self.target_of(retrieved, [self.labels.lenient(d) for d in relevant or []])
@@ -216,17 +218,17 @@ class BiasMeasures:
 
     def evaluate(self, run, qrels=None, query_ids: list[str] | None = None) -> BiasReport:
         """Every measure over the queries (see the module docstring), with the system values and the settings."""
-        run: Run = as_run(run)
-        qrels: Qrels | None = as_qrels(qrels) if qrels is not None else None
-        if self.settings.target == "relevant" and qrels is None:
+        ranked: Run = as_run(run)
+        judged: Qrels | None = as_qrels(qrels) if qrels is not None else None
+        if self.settings.target == "relevant" and judged is None:
             raise BiasError("target 'relevant' needs qrels (the relevant documents' label shares)")
         if query_ids is None:
-            query_ids = sorted(q for q, judged in qrels.items() if any(g > 0 for g in judged.values())) \
-                if qrels is not None else sorted(run)
+            query_ids = sorted(q for q, grades in judged.items() if any(g > 0 for g in grades.values())) \
+                if judged is not None else sorted(ranked)
         per_query = []
         for qid in query_ids:
-            relevant = [d for d, g in (qrels or {}).get(qid, {}).items() if g > 0]
-            per_query.append(self.query(qid, run.get(qid, []), relevant))
+            relevant = [d for d, g in (judged or {}).get(qid, {}).items() if g > 0]
+            per_query.append(self.query(qid, ranked.get(qid, []), relevant))
         return self.report(per_query)
 
     def report(self, per_query: list[QueryBias]) -> BiasReport:
@@ -235,7 +237,7 @@ class BiasMeasures:
         measures: dict[str, float | None] = {}
         defined: dict[str, int] = {}
         for name in self.names:
-            known = [q.values[name] for q in per_query if q.values[name] is not None]
+            known = [value for q in per_query if (value := q.values[name]) is not None]
             defined[name] = len(known)
             if name.startswith("beta_"):
                 group = name[len("beta_"):].split("@")[0]
@@ -264,7 +266,7 @@ def per_query_value(name: str) -> Callable[[QueryBias], float | None]:
         return lambda q: q.values.get(source)
     if kind.startswith("MAB_"):
         source = f"beta_{kind[4:]}@{cutoff}"
-        return lambda q: None if q.values.get(source) is None else abs(q.values[source])
+        return lambda q: None if (value := q.values.get(source)) is None else abs(value)
     if kind.startswith(("SB_", "min_", "max_")):
         return lambda q: None
     return lambda q: q.values.get(name)

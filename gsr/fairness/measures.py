@@ -208,5 +208,6 @@ def average_rank_bias(female: Sequence[float], male: Sequence[float], t: int) ->
     depth = min(t, len(female))
     if depth == 0:
         return None
-    values = [rank_bias(female, male, x) for x in range(1, depth + 1)]
-    return tuple(math.fsum(v[i] for v in values) / depth for i in range(3))
+    values = [rank_bias(female, male, x) for x in range(1, depth + 1)]  # each defined: x ≤ depth ≤ len(female)
+    rab, female_part, male_part = (math.fsum(v[i] for v in values if v is not None) / depth for i in range(3))
+    return rab, female_part, male_part

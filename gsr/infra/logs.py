@@ -33,7 +33,7 @@ class _StderrHandler(logging.StreamHandler):
     def __init__(self):
         super().__init__(sys.stderr)
 
-    @property  # type: ignore[override]
+    @property
     def stream(self):
         return sys.stderr
 

@@ -52,7 +52,7 @@ def release_rows(vectors: np.ndarray, start: int, stop: int) -> None:
     """
     import mmap
 
-    mapping = vectors
+    mapping: object = vectors
     while mapping is not None and not isinstance(mapping, mmap.mmap):
         mapping = getattr(mapping, "base", None)
     if mapping is None or not hasattr(mmap, "MADV_DONTNEED") or not vectors.flags.c_contiguous:

@@ -115,7 +115,7 @@ def clean_stale_staging(folder: str | os.PathLike, recursive: bool = False) -> l
     """Remove staging files and folders in `folder` (and, when `recursive`, in every folder below it) left by
     processes that no longer run; returns what was removed."""
     folder = Path(folder)
-    removed = []
+    removed: list[Path] = []
     if not folder.is_dir():
         return removed
     for entry in folder.iterdir():

@@ -17,6 +17,9 @@ import math
 import re
 import sys
 from collections.abc import Iterator, Mapping
+from types import FrameType
+
+import numpy as np
 
 from gsr.baselines import cut_run, relevant_counts
 from gsr.errors import GSRError, InputError, UndefinedMeasureError
@@ -190,7 +193,7 @@ class GSRMeasures(Mapping):
         try:
             terms = gsr_slope_terms(x, y)
         except UndefinedMeasureError:  # fewer than two points here: the aggregate may still gather enough from other calls
-            terms = [math.nan] * len(x)
+            terms = np.full(len(x), math.nan)
         measured = result.n_queries
         scale = (len(qrels) / measured if qrels else 1.0) if measured else math.nan
         for q, term in zip(result.per_query, terms):
@@ -211,7 +214,7 @@ class GSRMeasures(Mapping):
 
 def pyterrier_batch_size() -> int | None:
     """The batch size of a PyTerrier evaluation that is calling us, found on the call stack (None when none is)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if str(frame.f_globals.get("__name__", "")).startswith("pyterrier._evaluation"):
             size = frame.f_locals.get("batch_size")

@@ -166,11 +166,11 @@ def parity_agreement(toy: ToyCollection, lexicon, analyzer: Analyzer | None = No
                         (n_c, len(counter), float(np.nanmean(g_c))),
                         (n_s + n_c, len(stereo) + len(counter), float(np.nanmean(both)))])
         x.append(g_query)
-    x = np.array(x)
-    n = len(x)
+    xs = np.array(x)
+    n = len(xs)
     if n < 2:
         raise UndefinedMeasureError(f"{toy.name}: fewer than two queries with genderedness")
-    c = (x - x.mean()) / (n * x.var())
+    c = (xs - xs.mean()) / (n * xs.var())
     max_s = sum(max(o[0] for o in opts) for opts in options)
     max_n = sum(max(o[1] for o in opts) for opts in options)
     count = np.zeros((max_s + 1, max_n + 1))
