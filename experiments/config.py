@@ -42,7 +42,8 @@ from gsr.params import ParamError
 
 EXPERIMENTS_FOLDER = Path(__file__).resolve().parent
 BUILTIN_CONFIGS = {"demo": EXPERIMENTS_FOLDER / "demo.toml", "robust04": EXPERIMENTS_FOLDER / "robust04.toml",
-                   "grepbiasir": EXPERIMENTS_FOLDER / "grepbiasir.toml"}
+                   "grepbiasir": EXPERIMENTS_FOLDER / "grepbiasir.toml",
+                   "demo-dense": EXPERIMENTS_FOLDER / "demo-dense.toml"}
 
 TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "systems", "evaluation", "gsr", "plots",
             "debias", "analyses")
