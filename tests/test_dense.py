@@ -434,3 +434,34 @@ def test_the_built_in_minilm_is_verified_and_encodes_like_sentence_transformers(
     reference = SentenceTransformer(str(location.folder), device="cpu", local_files_only=True)
     assert encoder.dimensions == 384 and encoder.similarity == "cosine"
     assert np.allclose(encoder.encode(texts), reference.encode(texts), atol=1e-5)
+
+
+@pytest.mark.parametrize("system, message", [
+    ({"encoder": "missing-model"}, "{dir}/missing-model: no such bi-encoder folder"),
+    ({"encoder": "encoder", "device": "cuda"}, "Dense.device = 'cuda', but PyTorch sees no CUDA GPU"),
+], ids=["missing-folder", "no-gpu"])
+def test_gsr_run_refuses_a_bad_encoder_before_any_work(system, message, models, collection, tmp_path, capsys,
+                                                        monkeypatch):
+    """One line naming the folder or the setting, status 2, before the collection is even loaded (preflight)."""
+    import torch
+
+    from experiments.cli import main
+    from experiments.runner import Experiment
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    raw = _config(tmp_path, models, collection)
+    raw["systems"] = [{"name": "Dense", "model": "dense", **system}]
+    raw.pop("debias")
+    lines = ['name = "x"', f'output = "{tmp_path / "out"}"', "[collection]",
+             *(f'{k} = "{v}"' for k, v in raw["collection"].items()), "[embeddings.glove]",
+             'source = "glove-6b-50d"', "[[systems]]", *(f'{k} = "{v}"' for k, v in raw["systems"][0].items()),
+             "[gsr]", 'measuring = ["glove"]']
+    (tmp_path / "x.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def no_collection(self):
+        raise AssertionError("the collection was loaded before the encoder was checked")
+
+    monkeypatch.setattr(Experiment, "collection", property(no_collection))
+    assert main(["run", str(tmp_path / "x.toml"), "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert message.replace("{dir}", str(tmp_path)) in error and len(error.strip().splitlines()) == 1, error
