@@ -39,7 +39,11 @@ def tiny_bi_encoder(folder: Path, seed: int = 0, vocab_size: int | None = None, 
     smaller than the tokenizer's makes a model that loads but cannot encode."""
     import torch
     from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer import modules as models
+
+    try:
+        from sentence_transformers.sentence_transformer import modules as models  # 6.x
+    except ImportError:  # pragma: no cover - 5.x
+        from sentence_transformers import models
     from transformers import BertModel
 
     work = folder.parent / f".{folder.name}-hf"
@@ -48,7 +52,8 @@ def tiny_bi_encoder(folder: Path, seed: int = 0, vocab_size: int | None = None, 
     BertModel(_bert_config(vocab_size or len(tokenizer))).save_pretrained(work)
     tokenizer.save_pretrained(work)
     transformer = models.Transformer(str(work), max_seq_length=max_seq_length)
-    modules = [transformer, models.Pooling(transformer.get_embedding_dimension(), "mean")]
+    dimension = getattr(transformer, "get_embedding_dimension", None) or transformer.get_word_embedding_dimension
+    modules = [transformer, models.Pooling(dimension(), "mean")]
     if normalize:
         modules.append(models.Normalize())
     model = SentenceTransformer(modules=modules, device="cpu", similarity_fn_name=similarity)
