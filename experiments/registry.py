@@ -55,6 +55,8 @@ class SystemType:
     # and the file's version (path, size, modification time) is part of the run's cache key
     cache_inputs: Callable[[Experiment, SystemSpec], object] | None = None  # what else the run depends on (e.g. the
     # version of the document labels a re-ranker reads): part of the run's cache key
+    debiases_itself: bool = False  # [debias] variants apply to it without an embedding: it reads SystemSpec.variant
+    # and removes gender from its own representation (a dense encoder's vectors)
 
     def declared_params(self, table: dict) -> tuple[Param, ...]:
         """The parameters a config table of this type may set."""

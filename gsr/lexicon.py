@@ -166,6 +166,22 @@ def word_genderedness(vectors: np.ndarray, direction: np.ndarray) -> np.ndarray:
     return np.where(norms > 0, g, np.nan)
 
 
+def pair_difference_components(female: np.ndarray, male: np.ndarray) -> tuple[np.ndarray, tuple[float, ...]]:
+    """§2.2's PCA of pair differences: the principal components (unit rows, largest first) of the pair-centred
+    rows a − (a + b)/2 and b − (a + b)/2 of each (female, male) pair of vectors, and each one's share of the
+    variance. Row i of `female` and `male` is one pair; the rows are used as given (normalise them first where the
+    method does). Shared by the word-embedding direction below and the encoder debiasing (debias.encoder)."""
+    female, male = np.asarray(female, dtype=np.float64), np.asarray(male, dtype=np.float64)
+    centre = (female + male) / 2
+    matrix = np.empty((2 * len(female), female.shape[1]))
+    matrix[0::2], matrix[1::2] = female - centre, male - centre  # pair by pair, as Bolukbasi et al.'s code stacks them
+    # Rows of each pair sum to zero, so the matrix is already column-centred, as PCA requires.
+    _, singular, vt = np.linalg.svd(matrix, full_matrices=False)
+    variance = singular**2
+    ratios = tuple(float(v) for v in variance / variance.sum())
+    return vt / np.linalg.norm(vt, axis=1, keepdims=True), ratios
+
+
 def fit_gender_direction(kv, pairs=None) -> GenderDirection:
     """§2.2: first principal component of the centred, unit-normalised definitional pairs, female-positive."""
     pairs = tuple(tuple(p) for p in (pairs if pairs is not None else DEFAULT_DEFINITIONAL_PAIRS))
@@ -177,17 +193,10 @@ def fit_gender_direction(kv, pairs=None) -> GenderDirection:
             "definitional word(s) missing from the embedding: " + ", ".join(missing)
             + " (give other pairs with --definitional)"
         )
-    rows = []
-    for female, male in pairs:
-        a, b = _definitional_unit(kv, female), _definitional_unit(kv, male)
-        centre = (a + b) / 2
-        rows.extend([a - centre, b - centre])
-    matrix = np.vstack(rows)
-    # Rows of each pair sum to zero, so the matrix is already column-centred, as PCA requires.
-    _, singular, vt = np.linalg.svd(matrix, full_matrices=False)
-    variance = singular**2
-    ratios = tuple(float(v) for v in variance / variance.sum())
-    direction = vt[0] / np.linalg.norm(vt[0])
+    female = np.vstack([_definitional_unit(kv, f) for f, _ in pairs])
+    male = np.vstack([_definitional_unit(kv, m) for _, m in pairs])
+    components, ratios = pair_difference_components(female, male)
+    direction = components[0]
     she, he = (lookup_word(kv, w) for w in ORIENTATION_PAIR)
     if she is None or he is None:
         raise EmbeddingError("cannot orient the gender direction: 'she' or 'he' is missing from the embedding")

@@ -115,7 +115,7 @@ def test_terms_are_looked_up_by_the_project_policy_after_a_zero_padding_row():
 
 def test_declared_parameters_match_the_defaults_of_rerank_cross_validated():
     signature = inspect.signature(rerank_cross_validated).parameters
-    assert [p.name for p in NEURAL_PARAMETERS] == ["depth", "epochs", "seed"]
+    assert [p.name for p in NEURAL_PARAMETERS] == ["depth", "epochs", "seed", "device"]
     for param in NEURAL_PARAMETERS:
         assert signature[param.name].default == param.default, param.name
     assert NEURAL_PARAMETERS[0].check(100) == 100 and NEURAL_PARAMETERS[0].check("auto") == "auto"

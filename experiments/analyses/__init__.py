@@ -5,7 +5,7 @@ here plus its name below."""
 import importlib
 
 BUILTIN_MODULES = ("rank_change", "reliability", "intrinsic_gender", "gender_versions", "label_bias",
-                   "adversarial_probe")
+                   "adversarial_probe", "encoder_debiasing")
 
 for _module in BUILTIN_MODULES:
     importlib.import_module(f"{__name__}.{_module}")

@@ -50,7 +50,7 @@ def cmd_export(args) -> int:
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("run", help="run an experiment config: runs, MAP/P@10/nDCG@100, GSR table and plots")
     parser.add_argument("config", nargs="?", default="demo",
-                        help="TOML config file, or a built-in config: demo (default), robust04, grepbiasir")
+                        help="TOML config file, or a built-in config: demo (default), robust04, grepbiasir, demo-dense")
     parser.add_argument("--out", help="output folder (default: the config's 'output')")
     parser.add_argument("--threads", type=positive_int, help="threads/processes for indexing, search and statistics")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG scatter plots")

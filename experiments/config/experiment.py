@@ -43,7 +43,8 @@ from gsr.io.files import read_text
 
 EXPERIMENTS_FOLDER = Path(__file__).resolve().parents[1]
 BUILTIN_CONFIGS = {"demo": EXPERIMENTS_FOLDER / "demo.toml", "robust04": EXPERIMENTS_FOLDER / "robust04.toml",
-                   "grepbiasir": EXPERIMENTS_FOLDER / "grepbiasir.toml"}
+                   "grepbiasir": EXPERIMENTS_FOLDER / "grepbiasir.toml",
+                   "demo-dense": EXPERIMENTS_FOLDER / "demo-dense.toml"}
 
 TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "systems", "evaluation", "gsr", "plots",
             "debias", "analyses")

@@ -188,7 +188,7 @@ def debias_variants(raw: dict, embeddings: dict, systems: list, base: Path, sour
         if variant not in DEBIAS_VARIANTS:
             raise ConfigError(f"{source}: debias.variants {variant!r} is unknown (choose from "
                               f"{', '.join(DEBIAS_VARIANTS)})")
-    with_embedding = [s for s in systems if s.embedding is not None]
+    with_embedding = [s for s in systems if s.embedding is not None or SYSTEMS.get(s.model).debiases_itself]
     names = table.get("systems", [s.name for s in with_embedding])
     for name in names:
         if name not in {s.name for s in with_embedding}:
@@ -196,14 +196,17 @@ def debias_variants(raw: dict, embeddings: dict, systems: list, base: Path, sour
             if model == "run":
                 raise ConfigError(f"{source}: debias.systems {name!r} is a run file (model = \"run\"): a run "
                                   "cannot be debiased, only a system that retrieves with an embedding")
-            raise ConfigError(f"{source}: debias.systems {name!r} is not a system with an embedding")
+            raise ConfigError(f"{source}: debias.systems {name!r} is not a system with an embedding (or a dense "
+                              "encoder)")
     lists = {k: Path(resolve_path(base, table[k])) for k in ("definitional", "gender_specific", "equalize")
              if k in table}
     for system in [s for s in with_embedding if s.name in names]:
         for variant in variants:
-            embedding = f"{system.embedding}:{variant}"
-            embeddings.setdefault(embedding, EmbeddingSpec(embedding, base=system.embedding,
-                                                           debias=DEBIAS_VARIANTS[variant]))
+            embedding = None  # a system that debiases itself (SystemType.debiases_itself) reads the variant alone
+            if system.embedding is not None:
+                embedding = f"{system.embedding}:{variant}"
+                embeddings.setdefault(embedding, EmbeddingSpec(embedding, base=system.embedding,
+                                                               debias=DEBIAS_VARIANTS[variant]))
             systems.append(SystemSpec(f"{system.name} ({variant})", system.model, embedding, dict(system.params),
                                       rerank=system.rerank, variant=variant, base_system=system.name))
     return list(variants), lists, list_set

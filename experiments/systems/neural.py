@@ -25,6 +25,7 @@ def rerank(experiment, system) -> dict:
     Only judged queries with candidates can be trained on and evaluated; the others keep the upstream order. Texts
     are read with GSR's analyzer, and DRMM's term gating uses the IDF of the query terms over the whole collection.
     """
+    from retrievers.device import out_of_memory, resolve_device
     from retrievers.neural import collection_idf, rerank_cross_validated, rerank_depth
 
     collection = experiment.collection
@@ -39,13 +40,23 @@ def rerank(experiment, system) -> dict:
     tokenize = experiment.analyzer.tokens
     query_terms = {t for q in trainable for t in tokenize(collection.queries[q])}
     idf = collection_idf(query_terms, document_frequencies(experiment), len(experiment.document_stats()))
-    reranked = rerank_cross_validated(
-        system.model, {q: collection.queries[q] for q in sorted(trainable)}, texts,
-        {q: candidates[q] for q in sorted(trainable)}, collection.qrels, experiment.embedding(system.embedding).kv,
-        folds=folds, depth=depth, epochs=system.params["epochs"], seed=system.params["seed"], tokenize=tokenize,
-        idf=idf, threads=1,  # tiny models: a second thread only adds contention
-        checkpoint_dir=cache_dir() / "checkpoints" / experiment.system_key(system))
+    device = resolve_device(system.params["device"], f"{system.name}.device")
+    with out_of_memory(system.name, device, "lower depth"):
+        reranked = rerank_cross_validated(
+            system.model, {q: collection.queries[q] for q in sorted(trainable)}, texts,
+            {q: candidates[q] for q in sorted(trainable)}, collection.qrels, experiment.embedding(system.embedding).kv,
+            folds=folds, depth=depth, epochs=system.params["epochs"], seed=system.params["seed"], tokenize=tokenize,
+            idf=idf, threads=1,  # tiny models: a second thread only adds contention
+            checkpoint_dir=cache_dir() / "checkpoints" / experiment.system_key(system),
+            device=device)
     return {q: reranked.get(q, ranked) for q, ranked in candidates.items()}
+
+
+def device_available(experiment, system) -> None:
+    """Before any long work: a GPU asked for (device = "cuda") exists."""
+    from retrievers.device import resolve_device
+
+    resolve_device(system.params["device"], f"{system.name}.device")
 
 
 def training_inputs(experiment, system) -> str:
@@ -57,7 +68,9 @@ def training_inputs(experiment, system) -> str:
 # version 2: collection IDF, GSR's analyzer, depth 'auto'
 SYSTEMS.register(SystemType("drmm", "DRMM: matching histograms, feed-forward per query term, IDF term gating", rerank,
                             params=NEURAL_PARAMETERS, needs_embedding=True, reranks=True, default_upstream="bm25",
-                            version=2, reference="Guo et al. 2016", cache_inputs=training_inputs))
+                            version=2, reference="Guo et al. 2016", cache_inputs=training_inputs,
+                            preflight=device_available))
 SYSTEMS.register(SystemType("matchpyramid", "MatchPyramid: convolutions over the cosine matching matrix", rerank,
                             params=NEURAL_PARAMETERS, needs_embedding=True, reranks=True, default_upstream="bm25",
-                            version=2, reference="Pang et al. 2016", cache_inputs=training_inputs))
+                            version=2, reference="Pang et al. 2016", cache_inputs=training_inputs,
+                            preflight=device_available))

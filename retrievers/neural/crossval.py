@@ -16,6 +16,7 @@ import torch
 from gsr.infra import logs
 from gsr.infra.store import atomic_write, record_file, reusable
 from gsr.io.types import Run
+from retrievers.device import resolve_device
 from retrievers.neural.errors import NeuralRankerError
 from retrievers.neural.inputs import build_ranking_data
 from retrievers.neural.models import AUTO_DEPTH, LEARNING_RATES, MODELS, model_inputs, new_model, rerank_depth
@@ -125,7 +126,7 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
                            idf: Mapping[str, float] | None = None, n_folds: int = DEFAULT_FOLDS,
                            negatives_per_positive: int = 1, batch_size: int = 64,
                            learning_rate: float | None = None, patience: int | None = None,
-                           threads: int | None = None) -> Run:
+                           threads: int | None = None, device: str = "auto") -> Run:
     """Re-ranks each fold's top-`depth` candidates with a model trained on the other folds; one run over all queries.
 
     `depth` is a number of candidates, or 'auto': max(100, the largest number of relevant documents of a fold query)
@@ -135,7 +136,9 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
     (model weights and the fold's run) as `<model>-fold<k>of<n>.pt`, written atomically; a later call with the same
     inputs and settings reuses it, while a corrupt file or one from other inputs is retrained and replaced, so use
     one folder per (model, embedding variant). Each fold is seeded from (`seed`, k) alone, so a resumed call gives
-    the run an uninterrupted one would. Torch uses `threads` threads (default: every core this process may use).
+    the run an uninterrupted one would. Torch uses `threads` threads (default: every core this process may use); the
+    model trains and scores on `device` ("auto": a CUDA GPU where PyTorch sees one, else the CPU; "cpu"; "cuda" or
+    "cuda:N", refused where there is none; see retrievers.device).
 
     The result holds every fold query in the order of `queries`: the top-`depth` candidates by model score, then
     the candidates below depth in run order with lower scores; a query none of whose terms is in the embedding
@@ -143,6 +146,7 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
     """
     if model not in MODELS:
         raise NeuralRankerError(f"unknown neural model {model!r}; expected one of {', '.join(MODELS)}")
+    device = resolve_device(device)
     folds = _checked_folds(folds, queries, n_folds, seed)
     fold_qids = [q for fold in folds for q in fold]
     depth = rerank_depth(depth, qrels, fold_qids)
@@ -169,7 +173,7 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
             else:
                 fold_seed = _fold_seed(seed, k)
                 _seed_everything(fold_seed)
-                network = new_model(model)
+                network = new_model(model).to(device)
                 train_qids, valid_qids = _fold_roles(folds, k)
                 report = train_ranker(network, inputs, data, train_qids, valid_qids, epochs=epochs, seed=fold_seed,
                                       negatives_per_positive=negatives_per_positive, batch_size=batch_size,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from torch import nn
 
 from gsr.infra.params import Param, ParamError
+from retrievers.device import DEVICE_PARAM
 from retrievers.neural.drmm import DRMM, DrmmInputs
 from retrievers.neural.errors import NeuralRankerError
 from retrievers.neural.inputs import RankingData
@@ -32,6 +33,7 @@ NEURAL_PARAMETERS: tuple[Param, ...] = (
           validator=_depth, range_help="int ≥ 1 or auto"),
     Param("epochs", int, 10, "training epochs per fold", minimum=1),
     Param("seed", int, 0, "seed of the folds, the sampling and the initial weights"),
+    DEVICE_PARAM,
 )
 LEARNING_RATES = {"drmm": 1e-2, "matchpyramid": 1e-3}
 

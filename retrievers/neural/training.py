@@ -65,6 +65,12 @@ def sample_training_groups(data: RankingData, qids: Iterable[str], negatives_per
     return torch.from_numpy(stacked[rng.permutation(len(stacked))])
 
 
+def _on_model_device(model: nn.Module, tensors: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+    """A batch's tensors moved to the device the model's weights are on (a no-op on the CPU)."""
+    device = next(model.parameters()).device
+    return tensors if device.type == "cpu" else tuple(t.to(device, non_blocking=True) for t in tensors)
+
+
 def score_pairs(model: nn.Module, inputs, pairs: np.ndarray | torch.Tensor, batch_size: int = 512) -> np.ndarray:
     """Model scores of the given pair indices, in evaluation mode without gradients."""
     pairs = torch.as_tensor(np.asarray(pairs), dtype=torch.int64)
@@ -73,7 +79,7 @@ def score_pairs(model: nn.Module, inputs, pairs: np.ndarray | torch.Tensor, batc
     scores = []
     with torch.no_grad():
         for start in range(0, len(pairs), batch_size):
-            scores.append(model(*inputs.batch(pairs[start : start + batch_size])))
+            scores.append(model(*_on_model_device(model, inputs.batch(pairs[start : start + batch_size]))).cpu())
     model.train(was_training)
     return torch.cat(scores).double().numpy() if scores else np.zeros(0)
 
@@ -151,7 +157,7 @@ def train_ranker(model: nn.Module, inputs, data: RankingData, train_qids: Sequen
         total = 0.0
         for start in range(0, len(groups), batch_size):
             group = groups[start : start + batch_size]
-            scores = model(*inputs.batch(group.reshape(-1))).view(group.shape)
+            scores = model(*_on_model_device(model, inputs.batch(group.reshape(-1)))).view(group.shape)
             loss = pairwise_hinge_loss(scores)
             optimiser.zero_grad()
             loss.backward()

