@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from gsr.errors import InputError
 from gsr.infra.params import Param
@@ -74,7 +74,7 @@ class AnalysisType:
     name: str
     description: str
     compute: Callable[[Experiment, ExperimentResult, dict], object | None]
-    write: Callable[[object, Path, bool], dict[str, Path]]
+    write: Callable[[Any, Path, bool], dict[str, Path]]  # (the result compute returned, folder, plots)
     params: tuple[Param, ...] = ()
     needs: str = ""
     applicable: Callable[[ExperimentConfig], bool] = lambda config: True
@@ -121,7 +121,7 @@ class Registry(Generic[Entry]):
             self._loaded = True
             importlib.import_module(self.package)
 
-    def get(self, name: str) -> Entry:
+    def get(self, name: object) -> Entry:
         """The entry called `name`; RegistryError listing the known names otherwise."""
         self._load()
         if name not in self._entries:

@@ -160,7 +160,7 @@ def dash_greedy(labels: Sequence[str], costs: Sequence[float], target: Mapping[s
                 w_r: float, epsilon: float = DEFAULT_EPSILON) -> list[int]:
     """Dash Eq. 1: repeatedly append the candidate i of least C = w_r · cost_i + w_g · KL(p(g, R + i) ‖ T), w_g =
     1 − w_r (KL in natural log, zeros of T replaced by epsilon); ties go to the earliest position."""
-    heaps = {g: [] for g in groups}
+    heaps: dict[str, list[tuple[float, int]]] = {g: [] for g in groups}
     for i, (label, cost) in enumerate(zip(labels, costs)):
         if label not in heaps:
             raise RerankError(f"Dash's re-ranker re-ranks labels in {', '.join(groups)} only")
@@ -169,7 +169,7 @@ def dash_greedy(labels: Sequence[str], costs: Sequence[float], target: Mapping[s
     placed = dict.fromkeys(groups, 0)
     order: list[int] = []
     while len(order) < len(labels):
-        best = None
+        best: tuple[float, int, str] | None = None
         for g in groups:
             if not heaps[g]:
                 continue
@@ -178,6 +178,7 @@ def dash_greedy(labels: Sequence[str], costs: Sequence[float], target: Mapping[s
             total = w_r * cost + (1 - w_r) * kl_divergence([c / (len(order) + 1) for c in counts], t, epsilon)
             if best is None or total < best[0] - TIE or (abs(total - best[0]) <= TIE and i < best[1]):
                 best = (total, i, g)
+        assert best is not None  # some heap still holds a candidate
         heapq.heappop(heaps[best[2]])
         placed[best[2]] += 1
         order.append(best[1])
@@ -248,12 +249,15 @@ class Reranker:
                 def reorder(members):
                     return [members[i] for i in fairness_greedy([names[m] for m in members], target, groups)]
             else:
-                if self.params["relevance"] == "embedding" and relevance is None:
+                embedding_costs = relevance
+                if self.params["relevance"] == "embedding" and embedding_costs is None:
                     raise RerankError("Dash's re-ranker with relevance = 'embedding' needs the query-document costs")
 
                 def reorder(members):
-                    costs = minmax_costs([head[m][1] for m in members]) if self.params["relevance"] == "score" \
-                        else relevance(qid, [docids[m] for m in members])
+                    if embedding_costs is None or self.params["relevance"] == "score":
+                        costs = minmax_costs([head[m][1] for m in members])
+                    else:
+                        costs = embedding_costs(qid, [docids[m] for m in members])
                     chosen = dash_greedy([names[m] for m in members], costs, target, groups, self.params["w_r"])
                     return [members[i] for i in chosen]
             head = [head[i] for i in _within_positions(names, groups, reorder)]

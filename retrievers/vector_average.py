@@ -126,7 +126,7 @@ class VectorAverageRetriever:
         run: Run = {q: [] for q in qids}
         if not usable:
             return run
-        matrix = np.stack([vectors[i] for i in usable]).astype(np.float32)
+        matrix = np.stack([v for v in vectors if v is not None]).astype(np.float32)
         best_scores, best_rows = top_k_inner_products(self.documents, matrix, k)
         docids = self.stats.docids
         for j, i in enumerate(usable):

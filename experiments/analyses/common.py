@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, draw_fit_line, new_figure
 from gsr.errors import GSRError
@@ -16,7 +16,7 @@ class AnalysisError(GSRError):
     """Input an analysis cannot use; the message names the query, document, word or file at fault."""
 
 
-def correlation(method: str, x: Sequence[float], y: Sequence[float]) -> tuple[float | None, float | None]:
+def correlation(method: str, x: ArrayLike, y: ArrayLike) -> tuple[float | None, float | None]:
     """(coefficient, two-sided p) of Pearson or Spearman; None for fewer than 3 points or a constant variable."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -73,8 +74,8 @@ def compare_versions(ranks: Mapping[str, Mapping[str, float]], a: str, b: str, r
     differences = np.array([ranks[q][a] - ranks[q][b] for q in sorted(ranks)], dtype=np.float64)
     above = np.where(differences < 0, 1.0, np.where(differences == 0, 0.5, 0.0))
     n = len(differences)
-    entry = {"queries": n, "share": None, "share_ci": None, "difference": None, "difference_ci": None,
-             "p_value": None}
+    entry: dict[str, Any] = {"queries": n, "share": None, "share_ci": None, "difference": None, "difference_ci": None,
+                             "p_value": None}
     if n == 0:
         return entry
     share_ci, difference_ci = (bootstrap_mean(v, resamples, level, seed) for v in (above, differences))

@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -198,8 +199,8 @@ def favoured_share_by_bin(delta: Mapping[str, float], g_query: Mapping[str, floa
     if not measured:
         raise AnalysisError(f"favoured_share_by_bin: none of the {len(delta)} queries with a Δgap has a genderedness")
     inner, spans = _bin_edges(bins, [g for _, g, _ in measured])
-    rows = [{"label": label, "low": lo, "high": hi, "n": 0, "n_male": 0, "n_female": 0, "n_neither": 0}
-            for lo, hi, label in spans]
+    rows: list[dict[str, Any]] = [{"label": label, "low": lo, "high": hi, "n": 0, "n_male": 0, "n_female": 0,
+                                   "n_neither": 0} for lo, hi, label in spans]
     for _, g, d in measured:
         row = rows[bisect.bisect_right(inner, g)]
         row["n"] += 1

@@ -102,7 +102,7 @@ def _rerank_rows(result, reports, measure: str, k: int) -> list[dict]:
             if name not in reports[system.name].measures:
                 continue
             value_of = per_query_value(name)
-            a, b = ({q.qid: value_of(q) for q in reports[s].per_query if value_of(q) is not None}
+            a, b = ({q.qid: value for q in reports[s].per_query if (value := value_of(q)) is not None}
                     for s in (system.name, upstream))
             tests.append((f"Δ {name}", mean_paired_difference(a, b), paired_test(a, b, config.test, config.resamples,
                                                                             config.seed)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,11 +24,11 @@ from gsr.infra.params import Param
 from gsr.io.types import Run
 
 
-def _top(ranking: Iterable[str], depth: int, which: str) -> list[str]:
+def _top(ranking: Sequence[str] | Sequence[tuple[str, float]], depth: int, which: str) -> list[str]:
     docs = [d[0] if isinstance(d, (tuple, list)) else d for d in ranking][:depth]
     if not docs:
         raise AnalysisError(f"kendall_tau_distance: the {which} ranking is empty")
-    seen = set()
+    seen: set[str] = set()
     for d in docs:
         if d in seen:
             raise AnalysisError(f"kendall_tau_distance: document {d} appears twice in the {which} ranking")
@@ -40,7 +40,8 @@ def _pairs(n: int) -> int:
     return n * (n - 1) // 2
 
 
-def kendall_tau_distance(before: Sequence[str], after: Sequence[str], depth: int = 100, p: float = 0.5) -> float:
+def kendall_tau_distance(before: Sequence[str] | Sequence[tuple[str, float]],
+                         after: Sequence[str] | Sequence[tuple[str, float]], depth: int = 100, p: float = 0.5) -> float:
     """Fig. 10's Kendall tau distance: Fagin et al.'s (2003) K^(p) between two top-`depth` lists, normalised to [0, 1].
 
     Over every pair of documents in the union of the two lists, K^(p) charges 1 when both lists hold both documents
@@ -115,7 +116,8 @@ def rank_change_by_genderedness(before: Run, after: Run, g_query: Mapping[str, f
     Queries without a genderedness (None, NaN or absent from g_query) or with an empty or missing list in either run
     are listed in `skipped` by reason; r and p are None for fewer than 3 points or a constant variable.
     """
-    points, skipped = [], {}
+    points: list[RankChangePoint] = []
+    skipped: dict[str, list[str]] = {}
     for qid in sorted(set(before) | set(after) | set(g_query)):
         g = finite(g_query.get(qid))
         if g is None:

@@ -81,7 +81,7 @@ class ExperimentConfig:
     level: float = 0.95
     seed: int = 0
 
-    def gsr_columns(self) -> list[tuple[str, str, str | int]]:
+    def gsr_columns(self) -> list[tuple[str, str, str | int | None]]:
         """(label, measuring embedding, cut-off) of every GSR column: each measuring embedding at the main cut-off
         (labelled by the embedding's name), then at each further GSR@K of the measures list ('glove@100')."""
         columns = [(name, name, self.cutoff) for name in self.measuring]

@@ -80,6 +80,8 @@ def parse_systems(raw_systems, embeddings: dict, source: str, base: Path) -> lis
         name, model = table.get("name"), table.get("model")
         if not isinstance(name, str) or not name.strip():
             raise ConfigError(f"{source}: {where}.name is required (a non-blank string)")
+        if not isinstance(model, str):
+            raise ConfigError(f"{source}: {where}.model is required (one of {', '.join(SYSTEMS.names())})")
         try:
             system_type = SYSTEMS.get(model)
         except RegistryError:

@@ -114,7 +114,8 @@ def definitional_pairs(experiment) -> list[tuple[str, str]]:
 
     config = experiment.config
     path = config.debias_lists.get("definitional") or config.definitional
-    return [tuple(p) for p in (load_pair_list(path) if path else default_definitional_pairs(config.debias_list_set))]
+    return [(female, male) for female, male in
+            (load_pair_list(path) if path else default_definitional_pairs(config.debias_list_set))]
 
 
 def _debias_settings(experiment, system) -> dict:

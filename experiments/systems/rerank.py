@@ -25,7 +25,7 @@ def declared_params(table: dict) -> tuple[Param, ...]:
     method = table.get("method")
     if method not in METHOD_PARAMS:
         return all_params()
-    extra = (LABELS_PARAM,) if method in LABEL_METHODS else ()
+    extra: tuple[Param, ...] = (LABELS_PARAM,) if method in LABEL_METHODS else ()
     extra += (RELEVANCE_EMBEDDING,) if method == "dash" else ()
     return (METHOD, *METHOD_PARAMS[method], *extra)
 

@@ -62,7 +62,7 @@ def _open_path(path: Path) -> DocumentSource:
         files = collection_files([path])
         formats = [format_by_name(f) for f in files]
         if files and all(formats):
-            return LineDocuments(files, formats, str(path))
+            return LineDocuments(files, [f for f in formats if f is not None], str(path))
         return TrecSgmlDocuments(files, name=str(path))  # the files just listed: no second walk
     kind = file_format(path)
     if kind == "sgml":

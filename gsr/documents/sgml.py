@@ -80,7 +80,11 @@ class TrecSgmlDocuments(ListedSource):
             if match is None:
                 raise InputError(f"{self.where(index, path, int(offset), text)}: no <DOC> where the listing of "
                                  f"{path} has one; was the file changed while it was read?")
-            yield _DOCNO.search(match.group(1)).group(1), sgml_text(match.group(1))
+            docno = _DOCNO.search(match.group(1))
+            if docno is None:
+                raise InputError(f"{self.where(index, path, int(offset), text)}: a <DOC> without its <DOCNO>; was the "
+                                 f"file changed while it was read?")
+            yield docno.group(1), sgml_text(match.group(1))
 
     def where(self, index: int, path: Path, offset: int, text: str | None = None) -> str:
         text = read_compressed(path) if text is None else text

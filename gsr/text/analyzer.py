@@ -124,7 +124,7 @@ class Analyzer:
 
     def tokens(self, text: str) -> list[str]:
         """Lowercased runs of letters and digits; keeps those of >= 2 letters, no digit, not a stop word."""
-        stop = self.stopwords
+        stop = self.stopwords or frozenset()  # never None after __post_init__
         return [t for t in _WORD_RUNS.findall(text.lower()) if len(t) > 1 and t.isalpha() and t not in stop]
 
     def inflection_class(self, word: str) -> str:

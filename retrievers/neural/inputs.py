@@ -138,8 +138,14 @@ def build_ranking_data(queries: Mapping[str, str], texts: Mapping[str, str],
     idf_of = candidate_pool_idf(doc_tokens) if idf is None else _mapping_idf(idf)
     del doc_tokens
 
-    kept_qids, query_terms, query_idf, unscorable = [], [], [], []
-    pair_query, pair_doc, pair_grade, query_pairs = [], [], [], {}
+    kept_qids: list[str] = []
+    query_terms: list = []
+    query_idf: list = []
+    unscorable: list[str] = []
+    pair_query: list[int] = []
+    pair_doc: list[int] = []
+    pair_grade: list[int] = []
+    query_pairs: dict = {}
     for qid in qids:
         tokens = tokenize(queries[qid])
         rows = vocabulary.rows(tokens)

@@ -63,7 +63,7 @@ class MatchPyramid(nn.Module):
             layers += [nn.Conv2d(channels, count, kernel_size, padding="same"), nn.ReLU()]
             channels = count
         self.convolutions = nn.Sequential(*layers)
-        self.pool_size = tuple(pool_size)
+        self.pool_size = (int(pool_size[0]), int(pool_size[1]))
         self.mlp = nn.Sequential(nn.Linear(channels * pool_size[0] * pool_size[1], hidden), nn.ReLU(),
                                  nn.Linear(hidden, 1))
 
