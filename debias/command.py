@@ -10,6 +10,7 @@ from pathlib import Path
 from debias.hard import DebiasError, DebiasReport, HardDebias, StrongDebias
 from debias.words import DEFAULT_LISTS, LIST_SETS, load_pair_list, load_word_list
 from gsr.infra import logs
+from gsr.infra.store import unwritable
 
 log = logs.get("cli")
 
@@ -40,6 +41,10 @@ def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
                         help="equalize pairs, debiaswe JSON (regular only; default: those of --lists)")
     parser.add_argument("--out", required=True, metavar="PATH",
                         help="output word2vec file: binary if PATH ends with .bin, else text (.gz compresses)")
+    parser.add_argument("--overwrite", action="store_true", help="replace --out when it already exists")
+    parser.add_argument("--allow-pickle", action="store_true",
+                        help="read a gensim .kv --embedding, which is a Python pickle and runs code when loaded: "
+                             "only for files you trust")
     parser.set_defaults(func=run)
     return parser
 
@@ -48,11 +53,14 @@ def run(args: argparse.Namespace) -> int:
     """Debias args.embedding with args.method, write args.out, print a summary to stderr; 0 on success."""
     from embeddings.loading import load_embedding
 
-    out_path = Path(args.out)
-    if out_path.name.lower().endswith(".kv"):
-        raise DebiasError(f"{out_path}: --out writes word2vec files; name it .bin (binary) or .txt (text)")
+    out_path = Path(args.out).expanduser()
+    _check_output(out_path, Path(str(args.embedding)).expanduser(), args.overwrite)
     debiaser = _debiaser(args)
-    kv = load_embedding(args.embedding)
+    kv = load_embedding(args.embedding, allow_pickle=args.allow_pickle)
+    unwritable_word = next((w for w in kv.index_to_key if not w or any(c.isspace() for c in w)), None)
+    if unwritable_word is not None:
+        raise DebiasError(f"{args.embedding}: the word {unwritable_word!r} contains whitespace, which a word2vec "
+                          "file cannot hold (it would not read back); nothing was debiased")
     debiased = debiaser.fit_transform(kv)
     report = debiaser.report(kv)
     binary = out_path.name.lower().endswith(".bin")
@@ -60,6 +68,22 @@ def run(args: argparse.Namespace) -> int:
     log.info("%s", summary(report, str(args.embedding)))
     log.info("wrote %s (word2vec %s)", out_path, "binary" if binary else "text")
     return 0
+
+
+def _check_output(out_path: Path, source: Path, overwrite: bool) -> None:
+    """--out names a word2vec file that can be written and is neither the input nor (without --overwrite) a file
+    that already exists; checked before any work."""
+    if out_path.name.lower().endswith(".kv"):
+        raise DebiasError(f"{out_path}: --out writes word2vec files; name it .bin (binary) or .txt (text)")
+    if out_path.is_dir():
+        raise DebiasError(f"--out {out_path} is a folder; give the path of the word2vec file to write")
+    if out_path.exists() and source.exists() and out_path.resolve() == source.resolve():
+        raise DebiasError(f"--out {out_path} is the embedding being debiased; write the debiased copy elsewhere")
+    if out_path.exists() and not overwrite:
+        raise DebiasError(f"--out {out_path} already exists; give another path, or --overwrite to replace it")
+    problem = unwritable(out_path.parent)
+    if problem:
+        raise DebiasError(f"--out {out_path}: the folder {out_path.parent} {problem}")
 
 
 def _debiaser(args):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from pathlib import Path
 
 import numpy as np
 
 from gsr.errors import EmbeddingError, InputError
-from gsr.infra.store import cache_dir, cached_folder, file_version_key
+from gsr.infra.store import cache_dir, cached_folder, file_content_key
 from gsr.io.files import text_lines
 
 FASTTEXT_MAGIC = 793712314  # first int32 of every fastText .bin model
@@ -57,7 +58,9 @@ def _keyed_vectors(words: list[str], vectors: np.ndarray):
         words = [words[i] for i in keep]
     kv.index_to_key = list(words)
     kv.key_to_index = seen
-    kv.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    # a memory-mapped array already in the layout gensim uses stays memory-mapped
+    kv.vectors = vectors if vectors.dtype == np.float32 and vectors.flags.c_contiguous else \
+        np.ascontiguousarray(vectors, dtype=np.float32)
     kv.norms = None
     return kv
 
@@ -90,8 +93,12 @@ def read_text_vectors(path: str | os.PathLike):
             if len(parts) < dim + 1 or any(_is_number(p) for p in parts[1:-dim]):
                 raise EmbeddingError(f"{path}:{lineno}: expected {dim} vector values after the word, found "
                                      f"{len(parts) - 1}")
+            values = parts[-dim:]
+            written = "".join(values)
+            if not written.isascii() or "_" in written:  # float() would take '1_0' as 10 and '٣' as 3
+                raise EmbeddingError(f"{path}:{lineno}: vector values must be numbers in ASCII digits")
             try:
-                rows.append(np.array(parts[-dim:], dtype=np.float32))
+                rows.append(np.array(values, dtype=np.float32))
             except ValueError:
                 raise EmbeddingError(f"{path}:{lineno}: vector values are not numbers") from None
             words.append(" ".join(parts[:-dim]))
@@ -139,9 +146,17 @@ def _read_binary(path: Path):
         raise EmbeddingError(f"{path}: unreadable word2vec binary file ({err})") from None
 
 
-def _read_any(path: Path):
+PICKLE_OPT_IN = ("--allow-pickle (gsr commands), allow_pickle = true in the config's [embeddings.NAME] table, or "
+                 "load_embedding(path, allow_pickle=True)")
+
+
+def _read_any(path: Path, allow_pickle: bool = False):
     name = path.name.lower()
     if name.endswith(".kv"):
+        if not allow_pickle:
+            raise EmbeddingError(f"{path}: a gensim .kv file is a Python pickle, which runs code when it is loaded; "
+                                 f"read it only if you trust where it comes from, with {PICKLE_OPT_IN} (or convert "
+                                 "it to word2vec format: kv.save_word2vec_format(PATH, binary=True))")
         from gensim.models import KeyedVectors
 
         return KeyedVectors.load(str(path), mmap="r")
@@ -150,30 +165,67 @@ def _read_any(path: Path):
     return read_text_vectors(path)
 
 
+CACHE_FORMAT = 2  # 2: vectors.npy and words.json, no pickle (1 was gensim's pickled .kv)
+
+
+def _save_array(path: Path, array) -> None:
+    with open(path, "wb") as out:  # a file object: np.save adds no suffix
+        np.save(out, np.ascontiguousarray(array, dtype=np.float32), allow_pickle=False)
+
+
 def cached_embedding(key: str, build, cache: bool = True):
-    """KeyedVectors built once by `build()` and kept memory-mapped in the cache under `key` (verified on reuse)."""
+    """KeyedVectors built once by `build()` and kept in the cache under `key` (verified on reuse), as arrays that
+    load without running any code: `vectors.npy` (memory-mapped, read with allow_pickle=False), `words.json`, and
+    for fastText its character n-gram vectors (`ngrams.npy`, `fasttext.json`), which compose out-of-vocabulary words."""
     if not cache:
         return build()
-    from gensim.models import KeyedVectors
 
     def save(staging: Path) -> None:
-        build().save(str(staging / "vectors.kv"), sep_limit=0)  # every array in its own .npy, so mmap reaches it
+        kv = build()
+        _save_array(staging / "vectors.npy", kv.vectors)
+        (staging / "words.json").write_text(json.dumps(list(kv.index_to_key)), encoding="utf-8")
+        if getattr(kv, "bucket", 0) and getattr(kv, "vectors_ngrams", None) is not None:
+            _save_array(staging / "ngrams.npy", kv.vectors_ngrams)
+            (staging / "fasttext.json").write_text(json.dumps({"min_n": kv.min_n, "max_n": kv.max_n,
+                                                               "bucket": kv.bucket}), encoding="utf-8")
 
-    folder, _ = cached_folder(cache_dir() / "embeddings" / key, save)
-    return KeyedVectors.load(str(folder / "vectors.kv"), mmap="r")
+    folder, _ = cached_folder(cache_dir() / "embeddings" / f"{key}-v{CACHE_FORMAT}", save)
+    vectors = np.load(folder / "vectors.npy", mmap_mode="r", allow_pickle=False)
+    words = json.loads((folder / "words.json").read_text(encoding="utf-8"))
+    if not (folder / "fasttext.json").is_file():
+        return _keyed_vectors(words, vectors)
+    from gensim.models.fasttext import FastTextKeyedVectors
+
+    grams = json.loads((folder / "fasttext.json").read_text(encoding="utf-8"))
+    kv = FastTextKeyedVectors(vectors.shape[1], grams["min_n"], grams["max_n"], grams["bucket"], count=0)
+    plain = _keyed_vectors(words, vectors)
+    kv.index_to_key, kv.key_to_index, kv.vectors = plain.index_to_key, plain.key_to_index, plain.vectors
+    kv.vectors_ngrams = np.load(folder / "ngrams.npy", mmap_mode="r", allow_pickle=False)
+    kv.norms = None
+    return kv
 
 
-def load_embedding(spec: str | os.PathLike, cache: bool = True):
-    """Load a built-in embedding by name or a vectors file by path, as (memory-mapped) gensim KeyedVectors."""
+def load_embedding(spec: str | os.PathLike, cache: bool = True, allow_pickle: bool = False):
+    """Load a built-in embedding by name or a vectors file by path, as (memory-mapped) gensim KeyedVectors.
+
+    Files are cached by their content (an edited file is read again, whatever its name, size and time). A gensim
+    `.kv` file is a pickle and is read only with `allow_pickle=True`; the cache itself never holds one.
+    """
+    return loaded_embedding(spec, cache, allow_pickle)[0]
+
+
+def loaded_embedding(spec: str | os.PathLike, cache: bool = True, allow_pickle: bool = False) -> tuple[object, str]:
+    """load_embedding's vectors and the key of their version: the built-in's name, or the file's content digest."""
     spec_text = str(spec)
     if spec_text in BUILTIN_EMBEDDINGS:
-        return cached_embedding(f"builtin-{spec_text}", BUILTIN_EMBEDDINGS[spec_text], cache)
+        return cached_embedding(f"builtin-{spec_text}", BUILTIN_EMBEDDINGS[spec_text], cache), spec_text
     path = Path(spec_text).expanduser()
     if not path.exists():
         names = ", ".join(sorted(BUILTIN_EMBEDDINGS))
         raise EmbeddingError(f"{spec_text}: no such embedding file, nor a built-in name ({names})")
     if path.is_dir():
         raise EmbeddingError(f"{path}: is a folder, expected an embedding file")
-    if path.name.lower().endswith(".kv"):
-        return _read_any(path)
-    return cached_embedding(file_version_key(path), lambda: _read_any(path), cache)
+    if path.name.lower().endswith(".kv") and not allow_pickle:
+        _read_any(path)  # the error that names the opt-in
+    key = f"file-{file_content_key(path)}"  # its content: an edited copy never reuses the old vectors
+    return cached_embedding(key, lambda: _read_any(path, allow_pickle), cache), key

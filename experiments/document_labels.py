@@ -19,7 +19,7 @@ from gsr.fairness.evaluate import LABEL_MAGNITUDES, TARGETS
 from gsr.fairness.labels import GENDEREDNESS, INTRINSIC, genderedness_labels, parse_label_source, read_labels_file
 from gsr.fairness.measures import DEFAULT_EPSILON, NEUTRAL_POLICIES, RAB_VARIANTS, SHORT_LISTS, check_target, groups_of
 from gsr.infra.params import Param, ParamError
-from gsr.infra.store import cache_dir, cached_file, content_key, fast_digest, file_version_key
+from gsr.infra.store import cache_dir, cached_file, content_key, fast_digest, file_content_key
 from gsr.io.types import Run, rank_order
 from gsr.text.intrinsic_gender import GENDERED_ENTITIES, LABELS, NEUTRAL, intrinsic_gender
 
@@ -148,7 +148,7 @@ def labels_version(experiment, source: str) -> str:
         path = Path(source[len(FILE_PREFIX):])
         if not path.is_file():
             raise InputError(f"labels file {path}: no such file")
-        return file_version_key(path, LABELS_VERSION)
+        return file_content_key(path, LABELS_VERSION)
     if source.startswith(GENDEREDNESS):
         name = experiment.config.measuring[0]
         return content_key(source, experiment.source_embedding(name).key, sorted(experiment.analyzer.stopwords),

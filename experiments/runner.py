@@ -32,7 +32,7 @@ from gsr.infra.store import (
     clean_stale_staging,
     content_key,
     fast_digest,
-    file_version_key,
+    file_content_key,
     unwritable,
 )
 from gsr.io.runs import read_trec_run, write_trec_run
@@ -150,10 +150,9 @@ class Experiment:
                 if spec.base is not None:
                     kv, key = self._debiased(spec)
                 elif spec.source is not None:
-                    from embeddings.loading import BUILTIN_EMBEDDINGS, load_embedding
+                    from embeddings.loading import loaded_embedding
 
-                    kv = load_embedding(spec.source)
-                    key = spec.source if spec.source in BUILTIN_EMBEDDINGS else file_version_key(Path(spec.source))
+                    kv, key = loaded_embedding(spec.source, allow_pickle=spec.allow_pickle)
                 else:
                     from embeddings.training import TrainingSettings, trained_embedding
 
@@ -178,7 +177,7 @@ class Experiment:
         # the default list files are part of the key, so editing a default list never serves a stale embedding
         defaults = [*DEBIASWE_FILES.values(), DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE]
         key = "debiased-" + content_key(base.key, spec.debias, self.config.debias_list_set,
-                                        {k: file_version_key(Path(v)) for k, v in lists.items()},
+                                        {k: file_content_key(Path(v)) for k, v in lists.items()},
                                         [fast_digest(p) for p in defaults], DEBIAS_VERSION)
         return cached_embedding(key, lambda: METHODS[spec.debias](**options).fit_transform(base.kv)), key
 
@@ -232,7 +231,7 @@ class Experiment:
         upstream = self.system_key(self.upstream(system)) if system.rerank else None
         # systems with an embedding read the collection through GSR's analyzer, so its stop list is part of the key
         stopwords = sorted(self.analyzer.stopwords) if system_type.needs_embedding else None
-        files = [file_version_key(Path(system.params[key])) for key in system_type.path_params]
+        files = [file_content_key(Path(system.params[key])) for key in system_type.path_params]
         if system_type.cache_inputs is not None:  # appended only when declared: other systems' keys stay as they were
             files.append(system_type.cache_inputs(self, system))
         return content_key(collection.key, sorted(collection.queries.items()), system.model, system.params,

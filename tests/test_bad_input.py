@@ -8,6 +8,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import json
+import math
 import os
 import re
 import shutil
@@ -136,6 +137,33 @@ def latin1(name: str, line: int) -> Callable[[Path], None]:
         data = b"\n".join(lines)
         path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
     return mutate
+
+
+def later_bom(name: str, line: int) -> Callable[[Path], None]:
+    """A UTF-8 byte-order mark at the start of line `line`, as `cat a b > c` leaves the second file's."""
+    def mutate(folder: Path) -> None:
+        path = folder / name
+        lines = path.read_bytes().split(b"\n")
+        lines[line - 1] = codecs.BOM_UTF8 + lines[line - 1]
+        path.write_bytes(b"\n".join(lines))
+    return mutate
+
+
+def nul(name: str, line: int) -> Callable[[Path], None]:
+    """A NUL byte in the middle of the last field of line `line`."""
+    def mutate(folder: Path) -> None:
+        path = folder / name
+        lines = path.read_bytes().split(b"\n")
+        lines[line - 1] = lines[line - 1][:-2] + b"\0" + lines[line - 1][-2:]
+        path.write_bytes(b"\n".join(lines))
+    return mutate
+
+
+def gensim_kv(folder: Path) -> None:
+    """The toy vectors saved as a gensim .kv file (a Python pickle)."""
+    from gensim.models import KeyedVectors
+
+    KeyedVectors.load_word2vec_format(str(folder / "vectors.txt")).save(str(folder / "vectors.kv"))
 
 
 def edit(name: str, old: str, new: str) -> Callable[[Path], None]:
@@ -415,11 +443,76 @@ CASES = {
     "config-is-a-folder": Case("run", replace_by_folder("config.toml"), "{dir}/config.toml: is a folder"),
     "config-missing": Case("run", remove("config.toml"), "{dir}/config.toml: no such config file"),
     "config-not-toml": Case("run", write("config.toml", "threads = \n"), "{dir}/config.toml: not valid TOML"),
+    # 7. round 3 (issue 18): a byte-order mark at the start of a later line (files joined with cat) is skipped ...
+    "bom-later-line-run": accepted("score", later_bom("run.txt", 3)),
+    "bom-later-line-qrels": accepted("score", later_bom("qrels.txt", 4)),
+    "bom-later-line-tsv-topics": accepted("score", later_bom("topics.tsv", 3)),
+    "bom-later-line-sgml-topics": accepted("queries", later_bom("topics.sgml", 8), "--topics", "{dir}/topics.sgml"),
+    "bom-later-line-jsonl-documents": accepted("score", later_bom("docs.jsonl", 5)),
+    "bom-later-line-tsv-documents": accepted("score", later_bom("docs.tsv", 5), "--docs", "{dir}/docs.tsv"),
+    "bom-later-line-embedding": accepted("score", later_bom("vectors.txt", 4)),
+    # ... a NUL byte, which would split a word or an id unseen, is an error naming file:line
+    "nul-in-topic-text": Case("score", nul("topics.tsv", 2), "{dir}/topics.tsv:2: a NUL byte at column"),
+    "nul-in-run": Case("score", nul("run.txt", 3), "{dir}/run.txt:3: a NUL byte at column"),
+    "nul-in-qrels": Case("score", nul("qrels.txt", 2), "{dir}/qrels.txt:2: a NUL byte at column"),
+    "nul-in-tsv-documents": Case("score", nul("docs.tsv", 4), "{dir}/docs.tsv:4: a NUL byte at column",
+                                 ("--docs", "{dir}/docs.tsv")),
+    "nul-escaped-in-jsonl-document": Case("score", edit("docs.jsonl", "a woman nurse", "a woman\\u0000nurse"),
+                                          "{dir}/docs.jsonl:6: the document text holds a NUL character"),
+    "nul-in-sgml-topics": Case("queries", nul("topics.sgml", 3), "{dir}/topics.sgml:3: a NUL byte at column",
+                               ("--topics", "{dir}/topics.sgml")),
+    "lone-surrogate-document-id": Case("score", edit("docs.jsonl", '"id": "m2"', '"id": "m2\\ud800"'),
+                                       "{dir}/docs.jsonl:2: document id 'm2\\ud800' holds a lone surrogate"),
+    "lone-surrogate-query-text": Case("queries", edit("topics.jsonl", '"text": "budget report"',
+                                                      '"text": "budget \\udc00report"'),
+                                      "{dir}/topics.jsonl:3: query text 'budget \\udc00report' holds a lone surrogate",
+                                      ("--topics", "{dir}/topics.jsonl")),
+    # numbers are read as trec_eval reads them, or refused: no 1_000, no non-ASCII digits, no grade beyond a C int
+    "score-with-underscore": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 1_000 toy"),
+                                  "{dir}/run.txt:2: score must be a number written with ASCII digits"),
+    "score-fullwidth-digits": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 \uff18 toy"),
+                                   "{dir}/run.txt:2: score must be a number written with ASCII digits"),
+    "score-arabic-indic-digits": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 \u0668 toy"),
+                                      "{dir}/run.txt:2: score must be a number written with ASCII digits"),
+    "rank-with-underscore": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 1_0 8 toy"),
+                                 "{dir}/run.txt:2: rank must be an integer written with ASCII digits, not '1_0'"),
+    "grade-with-underscore": Case("score", edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 1_0"),
+                                  "{dir}/qrels.txt:2: relevance grade must be an integer, found '1_0'"),
+    "grade-fullwidth-digit": Case("score", edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 \uff19\uff19"),
+                                  "{dir}/qrels.txt:2: relevance grade must be an integer, found '\uff19\uff19'"),
+    "grade-arabic-indic-digit": Case("score", edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 \u0663"),
+                                     "{dir}/qrels.txt:2: relevance grade must be an integer, found '\u0663'"),
+    "grade-ten-to-the-30": Case("score", edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 1" + "0" * 30),
+                                "{dir}/qrels.txt:2: relevance grade 1" + "0" * 30 + " is outside"),
+    "grade-two-to-the-63": Case("score", edit("qrels.txt", "q1 0 m3 1", f"q1 0 m3 {2 ** 63}"),
+                                f"{{dir}}/qrels.txt:2: relevance grade {2 ** 63} is outside [-2147483648, 2147483647]"),
+    "vector-value-with-underscore": Case("score", edit("vectors.txt", "she 1.0 0.0 0.2", "she 1_0 0.0 0.2"),
+                                         "{dir}/vectors.txt:2: vector values must be numbers in ASCII digits"),
+    # a writer round-trips what it writes, or refuses before the work
+    "debias-word-with-space": Case("debias", edit("vectors.txt", "\nbudget 0.0", "\nannual budget 0.0"),
+                                   "the word 'annual budget' contains whitespace, which a word2vec file cannot hold"),
+    "debias-out-is-a-folder": Case("debias", lambda folder: (folder / "debiased.txt").mkdir(),
+                                   "--out {dir}/debiased.txt is a folder"),
+    "debias-out-exists": Case("debias", write("debiased.txt", "mine\n"), "--out {dir}/debiased.txt already exists"),
+    "debias-out-is-the-input": Case("debias", lambda folder: None, "--out {dir}/vectors.txt is the embedding being "
+                                    "debiased", ("--out", "{dir}/vectors.txt")),
+    # no data file runs code: a gensim .kv embedding (a pickle) is read only after the opt-in that the error names
+    "kv-embedding-without-opt-in": Case("score", gensim_kv, "{dir}/vectors.kv: a gensim .kv file is a Python pickle, "
+                                        "which runs code when it is loaded", ("--embedding", "{dir}/vectors.kv")),
     # 6. undefined is undefined
     "relative-gsr-of-a-zero-perfect-gsr": Case("score", perfect_lists_all_alike,
                                                "relative GSR is undefined: the perfect engine's GSR is zero up to "
                                                "rounding", status=0),
 }
+
+
+def test_a_kv_embedding_read_with_the_opt_in_gives_the_numbers_of_its_word2vec_text(tmp_path, capsys, clean):
+    folder = write_toy(tmp_path / "toy")
+    gensim_kv(folder)
+    status, out, err = gsr(command("score", folder, ("--embedding", str(folder / "vectors.kv"), "--allow-pickle")),
+                           capsys)
+    assert status == 0, err
+    assert outcome("score", folder, out) == clean("score", (), capsys)
 
 
 @pytest.fixture(scope="module")
@@ -490,7 +583,7 @@ def cut_runs(cache: Path) -> list[Path]:
 def overwrite_embedding(debiased: bool) -> Callable[[Path], list[Path]]:
     def damage(cache: Path) -> list[Path]:
         entry = next(p for p in (cache / "embeddings").iterdir() if p.name.startswith("debiased-") == debiased)
-        _overwrite(entry / "vectors.kv.vectors.npy")
+        _overwrite(entry / "vectors.npy")
         return [entry]
     return damage
 
@@ -656,7 +749,7 @@ def test_damaged_trained_embedding_and_token_corpus_are_reported_and_rebuilt(tmp
         tokens = corpus / "corpus.txt"
         tokens.write_text(tokens.read_text(encoding="utf-8")[:40], encoding="utf-8")
         trained = next((cache / "embeddings").glob("trained-*"))
-        _overwrite(trained / "vectors.kv.vectors.npy")
+        _overwrite(trained / "vectors.npy")
         return [corpus, trained]
 
     systems = '[[systems]]\nname = "add"\nmodel = "add"\nembedding = "w2v"\n'
@@ -870,3 +963,93 @@ def test_an_undefined_relative_gsr_is_empty_in_the_results_with_its_reason(tmp_p
     assert "rel. GSR (tiny) is undefined (—): relative GSR is undefined: the perfect engine's GSR is zero up to " \
            "rounding" in table
     assert re.search(r"\| perfect \|.*\| — \|$", table, re.M)
+
+
+# ----------------------------------------------------------------------------------------------- stale caches
+
+
+def _edit_keeping_size_and_time(path: Path, old: str, new: str) -> None:
+    """Edit `path` in place as `cp -p`, `rsync -t` or `tar x` leave it: same size, same modification time."""
+    assert len(old.encode()) == len(new.encode())
+    stat = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
+
+
+@pytest.mark.parametrize("name, old, new", [
+    ("docs.jsonl", "a woman nurse gives care", "a man engineer gives war"),  # the documents
+    ("qrels.txt", "q2 0 x3 1", "q2 0 n2 1"),  # the judgments (the perfect engine)
+    ("vectors.txt", "nurse 0.6 0.30", "nurse -0.6 0.3"),  # the embedding (g(w) of 'nurse' flips)
+])
+def test_an_input_edited_with_the_same_size_and_time_is_read_again(name, old, new, tmp_path, capsys, monkeypatch):
+    """A cache keyed by path, size and modification time would serve numbers computed from the old content."""
+    folder = write_toy(tmp_path / "toy")
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path / "cache"))
+    status, before, err = gsr(command("score", folder), capsys)
+    assert status == 0, err
+    _edit_keeping_size_and_time(folder / name, old, new)
+    status, after, err = gsr(command("score", folder), capsys)
+    assert status == 0, err
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path / "fresh-cache"))
+    status, fresh, err = gsr(command("score", folder), capsys)
+    assert status == 0, err
+    assert json.loads(after) == json.loads(fresh) != json.loads(before)
+
+
+# ----------------------------------------------------------------------------------------------- the Python API
+
+
+def _frame(**columns):
+    pandas = pytest.importorskip("pandas")
+    return pandas.DataFrame(columns)
+
+
+@pytest.mark.parametrize("read, source, message", [
+    ("queries", {"q1": None}, "queries, query q1: the text is None, not a string"),
+    ("queries", [("q1", None)], "queries, record 1: the query text is None, not a string"),
+    ("queries", [{"qid": "q1", "text": None}], "queries, record 1: the query text is None, not a string"),
+    ("queries", lambda: _frame(qid=["q1", "q2"], text=["nurse", None]), "queries DataFrame, row 1: the query text is"),
+    ("queries", lambda: _frame(qid=["q1", math.nan], text=["nurse", "care"]), "queries DataFrame, row 1: the query id"),
+    ("queries", lambda: _frame(qid=["q1", "q1"], text=["nurse", "care"]), "queries DataFrame, row 1: query q1 appears"),
+    ("run", lambda: _frame(qid=["q1", math.nan], docno=["a", "b"], score=[1.0, 0.5]),
+     "run DataFrame, row 1: the query id is nan"),
+    ("run", lambda: _frame(qid=["q1", "q1"], docno=["a", None], score=[1.0, 0.5]), "run DataFrame, row 1: the document id"),
+    ("run", lambda: _frame(qid=["q1", "q1"], docno=["a", "b"], score=[1.0, math.nan]), "run DataFrame, row 1: score is NaN"),
+    ("run", {"q1": {"a": "1_0"}}, "run, query q1, document a: score must be a number written with ASCII digits"),
+    ("qrels", lambda: _frame(query_id=["q1", "q1"], doc_id=["a", math.nan], relevance=[1, 0]),
+     "qrels DataFrame, row 1: the document id is nan"),
+    ("qrels", {"q1": {"a": 10 ** 30}}, "qrels, query q1, document a: relevance grade 1" + "0" * 30 + " is outside"),
+])
+def test_api_inputs_with_missing_values_name_the_row(read, source, message):
+    from gsr.errors import InputError
+    from gsr.io import as_qrels, as_queries, as_run
+
+    reader = {"queries": as_queries, "run": as_run, "qrels": as_qrels}[read]
+    with pytest.raises(InputError) as info:
+        reader(source() if callable(source) else source)
+    assert str(info.value).startswith(message), str(info.value)
+
+
+@pytest.mark.parametrize("tag, message", [("a b", "the run tag 'a b' cannot be a column of a TREC run"),
+                                          ("", "the run tag '' cannot be a column")])
+def test_rerank_refuses_a_tag_its_run_could_not_hold(tag, message, tmp_path, capsys):
+    folder = write_toy(tmp_path / "toy")
+    status, out, err = gsr(["rerank", "--run", str(folder / "run.txt"), "--method", "epsilon_greedy", "--out",
+                            str(folder / "out.run"), "--tag", tag], capsys)
+    assert status == 2 and message in err and not (folder / "out.run").exists()
+
+
+def test_every_trec_run_writer_refuses_what_it_could_not_read_back(tmp_path):
+    from gsr.errors import InputError
+    from gsr.io import read_trec_run, write_trec_run
+
+    for run, tag in (({"q 1": [("a", 1.0)]}, "t"), ({"q1": [("a b", 1.0)]}, "t"), ({"q1": [("a", 1.0)]}, "x y"),
+                     ({"q1": [("a", math.nan)]}, "t")):
+        with pytest.raises(InputError):
+            write_trec_run(run, tmp_path / "run.txt", tag=tag)
+        assert not (tmp_path / "run.txt").exists()
+    run = {"q1": [("a", 2.5), ("b", -math.inf)], "q2": [("c", 1e-300)]}
+    assert read_trec_run(write_trec_run(run, tmp_path / "run.txt")) == run

@@ -123,7 +123,6 @@ FORMATS = {
                                                                            b"she 1.5 0.25 -0.125\r\n"), 2, 1),
     "gzipped-text": (gzipped("vec.txt.gz", f"{len(WORDS)} 3\n" + _rows()), 5, 1),
     "word2vec-binary": (saved("vec.bin", lambda kv, path: kv.save_word2vec_format(path, binary=True)), 5, 1),
-    "gensim-kv-loaded-directly": (saved("vec.kv", lambda kv, path: kv.save(path)), 5, 0),
 }
 
 
@@ -131,7 +130,25 @@ FORMATS = {
 def test_formats(make, n, cached, tmp_path, own_cache):
     _assert_same(load_embedding(make(tmp_path)), WORDS[:n], VECTORS[:n])
     entries = _cache_entries(own_cache)
-    assert len(entries) == cached and all((entry / "vectors.kv").is_file() for entry in entries)
+    assert len(entries) == cached and all(_holds_no_pickle(entry) for entry in entries)
+
+
+def _holds_no_pickle(entry: Path) -> bool:
+    """A cache entry of arrays read with allow_pickle=False and a JSON word list, nothing that runs code on load."""
+    names = sorted(p.name for p in entry.iterdir())
+    np.load(entry / "vectors.npy", allow_pickle=False)
+    return names == [".manifest.json", "vectors.npy", "words.json"]
+
+
+def test_a_gensim_kv_file_is_read_only_after_the_explicit_opt_in(tmp_path, own_cache):
+    path = saved("vec.kv", lambda kv, path: kv.save(path))(tmp_path)
+    with pytest.raises(EmbeddingError, match=r"a gensim \.kv file is a Python pickle, which runs code when it is "
+                                             r"loaded; .*--allow-pickle"):
+        load_embedding(path)
+    assert not (own_cache / "embeddings").exists()  # refused before anything was read or cached
+    _assert_same(load_embedding(path, allow_pickle=True), WORDS[:5], VECTORS[:5])
+    entries = _cache_entries(own_cache)
+    assert len(entries) == 1 and _holds_no_pickle(entries[0])  # the cache keeps arrays, never the pickle
 
 
 def test_fasttext_bin(tmp_path):
@@ -469,7 +486,7 @@ def test_builtin_glove_6b_50d(glove, tmp_path_factory):
     assert again.vectors.shape == (400_000, 50)
     assert len(again.index_to_key) == 400_000
     session_cache = tmp_path_factory.getbasetemp() / "gsr-cache"
-    assert (session_cache / "embeddings" / "builtin-glove-6b-50d" / "vectors.kv").is_file()
+    assert _holds_no_pickle(session_cache / "embeddings" / "builtin-glove-6b-50d-v2")
     assert isinstance(again.vectors, np.memmap)
 
     g = fit_gender_direction(again)

@@ -21,7 +21,7 @@ from experiments.registry import COLLECTION_KINDS
 from gsr.documents.lines import checked_document_id
 from gsr.errors import InputError
 from gsr.infra.progress import progress
-from gsr.infra.store import atomic_write, cache_dir, cached_folder, content_key, file_version_key, folder_version_key
+from gsr.infra.store import atomic_write, cache_dir, cached_folder, content_key, file_content_key, folder_content_key
 from gsr.io.files import read_json
 from gsr.io.types import Qrels
 
@@ -78,7 +78,7 @@ def source_key(paths: Iterable[Path], *extra) -> str:
     for path in paths:
         if not path.exists():
             raise InputError(f"{path}: no such file or folder")
-        keys.append(file_version_key(path) if path.is_file() else folder_version_key(path))
+        keys.append(file_content_key(path) if path.is_file() else folder_content_key(path))
     return content_key(keys, *extra)
 
 

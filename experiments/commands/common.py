@@ -27,7 +27,9 @@ def positive_int(text: str) -> int:
 def add_embedding_options(parser: argparse.ArgumentParser) -> None:
     """--embedding, --definitional, --stopwords and --json."""
     parser.add_argument("--embedding", default=DEFAULT_EMBEDDING,
-                        help=f"built-in name or vectors file (.bin, .txt, .vec, .kv); default {DEFAULT_EMBEDDING}")
+                        help=f"built-in name or vectors file (.bin, .txt, .vec; .kv with --allow-pickle); default "
+                             f"{DEFAULT_EMBEDDING}")
+    add_pickle_option(parser)
     parser.add_argument("--definitional", metavar="FILE",
                         help="definitional pairs as debiaswe JSON (default: Bolukbasi's ten pairs)")
     parser.add_argument("--stopwords", metavar="nltk|sklearn|FILE",
@@ -36,13 +38,26 @@ def add_embedding_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
+def add_pickle_option(parser: argparse.ArgumentParser) -> None:
+    """--allow-pickle: the explicit opt-in a gensim .kv embedding (a pickle) needs."""
+    parser.add_argument("--allow-pickle", action="store_true",
+                        help="read a gensim .kv --embedding, which is a Python pickle and runs code when loaded: only "
+                             "for files you trust")
+
+
+def embedding_of(args):
+    """--embedding's vectors (a .kv file only with --allow-pickle)."""
+    from embeddings import load_embedding
+
+    return load_embedding(args.embedding, allow_pickle=getattr(args, "allow_pickle", False))
+
+
 def lexicon_of(args):
     """The GenderLexicon (Eq. 1) of --embedding with --definitional pairs."""
-    from embeddings import load_embedding
-    from gsr.lexicon import gender_lexicon, load_word_pairs
+    from gsr.lexicon import GenderLexicon, load_word_pairs
 
     pairs = load_word_pairs(args.definitional) if args.definitional else None
-    return gender_lexicon(load_embedding(args.embedding), pairs=pairs, name=str(args.embedding))
+    return GenderLexicon.from_embedding(embedding_of(args), pairs=pairs, name=str(args.embedding))
 
 
 def analyzer_of(args):

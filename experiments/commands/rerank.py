@@ -8,7 +8,8 @@ import argparse
 from pathlib import Path
 
 from experiments.commands.bias import add_label_options, document_labels, parse_shares
-from experiments.commands.common import CommandError, analyzer_of
+from experiments.commands.common import CommandError, analyzer_of, embedding_of
+from gsr.errors import GSRError
 from gsr.infra import logs
 from retrievers.fair_rerank import METHOD_PARAMS, METHODS, RELEVANCE_COSTS, Reranker
 
@@ -24,9 +25,18 @@ def parse_depth(text: str):
         raise argparse.ArgumentTypeError(f"depth must be an integer ≥ 2 or 'all', not {text!r}") from None
 
 
+def run_tag(text: str) -> str:
+    """--tag: one column of the TREC run it names (gsr.io.runs.run_column), checked before any work."""
+    from gsr.io.runs import run_column
+
+    try:
+        return run_column(text, "the run tag")
+    except GSRError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def relevance_costs(args):
     """Dash's embedding relevance costs over --docs and --topics with --embedding's mean word vectors."""
-    from embeddings import load_embedding
     from gsr.evaluate import cached_document_stats
     from gsr.io.convert import as_queries
     from retrievers.fair_rerank import cosine_costs
@@ -36,7 +46,7 @@ def relevance_costs(args):
         raise CommandError("--relevance embedding compares query and document vectors: give --docs and --topics")
     analyzer = analyzer_of(args)
     stats = cached_document_stats(args.docs, analyzer)
-    retriever = VectorAverageRetriever(load_embedding(args.embedding), stats, "add", analyzer)
+    retriever = VectorAverageRetriever(embedding_of(args), stats, "add", analyzer)
     return cosine_costs(retriever, as_queries(args.topics))
 
 
@@ -73,7 +83,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--run", required=True, help="TREC run file (or irds:ID)")
     parser.add_argument("--method", required=True, choices=METHODS)
     parser.add_argument("--out", required=True, help="the re-ranked TREC run")
-    parser.add_argument("--tag", help="run tag (default: RUN+METHOD)")
+    parser.add_argument("--tag", type=run_tag, help="run tag, without whitespace (default: RUN+METHOD)")
     parser.add_argument("--epsilon", type=float, help="epsilon_greedy: swap probability ϵ in (0, 1] (default 0.3)")
     parser.add_argument("--rho", type=float, help="relevance_swap: sensitivity ρ in (0, 1] (default 0.5)")
     parser.add_argument("--w-r", dest="w_r", type=float, help="dash: weight of the relevance cost in [0, 1] "

@@ -38,7 +38,7 @@ from experiments.config.systems import (
 )
 from experiments.registry import COLLECTION_KINDS, RegistryError
 from gsr.errors import InputError
-from gsr.infra.params import ParamError
+from gsr.infra.params import Param, ParamError
 from gsr.io.files import read_text
 
 EXPERIMENTS_FOLDER = Path(__file__).resolve().parents[1]
@@ -48,7 +48,9 @@ BUILTIN_CONFIGS = {"demo": EXPERIMENTS_FOLDER / "demo.toml", "robust04": EXPERIM
 
 TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "systems", "evaluation", "gsr", "plots",
             "debias", "analyses")
-EMBEDDING_KEYS = ("source", "train", *(p.name for p in TRAINING_PARAMS))
+ALLOW_PICKLE = Param("allow_pickle", bool, False, "read a gensim .kv source, a Python pickle that runs code when "
+                     "loaded: only for files you trust")
+EMBEDDING_KEYS = ("source", "allow_pickle", "train", *(p.name for p in TRAINING_PARAMS))
 
 
 @dataclass
@@ -220,13 +222,16 @@ def _embeddings(raw, base: Path, source: str) -> dict[str, EmbeddingSpec]:
             if not isinstance(table["source"], str):
                 raise ConfigError(f"{source}: embeddings.{name}.source must be a string (a built-in name or a "
                                   f"file), not {table['source']!r}")
-            extra = sorted(set(table) - {"source"})
+            extra = sorted(set(table) - {"source", "allow_pickle"})
             if extra:
                 raise ConfigError(f"{source}: embeddings.{name}.{extra[0]} only applies to trained embeddings")
+            allow_pickle = checked_table((ALLOW_PICKLE,), {k: v for k, v in table.items() if k == "allow_pickle"},
+                                         f"embeddings.{name}.", source)["allow_pickle"]
             from embeddings.loading import BUILTIN_EMBEDDINGS
 
             value = table["source"]
-            embeddings[name] = EmbeddingSpec(name, value if value in BUILTIN_EMBEDDINGS else resolve_path(base, value))
+            embeddings[name] = EmbeddingSpec(name, value if value in BUILTIN_EMBEDDINGS else resolve_path(base, value),
+                                             allow_pickle=allow_pickle)
         else:
             from embeddings.training import TrainingSettings
 

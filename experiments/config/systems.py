@@ -35,6 +35,7 @@ class EmbeddingSpec:
     train: dict | None = None
     base: str | None = None  # a debiased variant of this embedding …
     debias: str | None = None  # … by this debias.METHODS method
+    allow_pickle: bool = False  # a gensim .kv source may be read (it is a pickle: runs code when loaded)
 
 
 @dataclass

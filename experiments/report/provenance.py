@@ -14,7 +14,7 @@ from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.errors import InputError
-from gsr.infra.store import cache_dir, cached_file, file_version_key
+from gsr.infra.store import cache_dir, cached_file, file_content_key
 
 PROJECT = "gsr-bench"
 
@@ -39,7 +39,7 @@ def sha256(path: Path) -> str:
                 digest.update(block)
         staging.write_text(digest.hexdigest(), encoding="utf-8")
 
-    entry, _ = cached_file(cache_dir() / "sha256" / f"{file_version_key(path)}.txt", build)
+    entry, _ = cached_file(cache_dir() / "sha256" / f"{file_content_key(path)}.txt", build)
     return entry.read_text(encoding="utf-8").strip()
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from gsr.errors import InputError
 from gsr.infra import logs
 from gsr.infra.progress import progress
-from gsr.infra.store import cache_dir, cached_folder, content_key, file_version_key
+from gsr.infra.store import cache_dir, cached_folder, content_key, file_content_key
 
 log = logs.get("documents")
 
@@ -177,7 +177,7 @@ class ListedSource(DocumentSource):
         """'file:line' of the record at `offset`."""
 
     def version(self) -> str:
-        return content_key(type(self).__name__, LISTING_FORMAT, [file_version_key(p) for p in self.files])
+        return content_key(type(self).__name__, LISTING_FORMAT, [file_content_key(p) for p in self.files])
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         for index, path in enumerate(self.files):

@@ -10,7 +10,7 @@ import numpy as np
 
 from gsr.documents.base import ListedSource
 from gsr.errors import InputError
-from gsr.io.files import decoded_line, json_object, open_binary, record_id, record_text, unreadable
+from gsr.io.files import decoded_line, encodable, json_object, open_binary, record_id, record_text, unreadable
 
 DOC_ID_KEYS = ("id", "docid", "doc_id", "docno", "_id")
 DOC_TEXT_KEYS = ("contents", "text", "body")
@@ -18,11 +18,12 @@ LINE_FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".tsv":
 
 
 def checked_document_id(docid: str, where: str) -> str:
-    """A document id usable in a TREC run: non-empty, no whitespace (run columns are whitespace-separated)."""
-    if not docid or any(ch.isspace() for ch in docid):
+    """A document id usable in a TREC run: non-empty, no whitespace (run columns are whitespace-separated), no NUL,
+    and text that can be written as UTF-8 (gsr.io.files.encodable)."""
+    if not docid or any(ch.isspace() or ch == "\0" for ch in docid):
         raise InputError(f"{where}: document id {docid!r} is empty or contains whitespace, so it cannot be written "
                          "to a TREC run")
-    return docid
+    return encodable(docid, where, "document id")
 
 
 def json_document_text(record: dict, where: str | None = None) -> str | None:
@@ -49,6 +50,8 @@ def jsonl_document(line: str, where: str) -> tuple[str, str]:
     text = json_document_text(record, where)
     if text is None:
         raise InputError(f"{where}: no document text field (one of {', '.join(DOC_TEXT_KEYS)})")
+    if "\0" in text:  # an escaped \u0000: it would split a word unseen
+        raise InputError(f"{where}: the document text holds a NUL character (\\u0000)")
     return docid, text
 
 

@@ -59,17 +59,19 @@ def content_key(*parts, length: int = 16) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
 
 
-def file_version_key(path: str | os.PathLike, *extra) -> str:
-    """A key naming one version of a file (resolved path, size, modification time) plus anything else given."""
+def file_content_key(path: str | os.PathLike, *extra) -> str:
+    """A key naming a file's content (its xxh3-128 digest and size) plus anything else given. Never its path,
+    size and modification time alone: a copy edited in place with the same size and time (`cp -p`, `rsync -t`,
+    `tar x`) gets a new key, so no cache entry computed from the old content is reused."""
     path = Path(path)
-    stat = path.stat()
-    return content_key(str(path.resolve()), stat.st_size, stat.st_mtime_ns, *extra)
+    return content_key(fast_digest(path), path.stat().st_size, *extra)
 
 
-def folder_version_key(folder: str | os.PathLike, *extra) -> str:
-    """file_version_key over every file under `folder`, in name order."""
-    files = sorted(p for p in Path(folder).rglob("*") if p.is_file())
-    return content_key([file_version_key(p) for p in files], *extra)
+def folder_content_key(folder: str | os.PathLike, *extra) -> str:
+    """file_content_key over every file under `folder`, with its name relative to the folder, in name order."""
+    folder = Path(folder)
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    return content_key([(p.relative_to(folder).as_posix(), file_content_key(p)) for p in files], *extra)
 
 
 def fast_digest(path: str | os.PathLike) -> str:

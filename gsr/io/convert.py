@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from gsr.errors import InputError
 from gsr.io import records
 from gsr.io.qrels import graded, read_qrels, relevance_grade
-from gsr.io.records import frame_column, is_dataframe
+from gsr.io.records import frame_column, frame_rows, is_dataframe, record_identifier, record_string
 from gsr.io.runs import checked_run, read_trec_run
 from gsr.io.topics import QUERY_ID_KEYS, QUERY_TEXT_KEYS, read_queries
 from gsr.io.types import Qrels, Run
@@ -25,11 +26,17 @@ def as_queries(source, field: str = "title") -> dict[str, str]:
     if isinstance(source, (str, os.PathLike)):
         return read_queries(source, field)
     if isinstance(source, Mapping):
-        return {str(k): str(v) for k, v in source.items()}
+        return {record_identifier(k, "queries", "a query id"): record_string(v, f"queries, query {k}", "the text")
+                for k, v in source.items()}
     if is_dataframe(source):
-        qid = frame_column(source, QUERY_ID_KEYS, "query id")
-        text = frame_column(source, QUERY_TEXT_KEYS, "query text")
-        return dict(zip(source[qid].astype(str), source[text].astype(str)))
+        columns = [frame_column(source, QUERY_ID_KEYS, "query id"), frame_column(source, QUERY_TEXT_KEYS, "query text")]
+        queries: dict[str, str] = {}
+        for where, (qid, text) in frame_rows(source, columns, "queries"):
+            qid = record_identifier(qid, where, "the query id")
+            if qid in queries:
+                raise InputError(f"{where}: query {qid} appears twice")
+            queries[qid] = record_string(text, where, "the query text")
+        return queries
     if records.is_records(source):
         return records.record_queries(source, field, "queries")
     raise TypeError(f"cannot read queries from {type(source).__name__}")
@@ -44,11 +51,11 @@ def as_run(source) -> Run:
     if isinstance(source, (str, os.PathLike)):
         return read_trec_run(source)
     if is_dataframe(source):
-        qid = frame_column(source, RUN_QUERY_COLUMNS, "query id")
-        doc = frame_column(source, RUN_DOCUMENT_COLUMNS, "document id")
-        score = frame_column(source, ("score",), "score")
-        rows = zip(source[qid].astype(str), source[doc].astype(str), source[score])
-        return checked_run((f"run DataFrame, query {q}, document {d}", q, d, s) for q, d, s in rows)
+        columns = [frame_column(source, RUN_QUERY_COLUMNS, "query id"),
+                   frame_column(source, RUN_DOCUMENT_COLUMNS, "document id"), frame_column(source, ("score",), "score")]
+        return checked_run((where, record_identifier(q, where, "the query id"),
+                            record_identifier(d, where, "the document id"), s)
+                           for where, (q, d, s) in frame_rows(source, columns, "run"))
     if isinstance(source, Mapping):
         return checked_run((f"run, query {q}, document {d}", str(q), str(d), s) for q, docs in source.items()
                            for d, s in (docs.items() if isinstance(docs, Mapping) else docs))
@@ -69,11 +76,11 @@ def as_qrels(source) -> Qrels | None:
     if isinstance(source, (str, os.PathLike)):
         return read_qrels(source)
     if is_dataframe(source):
-        qid = frame_column(source, RUN_QUERY_COLUMNS, "query id")
-        doc = frame_column(source, RUN_DOCUMENT_COLUMNS, "document id")
-        grade = frame_column(source, ("relevance", "label", "grade"), "relevance")
-        return graded((f"qrels DataFrame, query {q}, document {d}", q, d, g) for q, d, g in
-                      zip(source[qid].astype(str), source[doc].astype(str), source[grade]))
+        columns = [frame_column(source, RUN_QUERY_COLUMNS, "query id"),
+                   frame_column(source, RUN_DOCUMENT_COLUMNS, "document id"),
+                   frame_column(source, ("relevance", "label", "grade"), "relevance")]
+        return graded((where, record_identifier(q, where, "the query id"), record_identifier(d, where, "the document id"),
+                       g) for where, (q, d, g) in frame_rows(source, columns, "qrels"))
     if isinstance(source, Mapping):
         qrels: Qrels = {}
         for q, docs in source.items():

@@ -1,6 +1,7 @@
-"""The one way every package opens text and JSON files: UTF-8 (plain or .gz), a byte-order mark skipped, and
-every failure an InputError naming the file and line (bytes that are not UTF-8, invalid or too deeply nested JSON,
-a field of the wrong type).
+"""The one way every package opens text and JSON files: UTF-8 (plain or .gz), a byte-order mark skipped (at the
+start of the file and of any later line, where `cat a b > c` leaves the second file's), and every failure an
+InputError naming the file and line (bytes that are not UTF-8, a NUL byte, invalid or too deeply nested JSON, a field
+of the wrong type).
 """
 
 from __future__ import annotations
@@ -32,8 +33,13 @@ def open_binary(path: Path):
         raise InputError(f"{path}: cannot be read ({err.strerror})") from None
 
 
-def _decoded(data: bytes, path: Path, first_line: int) -> str:
-    """UTF-8 `data` (starting at line `first_line` of `path`) as text; other bytes are an error naming the line."""
+def _decoded(data: bytes, path: Path | str, first_line: int) -> str:
+    """UTF-8 `data` (starting at line `first_line` of `path`) as text; other bytes, and NUL bytes (binary data,
+    which would split a word or an id unseen), are an error naming the line."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line, column = first_line + data.count(b"\n", 0, nul), nul - data.rfind(b"\n", 0, nul)
+        raise InputError(f"{path}:{line}: a NUL byte at column {column}: binary data, not text")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -44,9 +50,13 @@ def _decoded(data: bytes, path: Path, first_line: int) -> str:
 
 
 def decoded_line(raw: bytes, where: str) -> str:
-    """One UTF-8 line's bytes as text, a leading byte-order mark skipped; other bytes an InputError at `where`."""
+    """One UTF-8 line's bytes as text, a leading byte-order mark skipped; other bytes and NUL bytes an InputError
+    at `where` ('file:line')."""
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8):]
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raise InputError(f"{where}: a NUL byte at column {nul + 1}: binary data, not text")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -71,13 +81,14 @@ def unreadable(path, err: Exception) -> InputError:
 def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     """(line number, line without its line end) of a UTF-8 text file, plain or gzip-compressed (.gz).
 
-    A UTF-8 byte-order mark is skipped; bytes that are not UTF-8 are an InputError naming file:line.
+    A UTF-8 byte-order mark is skipped at the start of any line (two files joined with `cat` leave the second one's
+    at the start of a line); bytes that are not UTF-8, and NUL bytes, are an InputError naming file:line.
     """
     path = Path(path)
     with open_binary(path) as handle:
         try:
             for lineno, raw in enumerate(handle, start=1):
-                if lineno == 1 and raw.startswith(codecs.BOM_UTF8):
+                if raw.startswith(codecs.BOM_UTF8):
                     raw = raw[len(codecs.BOM_UTF8):]
                 yield lineno, _decoded(raw, path, lineno).rstrip("\n\r")
         except _GZIP_ERRORS as err:
@@ -151,12 +162,25 @@ def _field(record: dict, keys: tuple[str, ...], where: str, what: str) -> tuple[
     raise InputError(f"{where}: no {what} field (one of {', '.join(keys)})")
 
 
+def encodable(text: str, where: str, what: str) -> str:
+    """`text` when it can be written as UTF-8; a lone surrogate (which JSON's \\uXXXX escapes can make) is an
+    InputError at `where` naming `what`."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"{where}: {what} {text[:40]!r} holds a lone surrogate, which is not text (a broken "
+                             "\\uXXXX escape?)") from None
+    return text
+
+
 def record_text(record: dict, keys: tuple[str, ...], where: str, what: str) -> str:
-    """The first of `keys` in a JSON record, which must be a string; else an InputError at `where`."""
+    """The first of `keys` in a JSON record, which must be a string that can be written as UTF-8; else an
+    InputError at `where`."""
     key, value = _field(record, keys, where, what)
     if not isinstance(value, str):
         raise InputError(f"{where}: {what} field \"{key}\" is {_json_type(value)}, not a string")
-    return value
+    return encodable(value, where, what)
 
 
 def record_id(record: dict, keys: tuple[str, ...], where: str, what: str) -> str:
@@ -166,4 +190,4 @@ def record_id(record: dict, keys: tuple[str, ...], where: str, what: str) -> str
         return str(value)
     if not isinstance(value, str):
         raise InputError(f"{where}: {what} field \"{key}\" is {_json_type(value)}, not a string or an integer")
-    return value
+    return encodable(value, where, what)

@@ -11,20 +11,18 @@ from pathlib import Path
 
 from gsr.errors import InputError
 from gsr.io.files import text_lines
+from gsr.io.numbers import GRADE_RANGE, INTEGER_TEXT, checked_range
 from gsr.io.types import Qrels
 
 
 def relevance_grade(value, where: str) -> int:
-    """An integer relevance grade: an int, an integral number, or an integer's text; 0.5, "1.0", true or NaN are
-    InputErrors at `where` (never truncated)."""
-    if isinstance(value, str):
-        try:
-            return int(value)
-        except ValueError:
-            pass
-    elif isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
+    """An integer relevance grade within GRADE_RANGE: an int, an integral number, or an integer's text in ASCII
+    digits; 0.5, "1.0", "1_0", "٣", true, NaN or 10^30 are InputErrors at `where` (never truncated nor wrapped)."""
+    if isinstance(value, str) and INTEGER_TEXT.fullmatch(value.strip()):
+        return checked_range(int(value), where, "relevance grade", GRADE_RANGE)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
             and float(value).is_integer():
-        return int(value)
+        return checked_range(int(value), where, "relevance grade", GRADE_RANGE)
     raise InputError(f"{where}: relevance grade must be an integer, found {value!r}")
 
 

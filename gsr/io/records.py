@@ -4,6 +4,8 @@ as_run/as_qrels/as_queries dispatch here)."""
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from collections.abc import Iterator, Mapping
 
@@ -52,6 +54,35 @@ def frame_column(frame, keys: tuple[str, ...], what: str) -> str:
     raise InputError(f"DataFrame has no {what} column (one of {', '.join(keys)})")
 
 
+def record_identifier(value, where: str, what: str) -> str:
+    """An id from a DataFrame cell, a mapping key or a record: a non-empty string, or an integer (an integral float,
+    as pandas holds an integer column with a gap, counts as that integer); None, NaN, true/false and other types
+    are an InputError at `where`."""
+    if isinstance(value, str):
+        if value.strip():
+            return value
+    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
+            and float(value).is_integer():
+        return str(int(value))
+    raise InputError(f"{where}: {what} is {value!r}, not a non-empty string or an integer")
+
+
+def record_string(value, where: str, what: str) -> str:
+    """A text from a DataFrame cell, a mapping or a record: a string; None, NaN and numbers are an InputError at
+    `where` (str() would turn None into the word 'none')."""
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {what} is {value!r}, not a string")
+    return value
+
+
+def frame_rows(frame, columns: list[str], name: str) -> Iterator[tuple[str, list]]:
+    """(where, values) of every row of `frame`'s `columns`, where = 'NAME DataFrame, row LABEL'."""
+    for label, *values in zip(frame.index, *(frame[c] for c in columns)):
+        yield f"{name} DataFrame, row {label}", values
+
+
 def is_records(source) -> bool:
     return not isinstance(source, (str, bytes, os.PathLike, Mapping)) and not is_dataframe(source) and \
         hasattr(source, "__iter__")
@@ -78,15 +109,18 @@ def query_text(record, field: str) -> str:
 def record_queries(records, field: str, where: str) -> dict[str, str]:
     queries: dict[str, str] = {}
     for n, record in enumerate(records, start=1):
+        at = f"{where}, record {n}"
         if hasattr(record, "query_id"):
-            qid, text = str(record.query_id), query_text(record, field)
+            qid, text = record_identifier(record.query_id, at, "the query id"), query_text(record, field)
         elif isinstance(record, Mapping):
-            qid = str(next((record[k] for k in QUERY_ID_KEYS if k in record), None))
-            text = next((str(record[k]) for k in QUERY_TEXT_KEYS if k in record), None)
-            if qid == "None" or text is None:
-                raise InputError(f"{where}, record {n}: expected a query id and a text")
+            id_key = next((k for k in QUERY_ID_KEYS if k in record), None)
+            text_key = next((k for k in QUERY_TEXT_KEYS if k in record), None)
+            if id_key is None or text_key is None:
+                raise InputError(f"{at}: expected a query id and a text")
+            qid = record_identifier(record[id_key], at, "the query id")
+            text = record_string(record[text_key], at, "the query text")
         elif isinstance(record, (tuple, list)) and len(record) == 2:
-            qid, text = str(record[0]), str(record[1])
+            qid, text = record_identifier(record[0], at, "the query id"), record_string(record[1], at, "the query text")
         else:
             raise InputError(f"{where}, record {n}: expected (qid, text) or a query with query_id and text, "
                              f"not {record!r}")

@@ -3,6 +3,7 @@ runs given in any other form, and writing them."""
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 from gsr.errors import InputError
 from gsr.infra.store import atomic_write
 from gsr.io.files import text_lines
+from gsr.io.numbers import decimal_text, integer_text
 from gsr.io.types import Run, rank_order
 
 
@@ -33,12 +35,9 @@ def _trec_run_rows(path: Path) -> Iterator[tuple[str, str, str, float]]:
         if len(parts) != 6:
             raise InputError(f"{path}:{lineno}: expected 6 columns 'qid Q0 docid rank score tag', found {len(parts)}")
         qid, _, docid, rank, score, _ = parts
-        try:
-            int(rank)
-            value = float(score)
-        except ValueError:
-            raise InputError(f"{path}:{lineno}: rank must be an integer and score a number: {line!r}") from None
-        yield f"{path}:{lineno}", qid, docid, value
+        where = f"{path}:{lineno}"
+        integer_text(rank, where, "rank")
+        yield where, qid, docid, run_score(score, where)
 
 
 def checked_run(rows: Iterable[tuple[str, str, str, object]]) -> Run:
@@ -55,23 +54,38 @@ def checked_run(rows: Iterable[tuple[str, str, str, object]]) -> Run:
 
 
 def run_score(value, where: str) -> float:
-    """A retrieval score as a float; NaN, true/false and text are InputErrors at `where`."""
-    if not isinstance(value, bool):
-        try:
-            score = float(value)
-        except (TypeError, ValueError):
-            pass
-        else:
-            if score != score:
-                raise InputError(f"{where}: score is NaN")
-            return score
-    raise InputError(f"{where}: score must be a number, not {value!r}")
+    """A retrieval score as a float: a number, or its text in ASCII digits (decimal_text); NaN, true/false and
+    other text are InputErrors at `where`."""
+    if isinstance(value, str):
+        score = decimal_text(value.strip(), where)
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+        score = float(value)
+    else:
+        raise InputError(f"{where}: score must be a number, not {value!r}")
+    if score != score:
+        raise InputError(f"{where}: score is NaN")
+    return score
+
+
+def run_column(text: str, what: str) -> str:
+    """`text` when it can be one whitespace-separated column of a TREC run (non-empty, no whitespace, a string);
+    else an InputError naming `what`: read back, such a line would have other columns than were written."""
+    if not isinstance(text, str) or not text or any(ch.isspace() for ch in text):
+        raise InputError(f"{what} {text!r} cannot be a column of a TREC run: it must be a non-empty string without "
+                         "whitespace")
+    return text
 
 
 def write_trec_run(run: Run, path: str | os.PathLike, tag: str = "gsr") -> Path:
-    """A run as a TREC run file ('qid Q0 docid rank score tag'), written atomically."""
+    """A run as a TREC run file ('qid Q0 docid rank score tag'), written atomically; every line reads back as it was
+    written (ids and tag without whitespace, finite or infinite scores, never NaN), else nothing is written."""
+    run_column(tag, "the run tag")
     with atomic_write(path) as out:
         for qid in sorted(run):
+            run_column(qid, "query id")
             for rank, (docid, score) in enumerate(run[qid], start=1):
-                out.write(f"{qid} Q0 {docid} {rank} {float(score)!r} {tag}\n")  # repr round-trips exactly
+                value = float(score)
+                if value != value:
+                    raise InputError(f"query {qid}, document {docid}: score is NaN, which a TREC run cannot hold")
+                out.write(f"{qid} Q0 {run_column(docid, 'document id')} {rank} {value!r} {tag}\n")  # repr: exact
     return Path(path)

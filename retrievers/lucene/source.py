@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gsr.documents.base import DocumentSource
 from gsr.documents.opening import LUCENE_MARKER, register_document_source
-from gsr.infra.store import folder_version_key
+from gsr.infra.store import folder_content_key
 from retrievers.lucene.api import fetch_documents, index_stats, stored_documents
 from retrievers.lucene.errors import LuceneError
 
@@ -27,7 +27,7 @@ class LuceneIndexDocuments(DocumentSource):
         self._count: int | None = None
 
     def version(self) -> str:
-        return folder_version_key(self.index, "lucene-index")
+        return folder_content_key(self.index, "lucene-index")
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return stored_documents(self.index)
