@@ -394,11 +394,11 @@ FRAMES_REFUSED = {
     "queries-no-text-column": (as_queries, {"qid": ["1"], "words": ["x"]},
                                "DataFrame has no query text column (one of text, query, title)"),
     "run-nan-score": (as_run, {"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [float("nan"), 1.0]},
-                      "run DataFrame, query 1, document a: score is NaN"),
+                      "run DataFrame, row 0: score is NaN"),
     "run-document-twice": (as_run, {"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": [1.0, 2.0]},
                            "document a appears twice for query 1"),
     "qrels-fractional-grade": (as_qrels, {"query_id": ["1"], "doc_id": ["a"], "relevance": [1.7]},
-                               "qrels DataFrame, query 1, document a: relevance grade must be an integer, found 1.7"),
+                               "qrels DataFrame, row 0: relevance grade must be an integer, found 1.7"),
 }
 
 

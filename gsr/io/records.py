@@ -70,11 +70,13 @@ def record_identifier(value, where: str, what: str) -> str:
 
 
 def record_string(value, where: str, what: str) -> str:
-    """A text from a DataFrame cell, a mapping or a record: a string; None, NaN and numbers are an InputError at
-    `where` (str() would turn None into the word 'none')."""
-    if not isinstance(value, str):
-        raise InputError(f"{where}: {what} is {value!r}, not a string")
-    return value
+    """A text from a DataFrame cell, a mapping or a record: a string, or a number written as one; None, NaN and
+    true/false are an InputError at `where` (str() would turn None into the word 'none', NaN into 'nan')."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value):
+        return str(value)
+    raise InputError(f"{where}: {what} is {value!r}, not a string")
 
 
 def frame_rows(frame, columns: list[str], name: str) -> Iterator[tuple[str, list]]:
