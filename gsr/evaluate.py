@@ -138,10 +138,8 @@ class GSRReport:
         out = self.system.to_dict()
         if self.perfect is not None:
             out["perfect"] = self.perfect.to_dict()
-            out["random"] = dict(self.random.to_dict(), **_relative_dict(self.random, self.perfect),
-                                 relative_ci=_listed(self.relative_ci_of(self.random)))
+            out["random"] = dict(self.random.to_dict(), **_relative_dict(self.random, self.perfect))
             out.update(_relative_dict(self.system, self.perfect))
-            out["relative_ci"] = _listed(self.relative_ci_of(self.system))
         return out
 
 
@@ -161,8 +159,14 @@ def relative_to_perfect(result: GSRResult, perfect: GSRResult | None) -> tuple[f
 
 
 def _relative_dict(result: GSRResult, perfect: GSRResult) -> dict:
+    """relative, relative_ci and, where undefined, relative_error / relative_ci_error saying why."""
     relative, why = relative_to_perfect(result, perfect)
-    return {"relative": relative} if why is None else {"relative": None, "relative_error": why}
+    out = {"relative": relative} if why is None else {"relative": None, "relative_error": why}
+    interval = relative_interval(result, perfect)
+    out["relative_ci"] = _listed(interval)
+    if interval is not None and interval.reason:
+        out["relative_ci_error"] = interval.reason
+    return out
 
 
 def _listed(interval: Interval | None) -> list | None:
@@ -171,12 +175,26 @@ def _listed(interval: Interval | None) -> list | None:
 
 def relative_interval(result: GSRResult, perfect: GSRResult | None) -> Interval | None:
     """Percentile interval of relative GSR: the system and the perfect engine on the same bootstrap resamples of the
-    queries, (m_s − m_P)/|m_P| × 100 per resample (None when either has no bootstrap)."""
+    queries, (m_s − m_P)/|m_P| × 100 per resample (None when either has no bootstrap).
+
+    A ratio's interval is bounded only when its denominator's excludes 0 (Fieller 1954): where the perfect engine's
+    own interval reaches 0 (or its noise floor, measure.slope_noise_floor), resamples with m_P near 0 give arbitrary
+    percentages such as ±4.6e18 %, so the interval is undefined (None bounds) with that reason instead.
+    """
     if perfect is None or result.bootstrap is None or perfect.bootstrap is None or perfect.ci is None:
         return None
     if relative_to_perfect(result, perfect)[1] is not None:  # undefined relative GSR has no interval either
         return None
-    return percentile_interval(relative_replicates(result.bootstrap, perfect.bootstrap), perfect.ci.level)
+    level, ci = perfect.ci.level, perfect.ci
+    if ci.low is None or ci.high is None:
+        return Interval(None, None, level, 0, len(perfect.bootstrap.slopes),
+                        "the perfect engine's GSR has no bootstrap interval")
+    floor = perfect.noise_floor()
+    if ci.low - floor <= 0.0 <= ci.high + floor:
+        return Interval(None, None, level, 0, len(perfect.bootstrap.slopes),
+                        f"the perfect engine's GSR interval [{ci.low:.3g}, {ci.high:.3g}] includes 0, so the "
+                        "ratio's interval is unbounded (Fieller)")
+    return percentile_interval(relative_replicates(result.bootstrap, perfect.bootstrap), level)
 
 
 def add_uncertainty(results: list[GSRResult], resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,

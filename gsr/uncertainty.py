@@ -28,7 +28,8 @@ class Interval:
     """A percentile bootstrap interval: the (1 − level)/2 and (1 + level)/2 quantiles of the defined replicates.
 
     `resamples` counts the replicates the statistic was defined on; `undefined` the others (e.g. a resample holding
-    one distinct query has no slope), which are left out.
+    one distinct query has no slope), which are left out. An interval that cannot be given has None bounds and,
+    where known, the `reason`.
     """
 
     low: float | None
@@ -36,6 +37,7 @@ class Interval:
     level: float
     resamples: int
     undefined: int = 0
+    reason: str | None = None
 
     def to_list(self) -> list[float | None]:
         return [self.low, self.high]

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from experiments.cli import main
@@ -1053,3 +1054,31 @@ def test_every_trec_run_writer_refuses_what_it_could_not_read_back(tmp_path):
         assert not (tmp_path / "run.txt").exists()
     run = {"q1": [("a", 2.5), ("b", -math.inf)], "q2": [("c", 1e-300)]}
     assert read_trec_run(write_trec_run(run, tmp_path / "run.txt")) == run
+
+
+def test_a_relative_interval_whose_perfect_engine_interval_reaches_zero_is_undefined_with_its_reason():
+    """Resamples whose perfect-engine GSR comes near 0 gave intervals like ±4.6e18 %: the ratio's interval is
+    bounded only when the denominator's excludes 0 (Fieller), so it is reported as undefined, with the reason."""
+    from gsr.evaluate import GSRResult, QueryResult, add_uncertainty, relative_interval
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 0.1, 60)
+    perfect = GSRResult(None, [QueryResult(f"q{i}", float(g), float(0.02 * g + rng.normal(0, 0.01)), 5)
+                               for i, g in enumerate(x)])
+    system = GSRResult(None, [QueryResult(f"q{i}", float(g), float(0.3 * g + rng.normal(0, 0.01)), 5)
+                              for i, g in enumerate(x)])
+    from gsr.measure import gsr_slope
+
+    for result in (perfect, system):
+        result.gsr = gsr_slope(*result.points())
+    add_uncertainty([system, perfect], resamples=500, seed=0)
+    assert perfect.ci.low <= 0 <= perfect.ci.high  # the perfect engine's slope is indistinguishable from 0
+    interval = relative_interval(system, perfect)
+    assert interval.low is None and interval.high is None
+    assert "includes 0" in interval.reason and "unbounded" in interval.reason
+    far = GSRResult(None, [QueryResult(f"q{i}", float(g), float(0.2 * g + rng.normal(0, 0.01)), 5)
+                           for i, g in enumerate(x)])
+    far.gsr = gsr_slope(*far.points())
+    add_uncertainty([system, far], resamples=500, seed=0)
+    bounded = relative_interval(system, far)
+    assert far.ci.low > 0 and bounded.reason is None and bounded.low < bounded.high

@@ -116,6 +116,9 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
     elif first.perfect is not None:
         print(f"  p vs perfect: paired randomisation test of the run's GSR against the perfect engine's "
               f"({args.correction} correction)")
+    for name, _, relative_ci, _ in rows:
+        if relative_ci is not None and relative_ci.reason:
+            print(f"  {name}: no interval of relative GSR: {relative_ci.reason}")
     for name, report in zip(names, reports):
         system = report.system
         for reason, qids in sorted(system.skipped.items()):

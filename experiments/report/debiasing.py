@@ -15,7 +15,8 @@ from gsr.infra.numeric import finite
 def table2_note(config: ExperimentConfig) -> str:
     return ("GSR measured with each measuring embedding (always the regular one); the column's variant is the "
             "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100, empty "
-            "where GSR_perfect is zero up to rounding (results.md says why). "
+            "where GSR_perfect is zero up to rounding (results.md says why); its interval is empty where the perfect "
+            "engine's own interval includes 0 (a ratio's interval is then unbounded; the CSV and JSON say why). "
             f"[low, high]: {config.level:.0%} percentile bootstrap interval over queries ({config.resamples} "
             "resamples). " + marks_note("randomization", config.correction,
                                        "of the variant's GSR against the same system's with the regular embedding"))
@@ -43,8 +44,8 @@ def _gsr_cells(result: ExperimentResult, label: str, name: str | None, regular: 
     key = f"GSR ({label}) {variant}"
     relative = relative_to_perfect(measured, perfect)[0] if measured else None
     ci = measured.ci.to_list() if measured and measured.ci else [None, None]
-    relative_ci = relative_interval(measured, perfect) if measured and name != PERFECT else None
-    relative_ci = relative_ci.to_list() if relative_ci else [None, None]
+    interval = relative_interval(measured, perfect) if measured and name != PERFECT else None
+    relative_ci = interval.to_list() if interval else [None, None]
     cells = {key: value, f"{key} ci low": ci[0], f"{key} ci high": ci[1]}
     if variant != "regular":
         p = None
@@ -55,7 +56,8 @@ def _gsr_cells(result: ExperimentResult, label: str, name: str | None, regular: 
                 p = None
         cells[f"{key} p"] = p
     cells.update({f"rel. GSR ({label}) {variant} %": relative, f"rel. GSR ({label}) {variant} % ci low": relative_ci[0],
-                  f"rel. GSR ({label}) {variant} % ci high": relative_ci[1]})
+                  f"rel. GSR ({label}) {variant} % ci high": relative_ci[1],
+                  f"rel. GSR ({label}) {variant} % ci error": interval.reason if interval else None})
     return cells
 
 

@@ -24,9 +24,10 @@ def _gsr_entry(result: ExperimentResult, label: str, name: str, tested: bool) ->
     config = result.config
     measured, perfect = result.system_gsr[label][name], result.system_gsr[label][PERFECT]
     relative, why = relative_to_perfect(measured, perfect)
+    relative_ci = relative_interval(measured, perfect) if name != PERFECT else None
     entry = {"gsr": finite(measured.gsr), "ci": _interval(measured.ci), "se": measured.se, "relative": relative,
-             "relative_error": why,
-             "relative_ci": _interval(relative_interval(measured, perfect)) if name != PERFECT else None,
+             "relative_error": why, "relative_ci": _interval(relative_ci),
+             "relative_ci_error": relative_ci.reason if relative_ci is not None else None,
              "difference_vs_perfect": None, "p_value": None, "n_queries": measured.n_queries,
              "skipped": measured.skipped, "unknown_docids": measured.unknown_docids, "error": measured.error}
     if tested and measured.gsr is not None and perfect.gsr is not None:
@@ -113,6 +114,9 @@ def table_notes(result: ExperimentResult, rows: list[dict]) -> list[str]:
     undefined = {m: v["relative_error"] for row in rows for m, v in row["gsr"].items()
                  if v["relative"] is None and v["gsr"] is not None and v["relative_error"]}
     notes += [f"rel. GSR ({m}) is undefined (—): {why}." for m, why in undefined.items()]
+    no_interval = {m: v["relative_ci_error"] for row in rows for m, v in row["gsr"].items()
+                   if v["relative"] is not None and v.get("relative_ci_error")}
+    notes += [f"rel. GSR ({m}) has no interval: {why}." for m, why in no_interval.items()]
     notes.append(f"[low, high]: {config.level:.0%} percentile bootstrap interval over queries ({config.resamples} "
                  f"resamples, seed {config.seed}); rel. GSR's interval resamples the queries once and measures the "
                  "system and the perfect engine on the same resample.")

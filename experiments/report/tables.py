@@ -12,7 +12,7 @@ from pathlib import Path
 from gsr.infra.numeric import format_number
 from gsr.infra.store import atomic_write
 
-HIDDEN_SUFFIXES = (" p", " mark", " p adjusted", " ci low", " ci high")  # CSV/JSON columns Markdown/LaTeX fold
+HIDDEN_SUFFIXES = (" p", " mark", " p adjusted", " ci low", " ci high", " ci error")  # CSV/JSON columns Markdown/LaTeX fold
 # into the value they qualify (marks) or leave to the machine-readable files (p-values, interval bounds)
 
 
