@@ -1082,3 +1082,99 @@ def test_a_relative_interval_whose_perfect_engine_interval_reaches_zero_is_undef
     add_uncertainty([system, far], resamples=500, seed=0)
     bounded = relative_interval(system, far)
     assert far.ci.low > 0 and bounded.reason is None and bounded.low < bounded.high
+
+
+# ----------------------------------------------------------------------------------------------- the output folder
+
+
+def _run(folder: Path, capsys, *extra: str, out: str = "out") -> tuple[int, str]:
+    status, _, err = gsr(["run", str(folder / "config.toml"), "--out", str(folder / out), "--quiet", *extra], capsys)
+    return status, err
+
+
+def test_an_input_under_the_output_folder_is_never_overwritten(tmp_path, capsys):
+    """A `model = "run"` file under the output's runs/ was overwritten by its depth-cut copy."""
+    folder = write_toy(tmp_path / "toy")
+    (folder / "out" / "runs").mkdir(parents=True)
+    shutil.copy(folder / "run.txt", folder / "out" / "runs" / "ext.run")
+    original = (folder / "out" / "runs" / "ext.run").read_bytes()
+    config(FIRST_SYSTEM, FIRST_SYSTEM + '\n[[systems]]\nname = "ext"\nmodel = "run"\npath = "out/runs/ext.run"')(folder)
+    for extra in ((), ("--overwrite",)):
+        status, err = _run(folder, capsys, *extra)
+        assert status == 2 and f"--out {folder}/out holds {folder}/out/runs/ext.run, an input of this experiment" in err
+        assert (folder / "out" / "runs" / "ext.run").read_bytes() == original
+        assert sorted(p.name for p in (folder / "out").rglob("*")) == ["ext.run", "runs"]
+
+
+@pytest.mark.parametrize("occupant, message", [
+    ("notes.txt", "holds files gsr did not write (e.g. notes.txt)"),
+    ("sub/deep.csv", "holds files gsr did not write (e.g. sub/deep.csv)"),
+])
+def test_a_folder_holding_files_gsr_did_not_write_needs_overwrite(occupant, message, tmp_path, capsys):
+    folder = write_toy(tmp_path / "toy")
+    (folder / "out" / occupant).parent.mkdir(parents=True, exist_ok=True)
+    (folder / "out" / occupant).write_text("mine\n", encoding="utf-8")
+    status, err = _run(folder, capsys)
+    assert status == 2 and message in err and not (folder / "out" / "results.json").exists()
+    status, err = _run(folder, capsys, "--overwrite")
+    assert status == 0, err
+    assert (folder / "out" / occupant).read_text(encoding="utf-8") == "mine\n"  # written beside, never deleted
+    assert (folder / "out" / "results.json").is_file()
+
+
+def test_another_experiments_results_are_replaced_only_with_overwrite_and_leave_nothing_stale(tmp_path, capsys):
+    folder = write_toy(tmp_path / "toy")
+    config("threads = 1", 'threads = 1\nname = "first"')(folder)
+    assert _run(folder, capsys)[0] == 0
+    assert (folder / "out" / "runs" / "si.run").is_file() and (folder / "out" / "per_query" / "si.txt").is_file()
+    config('name = "first"', 'name = "second"')(folder)
+    config('[[systems]]\nname = "si"\nmodel = "si"\nembedding = "tiny"\n', "")(folder)
+    status, err = _run(folder, capsys)
+    assert status == 2 and "holds the results of another experiment (first)" in err
+    status, err = _run(folder, capsys, "--overwrite")
+    assert status == 0, err
+    left = sorted(p.relative_to(folder / "out").as_posix() for p in (folder / "out").rglob("*") if p.is_file())
+    assert not [n for n in left if Path(n).stem in ("si", "si__debiased_")], left  # the removed system's files
+    manifest = json.loads((folder / "out" / ".gsr-output.json").read_text(encoding="utf-8"))
+    assert manifest["experiment"]["name"] == "second" and sorted(manifest["files"]) == sorted(
+        n for n in left if n != ".gsr-output.json")
+
+
+def test_a_rerun_of_the_same_experiment_removes_the_files_of_a_dropped_system(tmp_path, capsys):
+    folder = write_toy(tmp_path / "toy")
+    assert _run(folder, capsys)[0] == 0
+    config('[[systems]]\nname = "si"\nmodel = "si"\nembedding = "tiny"\n', "")(folder)
+    assert _run(folder, capsys)[0] == 0
+    assert not (folder / "out" / "runs" / "si.run").exists() and not (folder / "out" / "per_query" / "si.txt").exists()
+    assert (folder / "out" / "runs" / "add.run").is_file()
+
+
+def test_the_output_folder_expands_the_home_folder_and_a_system_named_dot_dot_writes_no_hidden_file(
+        tmp_path, capsys, monkeypatch):
+    folder = write_toy(tmp_path / "toy")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    config("threads = 1", 'threads = 1\noutput = "~/results"')(folder)
+    config('name = "si"', 'name = ".."')(folder)
+    status, _, err = gsr(["run", str(folder / "config.toml"), "--quiet"], capsys)
+    assert status == 0, err
+    assert (tmp_path / "home" / "results" / "results.json").is_file() and not (folder / "~").exists()
+    hidden = [p for p in (tmp_path / "home" / "results").rglob(".*") if p.name != ".gsr-output.json"]
+    assert hidden == []
+
+
+def test_an_input_edited_while_the_experiment_runs_is_refused_not_recorded(tmp_path, capsys, monkeypatch):
+    """Provenance is recorded when the experiment starts: an edited qrels file must not be recorded as if it ran."""
+    from experiments.runner import Experiment
+
+    folder = write_toy(tmp_path / "toy")
+    run = Experiment.run
+
+    def run_then_edit(self):
+        result = run(self)
+        edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 2")(folder)
+        return result
+
+    monkeypatch.setattr(Experiment, "run", run_then_edit)
+    status, err = _run(folder, capsys)
+    assert status == 2 and f"{folder}/qrels.txt changed while the experiment ran" in err
+    assert not (folder / "out" / "results.json").exists()

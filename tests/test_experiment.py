@@ -257,7 +257,7 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
 
 
 @pytest.mark.slow
-def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch):
+def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch, own_cache):
     """Tables 2-3 compare like with like: the regular systems retrieve with unit-normalised vectors, as the debiased
     ones do, so strong debiasing along a zero direction reproduces every regular run exactly."""
     import debias.hard

@@ -274,14 +274,15 @@ def test_index_stats(collection, counts):
 
 
 @pytest.mark.slow
-def test_rebuild_with_other_threads_and_folder_input_gives_same_top_k(collection, runs, tmp_path, capfd):
+def test_rebuild_with_other_threads_and_folder_input_gives_same_top_k(collection, runs, tmp_path, caplog):
     folder = tmp_path / "parts"
     folder.mkdir()
     items = list(collection["docs"].items())
     write_jsonl(folder / "a.jsonl", dict(items[:100]), seed=5)
     write_jsonl(folder / "b.json", dict(items[100:]), seed=6)
-    index = build_index(folder, tmp_path / "again", threads=1)
-    assert "documents indexed" in capfd.readouterr().err
+    with caplog.at_level("INFO", logger="gsr.lucene"):
+        index = build_index(folder, tmp_path / "again", threads=1)
+    assert "documents indexed" in caplog.text
     assert search(index, QUERIES, "bm25", k=3) == {q: h[:3] for q, h in runs["bm25"].items()}
 
 

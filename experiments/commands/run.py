@@ -13,24 +13,31 @@ log = logs.get("cli")
 def cmd_run(args) -> int:
     from experiments.config.experiment import load_config
     from experiments.report import write_report
+    from experiments.report.output import OutputFolder
+    from experiments.report.provenance import Provenance, input_paths
     from experiments.runner import Experiment
     from gsr.infra.store import clean_stale_staging, unwritable
 
     config = load_config(args.config)
     if args.out:
-        config.output = Path(args.out)
+        config.output = Path(args.out).expanduser()
     if args.threads:
         config.threads = args.threads
     if args.no_plots:
         config.plots = False
+    where = "--out" if args.out else f"{config.path or 'config'}: output"
     problem = unwritable(config.output)
     if problem:  # found now, not after hours of indexing and training
-        where = "--out" if args.out else f"{config.path or 'config'}: output"
         raise CommandError(f"{where} {config.output} {problem}")
+    identity = {"name": config.name, "config": str(config.path.resolve()) if config.path else None}
+    output = OutputFolder.check(config.output, identity, input_paths(config), args.overwrite, option=where)
     for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
         clean_stale_staging(folder)
+    provenance = Provenance.record(config)  # what the experiment starts from, checked again before writing
     result = Experiment(config).run()
-    written = write_report(result, config.output)
+    provenance.check_unchanged()
+    written = write_report(result, config.output, provenance)
+    output.finish(written.values())
     # the table write_report just made: building it again would redo every paired test and bootstrap
     print(written["markdown"].read_text(encoding="utf-8"))
     log.info("wrote %d files under %s/ (results.md, results.csv, results.json, per_query.csv, runs/, plots)",
@@ -54,6 +61,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", help="output folder (default: the config's 'output')")
     parser.add_argument("--threads", type=positive_int, help="threads/processes for indexing, search and statistics")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG scatter plots")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into an output folder that holds files this experiment did not write (another "
+                             "experiment's results are replaced; an input of this experiment is never overwritten)")
     parser.set_defaults(func=cmd_run)
     export = subparsers.add_parser("export", help="write a built-in collection as JSONL documents, TSV topics, "
                                    "TREC qrels")

@@ -176,7 +176,7 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     check_system_names(systems, source)
     stem = path.stem if path else "experiment"
     config = ExperimentConfig(
-        path=path, name=top["name"] or stem, output=Path(top["output"] or Path("out") / stem),
+        path=path, name=top["name"] or stem, output=Path(top["output"] or Path("out") / stem).expanduser(),
         collection=collection, embeddings=embeddings, systems=systems, measures=measures, baseline=baseline,
         measuring=gsr["measuring"], cutoff=cutoff, stopwords=stopwords, exclusion=gsr["exclusion"],
         definitional=Path(resolve_path(base, gsr["definitional"])) if gsr["definitional"] else None,

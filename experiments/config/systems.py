@@ -53,8 +53,10 @@ class SystemSpec:
 
 
 def output_name(system: str) -> str:
-    """The file name stem a system's outputs get (runs/NAME.run): letters, digits, '-', '_' and '.' kept."""
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in system)
+    """The file name stem a system's outputs get (runs/NAME.run): letters, digits, '-', '_' and '.' kept, but never a
+    leading '.' (a name such as '..' would write hidden files)."""
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in system)
+    return "_" + stem[1:] if stem.startswith(".") else stem
 
 
 def swept_keys(declared: tuple[Param, ...], given: dict) -> list[str]:

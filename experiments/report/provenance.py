@@ -1,7 +1,11 @@
 """What results.json records so a result can be traced: the project's version, the config (its text and its checked
 settings) and the SHA-256 of every input file (collection sources, topics, qrels, folds, embedding files, stop and
-word lists, run files). Hashes are cached per file version (path, size, modification time), so a rerun does not read
-large inputs again."""
+word lists, run files, label files).
+
+All of it is recorded when the experiment starts (Provenance.record), not when the report is written: a config or
+qrels file edited while the experiment ran is found by Provenance.changed() at the end (its content digest differs),
+and the results are refused rather than recorded as if they came from the edited file. SHA-256 hashes are cached by
+the file's content digest (xxh3, several GB/s), so a rerun does not compute them again."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.errors import InputError
-from gsr.infra.store import cache_dir, cached_file, file_content_key
+from gsr.infra.store import cache_dir, cached_file, fast_digest, file_content_key
 
 PROJECT = "gsr-bench"
 
@@ -62,8 +66,10 @@ def _files(value, what: str) -> list[Path]:
     return files
 
 
-def input_files(config: ExperimentConfig) -> list[dict]:
-    """Every input file of the config with its role, size and SHA-256; ids (irds:, pyserini:, built-in names) as is."""
+def _input_entries(config: ExperimentConfig) -> list[tuple[str, object]]:
+    """(role, value) of every input the config names: paths, lists of paths, or ids (irds:, pyserini:, built-ins)."""
+    from experiments.document_labels import FILE_PREFIX
+
     entries: list[tuple[str, object]] = []
     if config.path:
         entries.append(("config", str(config.path)))
@@ -76,14 +82,67 @@ def input_files(config: ExperimentConfig) -> list[dict]:
     for system in config.systems:
         entries += [(f"systems.{system.name}.{key}", system.params[key])
                     for key in SYSTEMS.get(system.model).path_params]
+        labels = system.params.get("labels")
+        if isinstance(labels, str) and labels.startswith(FILE_PREFIX):
+            entries.append((f"systems.{system.name}.labels", labels[len(FILE_PREFIX):]))
+    for name, options in config.analyses.items():
+        for key, value in options.items():
+            if key == "probe_occupations" and value:
+                entries.append((f"analyses.{key}", value))
+            elif isinstance(value, str) and value.startswith(FILE_PREFIX):
+                entries.append((f"analyses.{key}", value[len(FILE_PREFIX):]))
+    return entries
+
+
+def input_paths(config: ExperimentConfig) -> list[Path]:
+    """Every input file of the config (what no output may ever overwrite)."""
+    return [path for role, value in _input_entries(config) for path in _files(value, role.rsplit(".", 1)[-1])]
+
+
+def input_files(config: ExperimentConfig) -> list[dict]:
+    """Every input file of the config with its role, size, SHA-256 and xxh3 digest; ids (irds:, pyserini:, built-in
+    names) as they are."""
     records = []
-    for role, value in entries:
+    for role, value in _input_entries(config):
         files = _files(value, role.rsplit(".", 1)[-1])
         if not files:
             records.append({"role": role, "id": str(value)})
         for path in files:
-            records.append({"role": role, "path": str(path), "bytes": path.stat().st_size, "sha256": sha256(path)})
+            records.append({"role": role, "path": str(path), "bytes": path.stat().st_size, "xxh3": fast_digest(path),
+                            "sha256": sha256(path)})
     return records
+
+
+@dataclasses.dataclass
+class Provenance:
+    """What an experiment ran on, recorded when it started: the project's version, the config's text and settings,
+    and every input file's digests."""
+
+    version: str
+    config: dict
+    inputs: list[dict]
+
+    @classmethod
+    def record(cls, config: ExperimentConfig) -> Provenance:
+        return cls(project_version(), config_record(config), input_files(config))
+
+    def changed(self) -> list[str]:
+        """The input files whose content differs now from when the experiment started (or that are gone)."""
+        changed = []
+        for entry in self.inputs:
+            path = Path(entry["path"]) if "path" in entry else None
+            if path is not None and (not path.is_file() or fast_digest(path) != entry["xxh3"]):
+                changed.append(str(path))
+        return changed
+
+    def check_unchanged(self) -> None:
+        """An InputError naming every input that changed while the experiment ran: its results would be recorded
+        as computed from files they were not (partly) computed from."""
+        changed = self.changed()
+        if changed:
+            raise InputError(f"{', '.join(changed)} changed while the experiment ran; its results were not written, "
+                             "since they would be recorded as computed from the new content. Run it again (every "
+                             "step the change did not touch is reused from the cache)")
 
 
 def config_record(config: ExperimentConfig) -> dict:

@@ -11,7 +11,7 @@ from experiments.config.systems import output_name
 from experiments.effectiveness import display_column
 from experiments.registry import ANALYSES
 from experiments.report.debiasing import debias_effectiveness_rows, debias_gsr_rows, table2_note, table3_note
-from experiments.report.provenance import config_record, input_files, project_version
+from experiments.report.provenance import Provenance
 from experiments.report.results import (
     csv_table,
     latex_table,
@@ -29,11 +29,12 @@ __all__ = ["write_report", "results_rows", "markdown_table", "latex_table", "csv
            "trec_eval_q", "debias_gsr_rows", "debias_effectiveness_rows"]
 
 
-def write_report(result: ExperimentResult, out: Path) -> dict[str, Path]:
+def write_report(result: ExperimentResult, out: Path, provenance: Provenance | None = None) -> dict[str, Path]:
     """Write runs/, results.{md,tex,csv,json}, per_query.csv, per_query/NAME.txt, gsr_<label>.png, Tables 2-3 and the
-    analyses."""
+    analyses. `provenance` is what the experiment started from (recorded now when not given)."""
     out = Path(out)
     config = result.config
+    provenance = provenance or Provenance.record(config)
     rows = results_rows(result)
     written = {}
     for name, run in result.runs.items():
@@ -47,9 +48,9 @@ def write_report(result: ExperimentResult, out: Path) -> dict[str, Path]:
                                                   trec_eval_q(result, name))
     summary = {
         "experiment": config.name,
-        "version": project_version(),
-        "config": config_record(config),
-        "inputs": input_files(config),
+        "version": provenance.version,
+        "config": provenance.config,
+        "inputs": provenance.inputs,
         "collection": {"name": result.collection.name, "key": result.collection.key,
                        "topics": len(result.collection.queries), "judged_topics": len(result.evaluated_queries),
                        "unjudged_topics": result.collection.unjudged_queries(), "notes": result.collection.notes},

@@ -1,0 +1,110 @@
+"""The output folder of `gsr run`: checked before any work, written by nobody else, and never holding a stale file.
+
+Each run leaves a manifest, `.gsr-output.json`, naming the experiment and every file it wrote. Before any work, a
+folder is refused (unless `--overwrite`) when it holds files this experiment did not write: files without a
+manifest, files its manifest does not list, or another experiment's results. A folder that holds an input of the
+experiment (a run file under runs/, the config itself) is refused even with `--overwrite`: no output may ever
+overwrite an input. After the report is written, the files the previous run of the folder wrote and this one did
+not (a system since removed from the config) are deleted, so no stale run or per-query file stays beside new results.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gsr.errors import InputError
+from gsr.infra.store import STAGING_MARK, atomic_write
+
+MANIFEST = ".gsr-output.json"
+MANIFEST_FORMAT = 1
+LEGACY_RESULTS = "results.json"  # outputs of releases before the manifest: adopted when they name this experiment
+
+
+@dataclass
+class OutputFolder:
+    """An output folder checked for one experiment: the files its previous run wrote (to clean up) and its identity."""
+
+    path: Path
+    experiment: dict
+    previous: list[str] = field(default_factory=list)
+
+    @classmethod
+    def check(cls, path: Path, experiment: dict, inputs: Iterable[Path], overwrite: bool,
+              option: str = "--out") -> OutputFolder:
+        """The folder at `path`, refused (InputError naming `option`) when it holds an input, or, unless
+        `overwrite`, files this experiment did not write."""
+        path = Path(path).expanduser()
+        folder = path.resolve()
+        for source in inputs:
+            resolved = Path(source).expanduser().resolve()
+            if resolved == folder or folder in resolved.parents:
+                raise InputError(f"{option} {path} holds {source}, an input of this experiment, which its outputs "
+                                 "could overwrite; write the results to another folder")
+        if not path.is_dir():
+            return cls(path, experiment)
+        recorded = _read_manifest(path / MANIFEST)
+        if recorded is None:
+            first = next(_files_in(path), None)
+            if first is None or _legacy_outputs_of(path, experiment):
+                return cls(path, experiment)  # empty, or an earlier release's results of this experiment
+            if not overwrite:
+                raise InputError(f"{option} {path} holds files gsr did not write (e.g. {first}); give an empty or "
+                                 "new folder, or --overwrite to write into it")
+            return cls(path, experiment)
+        listed = set(recorded.get("files", []))
+        foreign = next((name for name in _files_in(path) if name not in listed), None)
+        other = recorded.get("experiment") != experiment
+        if (foreign or other) and not overwrite:
+            why = (f"the results of another experiment ({recorded.get('experiment', {}).get('name')})" if other
+                   else f"files this experiment did not write (e.g. {foreign})")
+            raise InputError(f"{option} {path} holds {why}; give an empty or new folder, or --overwrite to replace "
+                             "them")
+        return cls(path, experiment, sorted(listed))
+
+    def finish(self, written: Iterable[Path]) -> list[Path]:
+        """Delete what the previous run wrote and this one did not, then record this run's files; returns what was
+        deleted."""
+        names = sorted({Path(p).resolve().relative_to(self.path.resolve()).as_posix() for p in written})
+        stale = [self.path / name for name in self.previous if name not in set(names)]
+        for path in stale:
+            path.unlink(missing_ok=True)
+            _remove_empty_parents(path.parent, self.path)
+        with atomic_write(self.path / MANIFEST) as out:
+            json.dump({"format": MANIFEST_FORMAT, "experiment": self.experiment, "files": names}, out, indent=1)
+        return stale
+
+
+def _files_in(folder: Path) -> Iterator[str]:
+    """The files below `folder` (relative names), lazily: a refusal needs one, not a walk of a whole disk."""
+    for root, folders, files in os.walk(folder):
+        folders.sort()
+        for name in sorted(files):
+            if STAGING_MARK not in name and name != MANIFEST:
+                yield (Path(root) / name).relative_to(folder).as_posix()
+
+
+def _read_manifest(path: Path) -> dict | None:
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        raise InputError(f"{path}: an unreadable output manifest; delete it, or give another output folder") from None
+    return recorded if isinstance(recorded, dict) else None
+
+
+def _legacy_outputs_of(path: Path, experiment: dict) -> bool:
+    try:
+        return json.loads((path / LEGACY_RESULTS).read_text(encoding="utf-8")).get("experiment") == experiment["name"]
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _remove_empty_parents(folder: Path, root: Path) -> None:
+    while folder != root and folder.is_dir() and not any(folder.iterdir()):
+        os.rmdir(folder)
+        folder = folder.parent
