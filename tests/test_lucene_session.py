@@ -129,7 +129,7 @@ def test_an_experiment_indexes_and_runs_every_lexical_system_in_one_worker(tmp_p
            "gsr": {"measuring": ["glove"]}, "analyses": {"intrinsic_gender": False}}
     result = Experiment(parse_config(raw)).run()
     assert set(result.runs) >= {"BM25", "QLM", "tf-idf"} and all(result.runs[s] for s in ("BM25", "QLM", "tf-idf"))
-    assert [p.args[3:] for p, _ in started] == [["serve"]]
+    assert [p.args[4:] for p, _ in started] == [["serve"]]  # python -P -m retrievers.lucene.worker serve
     assert started[0][0].poll() is not None  # the worker ended with the experiment
 
 

@@ -1,10 +1,17 @@
-"""gsr.store: verified cache entries, nested verified folders, staging leftovers of killed processes."""
+"""gsr.infra.store: verified cache entries, nested verified folders, locks, staging leftovers of killed processes."""
 
 from __future__ import annotations
 
+import fcntl
+import json
 import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
-from gsr.infra.store import atomic_folder, cached_file, cached_folder, clean_stale_staging, verify
+from gsr.infra.store import WRITER_LOCK, atomic_folder, cached_file, cached_folder, clean_stale_staging, verify
 
 
 def test_a_cache_folder_holding_a_verified_folder_is_reused_not_rebuilt(tmp_path, caplog):
@@ -34,12 +41,53 @@ def test_a_changed_byte_or_a_stray_file_is_reported_and_rebuilt(tmp_path, caplog
     assert verify(folder) == "stray was not written with it"
 
 
-def test_staging_of_a_dead_process_is_removed_and_a_live_ones_kept(tmp_path):
-    dead = tmp_path / ".entry.staging-999999999-abcd"
-    dead.mkdir()
-    import os
+def _aged(path: Path, seconds: float = 60) -> Path:
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+    return path
 
-    alive = tmp_path / f".entry.staging-{os.getpid()}-abcd"
-    alive.mkdir()
-    assert clean_stale_staging(tmp_path) == [dead]
-    assert alive.exists() and not dead.exists()
+
+def test_staging_nobody_holds_is_removed_and_one_its_writer_holds_kept(tmp_path):
+    """Whether a writer is alive is asked of its lock, not of a process id, which names another process (or none)
+    in another PID namespace or on another host sharing the cache."""
+    abandoned_folder = tmp_path / f".a.staging-host-{os.getpid()}"  # a live process's id: it proves nothing
+    abandoned_folder.mkdir()
+    (abandoned_folder / WRITER_LOCK).write_text("")
+    abandoned_file = tmp_path / ".b.staging-host-999999999.tmp"
+    abandoned_file.write_text("half")
+    held_folder = tmp_path / ".c.staging-host-999999999"  # a dead process's id: the writer may live elsewhere
+    held_folder.mkdir()
+    held = os.open(held_folder / WRITER_LOCK, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    fresh = tmp_path / ".d.staging-host-1"  # its writer may not have taken its lock yet
+    fresh.mkdir()
+    for path in (abandoned_folder / WRITER_LOCK, abandoned_folder, abandoned_file, held_folder):
+        _aged(path)
+    try:
+        assert sorted(clean_stale_staging(tmp_path)) == sorted([abandoned_folder, abandoned_file])
+        assert held_folder.exists() and fresh.exists()
+    finally:
+        os.close(held)
+    assert clean_stale_staging(tmp_path) == [held_folder]  # released: nobody writes it any more
+
+
+def test_two_processes_building_one_entry_take_turns_and_both_read_it(tmp_path):
+    """The second waits on the entry's lock and reuses what the first built, instead of removing the entry while
+    the first reads it; nothing is left behind."""
+    script = (
+        "import sys, time, json\n"
+        "from pathlib import Path\n"
+        "from gsr.infra.store import cached_folder\n"
+        "def build(staging):\n"
+        "    time.sleep(1.0)\n"
+        "    (staging / 'value.json').write_text(json.dumps(sys.argv[2]))\n"
+        "folder, reused = cached_folder(Path(sys.argv[1]), build)\n"
+        "print(json.dumps([(folder / 'value.json').read_text(), reused]))\n"
+    )
+    entry = tmp_path / "cache" / "entry"
+    processes = [subprocess.Popen([sys.executable, "-c", script, str(entry), name], stdout=subprocess.PIPE, text=True)
+                 for name in ("first", "second")]
+    outputs = [json.loads(p.communicate(timeout=60)[0]) for p in processes]
+    assert all(p.returncode == 0 for p in processes)
+    assert outputs[0][0] == outputs[1][0] and sorted(reused for _, reused in outputs) == [False, True]
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["entry"]

@@ -189,6 +189,13 @@ def check_consistency(collection: Collection) -> None:
     if not set(collection.qrels) & set(collection.queries):
         raise InputError(f"collection {collection.name}: no topic id appears in the qrels "
                          f"(topics e.g. {sorted(collection.queries)[:3]}, qrels e.g. {sorted(collection.qrels)[:3]})")
+    if collection.folds is not None:  # the neural rankers would keep their upstream run's order for any other topic
+        covered = {q for fold in collection.folds for q in fold}
+        uncovered = [q for q in collection.judged_queries() if q not in covered]
+        if uncovered:
+            raise InputError(f"collection {collection.name}: the folds leave out {len(uncovered)} judged topics "
+                             f"({', '.join(uncovered[:10])}{' …' if len(uncovered) > 10 else ''}); every judged topic "
+                             "must be in one fold, or the neural rankers would measure those with their upstream run")
     unjudged = collection.unjudged_queries()
     if unjudged:
         collection.notes.append(f"{len(unjudged)} topics have no relevant judgment and are left out of every "

@@ -8,24 +8,33 @@ Every package writes through these functions, so the same guarantees hold everyw
 * a cache entry records what it must be (each file's size and xxh3-128 content hash) in a manifest, and is
   checked against it before reuse; an entry that is corrupt or lacks its manifest is reported (logger
   ``gsr.store``, shown on stderr) by path, removed and rebuilt, never read;
-* staging leftovers of processes that were killed are removed the next time their folder is written to (and,
-  by `gsr run`, everywhere under the cache and in the output folder before it starts).
+* a staging entry is flocked by its writer while it is written, and an entry's build by `.NAME.lock`, so processes
+  on several hosts sharing one cache folder, or in several PID namespaces (containers, array jobs), take turns
+  instead of trusting process ids; leftovers of writers that were killed (nobody holds their lock) are removed the
+  next time their folder is written to (and, by `gsr run`, everywhere under the cache and in the output folder
+  before it starts).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
 import mmap
 import os
 import shutil
+import socket
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 CACHE_VARIABLE = "GSR_CACHE"
-STAGING_MARK = ".staging-"  # staging names: .<final name>.staging-<pid>-<random>
+STAGING_MARK = ".staging-"  # staging names: .<final name>.staging-<host>-<random>
+WRITER_LOCK = ".writer.lock"  # in a staging folder: flocked by its writer until the folder is renamed into place
+LOCK_SUFFIX = ".lock"  # an entry's build lock: .<final name>.lock beside it
+STALE_AFTER = 10.0  # seconds: an unlocked staging entry younger than this may still be waiting for its writer's lock
 FOLDER_MANIFEST = ".manifest.json"
 FILE_MANIFEST_SUFFIX = ".manifest.json"
 MANIFEST_FORMAT = 1
@@ -89,52 +98,101 @@ def fast_digest(path: str | os.PathLike) -> str:
 # ----------------------------------------------------------------------------------------------- staging names
 
 def _staging_path(target: Path, suffix: str = "") -> Path:
-    token = os.urandom(4).hex()
-    return target.with_name(f".{target.name}{STAGING_MARK}{os.getpid()}-{token}{suffix}")
+    token = os.urandom(6).hex()
+    host = "".join(c if c.isalnum() or c in "-_" else "_" for c in socket.gethostname())[:40] or "host"
+    return target.with_name(f".{target.name}{STAGING_MARK}{host}-{token}{suffix}")
 
 
-def _staging_owner(name: str) -> int | None:
-    """The pid in a staging name, or None when `name` is not one."""
-    if not name.startswith(".") or STAGING_MARK not in name:
-        return None
-    pid = name.split(STAGING_MARK, 1)[1].split("-", 1)[0]
-    return int(pid) if pid.isdigit() else None
+def _is_staging(name: str) -> bool:
+    return name.startswith(".") and STAGING_MARK in name
 
 
-def _process_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
+def _lock_now(fd: int) -> bool:
+    """Take the exclusive flock of `fd` if nobody holds it; False when somebody does."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
         return False
-    except PermissionError:
-        return True
     return True
 
 
+def _abandoned(entry: Path) -> bool:
+    """True when no process holds the writer's lock of a staging entry (a file, or a folder's WRITER_LOCK) and it is
+    older than STALE_AFTER (a writer locks its entry right after creating it). flock knows its holders whatever host
+    or PID namespace they run in, where a process id would name another process or none."""
+    try:
+        if time.time() - entry.lstat().st_mtime < STALE_AFTER:
+            return False
+        lock = entry / WRITER_LOCK if entry.is_dir() and not entry.is_symlink() else entry
+        fd = os.open(lock, os.O_RDWR)
+    except FileNotFoundError:
+        return entry.is_dir() and not (entry / WRITER_LOCK).exists()  # a folder whose writer died before locking
+    except OSError:
+        return False
+    try:
+        return _lock_now(fd)
+    finally:
+        os.close(fd)
+
+
 def clean_stale_staging(folder: str | os.PathLike, recursive: bool = False) -> list[Path]:
-    """Remove staging files and folders in `folder` (and, when `recursive`, in every folder below it) left by
-    processes that no longer run; returns what was removed."""
+    """Remove staging files and folders in `folder` (and, when `recursive`, in every folder below it) that no process
+    is writing any more (see _abandoned); returns what was removed."""
     folder = Path(folder)
     removed: list[Path] = []
     if not folder.is_dir():
         return removed
     for entry in folder.iterdir():
-        pid = _staging_owner(entry.name)
-        if pid is None:
+        if not _is_staging(entry.name):
             if recursive and entry.is_dir() and not entry.is_symlink():
                 removed += clean_stale_staging(entry, recursive=True)
             continue
-        if _process_alive(pid):
+        if not _abandoned(entry):
             continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)
         else:
             entry.unlink(missing_ok=True)
         removed.append(entry)
-        log.info("removed %s, left by a killed process", entry)
+        log.info("removed %s, left by a process that no longer writes it", entry)
     return removed
+
+
+_HELD: set[Path] = set()  # entry locks this process holds (taking one again would wait on itself)
+
+
+@contextmanager
+def entry_lock(target: str | os.PathLike) -> Iterator[None]:
+    """Hold the build lock of one entry (an flock on `.NAME.lock` beside it): processes that build the same entry,
+    on any host sharing the folder or in any PID namespace, take turns, so the second finds the first's entry
+    instead of removing it while it is being read. The lock file is removed when released; re-entrant."""
+    target = Path(target)
+    path = target.with_name(f".{target.name}{LOCK_SUFFIX}")
+    if path in _HELD:
+        yield
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        if not _lock_now(fd):
+            log.info("waiting for another process that builds %s", target)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:  # not a lock file its last holder removed while this process waited on it
+            break
+        os.close(fd)
+    _HELD.add(path)
+    try:
+        yield
+    finally:
+        _HELD.discard(path)
+        try:
+            os.unlink(path)
+        finally:
+            os.close(fd)
 
 
 # ----------------------------------------------------------------------------------------------- atomic writes
@@ -143,41 +201,50 @@ def clean_stale_staging(folder: str | os.PathLike, recursive: bool = False) -> l
 def atomic_write(path: str | os.PathLike, binary: bool = False) -> Iterator:
     """An open file whose content appears at `path` only when the block ends without error.
 
-    Written beside `path` under a staging name and renamed over it; parent folders are created; the file is
-    made world-readable. Interrupted, it leaves nothing behind.
+    Written beside `path` under a staging name (locked while it is written, see clean_stale_staging) and renamed
+    over it; parent folders are created; the file is made world-readable. Interrupted, it leaves nothing behind.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = _staging_path(path, ".tmp")
     try:
         with open(staging, "wb") if binary else open(staging, "w", encoding="utf-8", newline="") as out:
+            fcntl.flock(out.fileno(), fcntl.LOCK_EX)
             yield out
-        os.chmod(staging, 0o644)
-        os.replace(staging, path)
+            out.flush()
+            os.chmod(staging, 0o644)
+            os.replace(staging, path)
     finally:
         staging.unlink(missing_ok=True)
 
 
 @contextmanager
 def atomic_folder(target: str | os.PathLike, manifest: bool = True) -> Iterator[Path]:
-    """A fresh staging folder that replaces `target` (with a manifest of its files) when the block succeeds."""
+    """A fresh staging folder that replaces `target` (with a manifest of its files) when the block succeeds.
+
+    Under the entry's build lock: where another process finished the same entry meanwhile and it verifies, that
+    one is kept and this staging folder dropped."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_staging(target.parent)
     staging = _staging_path(target)
     staging.mkdir()
+    fd = os.open(staging / WRITER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         yield staging
+        os.unlink(staging / WRITER_LOCK)  # the lock stays held through the open descriptor until the rename
         if manifest:
             _write_json(staging / FOLDER_MANIFEST, _describe_folder(staging))
-        if target.exists():
-            _remove(target)
-        try:
-            os.rename(staging, target)
-        except OSError:
-            if verify(target) is not None:  # not a concurrent build of the same entry that finished first
-                raise
+        with entry_lock(target):
+            if target.exists() and verify(target) is None and manifest:
+                log.info("%s was finished by another process meanwhile; it is kept", target)
+            else:
+                if target.exists():
+                    _remove(target)
+                os.rename(staging, target)
     finally:
+        os.close(fd)
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
 
@@ -270,30 +337,42 @@ def reusable(entry: str | os.PathLike) -> bool:
 
 
 def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple[Path, bool]:
-    """The verified cache file at `path`, built by `build(staging_path)` when absent or corrupt; (path, reused)."""
+    """The verified cache file at `path`, built by `build(staging_path)` when absent or corrupt; (path, reused).
+
+    One process builds an entry at a time (entry_lock); one that waited finds the entry built and reuses it."""
     path = Path(path)
     if reusable(path):
         return path, True
-    path.parent.mkdir(parents=True, exist_ok=True)
-    clean_stale_staging(path.parent)
-    staging = _staging_path(path, path.suffix)
-    try:
-        build(staging)
-        if not staging.is_file():
-            raise RuntimeError(f"building {path} wrote nothing")
-        os.chmod(staging, 0o644)
-        os.replace(staging, path)
-    finally:
-        staging.unlink(missing_ok=True)
-    record_file(path)
+    with entry_lock(path):
+        if reusable(path):
+            return path, True
+        clean_stale_staging(path.parent)
+        staging = _staging_path(path, path.suffix)
+        fd = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)  # locked: no clean-up takes it meanwhile
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            build(staging)
+            if not staging.is_file():
+                raise RuntimeError(f"building {path} left no file at {staging}")
+            os.chmod(staging, 0o644)
+            os.replace(staging, path)
+        finally:
+            os.close(fd)
+            staging.unlink(missing_ok=True)
+        record_file(path)
     return path, False
 
 
 def cached_folder(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple[Path, bool]:
-    """The verified cache folder at `path`, built by `build(staging_folder)` when absent or corrupt; (path, reused)."""
+    """The verified cache folder at `path`, built by `build(staging_folder)` when absent or corrupt; (path, reused).
+
+    One process builds an entry at a time (entry_lock); one that waited finds the entry built and reuses it."""
     path = Path(path)
     if reusable(path):
         return path, True
-    with atomic_folder(path) as staging:
-        build(staging)
+    with entry_lock(path):
+        if reusable(path):
+            return path, True
+        with atomic_folder(path) as staging:
+            build(staging)
     return path, False

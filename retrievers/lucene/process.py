@@ -13,6 +13,7 @@ import collections
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,13 +41,15 @@ LOG_PROGRESS = re.compile(r" - (.*\bdocuments indexed\b.*)$")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]  # retrievers/lucene/process.py -> the folder above retrievers
 
 
-def worker_environment(home: Path) -> dict[str, str]:
-    """The caller's environment plus Java's home, the parent-pipe flag and the project on PYTHONPATH."""
+def worker_environment(home: Path, work: Path) -> dict[str, str]:
+    """The caller's environment plus Java's home, the parent-pipe flag, the project first on PYTHONPATH (relative
+    entries dropped: they would resolve in the worker's folder) and the worker's private folder as TMPDIR."""
     env = dict(os.environ)
     env["JAVA_HOME"] = str(home)  # pyjnius looks for libjvm under $JAVA_HOME before anything else
     env[PARENT_PIPE_VARIABLE] = "1"
-    # the worker runs in another folder (see run_worker), where `retrievers` would not be importable otherwise
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH")) if p)
+    inherited = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and os.path.isabs(p)]
+    env["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT), *inherited])
+    env["TMPDIR"] = str(work)  # the JVM's and the worker's temporary files: in a folder only this user can enter
     return env
 
 
@@ -89,26 +92,38 @@ class WorkerOutput:
 
 
 def start_worker(arguments: list[str]) -> tuple[subprocess.Popen, Path]:
-    """A worker process `python -m retrievers.lucene.worker ARGUMENTS` and the Java home it runs with."""
+    """A worker process `python -P -m retrievers.lucene.worker ARGUMENTS` and the Java home it runs with.
+
+    It runs in a private folder (mode 0700, removed when it stops; a crashing JVM writes its hs_err_pid*.log there,
+    not in the caller's folder, so every path argument is absolute), and `-P` keeps that folder off its import path:
+    a `retrievers` package another local user plants in the shared temporary folder is never imported.
+    """
     home = java_home()
     check_pyserini()
-    # the temporary folder as working directory: a crashing JVM writes its hs_err_pid*.log there, not in the
-    # caller's folder (the crash message names the file); every path argument is therefore absolute
+    work = Path(tempfile.mkdtemp(prefix="gsr-lucene-worker-"))  # 0700: only this user can enter
     # stdin is a pipe that stays open while this process lives: the worker exits when it closes (parent killed)
-    process = subprocess.Popen([sys.executable, "-m", WORKER_MODULE, *arguments], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tempfile.gettempdir(),
-                               env=worker_environment(home), text=True, errors="replace", bufsize=1)
+    try:
+        process = subprocess.Popen([sys.executable, "-P", "-m", WORKER_MODULE, *arguments], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=work,
+                                   env=worker_environment(home, work), text=True, errors="replace", bufsize=1)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    process.work_folder = work  # type: ignore[attr-defined]
     return process, home
 
 
 def stop_worker(process: subprocess.Popen) -> None:
-    """Kills a worker that is still running (never leave a JVM behind) and closes its pipes."""
+    """Kills a worker that is still running (never leave a JVM behind), closes its pipes and removes its folder."""
     if process.poll() is None:
         process.kill()
         process.wait()
     for pipe in (process.stdin, process.stdout):
         if pipe is not None:
             pipe.close()
+    work = getattr(process, "work_folder", None)
+    if work is not None:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def run_worker(arguments: list[str], *, what: str) -> None:
