@@ -30,17 +30,17 @@ FASTTEXT_BUCKETS = 2_000_000  # fastText's own default, the most `buckets = 0` g
 BUCKETS_PER_NGRAM = 4  # buckets = 4 × the vocabulary's distinct n-grams: about 1 in 5 n-grams shares its bucket
 
 TRAINING_PARAMS = (
-    Param("dim", int, 100, "vector dimensions", minimum=1),
-    Param("window", int, 5, "context words on each side of a word", minimum=1),
+    Param("dim", int, 100, "vector dimensions", minimum=1, maximum=10_000),
+    Param("window", int, 5, "context words on each side of a word", minimum=1, maximum=1_000),
     Param("min_count", int, 5, "words seen fewer times in the collection get no vector", minimum=1),
-    Param("epochs", int, 5, "passes over the collection", minimum=1),
+    Param("epochs", int, 5, "passes over the collection", minimum=1, maximum=1_000),
     Param("sample", float, 1e-3, "frequent-word subsampling threshold t: a word of frequency f > t is kept with "
           "probability √(t/f) + t/f (0: keep every word)", minimum=0, maximum=1),
     Param("min_n", int, 3, "fastText: shortest character n-gram", minimum=1),
     Param("max_n", int, 6, "fastText: longest character n-gram", minimum=1),
     Param("buckets", int, 0, "fastText: hash buckets of the n-grams (0: four per distinct n-gram of the "
           f"vocabulary, at most {FASTTEXT_BUCKETS:,})", minimum=0),
-    Param("seed", int, 0, "seed of the initial vectors and the sampling"),
+    Param("seed", int, 0, "seed of the initial vectors and the sampling", minimum=0, maximum=2**32 - 1),
 )
 
 

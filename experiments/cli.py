@@ -62,14 +62,26 @@ def main(argv: list[str] | None = None) -> int:
     except GSRError as err:  # a user's mistake or an undefined measure: the message says what and where
         print(f"gsr: error: {err}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # output piped into head & co.
+    except BrokenPipeError:  # output piped into head & co. and closed: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as err:  # a full or read-only folder that a write outside gsr.infra.store met
+        from gsr.infra.store import STORAGE_ERRNOS
+
+        if err.errno not in STORAGE_ERRNOS:
+            return _bug(command)
+        where = f" in {os.path.dirname(os.path.abspath(err.filename))}" if err.filename else ""
+        print(f"gsr: error: cannot write{where}: {err.strerror or err}", file=sys.stderr)
+        return 2
     except Exception:  # anything else is a bug in gsr-bench: show where it happened
-        traceback.print_exc()
-        print(f"gsr: internal error in gsr {command}: this is a bug in gsr-bench, not a mistake in your input; "
-              "please report it with the traceback above", file=sys.stderr)
-        return 70  # EX_SOFTWARE
+        return _bug(command)
+
+
+def _bug(command: str) -> int:
+    traceback.print_exc()
+    print(f"gsr: internal error in gsr {command}: this is a bug in gsr-bench, not a mistake in your input; "
+          "please report it with the traceback above", file=sys.stderr)
+    return 70  # EX_SOFTWARE
 
 
 def interrupted(command: str, interrupt: KeyboardInterrupt) -> str:

@@ -39,6 +39,7 @@ from gsr.io.runs import read_trec_run, write_trec_run
 from gsr.io.types import Run
 from gsr.lexicon import gender_lexicon
 from gsr.text.analyzer import Analyzer, stopwords_of
+from gsr.uncertainty import check_resample_memory
 
 DEBIAS_VERSION = 2  # bump when debiasing changes its output (2: rows without a gender component keep their bits)
 
@@ -268,6 +269,7 @@ class Experiment:
         self.preflight()
         clean_stale_staging(cache_dir(), recursive=True)
         collection = self.collection
+        check_resample_memory(len(collection.queries), config.resamples, "evaluation.resamples")
         judged = collection.judged_queries()
         runs = {s.name: self.system_run(s) for s in config.systems}
         docids = collection_docids(collection.documents)

@@ -7,7 +7,8 @@ This module imports nothing of the project: every package can raise these withou
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "EmbeddingError", "GSRError", "InputError", "ParamError", "UndefinedMeasureError"]
+__all__ = ["ConfigError", "EmbeddingError", "GSRError", "InputError", "ParamError", "StorageError",
+           "UndefinedMeasureError"]
 
 
 class GSRError(ValueError):
@@ -19,6 +20,11 @@ class GSRError(ValueError):
 
 class UndefinedMeasureError(GSRError):
     """A measure is undefined for the given input (too few queries, no variance of g(q), a zero perfect GSR)."""
+
+
+class StorageError(GSRError):
+    """A folder that cannot be written: the disk is full, the folder read-only or not this user's; the message names
+    the folder. Nothing half-written is left behind (every write is atomic)."""
 
 
 class InputError(GSRError):

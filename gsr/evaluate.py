@@ -35,6 +35,7 @@ from gsr.uncertainty import (
     Interval,
     TestResult,
     bootstrap_fit,
+    check_resample_memory,
     paired_gsr_test,
     percentile_interval,
     relative_replicates,
@@ -350,6 +351,7 @@ class GSR:
         """`evaluate` of each of `runs` ({name: run}) against one read of `documents`; the perfect and random
         engines are measured once and shared by every report."""
         runs, queries, qrels = {name: as_run(run) for name, run in runs.items()}, as_queries(queries), as_qrels(qrels)
+        check_resample_memory(len(queries), self.resamples)
         if qrels is None:
             cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
             cuts = {name: cut_run(run, cut) for name, run in runs.items()}

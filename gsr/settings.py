@@ -42,8 +42,9 @@ EXCLUSION = Param("exclusion", str, DEFAULT_EXCLUSION, "which document words cou
                   "same word (exact), the same lemma (lemma) or the same Snowball stem (stem)",
                   choices=EXCLUSION_MODES)
 RANDOM_SEED = Param("random_seed", int, 0, "seed of the random engine", minimum=0)
+MAX_RESAMPLES = 1_000_000  # and their memory is checked against the number of queries (uncertainty.check_memory)
 RESAMPLES = Param("resamples", int, DEFAULT_RESAMPLES, "bootstrap resamples over queries (0: no intervals) and "
-                  "randomisation draws", minimum=0)
+                  "randomisation draws", minimum=0, maximum=MAX_RESAMPLES)
 LEVEL = Param("level", float, DEFAULT_LEVEL, "confidence level of the bootstrap intervals", minimum=0,
               open_minimum=True, maximum=1, open_maximum=True)
 SEED = Param("seed", int, 0, "seed of the bootstrap and of the randomisation tests", minimum=0)

@@ -10,6 +10,7 @@ replacement, and a randomisation test swaps the two systems' results for each qu
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -72,6 +73,31 @@ class TestResult:
 
 
 # ----------------------------------------------------------------------------------------------- bootstrap
+BYTES_PER_RESAMPLED_QUERY = 24  # the counts matrix (float64) and the weighted products made from it, per cell
+
+
+def available_memory() -> int:
+    """Bytes this machine can still give (MemAvailable; the physical memory where /proc is absent)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_resample_memory(n_queries: int, resamples: int, where: str = "resamples") -> None:
+    """A ParamError naming `where` when `resamples` bootstrap resamples of `n_queries` queries would need more than
+    half the memory available: found before any work, not as a MemoryError after it."""
+    needed = BYTES_PER_RESAMPLED_QUERY * resamples * n_queries
+    available = available_memory()
+    if needed > available // 2:
+        raise ParamError(f"{where} = {resamples:,} resamples of {n_queries:,} queries need about {needed / 2**30:.1f} "
+                         f"GiB, more than half of the {available / 2**30:.1f} GiB available; lower {where}")
+
+
 def resample_counts(n: int, resamples: int, seed: int) -> np.ndarray:
     """(resamples × n) counts, as floats: how often each of n queries is drawn in each bootstrap resample of size n.
 

@@ -387,7 +387,7 @@ CASES = {
     # 5. everything is checked before the work, naming the key
     "depth-true": Case("run", config("threads = 1", "threads = 1\ndepth = true"), "depth must be an integer, not True"),
     "threads-text": Case("run", config("threads = 1", 'threads = "2"'), "threads must be an integer, not '2'"),
-    "threads-zero-option": Case("run", lambda folder: None, "argument --threads: must be a positive integer",
+    "threads-zero-option": Case("run", lambda folder: None, "argument --threads: threads must be in [1, 256], not 0",
                                 ("--threads", "0")),
     "name-number": Case("run", config("threads = 1", "threads = 1\nname = 3"), "name must be a string, not 3"),
     "output-number": Case("run", config("threads = 1", "threads = 1\noutput = 5"), "output must be a string, not 5"),
@@ -427,7 +427,7 @@ CASES = {
                     "systems[0].k1 must be a number, not '0.9'"),
     "b-out-of-range": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nb = 1.5'),
                            "systems[0].b must be in [0, 1], not 1.5"),
-    "mu-zero": Case("run", config(FIRST_SYSTEM, 'model = "qld"\nmu = 0'), "systems[0].mu must be > 0, not 0"),
+    "mu-zero": Case("run", config(FIRST_SYSTEM, 'model = "qld"\nmu = 0'), "systems[0].mu must be in (0, 10,000,000], not 0"),
     "gap-bins-decreasing": Case("run", config("intrinsic_gender = false",
                                               "intrinsic_gender = true\ngap_bins = [0.1, 0.0]"),
                                 "analyses.gap_bins must be a positive number of bins or a list of strictly increasing"),
@@ -500,6 +500,32 @@ CASES = {
     # no data file runs code: a gensim .kv embedding (a pickle) is read only after the opt-in that the error names
     "kv-embedding-without-opt-in": Case("score", gensim_kv, "{dir}/vectors.kv: a gensim .kv file is a Python pickle, "
                                         "which runs code when it is loaded", ("--embedding", "{dir}/vectors.kv")),
+    # every numeric setting has a range the code below it can take, checked with the config, naming the key
+    "k1-beyond-a-java-float": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nk1 = 1e308'),
+                                   "systems[0].k1 must be in (0, 1000], not 1e+308"),
+    "mu-beyond-a-java-float": Case("run", config(FIRST_SYSTEM, 'model = "qld"\nmu = 1e308'),
+                                   "systems[0].mu must be in (0, 10,000,000], not 1e+308"),
+    "depth-two-to-the-31": Case("run", config("threads = 1", f"threads = 1\ndepth = {2 ** 31}"),
+                                "depth must be in [1, 100,000], not 2147483648"),
+    "depth-400-digits": Case("run", config("threads = 1", "threads = 1\ndepth = " + "9" * 400),
+                             "depth must be in [1, 100,000], not 999999999999…999999 (400 digits)"),
+    "threads-thirty-thousand": Case("run", config("threads = 1", "threads = 30000"),
+                                    "threads must be in [1, 256], not 30000"),
+    "threads-option-thirty-thousand": Case("run", lambda folder: None, "threads must be in [1, 256], not 30000",
+                                           ("--threads", "30000")),
+    "resamples-beyond-the-limit": Case("run", config("[plots]", "[evaluation]\nresamples = 10000000000\n[plots]"),
+                                       "evaluation.resamples must be in [0, 1,000,000], not 10000000000"),
+    "training-seed-negative": Case("run", config("[embeddings.tiny]", '[embeddings.w2v]\ntrain = "word2vec"\n'
+                                                                      "seed = -1\n[embeddings.tiny]"),
+                                   "embeddings.w2v.seed must be in [0, 4,294,967,295], not -1"),
+    "neural-seed-negative": Case("run", config(FIRST_SYSTEM, 'model = "drmm"\nembedding = "tiny"\nseed = -3'),
+                                 "systems[0].seed must be in [0, 4,294,967,295], not -3"),
+    "score-seed-negative": Case("score", lambda folder: None, "argument --seed: seed must be ≥ 0, not -1",
+                                ("--seed", "-1")),
+    "score-resamples-huge": Case("score", lambda folder: None, "argument --resamples: resamples must be in",
+                                 ("--resamples", "10000000000")),
+    "toml-nested-thousands-deep": Case("run", config("threads = 1", "threads = 1\nx = " + "[" * 5000 + "]" * 5000),
+                                       "{dir}/config.toml: nested too deeply to read"),
     "folds-leave-out-judged-topics": Case("run", write("folds.json", json.dumps([["q1", "q2"], ["q3"]])),
                                           "the folds leave out 2 judged topics (q4, q5)"),
     # 6. undefined is undefined
@@ -1242,3 +1268,74 @@ def test_two_runs_in_separate_pid_namespaces_share_one_cache(tmp_path):
     assert rows[0] == rows[1]
     assert _staging_leftovers(tmp_path / "cache") == []
     assert [p for p in (tmp_path / "cache").rglob("*.lock")] == []
+
+
+# ----------------------------------------------------------------------------------------------- full and read-only disks
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A mounted tmpfs folder and a function that fills it (or makes it read-only); skipped where mount is refused."""
+    mounted: list[Path] = []
+
+    def mount(name: str, size: str = "64k", options: str = "") -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        flags = f"size={size}" + (f",{options}" if options else "")
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", flags, "tmpfs", str(folder)], capture_output=True).returncode:
+            pytest.skip("mounting a small tmpfs is not permitted here (it needs root)")
+        mounted.append(folder)
+        return folder
+
+    yield mount
+    for folder in mounted:
+        subprocess.run(["umount", str(folder)], capture_output=True)
+
+
+def test_a_read_only_cache_in_gsr_score_is_one_line_naming_the_folder(tmp_path, capsys, monkeypatch, small_disk):
+    folder = write_toy(tmp_path / "toy")
+    cache = small_disk("cache", options="ro")
+    monkeypatch.setenv("GSR_CACHE", str(cache))
+    status, out, err = gsr(command("score", folder), capsys)
+    assert status == 2 and out == ""
+    [line] = [line for line in err.splitlines() if line.startswith("gsr: error")]
+    assert line.startswith(f"gsr: error: cannot write in {cache}") and "Read-only file system" in line
+
+
+@pytest.mark.parametrize("where", ["cache", "out"])
+def test_a_full_disk_is_one_line_naming_the_folder_and_leaves_nothing_half_written(where, tmp_path, capsys,
+                                                                                   monkeypatch, small_disk):
+    folder = write_toy(tmp_path / "toy")
+    disk = small_disk(where, size="16k")
+    monkeypatch.setenv("GSR_CACHE", str(disk if where == "cache" else tmp_path / "cache"))
+    out = disk / "results" if where == "out" else tmp_path / "out"
+    status, _, err = gsr(["run", str(folder / "config.toml"), "--out", str(out), "--quiet"], capsys)
+    assert status == 2, err
+    [line] = [line for line in err.splitlines() if line.startswith("gsr: error")]
+    assert f"cannot write in {disk}" in line and "No space left on device" in line
+    assert _staging_leftovers(disk) == [] and list(disk.rglob("*.lock")) == []
+
+
+def test_an_ir_datasets_dataset_not_held_locally_is_one_line_naming_it_and_where_ir_datasets_looks(
+        tmp_path, capsys, monkeypatch):
+    pytest.importorskip("ir_datasets")
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "irds"))
+    folder = write_toy(tmp_path / "toy")
+    status, out, err = gsr(["queries", "--topics", "irds:antique/test", "--embedding", str(folder / "vectors.txt")],
+                           capsys)
+    assert status == 2 and out == ""
+    assert err.strip().splitlines() == [
+        f"gsr: error: irds:antique/test: ir_datasets does not have the queries of antique/test here (it looks under "
+        f"{tmp_path / 'irds'}, set by $IR_DATASETS_HOME) and gsr-bench never downloads "
+        "(https://ciir.cs.umass.edu/downloads/Antique/antique-test-queries.txt); place the files there as "
+        "ir_datasets' documentation of the dataset says"]
+
+
+def test_resamples_the_memory_cannot_hold_are_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("gsr.uncertainty.available_memory", lambda: 2**20)  # 1 MiB free
+    folder = write_toy(tmp_path / "toy")
+    config("[plots]", "[evaluation]\nresamples = 100000\n[plots]")(folder)
+    status, err = _run(folder, capsys)
+    assert status == 2 and "evaluation.resamples = 100,000 resamples of 5 queries need about" in err
+    status, out, err = gsr(command("score", folder, ("--resamples", "100000")), capsys)
+    assert status == 2 and "resamples = 100,000 resamples of 5 queries need about" in err

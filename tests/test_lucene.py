@@ -248,8 +248,8 @@ def test_model_parameters_are_checked_against_their_declarations():
     assert model_parameters("tfidf", None) == {}
     refused = [
         ("bm25", {"k1": True}, "model 'bm25': k1 must be a number, not True"),  # a boolean is no number
-        ("bm25", {"k1": -0.5}, "model 'bm25': k1 must be > 0"),
-        ("bm25", {"k1": 0}, "model 'bm25': k1 must be > 0"),
+        ("bm25", {"k1": -0.5}, "model 'bm25': k1 must be in (0, 1000]"),
+        ("bm25", {"k1": 0}, "model 'bm25': k1 must be in (0, 1000]"),
         ("bm25", {"b": 1.5}, "model 'bm25': b must be in [0, 1]"),
         ("qld", {"mu": "a lot"}, "model 'qld': mu must be a number"),
         ("qld", {"k1": 1.0}, "model 'qld': k1 is not a parameter here (parameters: mu)"),

@@ -120,7 +120,7 @@ def test_declared_parameters_match_the_defaults_of_rerank_cross_validated():
         assert signature[param.name].default == param.default, param.name
     assert NEURAL_PARAMETERS[0].check(100) == 100 and NEURAL_PARAMETERS[0].check("auto") == "auto"
     for wrong in (0, 2.5, True, "deep"):
-        with pytest.raises(ValueError, match="depth must be a positive integer or 'auto'"):
+        with pytest.raises(ValueError, match=r"depth must be an integer in \[1, 100,000\] or 'auto'"):
             NEURAL_PARAMETERS[0].check(wrong)
 
 

@@ -21,7 +21,7 @@ from experiments.config.params import ConfigError
 
 @pytest.mark.parametrize("settings, message", [
     ({"dim": True}, "training dim must be an integer"),
-    ({"epochs": 0}, "training epochs must be ≥ 1"),
+    ({"epochs": 0}, r"training epochs must be in \[1, 1000\]"),
     ({"sample": 1.5}, r"training sample must be in \[0, 1\]"),
     ({"min_n": 5, "max_n": 4}, r"max_n \(4\) must be at least min_n \(5\)"),
     ({"buckets": -1}, "training buckets must be ≥ 0"),

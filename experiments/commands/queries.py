@@ -14,9 +14,9 @@ log = logs.get("cli")
 
 def cmd_queries(args) -> int:
     from gsr.evaluate import describe_queries
-    from gsr.io.topics import read_queries
+    from gsr.io.convert import as_queries
 
-    queries = read_queries(args.topics, args.field)
+    queries = as_queries(args.topics, args.field)
     lexicon = lexicon_of(args)
     rows = describe_queries(queries, lexicon, analyzer_of(args))
     if args.plots:
@@ -39,7 +39,7 @@ def cmd_queries(args) -> int:
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("queries", help="every query's genderedness and its terms' projections (Fig. 7)")
-    parser.add_argument("--topics", required=True, help="TREC topics, TSV (qid<TAB>text) or JSONL queries")
+    parser.add_argument("--topics", required=True, help="TREC topics, TSV (qid<TAB>text) or JSONL queries, or irds:ID")
     parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
     add_embedding_options(parser)
     parser.add_argument("--plots", metavar="DIR", help="also draw Fig. 7 as a PNG file in DIR")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.commands.common import CommandError, positive_int
+from experiments.commands.common import CommandError
+from experiments.config.params import THREADS
 from gsr.infra import logs
+from gsr.infra.params import argparse_type
 
 log = logs.get("cli")
 
@@ -59,7 +61,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("config", nargs="?", default="demo",
                         help="TOML config file, or a built-in config: demo (default), robust04, grepbiasir, demo-dense")
     parser.add_argument("--out", help="output folder (default: the config's 'output')")
-    parser.add_argument("--threads", type=positive_int, help="threads/processes for indexing, search and statistics")
+    parser.add_argument("--threads", type=argparse_type(THREADS),
+                        help="threads/processes for indexing, search and statistics")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG scatter plots")
     parser.add_argument("--overwrite", action="store_true",
                         help="write into an output folder that holds files this experiment did not write (another "

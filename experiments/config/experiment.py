@@ -112,6 +112,9 @@ def load_config(path_or_name: str | Path) -> ExperimentConfig:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML ({err})") from None
+    except RecursionError:  # tables or arrays nested thousands deep: no config needs more than a few levels
+        raise ConfigError(f"{path}: nested too deeply to read (arrays or tables inside each other thousands of "
+                          "levels deep)") from None
     return parse_config(raw, path)
 
 

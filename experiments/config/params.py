@@ -11,8 +11,12 @@ from gsr.errors import ConfigError
 from gsr.infra.params import Param, ParamError, check_params
 from gsr.settings import CUTOFF, EXCLUSION, RANDOM_SEED
 
-TOP_PARAMS = (Param("depth", int, 1000, "documents retrieved per query", minimum=1),
-              Param("threads", int, 2, "threads and processes for indexing, search and statistics", minimum=1),
+MAX_DEPTH = 100_000  # documents per query: every run is held in memory, 250 queries × this many pairs
+MAX_THREADS = 256  # each thread or process holds files open; tens of thousands exhaust the descriptors
+THREADS = Param("threads", int, 2, "threads and processes for indexing, search and statistics", minimum=1,
+                maximum=MAX_THREADS)
+TOP_PARAMS = (Param("depth", int, 1000, "documents retrieved per query", minimum=1, maximum=MAX_DEPTH),
+              THREADS,
               Param("name", str, None, "the experiment's name (default: the config file's name)"),
               Param("output", str, None, "output folder (default: out/NAME)"))
 

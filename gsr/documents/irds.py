@@ -3,29 +3,12 @@ positions through its docs_iter, which ir_datasets serves from the same store on
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 
 from gsr.documents.base import DocumentSource
 from gsr.errors import InputError
 from gsr.infra.store import content_key
-from gsr.io.records import IRDS_PREFIX, irds_dataset
-
-
-@contextmanager
-def _quiet_ir_datasets():
-    """ir_datasets logs one INFO line per positional access; those lines say nothing to a GSR user."""
-    loggers = [logging.getLogger(name) for name in list(logging.Logger.manager.loggerDict)
-               if name.startswith("ir_datasets")]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(max(logger.level, logging.WARNING))
-    try:
-        yield
-    finally:
-        for logger, level in zip(loggers, levels):
-            logger.setLevel(level)
+from gsr.io.records import IRDS_PREFIX, irds_dataset, offline
 
 
 class IrdsDocuments(DocumentSource):
@@ -49,14 +32,16 @@ class IrdsDocuments(DocumentSource):
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         try:
-            for doc in self.dataset.docs_iter():
-                yield doc.doc_id, doc.default_text()
+            with offline(self.name, "documents"):
+                for doc in self.dataset.docs_iter():
+                    yield doc.doc_id, doc.default_text()
         except (FileNotFoundError, OSError) as err:
             raise self._unavailable(err) from None
 
     def _store(self):
         try:
-            return self.dataset.docs_store()
+            with offline(self.name, "documents"):
+                return self.dataset.docs_store()
         except (NotImplementedError, AttributeError):
             return None
         except (FileNotFoundError, OSError) as err:
@@ -65,11 +50,12 @@ class IrdsDocuments(DocumentSource):
     def count(self) -> int:
         if self._count is None:
             try:
-                count = self.dataset.docs_count()
-                store = self._store() if count is None else None
-                if store is not None and hasattr(store, "build"):
-                    store.build()  # what ir_datasets does before any random access anyway
+                with offline(self.name, "documents"):
                     count = self.dataset.docs_count()
+                    store = self._store() if count is None else None
+                    if store is not None and hasattr(store, "build"):
+                        store.build()  # what ir_datasets does before any random access anyway
+                        count = self.dataset.docs_count()
             except (FileNotFoundError, OSError) as err:
                 raise self._unavailable(err) from None
             self._count = count if count is not None else sum(1 for _ in self)
@@ -79,7 +65,7 @@ class IrdsDocuments(DocumentSource):
         self.count()  # builds the store, so that docs_iter is served from it (positional access)
         docs = self.dataset.docs_iter()
         if hasattr(docs, "__getitem__"):
-            with _quiet_ir_datasets():
+            with offline(self.name, "documents"):  # also quiet: ir_datasets logs a line per positional access
                 return [docs[int(p)].doc_id for p in positions]
         wanted = {int(p) for p in positions}
         found = {i: doc.doc_id for i, doc in enumerate(docs) if i in wanted}

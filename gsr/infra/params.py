@@ -44,15 +44,18 @@ class Param:
             # true/false are ints to Python, never numbers to a user (`depth = true` is a mistake)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ParamError(f"{label} must be {_KIND_NAMES[self.kind]}, not {value!r}")
-            if self.kind is int and not float(value).is_integer():
+            if self.kind is int and isinstance(value, float) and not value.is_integer():
                 raise ParamError(f"{label} must be an integer, not {value!r}")
-            value = self.kind(value)
-            if not math.isfinite(value):
+            try:
+                value = self.kind(value)
+            except (OverflowError, ValueError):  # a float that is inf/NaN, or an int past a float's range
+                raise ParamError(f"{label} must be {self.range_text()}, not {_short(value)}") from None
+            if isinstance(value, float) and not math.isfinite(value):
                 raise ParamError(f"{label} must be finite, not {value!r}")
             if self.minimum is not None and (value < self.minimum or (self.open_minimum and value == self.minimum)):
-                raise ParamError(f"{label} must be {self.range_text()}, not {value!r}")
+                raise ParamError(f"{label} must be {self.range_text()}, not {_short(value)}")
             if self.maximum is not None and (value > self.maximum or (self.open_maximum and value == self.maximum)):
-                raise ParamError(f"{label} must be {self.range_text()}, not {value!r}")
+                raise ParamError(f"{label} must be {self.range_text()}, not {_short(value)}")
         elif not isinstance(value, self.kind):
             raise ParamError(f"{label} must be {_KIND_NAMES.get(self.kind, self.kind.__name__)}, not {value!r}")
         if self.choices is not None and value not in self.choices:
@@ -74,8 +77,16 @@ class Param:
         return f"in {opening}{_plain(self.minimum)}, {_plain(self.maximum)}{closing}"
 
 
+def _short(value) -> str:
+    """repr of a value for a message, a 400-digit integer cut to its first and last digits."""
+    text = repr(value)
+    return text if len(text) <= 30 else f"{text[:12]}…{text[-6:]} ({len(text)} digits)"
+
+
 def _plain(number: float) -> str:
-    return str(int(number)) if float(number).is_integer() else str(number)
+    if float(number).is_integer():
+        return f"{int(number):,}" if abs(number) >= 10_000 else str(int(number))
+    return str(number)
 
 
 def check_params(declared: Sequence[Param], given: Mapping, where: str = "") -> dict:

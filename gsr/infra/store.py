@@ -17,6 +17,7 @@ Every package writes through these functions, so the same guarantees hold everyw
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -30,6 +31,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gsr.errors import StorageError
+
 CACHE_VARIABLE = "GSR_CACHE"
 STAGING_MARK = ".staging-"  # staging names: .<final name>.staging-<host>-<random>
 WRITER_LOCK = ".writer.lock"  # in a staging folder: flocked by its writer until the folder is renamed into place
@@ -40,6 +43,21 @@ FILE_MANIFEST_SUFFIX = ".manifest.json"
 MANIFEST_FORMAT = 1
 
 log = logging.getLogger("gsr.store")
+
+# errors of the folder rather than of the program: a full disk or quota, a read-only or foreign folder
+STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+@contextmanager
+def storage_errors(folder: str | os.PathLike) -> Iterator[None]:
+    """Turn a write that fails for the folder's sake (full, read-only, not ours) into a StorageError naming it."""
+    try:
+        yield
+    except OSError as err:
+        if err.errno not in STORAGE_ERRNOS:
+            raise
+        raise StorageError(f"cannot write in {folder}: {err.strerror or err} (nothing half-written was kept)") \
+            from None
 
 
 def cache_dir() -> Path:
@@ -205,17 +223,18 @@ def atomic_write(path: str | os.PathLike, binary: bool = False) -> Iterator:
     over it; parent folders are created; the file is made world-readable. Interrupted, it leaves nothing behind.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     staging = _staging_path(path, ".tmp")
-    try:
-        with open(staging, "wb") if binary else open(staging, "w", encoding="utf-8", newline="") as out:
-            fcntl.flock(out.fileno(), fcntl.LOCK_EX)
-            yield out
-            out.flush()
-            os.chmod(staging, 0o644)
-            os.replace(staging, path)
-    finally:
-        staging.unlink(missing_ok=True)
+    with storage_errors(path.parent):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with open(staging, "wb") if binary else open(staging, "w", encoding="utf-8", newline="") as out:
+                fcntl.flock(out.fileno(), fcntl.LOCK_EX)
+                yield out
+                out.flush()
+                os.chmod(staging, 0o644)
+                os.replace(staging, path)
+        finally:
+            staging.unlink(missing_ok=True)
 
 
 @contextmanager
@@ -225,28 +244,29 @@ def atomic_folder(target: str | os.PathLike, manifest: bool = True) -> Iterator[
     Under the entry's build lock: where another process finished the same entry meanwhile and it verifies, that
     one is kept and this staging folder dropped."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    clean_stale_staging(target.parent)
     staging = _staging_path(target)
-    staging.mkdir()
-    fd = os.open(staging / WRITER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield staging
-        os.unlink(staging / WRITER_LOCK)  # the lock stays held through the open descriptor until the rename
-        if manifest:
-            _write_json(staging / FOLDER_MANIFEST, _describe_folder(staging))
-        with entry_lock(target):
-            if target.exists() and verify(target) is None and manifest:
-                log.info("%s was finished by another process meanwhile; it is kept", target)
-            else:
-                if target.exists():
-                    _remove(target)
-                os.rename(staging, target)
-    finally:
-        os.close(fd)
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+    with storage_errors(target.parent):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_staging(target.parent)
+        staging.mkdir()
+        fd = os.open(staging / WRITER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield staging
+            os.unlink(staging / WRITER_LOCK)  # the lock stays held through the open descriptor until the rename
+            if manifest:
+                _write_json(staging / FOLDER_MANIFEST, _describe_folder(staging))
+            with entry_lock(target):
+                if target.exists() and verify(target) is None and manifest:
+                    log.info("%s was finished by another process meanwhile; it is kept", target)
+                else:
+                    if target.exists():
+                        _remove(target)
+                    os.rename(staging, target)
+        finally:
+            os.close(fd)
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
 
 
 # ----------------------------------------------------------------------------------------------- manifests
@@ -331,7 +351,7 @@ def reusable(entry: str | os.PathLike) -> bool:
     problem = verify(entry)
     if problem is None:
         return True
-    log.warning("gsr: cache entry %s is corrupt (%s); it is removed and rebuilt", entry, problem)
+    log.warning("cache entry %s is corrupt (%s); it is removed and rebuilt", entry, problem)
     _remove(entry)
     return False
 
@@ -343,7 +363,7 @@ def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple
     path = Path(path)
     if reusable(path):
         return path, True
-    with entry_lock(path):
+    with storage_errors(path.parent), entry_lock(path):
         if reusable(path):
             return path, True
         clean_stale_staging(path.parent)
@@ -370,7 +390,7 @@ def cached_folder(path: str | os.PathLike, build: Callable[[Path], None]) -> tup
     path = Path(path)
     if reusable(path):
         return path, True
-    with entry_lock(path):
+    with storage_errors(path.parent), entry_lock(path):
         if reusable(path):
             return path, True
         with atomic_folder(path) as staging:

@@ -4,10 +4,12 @@ as_run/as_qrels/as_queries dispatch here)."""
 
 from __future__ import annotations
 
+import logging
 import math
 import numbers
 import os
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 from gsr.errors import InputError
 from gsr.io.topics import QUERY_ID_KEYS, QUERY_TEXT_KEYS, topic_fields
@@ -29,6 +31,45 @@ def irds_dataset(source: str):
         raise InputError(f"{source}: ir_datasets has no dataset {name!r}") from None
 
 
+class _DownloadRefused(Exception):
+    """Raised in place of a download ir_datasets would start."""
+
+
+@contextmanager
+def offline(source: str, what: str) -> Iterator[None]:
+    """ir_datasets as gsr-bench uses it: from the files it holds, never downloading. A read that would download is
+    an InputError naming the dataset, what was asked for, and the folder where ir_datasets looks for its files."""
+    from ir_datasets.log import Logger
+    from ir_datasets.util import home_path
+    from ir_datasets.util.download import RequestsDownload
+
+    def refuse(download):
+        raise _DownloadRefused(getattr(download, "url", "?"))
+
+    quieted: dict[logging.Logger, int] = {}
+    make_logger = Logger.logger
+
+    def quiet(self):  # its INFO lines on positional access, its warning of the download it did not make
+        logger = make_logger(self)
+        quieted.setdefault(logger, logger.level)
+        logger.setLevel(logging.ERROR)
+        return logger
+
+    original = RequestsDownload.__iter__
+    RequestsDownload.__iter__, Logger.logger = refuse, quiet
+    try:
+        yield
+    except _DownloadRefused as refused:
+        raise InputError(f"{source}: ir_datasets does not have the {what} of {source[len(IRDS_PREFIX):]} here (it "
+                         f"looks under {home_path()}, set by $IR_DATASETS_HOME) and gsr-bench never downloads "
+                         f"({refused.args[0]}); place the files there as ir_datasets' documentation of the dataset "
+                         "says") from None
+    finally:
+        RequestsDownload.__iter__, Logger.logger = original, make_logger
+        for logger, level in quieted.items():
+            logger.setLevel(level)
+
+
 def is_irds(source) -> bool:
     return isinstance(source, str) and source.startswith(IRDS_PREFIX)
 
@@ -38,7 +79,12 @@ def irds_part(source: str, part: str):
     dataset = irds_dataset(source)
     if not getattr(dataset, f"has_{part}")():
         raise InputError(f"{source}: the ir_datasets dataset has no {part}")
-    return getattr(dataset, f"{part}_iter")()
+    return _offline_items(dataset, part, source)
+
+
+def _offline_items(dataset, part: str, source: str) -> Iterator:
+    with offline(source, part):
+        yield from getattr(dataset, f"{part}_iter")()
 
 
 def is_dataframe(obj) -> bool:

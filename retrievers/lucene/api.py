@@ -31,9 +31,10 @@ log = logs.get("lucene")
 
 # Anserini's defaults: BM25 k1=0.9 b=0.4, QLD mu=1000
 LEXICAL_PARAMETERS: dict[str, tuple[Param, ...]] = {
-    "bm25": (Param("k1", float, 0.9, "term-frequency saturation", minimum=0, open_minimum=True),
+    # upper bounds within Java's float (Anserini's type), checked before indexing rather than failing in the JVM after
+    "bm25": (Param("k1", float, 0.9, "term-frequency saturation", minimum=0, open_minimum=True, maximum=1000),
              Param("b", float, 0.4, "length normalisation", minimum=0, maximum=1)),
-    "qld": (Param("mu", float, 1000.0, "Dirichlet smoothing", minimum=0, open_minimum=True),),
+    "qld": (Param("mu", float, 1000.0, "Dirichlet smoothing", minimum=0, open_minimum=True, maximum=1e7),),
     "tfidf": (),
 }
 MODELS = tuple(LEXICAL_PARAMETERS)

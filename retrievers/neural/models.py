@@ -17,12 +17,15 @@ AUTO_DEPTH = "auto"
 AUTO_DEPTH_FLOOR = 100  # nDCG@100 and P@10 read at least this many re-ranked documents
 
 
+MAX_DEPTH = 100_000  # candidates re-ranked per query (every pair's inputs are held in memory)
+
+
 def _depth(value, label: str):
     """A positive integer, or 'auto'."""
     if value == AUTO_DEPTH:
         return value
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ParamError(f"{label} must be a positive integer or '{AUTO_DEPTH}', not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DEPTH:
+        raise ParamError(f"{label} must be an integer in [1, {MAX_DEPTH:,}] or '{AUTO_DEPTH}', not {value!r}")
     return value
 
 
@@ -31,8 +34,8 @@ NEURAL_PARAMETERS: tuple[Param, ...] = (
     Param("depth", object, AUTO_DEPTH, f"re-ranked documents per query; auto: max({AUTO_DEPTH_FLOOR}, the largest "
           "number of relevant documents of a query), so GSR's top K is always the model's ranking",
           validator=_depth, range_help="int ≥ 1 or auto"),
-    Param("epochs", int, 10, "training epochs per fold", minimum=1),
-    Param("seed", int, 0, "seed of the folds, the sampling and the initial weights"),
+    Param("epochs", int, 10, "training epochs per fold", minimum=1, maximum=1_000),
+    Param("seed", int, 0, "seed of the folds, the sampling and the initial weights", minimum=0, maximum=2**32 - 1),
     DEVICE_PARAM,
 )
 LEARNING_RATES = {"drmm": 1e-2, "matchpyramid": 1e-3}
