@@ -1,42 +1,13 @@
 """Debiasing word embeddings: regular (hard) debiasing, Bolukbasi et al. 2016; strong debiasing, Prost et al. 2019."""
 
-from debias.hard import (
-    DebiasError,
-    DebiasReport,
-    HardDebias,
-    StrongDebias,
-    equalize_pair,
-    neutralize,
-    unit_normalised,
-)
-from debias.words import (
-    DEFAULT_LISTS,
-    LIST_SETS,
-    WordListError,
-    default_definitional_pairs,
-    default_equalize_pairs,
-    default_gender_specific,
-    load_pair_list,
-    load_word_list,
-)
+from gsr.infra.lazy import lazy_names, names_of
 
-METHODS = {"regular": HardDebias, "strong": StrongDebias}
-
-__all__ = [
-    "DEFAULT_LISTS",
-    "LIST_SETS",
-    "METHODS",
-    "DebiasError",
-    "DebiasReport",
-    "HardDebias",
-    "StrongDebias",
-    "WordListError",
-    "default_definitional_pairs",
-    "default_equalize_pairs",
-    "default_gender_specific",
-    "equalize_pair",
-    "load_pair_list",
-    "load_word_list",
-    "neutralize",
-    "unit_normalised",
-]
+_LAZY = {
+    **names_of("debias.hard", "DebiasError", "DebiasReport", "HardDebias", "StrongDebias", "equalize_pair",
+               "neutralize", "unit_normalised"),
+    **names_of("debias.words", "DEFAULT_LISTS", "LIST_SETS", "WordListError", "default_definitional_pairs",
+               "default_equalize_pairs", "default_gender_specific", "load_pair_list", "load_word_list"),
+    "METHODS": "debias.hard",
+}
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)

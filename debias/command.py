@@ -7,7 +7,6 @@ import logging
 import os
 from pathlib import Path
 
-from debias.hard import DebiasError, DebiasReport, HardDebias, StrongDebias
 from debias.words import DEFAULT_LISTS, LIST_SETS, load_pair_list, load_word_list
 from gsr.infra import logs
 from gsr.infra.store import unwritable
@@ -16,11 +15,6 @@ log = logs.get("cli")
 
 DEFAULT_EMBEDDING = "glove-6b-50d"
 MAX_LISTED = 20  # missing words named in the summary; the rest are counted
-
-
-def add_parser(subparsers) -> None:
-    """`gsr debias`: its options, and `run` as the function that executes it."""
-    configure_parser(subparsers.add_parser("debias", help="write a regular- or strong-debiased copy of an embedding"))
 
 
 def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -51,6 +45,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
 
 def run(args: argparse.Namespace) -> int:
     """Debias args.embedding with args.method, write args.out, print a summary to stderr; 0 on success."""
+    from debias.hard import DebiasError
     from embeddings.loading import load_embedding
 
     out_path = Path(args.out).expanduser()
@@ -73,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
 def _check_output(out_path: Path, source: Path, overwrite: bool) -> None:
     """--out names a word2vec file that can be written and is neither the input nor (without --overwrite) a file
     that already exists; checked before any work."""
+    from debias.hard import DebiasError
+
     if out_path.name.lower().endswith(".kv"):
         raise DebiasError(f"{out_path}: --out writes word2vec files; name it .bin (binary) or .txt (text)")
     if out_path.is_dir():
@@ -87,6 +84,8 @@ def _check_output(out_path: Path, source: Path, overwrite: bool) -> None:
 
 
 def _debiaser(args):
+    from debias.hard import DebiasError, HardDebias, StrongDebias
+
     pairs = load_pair_list(args.definitional) if args.definitional else None
     if args.method == "strong":
         given = [flag for flag, value in (("--gender-specific", args.gender_specific), ("--equalize", args.equalize))
@@ -102,7 +101,7 @@ def _debiaser(args):
     )
 
 
-def summary(report: DebiasReport, name: str) -> str:
+def summary(report, name: str) -> str:
     """A few lines on what was debiased: size, explained variance, counts, list words missing."""
     lines = [
         f"debiased {name} ({report.method}): {report.n_words:,} words x {report.dimensions} dims; the gender "

@@ -316,6 +316,9 @@ class StrongDebias(_DirectionDebias):
         self.chunk_rows = chunk_rows
 
 
+
+METHODS = {"regular": HardDebias, "strong": StrongDebias}  # a [debias] variant's method, by name
+
 def _unit_float64(vector: np.ndarray) -> np.ndarray:
     return unit_rows(np.asarray(vector, dtype=np.float64))
 

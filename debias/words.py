@@ -14,7 +14,6 @@ from pathlib import Path
 
 from gsr.errors import EmbeddingError
 from gsr.io.files import read_json
-from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, load_word_pairs
 
 WORDLISTS = Path(__file__).resolve().parent / "wordlists"
 DEFAULT_GENDER_SPECIFIC_FILE = WORDLISTS / "gender_specific.json"
@@ -46,6 +45,8 @@ def load_word_list(path: str | os.PathLike) -> list[str]:
 def load_pair_list(path: str | os.PathLike) -> list[tuple[str, str]]:
     """Read a debiaswe-style JSON list of [word, word] pairs (definitional or equalize pairs)."""
     try:
+        from gsr.lexicon import load_word_pairs
+
         return load_word_pairs(path)
     except EmbeddingError as err:  # same message (it names the file), but the word-list error class
         raise WordListError(str(err)) from None
@@ -62,6 +63,8 @@ def default_definitional_pairs(lists: str = DEFAULT_LISTS) -> tuple[tuple[str, s
     them (the same pairs in another order) for 'project'."""
     if _checked_lists(lists) == "debiaswe":
         return tuple(load_pair_list(DEBIASWE_FILES["definitional"]))
+    from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS
+
     return DEFAULT_DEFINITIONAL_PAIRS
 
 

@@ -10,10 +10,9 @@ Importing gsr is cheap: the names below are loaded on first use, so `import gsr`
 
 from __future__ import annotations
 
-import importlib
-
 from gsr import _moved
 from gsr.errors import ConfigError, GSRError, InputError, ParamError, UndefinedMeasureError
+from gsr.infra.lazy import lazy_names
 
 _moved.install()
 
@@ -49,14 +48,4 @@ __all__ = ["ConfigError", "GSRError", "InputError", "ParamError", "UndefinedMeas
            *sorted(_LAZY)]
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'gsr' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)

@@ -20,11 +20,11 @@ import heapq
 import math
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gsr.errors import InputError
-from gsr.fairness.labels import DocumentLabels
 from gsr.fairness.measures import (
     DEFAULT_EPSILON,
     NEUTRAL_POLICIES,
@@ -35,6 +35,9 @@ from gsr.fairness.measures import (
 )
 from gsr.infra.params import Param, ParamError, check_params
 from gsr.io.types import Run, rank_order
+
+if TYPE_CHECKING:
+    from gsr.fairness.labels import DocumentLabels
 
 METHODS = ("epsilon_greedy", "relevance_swap", "fairness_greedy", "dash")
 LABEL_METHODS = ("fairness_greedy", "dash")  # the methods that read document labels

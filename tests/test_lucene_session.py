@@ -140,7 +140,7 @@ def test_gsr_run_verbose_reaches_the_experiments_lucene_worker(argv, verbose):
     from experiments.runner import Experiment
     from experiments.systems.lexical import lucene_session
 
-    args = cli.build_parser().parse_args(argv)
+    args = cli.build_parser(argv).parse_args(argv)
     assert args.verbose is verbose
     config = parse_config({"collection": {"kind": "toy1"}, "systems": [{"name": "BM25", "model": "bm25"}],
                            "embeddings": {"glove": {"source": "glove-6b-50d"}}, "gsr": {"measuring": ["glove"]}})

@@ -10,8 +10,14 @@ import argparse
 import json
 
 from experiments.commands.common import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
-from gsr.fairness.evaluate import LABEL_MAGNITUDES, TARGETS
-from gsr.fairness.measures import DEFAULT_EPSILON, NEUTRAL_POLICIES, RAB_VARIANTS, SHORT_LISTS
+from gsr.fairness.measures import (
+    DEFAULT_EPSILON,
+    LABEL_MAGNITUDES,
+    NEUTRAL_POLICIES,
+    RAB_VARIANTS,
+    SHORT_LISTS,
+    TARGETS,
+)
 
 
 def document_labels(args, run_docids: set[str] | None = None):
@@ -109,9 +115,8 @@ def cmd_bias(args) -> int:
     return 0
 
 
-def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("bias", help="label-based gender-bias measures of a run (KL bias, NDKL, β with "
-                                   "MB/SB/MAB, RaB/ARaB)")
+def configure(parser) -> None:
+    """The options of `gsr bias`, and the function that runs it."""
     parser.add_argument("--run", required=True, help="TREC run file (or irds:ID)")
     parser.add_argument("--qrels", help="TREC qrels (or irds:ID): the judged topics are measured, and --target "
                         "relevant reads them")

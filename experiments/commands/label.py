@@ -34,8 +34,8 @@ def cmd_label(args) -> int:
     return 0
 
 
-def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("label", help="intrinsic gender of documents (§4.2.5, Fig. 12's rule)")
+def configure(parser) -> None:
+    """The options of `gsr label`, and the function that runs it."""
     parser.add_argument("--docs", required=True, help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text)")
     parser.add_argument("--names", choices=("nltk", "census"), default="nltk",
                         help="first names: NLTK's names corpus (the paper's; the census lists where it is not "

@@ -61,8 +61,7 @@ def cmd_list(args) -> int:
     return 0
 
 
-def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("list", help="the registered system types, analyses or collection kinds, with "
-                                   "their parameters (Markdown)")
+def configure(parser) -> None:
+    """The options of `gsr list`, and the function that runs it."""
     parser.add_argument("what", choices=sorted(TABLES))
     parser.set_defaults(func=cmd_list)

@@ -37,8 +37,8 @@ def cmd_queries(args) -> int:
     return 0
 
 
-def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("queries", help="every query's genderedness and its terms' projections (Fig. 7)")
+def configure(parser) -> None:
+    """The options of `gsr queries`, and the function that runs it."""
     parser.add_argument("--topics", required=True, help="TREC topics, TSV (qid<TAB>text) or JSONL queries, or irds:ID")
     parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
     add_embedding_options(parser)

@@ -77,9 +77,8 @@ def cmd_rerank(args) -> int:
     return 0
 
 
-def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("rerank", help="re-rank a TREC run for gender fairness (epsilon-greedy, "
-                                   "relevance-aware swapping, fairness-greedy, Dash's cost-based greedy)")
+def configure(parser) -> None:
+    """The options of `gsr rerank`, and the function that runs it."""
     parser.add_argument("--run", required=True, help="TREC run file (or irds:ID)")
     parser.add_argument("--method", required=True, choices=METHODS)
     parser.add_argument("--out", required=True, help="the re-ranked TREC run")

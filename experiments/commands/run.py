@@ -56,8 +56,8 @@ def cmd_export(args) -> int:
     return 0
 
 
-def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("run", help="run an experiment config: runs, MAP/P@10/nDCG@100, GSR table and plots")
+def configure_run(parser) -> None:
+    """The options of `gsr run`."""
     parser.add_argument("config", nargs="?", default="demo",
                         help="TOML config file, or a built-in config: demo (default), robust04, grepbiasir, demo-dense")
     parser.add_argument("--out", help="output folder (default: the config's 'output')")
@@ -68,8 +68,10 @@ def add_parser(subparsers) -> None:
                         help="write into an output folder that holds files this experiment did not write (another "
                              "experiment's results are replaced; an input of this experiment is never overwritten)")
     parser.set_defaults(func=cmd_run)
-    export = subparsers.add_parser("export", help="write a built-in collection as JSONL documents, TSV topics, "
-                                   "TREC qrels")
+
+
+def configure_export(export) -> None:
+    """The options of `gsr export`."""
     export.add_argument("collection", help="demo, toy1 or toy2")
     export.add_argument("--out", required=True, help="output folder")
     export.set_defaults(func=cmd_export)

@@ -172,9 +172,8 @@ def cmd_score(args) -> int:
     return 0
 
 
-def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("score", help="GSR of TREC runs with intervals; with qrels the perfect and random "
-                                   "engines; several runs are tested against each other")
+def configure(parser) -> None:
+    """The options of `gsr score`, and the function that runs it."""
     parser.add_argument("--run", required=True, nargs="+", action="extend",
                         help="TREC run file(s) (or irds:ID for a dataset's scored documents); several runs are "
                              "compared pairwise")

@@ -78,8 +78,8 @@ def cmd_validate(args) -> int:
     return 0
 
 
-def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("validate", help="stereotype tests (Fig. 1), toy slopes (Figs. 4, 6), Fig. 5's r")
+def configure(parser) -> None:
+    """The options of `gsr validate`, and the function that runs it."""
     add_embedding_options(parser)
     parser.add_argument("--plots", metavar="DIR", help="also draw Figs. 1, 4, 5 and 6 as PNG files in DIR")
     parser.add_argument("--stereotype", choices=STEREOTYPE_DEFINITIONS, default="polarity",

@@ -2,9 +2,12 @@
 embeddings, [evaluation], [gsr] and [plots] tables; `systems` expands [[systems]], [debias] and [analyses]; `params`
 declares every key's type, default and range and holds the checks every table goes through."""
 
-from experiments.config.experiment import BUILTIN_CONFIGS, ExperimentConfig, load_config, parse_config
-from experiments.config.params import ConfigError
-from experiments.config.systems import EmbeddingSpec, SystemSpec, output_name
+from gsr.infra.lazy import lazy_names, names_of
 
-__all__ = ["BUILTIN_CONFIGS", "ConfigError", "EmbeddingSpec", "ExperimentConfig", "SystemSpec", "load_config",
-           "output_name", "parse_config"]
+_LAZY = {
+    **names_of("experiments.config.experiment", "BUILTIN_CONFIGS", "ExperimentConfig", "load_config", "parse_config"),
+    **names_of("experiments.config.systems", "EmbeddingSpec", "SystemSpec", "output_name"),
+    "ConfigError": "gsr.errors",
+}
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)

@@ -17,8 +17,10 @@ from fractions import Fraction
 from gsr.fairness.labels import DocumentLabels, LabelSourceError
 from gsr.fairness.measures import (
     DEFAULT_EPSILON,
+    LABEL_MAGNITUDES,
     RAB_VARIANTS,
     SHORT_LISTS,
+    TARGETS,
     BiasError,
     average_rank_bias,
     bias_aggregates,
@@ -36,8 +38,6 @@ from gsr.io.convert import as_qrels, as_run
 from gsr.io.types import Qrels, Run, rank_order
 from gsr.text.intrinsic_gender import FEMALE, LABELS, MALE
 
-TARGETS = ("collection", "relevant", "uniform", "retrieved")
-LABEL_MAGNITUDES = "labels"  # RaB on the labels: magnitude 1 for the document's own gender, 0 otherwise
 EMPTY_RUN, NO_GENDERED, NO_GENDERED_RELEVANT = "empty_run", "no_gendered_document", "no_gendered_relevant_document"
 
 

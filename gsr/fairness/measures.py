@@ -22,6 +22,8 @@ from gsr.errors import InputError
 from gsr.text.intrinsic_gender import FEMALE, LABELS, MALE, NEUTRAL
 
 DEFAULT_EPSILON = 1e-4
+TARGETS = ("collection", "relevant", "uniform", "retrieved")  # target distributions named rather than given as shares
+LABEL_MAGNITUDES = "labels"  # RaB on the labels: magnitude 1 for the document's own gender, 0 otherwise
 NEUTRAL_POLICIES = ("exclude", "group")
 SHORT_LISTS = ("present", "paper")  # β's denominator for lists shorter than n: the documents present, or n
 RAB_VARIANTS = ("tf", "tc", "bool")  # Rekabsaz & Schedl's gender magnitudes: ln(1 + count), count, count > 0
