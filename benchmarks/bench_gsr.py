@@ -126,7 +126,7 @@ def main(argv=None) -> int:
 
     # ---- the fast pipeline
     with Timer(f"DocumentStats.build (n_jobs={args.jobs}, shard_size={args.shard_size:,})") as t:
-        stats = DocumentStats.build(docs, n_jobs=args.jobs, shard_size=args.shard_size, progress=True)
+        stats = DocumentStats.build(docs, n_jobs=args.jobs, shard_size=args.shard_size)
     fig["build_s"] = t.seconds
     fig["build_peak_rss_self_kib"] = status_kib("VmHWM")
     with Timer("gender_lexicon") as t:

@@ -173,7 +173,7 @@ def run_pipeline(config_path: str) -> int:
     raw = json.loads(Path(config_path).read_text())
     started = time.perf_counter()
     config = parse_config(raw, Path(config_path))
-    result = TimedExperiment(config, progress=True).run()
+    result = TimedExperiment(config).run()
     report_started, wall = time.perf_counter(), time.time()
     write_report(result, config.output)
     timings = dict(TimedExperiment.exclusive)

@@ -274,13 +274,13 @@ def main(argv=None) -> int:
         session = lucene.LuceneSession()
         index_dir = work / "index"
         with Phase(f"Lucene build_index (threads={args.threads}), JVM start included") as p:
-            lucene.build_index(collection, index_dir, threads=args.threads, progress=True, session=session)
+            lucene.build_index(collection, index_dir, threads=args.threads, session=session)
         fig.update(p.figures("index"))
         fig["index_bytes"] = dir_bytes(index_dir)
         fig["index_docs_per_s"] = fig["n_docs"] / fig["index_s"]
         with Phase(f"DocumentStats.build from the JSONL (n_jobs={args.threads})") as p:
             stats = DocumentStats.build(iter_documents(collection), Analyzer(), n_jobs=args.threads,
-                                        shard_size=args.shard_size, progress=True)
+                                        shard_size=args.shard_size)
         fig.update(p.figures("stats"))
         fig["stats_docs_per_s"] = len(stats) / fig["stats_s"]
         fig["stats_vs_index_speed"] = fig["stats_docs_per_s"] / fig["index_docs_per_s"]
@@ -289,13 +289,13 @@ def main(argv=None) -> int:
 
         # ---- lexical search
         with Phase("Lucene JVM start-up: a worker of its own, bm25, 1 query, k=10") as p:
-            lucene.search(index_dir, {"q": queries[next(iter(queries))]}, "bm25", k=10, threads=1, progress=False)
+            lucene.search(index_dir, {"q": queries[next(iter(queries))]}, "bm25", k=10, threads=1)
         fig.update(p.figures("jvm_startup"))
         runs = {}
         for model in lexical_models():
             with Phase(f"Lucene {model}: {len(queries)} queries x top {args.depth} (the indexing JVM)") as p:
                 runs[model] = lucene.search(index_dir, queries, model, k=args.depth, threads=args.threads,
-                                            progress=False, session=session)
+                                            session=session)
             fig.update(p.figures(f"search_{model}"))
             fig[f"search_{model}_qps"] = len(queries) / p.seconds
             fig[f"search_{model}_hits"] = sum(len(v) for v in runs[model].values())

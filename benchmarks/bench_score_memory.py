@@ -105,10 +105,10 @@ def main() -> int:
 
     def score(seed: int):
         return GSR(lexicon, cutoff=cutoff, random_seed=seed).evaluate(
-            folder / "run.txt", folder / "topics.tsv", docs, folder / "qrels.txt", n_jobs=args.jobs, progress=True)
+            folder / "run.txt", folder / "topics.tsv", docs, folder / "qrels.txt", n_jobs=args.jobs)
 
     rows = []
-    for label, call in (("listing pass (first use of the file)", lambda: open_documents(docs, progress=True).count()),
+    for label, call in (("listing pass (first use of the file)", lambda: open_documents(docs).count()),
                         ("needed documents read, statistics built", lambda: score(0)),
                         ("same run again (statistics cached)", lambda: score(0)),
                         ("another random draw (engines' part rebuilt)", lambda: score(1))):

@@ -76,7 +76,7 @@ def speed(args) -> dict:
             old_corpus = write_token_corpus(sample, work / "old", n_jobs=1)
         fig["old_tokenise_s"] = t.seconds * scale
         with Timer(f"new: tokenise {args.docs:,} documents, {args.jobs} processes") as t:
-            corpus = write_token_corpus(documents, work / "new", progress=True, n_jobs=args.jobs)
+            corpus = write_token_corpus(documents, work / "new", n_jobs=args.jobs)
         fig["new_tokenise_s"] = t.seconds
         fig["words"] = corpus.words
         for method in METHODS:
@@ -85,7 +85,7 @@ def speed(args) -> dict:
                 old_training(old_corpus.path, method, settings)
             fig[f"old_{method}_s"] = t.seconds * scale
             with Timer(f"new: {method} on {args.docs:,} documents ({settings})") as t:
-                train_embedding(corpus, settings, progress=True)
+                train_embedding(corpus, settings)
             fig[f"new_{method}_s"] = t.seconds
         fig["load_after"] = machine()["load"]
     finally:
@@ -135,7 +135,7 @@ def run_demo(label: str, settings: dict, out: Path) -> Path:
     os.environ["GSR_CACHE"] = str(out / f"cache-{label}")
     config = parse_config(demo_config(label, settings, out))
     with Timer(f"demo '{label}' ({load_text()})"):
-        write_report(Experiment(config, progress=True).run(), config.output)
+        write_report(Experiment(config).run(), config.output)
     return folder
 
 

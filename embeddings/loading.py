@@ -215,10 +215,22 @@ def load_embedding(spec: str | os.PathLike, cache: bool = True, allow_pickle: bo
 
 
 def loaded_embedding(spec: str | os.PathLike, cache: bool = True, allow_pickle: bool = False) -> tuple[object, str]:
-    """load_embedding's vectors and the key of their version: the built-in's name, or the file's content digest."""
+    """load_embedding's vectors and the key of their version (embedding_version)."""
+    key = embedding_version(spec, allow_pickle)
     spec_text = str(spec)
     if spec_text in BUILTIN_EMBEDDINGS:
-        return cached_embedding(f"builtin-{spec_text}", BUILTIN_EMBEDDINGS[spec_text], cache), spec_text
+        return cached_embedding(f"builtin-{spec_text}", BUILTIN_EMBEDDINGS[spec_text], cache), key
+    path = Path(spec_text).expanduser()
+    return cached_embedding(key, lambda: _read_any(path, allow_pickle), cache), key
+
+
+def embedding_version(spec: str | os.PathLike, allow_pickle: bool = False) -> str:
+    """The key of an embedding's version, read without loading it: a built-in's name, or a file's content digest
+    (an edited copy never reuses what the old vectors gave). A missing file, a folder, or a .kv file without the
+    opt-in is an EmbeddingError."""
+    spec_text = str(spec)
+    if spec_text in BUILTIN_EMBEDDINGS:
+        return spec_text
     path = Path(spec_text).expanduser()
     if not path.exists():
         names = ", ".join(sorted(BUILTIN_EMBEDDINGS))
@@ -227,5 +239,4 @@ def loaded_embedding(spec: str | os.PathLike, cache: bool = True, allow_pickle: 
         raise EmbeddingError(f"{path}: is a folder, expected an embedding file")
     if path.name.lower().endswith(".kv") and not allow_pickle:
         _read_any(path)  # the error that names the opt-in
-    key = f"file-{file_content_key(path)}"  # its content: an edited copy never reuses the old vectors
-    return cached_embedding(key, lambda: _read_any(path, allow_pickle), cache), key
+    return f"file-{file_content_key(path)}"

@@ -80,6 +80,10 @@ class GenderLexicon:
     def __contains__(self, word: str) -> bool:
         return self.get(word) is not None
 
+    def vocabulary_values(self) -> np.ndarray:
+        """g of every word of the vocabulary, in its index's order (NaN for all-zero vectors)."""
+        return self._values
+
     def values(self, words: Iterable[str]) -> np.ndarray:
         """g for each word, NaN where out of vocabulary."""
         return np.array([self._nan_get(w) for w in words], dtype=np.float64)

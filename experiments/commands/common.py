@@ -53,11 +53,13 @@ def embedding_of(args):
 
 
 def lexicon_of(args):
-    """The GenderLexicon (Eq. 1) of --embedding with --definitional pairs."""
-    from gsr.lexicon import GenderLexicon, load_word_pairs
+    """The GenderLexicon (Eq. 1) of --embedding with --definitional pairs (cached per embedding version and pairs)."""
+    from embeddings.lexicons import cached_lexicon
+    from gsr.lexicon import load_word_pairs
 
     pairs = load_word_pairs(args.definitional) if args.definitional else None
-    return GenderLexicon.from_embedding(embedding_of(args), pairs=pairs, name=str(args.embedding))
+    return cached_lexicon(args.embedding, pairs, name=str(args.embedding), allow_pickle=getattr(args, "allow_pickle",
+                                                                                                 False))
 
 
 def analyzer_of(args):

@@ -59,6 +59,11 @@ class DocumentStats:
     def __len__(self) -> int:
         return len(self.docids)
 
+    @functools.cached_property
+    def term_index(self) -> dict[str, int]:
+        """The vocabulary's term -> column."""
+        return {t: i for i, t in enumerate(self.vocabulary)}
+
     @classmethod
     def build(cls, documents: Iterable[tuple[str, str]], analyzer: Analyzer | None = None,
               n_jobs: int | None = None, shard_size: int = 10_000) -> DocumentStats:
@@ -136,7 +141,8 @@ class GenderedDocuments:
         self.lexicon = lexicon
         self.analyzer = analyzer
         term_g = lexicon.values(stats.vocabulary)
-        self.known_terms = np.flatnonzero(~np.isnan(term_g))
+        self._known = ~np.isnan(term_g)
+        self.known_terms = np.flatnonzero(self._known)
         self.term_g = np.where(np.isnan(term_g), 0.0, term_g)
         known = np.zeros(len(term_g))
         known[self.known_terms] = 1.0
@@ -158,11 +164,22 @@ class GenderedDocuments:
         return self._terms_by_class
 
     def excluded_terms(self, query_terms: Iterable[str]) -> np.ndarray:
-        """Collection term ids that are a query term or one of its inflections."""
-        index = self._class_index()
-        classes = set(self.analyzer.inflection_classes(sorted(set(query_terms))))
-        found = [index[c] for c in classes if c in index]
+        """Collection term ids (of the lexicon's words) that are a query term or one of its inflections."""
+        per_term = self._class_term_ids(sorted(set(query_terms)))
+        found = [ids for ids in per_term.values() if len(ids)]
         return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+    def _class_term_ids(self, terms: list[str]) -> dict[str, np.ndarray]:
+        """Each term's class as collection term ids of the lexicon's words: the members the analyzer can list
+        ('exact', 'lemma') looked up in the vocabulary, else the vocabulary grouped by class once ('stem')."""
+        listed = self.analyzer.class_members(terms)
+        if listed is not None:
+            index, known = self.stats.term_index, self._known
+            return {term: np.array(sorted({index[m] for m in members if m in index and known[index[m]]}),
+                                   dtype=np.int64) for term, members in zip(terms, listed)}
+        by_class = self._class_index()
+        empty = np.zeros(0, dtype=np.int64)
+        return {term: by_class.get(cls, empty) for term, cls in zip(terms, self.analyzer.inflection_classes(terms))}
 
     def query_document_genderedness(self, query_terms: Iterable[str], rows: np.ndarray) -> np.ndarray:
         """g_q(d) for documents at `rows`; NaN where no in-vocabulary non-query term is left."""
@@ -204,7 +221,10 @@ class GenderedDocuments:
         keep their places, so earlier answers stay valid as the table grows.
         """
         keys = [tuple(sorted(set(terms))) for terms in query_terms]
-        new = {key: self.excluded_terms(key) for key in set(keys) if key not in self._excluded_slots}
+        new_keys = [key for key in set(keys) if key not in self._excluded_slots]
+        per_term = self._class_term_ids(sorted({t for key in new_keys for t in key}))  # one batch for every query
+        empty = np.zeros(0, dtype=np.int64)
+        new = {key: np.unique(np.concatenate([per_term[t] for t in key])) if key else empty for key in new_keys}
         wanted = dict.fromkeys(int(t) for terms in new.values() for t in terms)
         missing = [t for t in wanted if t not in self._term_slots]
         if missing or self._term_counts is None:

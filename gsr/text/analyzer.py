@@ -13,6 +13,7 @@ from gsr.errors import ParamError
 from gsr.io.files import text_lines
 from gsr.settings import DEFAULT_EXCLUSION, DEFAULT_STOP_LIST, EXCLUSION, STOP_LISTS
 from gsr.text.corpora import nltk_words, warn_missing
+from gsr.text.lemmas import chosen_lemma, lemma_table
 
 # Pronouns and titles that every general stop list drops but that carry gender (paper §3.2.2).
 GENDERED_KEEP_WORDS = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself", "mr", "mrs", "ms"})
@@ -83,25 +84,16 @@ def _stemmer():
     return snowballstemmer.stemmer("english")
 
 
-# lemminflect's parts of speech in the order a word's lemma is chosen: query terms are mostly nouns (as WordNet's
-# lemmatiser assumes by default), so 'nursing' stays 'nursing' while 'women' becomes 'woman'.
-_LEMMA_POS_ORDER = ("NOUN", "PROPN", "VERB", "AUX", "ADJ", "ADV")
-
-
 @lru_cache(maxsize=65_536)
 def lemma(word: str) -> str:
     """The word's dictionary lemma by lemminflect (noun reading first, then verb, adjective, adverb; the first lemma
-    listed for that reading); the word itself where lemminflect's dictionary does not know it."""
+    listed for that reading; gsr.text.lemmas.LEMMA_POS_ORDER); the word itself where lemminflect's dictionary does
+    not know it. Lowercase words (every token) are looked up in the cached table of lemminflect's dictionary."""
+    if word == word.lower():
+        return lemma_table().lemma(word)
     from lemminflect import getAllLemmas
 
-    readings = getAllLemmas(word)
-    for pos in _LEMMA_POS_ORDER:
-        if readings.get(pos):
-            return readings[pos][0]
-    for lemmas in readings.values():
-        if lemmas:
-            return lemmas[0]
-    return word
+    return chosen_lemma(getAllLemmas(word), word)
 
 
 @dataclass(frozen=True)
@@ -140,8 +132,24 @@ class Analyzer:
         if self.exclusion == "stem":
             return _stemmer().stemWords(list(words))
         if self.exclusion == "lemma":
+            if all(w == w.lower() for w in words):
+                return lemma_table().lemmas_of(list(words))
             return [lemma(w) for w in words]
         return list(words)
+
+    def class_members(self, words: list[str]) -> list[list[str]] | None:
+        """For each lowercase word, every word of its inflection class, where they can be listed without a
+        vocabulary: the word itself ('exact'), its lemma and the lemma's inflected forms ('lemma'); None for 'stem'
+        (its classes are found by stemming a vocabulary) and for words that are not lowercase."""
+        if not all(w == w.lower() for w in words):
+            return None
+        if self.exclusion == "exact":
+            return [[w] for w in words]
+        if self.exclusion == "lemma":
+            table = lemma_table()
+            return [members if word in members else [word, *members]
+                    for word, members in zip(words, table.members(table.lemmas_of(list(words))))]
+        return None
 
 
 def default_analyzer() -> Analyzer:

@@ -1,7 +1,8 @@
-"""NLTK's word-list corpora (names, stop words), read through nltk from NLTK's data path, with the install hint
-callers print when a corpus is missing before they fall back to another list.
+"""NLTK's word-list corpora (names, stop words), read from NLTK's data path as nltk reads them (without importing
+nltk, which takes half a second), with the install hint callers print when a corpus is missing before they fall
+back to another list.
 
-Nothing is downloaded at run time: a corpus is used where `nltk.data.find` finds it (NLTK_DATA, ~/nltk_data,
+Nothing is downloaded at run time: a corpus is used where NLTK would find it (NLTK_DATA, ~/nltk_data,
 <venv>/nltk_data, /usr/share/nltk_data, ...), else the caller's fallback is used and one warning per corpus says how
 to install it (`python -m nltk.downloader NAME`).
 """
@@ -10,6 +11,9 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
+import zipfile
+from pathlib import Path
 
 LOG = logging.getLogger("gsr.corpora")
 _warned: set[str] = set()
@@ -20,20 +24,37 @@ def install_hint(corpus: str) -> str:
     return f"python -m nltk.downloader {corpus}  (or put corpora/{corpus}.zip under a folder named in NLTK_DATA)"
 
 
+def nltk_data_path() -> list[Path]:
+    """The folders NLTK looks in for its data, in its order: $NLTK_DATA, then ~/nltk_data and the system's folders
+    (nltk.data.path, without importing nltk, which takes half a second)."""
+    folders = [Path(p) for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]
+    folders.append(Path.home() / "nltk_data")
+    for prefix in dict.fromkeys((sys.prefix, sys.base_prefix)):
+        folders += [Path(prefix) / "nltk_data", Path(prefix) / "share" / "nltk_data", Path(prefix) / "lib" / "nltk_data"]
+    folders += [Path(p) for p in ("/usr/share/nltk_data", "/usr/local/share/nltk_data", "/usr/lib/nltk_data",
+                                  "/usr/local/lib/nltk_data")]
+    return folders
+
+
 def nltk_words(corpus: str, fileid: str) -> list[str] | None:
-    """The words of one file of an NLTK word-list corpus (e.g. 'names', 'female.txt'); None when nltk or the corpus
-    is not installed. NLTK_DATA is re-read on every call, so a path set after nltk was imported still counts."""
-    try:
-        import nltk
-    except ImportError:
-        return None
-    for folder in reversed([p for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]):
-        if folder not in nltk.data.path:
-            nltk.data.path.insert(0, folder)
-    try:
-        return list(getattr(nltk.corpus, corpus).words(fileid))
-    except LookupError:  # nltk's lazy loader: the corpus is on none of NLTK's data folders, unzipped or zipped
-        return None
+    """The words of one file of an NLTK word-list corpus (e.g. 'names', 'female.txt'), one per line as NLTK's
+    WordListCorpusReader reads them, from `corpora/CORPUS/FILEID` or `corpora/CORPUS.zip` in the first folder of
+    nltk_data_path() that has it; None when none has. NLTK_DATA is read on every call."""
+    for folder in nltk_data_path():
+        plain, packed = folder / "corpora" / corpus / fileid, folder / "corpora" / f"{corpus}.zip"
+        if plain.is_file():
+            return _lines(plain.read_bytes())
+        if packed.is_file():
+            try:
+                with zipfile.ZipFile(packed) as archive:
+                    return _lines(archive.read(f"{corpus}/{fileid}"))
+            except (KeyError, zipfile.BadZipFile, OSError):
+                continue
+    return None
+
+
+def _lines(data: bytes) -> list[str]:
+    return [line for line in data.decode("utf-8").splitlines() if line.strip()]  # as nltk.tokenize.line_tokenize
 
 
 def warn_missing(corpus: str, fallback: str) -> None:
