@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gsr.infra.store import fast_digest  # noqa: E402
+from gsr.infra.store import fast_digest
 
 GB = 1e9
 COLUMNS = 300  # an embedding's width

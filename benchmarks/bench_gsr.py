@@ -238,7 +238,7 @@ def report(f: dict, args) -> None:
     print(f"  DocumentStats.build            {f['build_s']:8.2f} s   ({f['docs_per_s']:,.0f} docs/s)")
     print(f"  gender_lexicon                 {f['lexicon_s']:8.2f} s")
     print(f"  stats.gendered(lex)            {f['gendered_s']:8.2f} s")
-    print(f"  {'measure_run %dx%d (1st call)' % (Q, D):<31}{f['score_s'] * 1e3:8.1f} ms  "
+    print(f"  {f'measure_run {Q}x{D} (1st call)':<31}{f['score_s'] * 1e3:8.1f} ms  "
           "(inflection classes, query-term columns, placing the run)")
     print(f"  {'measure_run, warm':<31}{f['score_warm_s'] * 1e3:8.1f} ms  (fastest of {a.repeats})")
     print(f"  {'  of which placing the run':<31}{f['place_s'] * 1e3:8.1f} ms  "
@@ -254,8 +254,8 @@ def report(f: dict, args) -> None:
     print()
     n = f["naive_queries"]
     print(f"Naive approach (re-tokenise each retrieved document per query), MEASURED ON {n} QUERIES ONLY")
-    print(f"  {'measured on %d x %d' % (n, D):<31}{f['naive_measured_s']:8.2f} s")
-    print(f"  {'EXTRAPOLATED linearly to %d' % Q:<31}{f['naive_extrapolated_s']:8.2f} s   "
+    print(f"  {f'measured on {n} x {D}':<31}{f['naive_measured_s']:8.2f} s")
+    print(f"  {f'EXTRAPOLATED linearly to {Q}':<31}{f['naive_extrapolated_s']:8.2f} s   "
           f"(= measured / {n} * {Q})")
     agree = f["max_abs_diff_g_list"] <= 1e-12 and f["max_abs_diff_g_query"] <= 1e-12 and not f["nan_mismatches"]
     print(f"  max |g_q(L) naive - fast|      {f['max_abs_diff_g_list']:.3e}   "

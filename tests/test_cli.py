@@ -174,7 +174,7 @@ def test_score_json_has_intervals_beside_every_gsr(tmp_path, capsys):
         assert keys[:3] == ["gsr", "ci", "se"] and len(engine["ci"]) == 2  # beside "gsr"
     assert out["ci"][0] <= out["gsr"] <= out["ci"][1]
     assert len(out["relative_ci"]) == 2 and "relative_ci" in out["random"]
-    assert set(out["perfect_test"]) == {"difference", "p_value", "p_adjusted"}
+    assert set(out["perfect_test"]) == {"difference", "p_value", "p_adjusted", "mark"}
     # 3 topics: every sign vector enumerated; the difference is the run's GSR minus the perfect engine's
     assert out["perfect_test"]["difference"] == pytest.approx(out["gsr"] - out["perfect"]["gsr"])
     assert out["perfect_test"]["p_value"] * 8 == pytest.approx(round(out["perfect_test"]["p_value"] * 8))
@@ -185,18 +185,27 @@ def test_score_several_runs_compares_every_pair(tmp_path, capsys):
     other = tmp_path / "other.txt"
     other.write_text("q1 Q0 f1 1 3.0 t\nq1 Q0 m2 2 2.0 t\nq2 Q0 m1 1 3.0 t\nq2 Q0 f1 2 2.0 t\nq3 Q0 m2 1 1.0 t\n")
     runs = [str(tmp_path / "run.txt"), str(other)]
-    assert main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"), "--json")) == 0
+    def holm_by_hand(tests):  # step-down over the m tests, monotone, capped at 1
+        running = 0.0
+        for rank, test in enumerate(sorted(tests, key=lambda t: t["p_value"])):
+            running = max(running, min(1.0, (len(tests) - rank) * test["p_value"]))
+            assert test["p_adjusted"] == pytest.approx(running)
+
+    assert main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"), "--json",
+                       "--measures", "none")) == 0
     out = json.loads(capsys.readouterr().out)
     assert [r["run"] for r in out["runs"]] == ["run.txt", "other.txt"] and out["correction"] == "holm"
     (pair,) = out["comparisons"]
     assert (pair["a"], pair["b"]) == ("run.txt", "other.txt")
     assert pair["difference"] == pytest.approx(out["runs"][0]["gsr"] - out["runs"][1]["gsr"])
-    tests = [r["perfect_test"] for r in out["runs"]] + [pair]
-    ordered = sorted(tests, key=lambda t: t["p_value"])  # Holm by hand: m = 3 tests, step-down, monotone
-    running = 0.0
-    for rank, test in enumerate(ordered):
-        running = max(running, min(1.0, (3 - rank) * test["p_value"]))
-        assert test["p_adjusted"] == pytest.approx(running)
+    holm_by_hand([r["perfect_test"] for r in out["runs"]] + [pair])
+    # with effectiveness, its tests against the baseline join the one family
+    assert main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"), "--json",
+                       "--measures", "AP,P@1")) == 0
+    out = json.loads(capsys.readouterr().out)
+    measured = [m for m in out["runs"][1]["measures"].values() if m["p_value"] is not None]
+    assert len(measured) == 2 and all(m["p_value"] is None for m in out["runs"][0]["measures"].values())
+    holm_by_hand([r["perfect_test"] for r in out["runs"]] + out["comparisons"] + measured)
     assert main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"))) == 0
     table = capsys.readouterr().out
     assert "paired randomisation tests of GSR differences" in table and "other.txt" in table and "perfect" in table

@@ -13,9 +13,9 @@ import pytest
 
 pytest.importorskip("sentence_transformers")
 
-from debias.encoder import EncoderDebias, remove_subspace  # noqa: E402
-from gsr.errors import InputError  # noqa: E402
-from retrievers.dense import (  # noqa: E402
+from debias.encoder import EncoderDebias, remove_subspace
+from gsr.errors import InputError
+from retrievers.dense import (
     BiEncoder,
     BuiltinEncoder,
     CrossEncoderRanker,
@@ -28,8 +28,8 @@ from retrievers.dense import (  # noqa: E402
     search,
     verify_builtin,
 )
-from retrievers.device import DeviceError, out_of_memory, resolve_device  # noqa: E402
-from tests.dense_models import WORDS, tiny_bi_encoder, tiny_cross_encoder  # noqa: E402
+from retrievers.device import DeviceError, out_of_memory, resolve_device
+from tests.dense_models import WORDS, tiny_bi_encoder, tiny_cross_encoder
 
 TOP = 10
 

@@ -13,9 +13,9 @@ pd = pytest.importorskip("pandas")
 
 from experiments.cli import main  # noqa: E402
 from gsr import GSR  # noqa: E402
-from gsr.errors import InputError
+from gsr.errors import InputError  # noqa: E402
 from gsr.integrations.measures import ir_measures_measures, parse_measure_name  # noqa: E402
-from gsr.io.convert import as_qrels, as_queries, as_run
+from gsr.io.convert import as_qrels, as_queries, as_run  # noqa: E402
 from gsr.measure import GSRError  # noqa: E402
 
 DOCS = {
@@ -138,7 +138,7 @@ def test_gl_per_query_and_measure_names(tiny_lexicon):
 def test_records_from_ir_measures_and_generators():
     scored = [ir_measures.ScoredDoc("q1", "d1", 1.0), ir_measures.ScoredDoc("q1", "d2", 3.0)]
     assert as_run(scored) == {"q1": [("d2", 3.0), ("d1", 1.0)]}
-    assert as_run(iter(scored)) == as_run(scored) == as_run((s for s in [("q1", "d1", 1), ("q1", "d2", 3)]))
+    assert as_run(iter(scored)) == as_run(scored) == as_run(s for s in [("q1", "d1", 1), ("q1", "d2", 3)])
     assert as_qrels([ir_measures.Qrel("q1", "d1", 2), ir_measures.Qrel("q2", "d9", 0)]) == {"q1": {"d1": 2},
                                                                                              "q2": {"d9": 0}}
     assert as_queries(iter([("1", "nurse"), ("2", "electrician")])) == {"1": "nurse", "2": "electrician"}

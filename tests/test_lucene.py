@@ -8,11 +8,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 import random
 import re
 import shutil
 import subprocess
-import os
 import sys
 import time
 from collections import Counter

@@ -19,7 +19,7 @@ from retrievers.neural import (  # noqa: E402
     MatchPyramid,
     NeuralRankerError,
     collection_idf,
-    crossval,  # noqa: E402  (its train_ranker is replaced in the checkpoint test)
+    crossval,
     rerank_cross_validated,
     rerank_depth,
 )

@@ -207,7 +207,7 @@ def test_system_scatter_figure_panels_titles_and_the_perfect_engine_line():
     assert len(fig.axes) == 8 and len(panels(fig)) == 5  # 2 rows of 4, the last 3 hidden
     assert titles(fig) == ["A: GSR = 0.50", "B: GSR = 0.25", "C: GSR = -0.20", "D: GSR = 0.00", "E: GSR = 1.00"]
     assert fig.get_suptitle() == "glove (dashed: perfect engine)"
-    for ax, (name, result) in zip(panels(fig), systems.items()):
+    for ax, result in zip(panels(fig), systems.values()):
         np.testing.assert_allclose(points(ax), np.column_stack(result.points()))
         (fit,) = fit_lines(ax)
         (reference,) = fit_lines(ax, "--")

@@ -169,7 +169,7 @@ def test_eq2_weights_and_lists_of_many_lists_equal_one_list_at_a_time(lists):
     if len(values) > 1:
         values[1] = np.nan
     g_lists = list_genderedness_many(values, weights, offsets)
-    for i, scores in enumerate(lists):
+    for i in range(len(lists)):
         v, w = values[offsets[i]:offsets[i + 1]], weights[offsets[i]:offsets[i + 1]]
         known = ~np.isnan(v)
         if known.any():

@@ -219,7 +219,7 @@ def tradeoff_figure(bias: LabelBias, columns: int = 3):
     for ax, panel in zip(axes, panels):
         points = bias.points[panel]
         where = {name: (x, y) for name, x, y, _ in points}
-        for name, x, y, upstream in points:
+        for _, x, y, upstream in points:
             if upstream is not None and upstream in where:
                 ux, uy = where[upstream]
                 ax.plot([ux, x], [uy, y], color=NEUTRAL_COLOUR, lw=0.7, zorder=1)

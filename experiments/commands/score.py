@@ -1,18 +1,22 @@
 """`gsr score`: GSR of one or more TREC runs against documents and topics, with bootstrap intervals and standard
 errors; with qrels, the perfect and random engines, relative GSR and each run tested against the perfect engine;
-with several runs, every pair of runs tested (paired randomisation over queries), all p-values corrected together.
+with several runs, every pair of runs tested (paired randomisation over queries); with qrels also effectiveness
+(--measures, ir_measures strings; default the configs' AP, P@10, nDCG@100) over the judged topics, each run tested
+against the baseline run as `gsr run` does. All p-values of one call are corrected together.
 
 Exit status: 0; 1 when GSR is undefined for a run (the output is still printed); 2 on bad input, including a run
 that shares no query with the topics (or, with qrels, with the judged topics)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from itertools import combinations
 from pathlib import Path
 
 from experiments.commands.common import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
 from experiments.commands.validate import format_signed
+from experiments.effectiveness import DEFAULT_MEASURES, TESTS
 from gsr.infra import logs
 from gsr.infra.params import argparse_type
 from gsr.settings import CORRECTIONS, CUTOFF, EXCLUSION, LEVEL, NO_CUTOFF, RELEVANT, RESAMPLES, SEED
@@ -57,7 +61,6 @@ def compare(names: list[str], reports: list, args) -> tuple[list[dict], list[dic
     """(each run's test against the perfect engine, every pair's test), p-values corrected as one family."""
     from gsr.errors import UndefinedMeasureError
     from gsr.evaluate import gsr_difference_test
-    from gsr.uncertainty import adjust_p_values
 
     def test(a, b):
         if a.gsr is None or b.gsr is None or not args.resamples:
@@ -70,10 +73,42 @@ def compare(names: list[str], reports: list, args) -> tuple[list[dict], list[dic
     against_perfect = [_test_record(test(r.system, r.perfect)) if r.perfect is not None else None for r in reports]
     pairs = [_test_record(test(reports[i].system, reports[j].system), names[i], names[j])
              for i, j in combinations(range(len(reports)), 2)]
-    family = [t for t in against_perfect if t is not None] + pairs
-    for record, adjusted in zip(family, adjust_p_values([t["p_value"] for t in family], args.correction)):
-        record["p_adjusted"] = adjusted
     return against_perfect, pairs
+
+
+def correct_all(against_perfect: list, pairs: list[dict], measures: dict | None, correction: str) -> None:
+    """Every p-value of the call is one family (as every p-value of `gsr run`'s results table is): each record gets
+    "p_adjusted" and the paper's "mark"."""
+    from experiments.effectiveness import correct_family
+
+    family = [t for t in against_perfect if t is not None] + pairs
+    family += [entry for per_run in (measures or {}).values() for entry in per_run.values()]
+    correct_family(family, correction)
+
+
+def effectiveness(names: list[str], runs: list, queries: dict, qrels: dict, args) -> tuple[dict, list[str]]:
+    """({run name or 'perfect': {measure: {"mean", "p_value"}}}, the judged topics averaged over): each run's mean of
+    every --measures measure, a topic it does not answer scoring 0, tested against the --baseline run by --test."""
+    from experiments.effectiveness import evaluate_run, measure_entries, parse_measures
+    from gsr.baselines import perfect_run
+
+    measures = parse_measures(args.measures)
+    judged = sorted(q for q in queries if any(g > 0 for g in qrels.get(q, {}).values()))
+    evaluated = {name: evaluate_run(run, qrels, measures, judged) for name, run in zip(names, runs)}
+    evaluated["perfect"] = evaluate_run(perfect_run(qrels), qrels, measures, judged)
+    baseline = baseline_name(names, args.run, args.baseline) if args.resamples else None  # 0: no tests
+    return measure_entries(evaluated, measures, baseline, set(names), args.test, args.resamples or 1,
+                           args.seed), judged
+
+
+def baseline_name(names: list[str], paths: list[str], chosen: str | None) -> str:
+    """The run the others are tested against: --baseline (a run's name as printed, or its path), else the first."""
+    if chosen is None:
+        return names[0]
+    for name, path in zip(names, paths):
+        if chosen in (name, path):
+            return name
+    raise CommandError(f"--baseline {chosen!r} is not one of the runs ({', '.join(names)})")
 
 
 def _bounds(interval, digits: int = 4) -> str:
@@ -84,6 +119,21 @@ def _bounds(interval, digits: int = 4) -> str:
 
 def _p(value) -> str:
     return "—" if value is None else f"{value:.3g}"
+
+
+def print_effectiveness(measures: dict, judged: list[str], args, names: list[str]) -> None:
+    from experiments.effectiveness import CORRECTED, TEST_NAMES, display_name
+    from gsr.infra.numeric import format_number
+
+    listed = list(next(iter(measures.values())))
+    print(f"Effectiveness (ir_measures) over the {len(judged)} judged topics (a topic a run does not answer scores 0)")
+    print(f"  {'run':<24}" + "".join(f" {display_name(m):>10}" for m in listed))
+    for name, entries in measures.items():
+        print(f"  {name:<24}" + "".join(f" {format_number(e['mean']) + e['mark']:>10}" for e in entries.values()))
+    if len(names) > 1 and args.resamples:
+        print(f"  † / ‡: {TEST_NAMES[args.test]} against {baseline_name(names, args.run, args.baseline)}, "
+              f"{CORRECTED[args.correction]} p < 0.05 / p < 0.01 (correction over every p-value of this output)")
+    print()
 
 
 def print_table(names, reports, against_perfect, pairs, args) -> None:
@@ -133,18 +183,48 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
             print(f"  {name}: GSR undefined: {system.error}")
 
 
+def latex_table(names: list[str], reports: list, against_perfect: list, measures: dict | None, args) -> str:
+    """The results as a booktabs table in `gsr run`'s layout (experiments.report.results): each run, then the perfect
+    and random engines; means with marks, GSR and rel. GSR with their intervals."""
+    from experiments.report.results import row_cells, table_header
+    from experiments.report.tables import latex_grid
+
+    first = reports[0]
+    listed = list(next(iter(measures.values()))) if measures else []
+    rows = []
+    engines = [("perfect", first.perfect, None), ("random", first.random, None)] if first.perfect is not None else []
+    for name, result, test in [*zip(names, (r.system for r in reports), against_perfect), *engines]:
+        relative_ci = first.relative_ci_of(result) if first.perfect is not None and name != "perfect" else None
+        entries = (measures or {}).get(name, {m: {"mean": None, "mark": ""} for m in listed})
+        rows.append({"measures": entries, "gsr": {args.embedding: {
+            "gsr": result.gsr, "ci": result.ci.to_list() if result.ci else None, "relative": first.relative_of(result),
+            "mark": test["mark"] if test else "", "relative_ci": relative_ci.to_list() if relative_ci else None}},
+            "system": name})
+    note = (f"GSR under {args.embedding}, cut-off {args.cutoff}; {args.level:.0%} percentile bootstrap intervals "
+            f"({args.resamples} resamples, seed {args.seed}); marks on rel. GSR: paired randomisation test against "
+            f"the perfect engine; p-values {args.correction}-corrected together; p < 0.05 / p < 0.01.")
+    return latex_grid(table_header(listed, [args.embedding], "run"), [row_cells(row) for row in rows],
+                      "GSR of the scored runs", note)
+
+
 def cmd_score(args) -> int:
     from gsr.evaluate import GSR
     from gsr.io.convert import as_qrels, as_queries, as_run
 
     queries = as_queries(args.topics, args.field)
     qrels = as_qrels(args.qrels) if args.qrels else None
+    if args.measures and qrels is None:
+        raise CommandError("--measures needs --qrels: effectiveness is measured against relevance judgments")
+    if args.measures is None:
+        args.measures = list(DEFAULT_MEASURES) if qrels is not None else []
     names = run_names(args.run)
     runs = []
     for name, path in zip(names, args.run):
         run = as_run(path)
         check_shared_queries(name, run, queries, qrels)
         runs.append(run)
+    measures, judged = effectiveness(names, runs, queries, qrels, args) if qrels is not None and args.measures \
+        else (None, [])
     lexicon = lexicon_of(args)
     measure = GSR(lexicon, analyzer_of(args), cutoff=args.cutoff, random_seed=args.seed, resamples=args.resamples,
                   level=args.level, seed=args.seed)
@@ -153,17 +233,28 @@ def cmd_score(args) -> int:
                                       n_jobs=args.jobs)
     reports = [evaluated[i] for i in range(len(runs))]
     against_perfect, pairs = compare(names, reports, args)
+    correct_all(against_perfect, pairs, measures, args.correction)
     if args.json:
         objects = []
         for name, report, test in zip(names, reports, against_perfect):
             out = {"run": name, **report.to_dict()}
             if test is not None:
                 out["perfect_test"] = test
+            if measures is not None:
+                out["measures"] = measures[name]
             objects.append(out)
         document = objects[0] if len(objects) == 1 else {"runs": objects, "comparisons": pairs,
                                                          "correction": args.correction}
+        if measures is not None:
+            document["effectiveness"] = {
+                "judged_topics": len(judged), "perfect": measures["perfect"], "test": args.test,
+                "baseline": baseline_name(names, args.run, args.baseline) if len(names) > 1 else None}
         print(json.dumps(document, indent=2))
+    elif args.latex:
+        print(latex_table(names, reports, against_perfect, measures, args), end="")
     else:
+        if measures is not None:
+            print_effectiveness(measures, judged, args, names)
         print_table(names, reports, against_perfect, pairs, args)
     undefined = [name for name, report in zip(names, reports) if report.system.gsr is None]
     if undefined:
@@ -197,7 +288,23 @@ def configure(parser) -> None:
                         help=f"{LEVEL.help}, {LEVEL.range_text()} (default {LEVEL.default})")
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
                         help="multiple-comparison correction of the tests (default holm)")
+    parser.add_argument("--measures", type=measure_list, default=None,
+                        help="effectiveness measures beside GSR, comma-separated ir_measures strings (e.g. "
+                             f"nDCG@10,AP,P@10); default with --qrels: {','.join(DEFAULT_MEASURES)}; 'none': GSR only")
+    parser.add_argument("--baseline", help="the run each other run is tested against on every measure (its name or "
+                                           "path; default the first)")
+    parser.add_argument("--test", choices=TESTS, default="t",
+                        help="paired test of the measures against the baseline (default t, as in configs)")
+    parser.add_argument("--latex", action="store_true", help="print the results as a LaTeX (booktabs) table")
     parser.add_argument("--jobs", type=positive_int, default=None,
                         help="processes for document statistics (default: cores)")
     add_embedding_options(parser)
     parser.set_defaults(func=cmd_score)
+
+
+def measure_list(text: str) -> list[str]:
+    """--measures' text as measure names; 'none' as no measure. Checked against ir_measures when the command runs."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give measures as e.g. nDCG@10,AP,P@10, or 'none'")
+    return [] if names == ["none"] else names

@@ -85,7 +85,7 @@ def _input_entries(config: ExperimentConfig) -> list[tuple[str, object]]:
         labels = system.params.get("labels")
         if isinstance(labels, str) and labels.startswith(FILE_PREFIX):
             entries.append((f"systems.{system.name}.labels", labels[len(FILE_PREFIX):]))
-    for name, options in config.analyses.items():
+    for options in config.analyses.values():
         for key, value in options.items():
             if key == "probe_occupations" and value:
                 entries.append((f"analyses.{key}", value))

@@ -4,7 +4,7 @@ measuring embedding), as rows, Markdown, LaTeX, CSV, and per query (wide CSV and
 
 from __future__ import annotations
 
-from experiments.effectiveness import CORRECTED, TEST_NAMES, correct_family, display_name, paired_test
+from experiments.effectiveness import CORRECTED, TEST_NAMES, correct_family, display_name, measure_entries
 from experiments.report.tables import csv_rows, latex_grid, markdown_grid
 from experiments.results import PERFECT, RANDOM, ExperimentResult
 from gsr.errors import UndefinedMeasureError
@@ -44,20 +44,14 @@ def results_rows(result: ExperimentResult) -> list[dict]:
     interval and SE, relative GSR with interval and the test against the perfect engine. Every p-value of the table
     is one family, corrected with the config's correction ("p_adjusted", "mark")."""
     config = result.config
-    baseline = result.effectiveness.get(config.baseline) if config.baseline else None
     rows, family = [], []
     models = {s.name: s for s in config.systems}
+    means = measure_entries(result.effectiveness, config.measures, config.baseline, set(models), config.test,
+                            config.resamples, config.seed)
     for name in [s.name for s in config.systems] + list(REFERENCE_ROWS):
-        eff = result.effectiveness[name]
         row = {"system": name, "model": models[name].model if name in models else name,
-               "embedding": models[name].embedding if name in models else None, "measures": {}, "gsr": {}}
-        for measure in config.measures:
-            p = None
-            if baseline is not None and name in models and name != config.baseline:
-                p = paired_test(eff.per_query[str(measure)], baseline.per_query[str(measure)], config.test,
-                                config.resamples, config.seed)
-            row["measures"][str(measure)] = {"mean": finite(eff.mean(str(measure))), "p_value": p}
-            family.append(row["measures"][str(measure)])
+               "embedding": models[name].embedding if name in models else None, "measures": means[name], "gsr": {}}
+        family += means[name].values()
         for label in result.system_gsr:
             row["gsr"][label] = _gsr_entry(result, label, name, tested=name in models)
             family.append(row["gsr"][label])
@@ -66,11 +60,16 @@ def results_rows(result: ExperimentResult) -> list[dict]:
     return rows
 
 
-def _header(result: ExperimentResult) -> list[str]:
-    columns = ["system"] + [display_name(m) for m in result.config.measures]
-    for label in result.system_gsr:
+def table_header(measures, labels, first: str = "system") -> list[str]:
+    """The results table's columns: the first, each measure in the paper's spelling, GSR and rel. GSR per label."""
+    columns = [first] + [display_name(m) for m in measures]
+    for label in labels:
         columns += [f"GSR ({label})", f"rel. GSR ({label}) %"]
     return columns
+
+
+def _header(result: ExperimentResult) -> list[str]:
+    return table_header(result.config.measures, result.system_gsr)
 
 
 def _bounds(interval, digits: int) -> str:
@@ -79,7 +78,8 @@ def _bounds(interval, digits: int) -> str:
     return f" [{format_number(interval[0], digits, sign=True)}, {format_number(interval[1], digits, sign=True)}]"
 
 
-def _cells(row: dict) -> list[str]:
+def row_cells(row: dict) -> list[str]:
+    """A row of results_rows' shape as table cells: means with marks, GSR and rel. GSR with their intervals."""
     cells = [row["system"]]
     for value in row["measures"].values():
         cells.append(format_number(value["mean"]) + value["mark"])
@@ -126,13 +126,13 @@ def table_notes(result: ExperimentResult, rows: list[dict]) -> list[str]:
 
 def markdown_table(result: ExperimentResult, rows: list[dict]) -> str:
     """The Table 2-style summary in Markdown, with corrected †/‡ marks and bootstrap intervals."""
-    cells = [_cells(row) for row in rows]
+    cells = [row_cells(row) for row in rows]
     return markdown_grid(_header(result), cells) + "\n" + "\n\n".join(table_notes(result, rows)) + "\n"
 
 
 def latex_table(result: ExperimentResult, rows: list[dict]) -> str:
     """The same table in LaTeX (booktabs)."""
-    return latex_grid(_header(result), [_cells(row) for row in rows], f"Results: {result.collection.name}",
+    return latex_grid(_header(result), [row_cells(row) for row in rows], f"Results: {result.collection.name}",
                       " ".join(table_notes(result, rows)))
 
 

@@ -19,7 +19,7 @@ _SGML_SKIPPED = ("DOCNO", "DOCID", "FILEID", "FIRST", "SECOND", "PARENT", "DATE"
                  "F", "FR94", "USDEPT", "USBUREAU", "CFR", "RINDOCK", "BYLINE", "DOCHDR", "SCRIPT", "STYLE")
 _DOC = re.compile(r"<DOC>(.*?)</DOC>", re.S | re.I)
 _DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
-_SKIP = re.compile(r"<(%s)\b[^>]*>.*?</\1>" % "|".join(_SGML_SKIPPED), re.S | re.I)
+_SKIP = re.compile(r"<(" + "|".join(_SGML_SKIPPED) + r")\b[^>]*>.*?</\1>", re.S | re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _ENTITY = re.compile(r"&[a-zA-Z]+;")

@@ -2,7 +2,12 @@
 evaluators) and PyTerrier's `Experiment`, with aggregates that are exactly Eq. 3 (`measures`), and the per-query
 means of the label-based measures (`bias_measures`)."""
 
-from gsr.integrations.bias_measures import BiasIRMeasures
-from gsr.integrations.measures import GSRMeasures, ir_measures_measures, is_gsr_measure, parse_measure_name
+from gsr.infra.lazy import lazy_names, names_of
 
-__all__ = ["BiasIRMeasures", "GSRMeasures", "ir_measures_measures", "is_gsr_measure", "parse_measure_name"]
+_LAZY = {
+    **names_of("gsr.integrations.bias_measures", "BiasIRMeasures"),
+    **names_of("gsr.integrations.measures", "GSRMeasures", "ir_measures_measures", "is_gsr_measure",
+               "parse_measure_name"),
+}
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from gsr.errors import ParamError
@@ -77,7 +77,7 @@ def stopwords_of(spec: str | os.PathLike | None) -> frozenset[str]:
     return read_stopwords(spec)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _stemmer():
     import snowballstemmer
 

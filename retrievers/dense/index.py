@@ -176,6 +176,11 @@ def _shards(documents: Iterable[tuple[str, str]], size: int) -> Iterator[list[tu
         yield shard
 
 
+def partial_encoder(encoder, texts: list[str], bar) -> Callable[[Path], None]:
+    """The writer of one shard's document vectors, built when (and only if) the cache has no such shard."""
+    return lambda target: _save_array(encoder.encode(texts, "document", bar))(target)
+
+
 def _save_array(array: np.ndarray) -> Callable[[Path], None]:
     def write(path: Path) -> None:
         with open(path, "wb") as handle:
@@ -212,9 +217,8 @@ def document_embeddings(encoder: BiEncoder, documents: Path, collection_key: str
                 counts.extend(len(p) for p in split)
                 texts = [p for parts in split for p in parts]
                 shard_bar = _DocumentBar(bar, [len(p) for p in split])
-                path, reused = cached_file(partial / f"shard-{number:06d}.npy",
-                                           lambda target: _save_array(encoder.encode(texts, "document",
-                                                                                     shard_bar))(target))
+                encode = partial_encoder(encoder, texts, shard_bar)
+                path, reused = cached_file(partial / f"shard-{number:06d}.npy", encode)
                 if reused:
                     bar.update(len(shard))
                 shard_files.append(path)

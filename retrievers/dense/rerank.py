@@ -53,10 +53,11 @@ class CrossEncoderRanker:
 
 
 def rerank_run(ranker: CrossEncoderRanker, queries: Mapping[str, str], texts: Mapping[str, str],
-               candidates: Run, depth: int, passages: PassageSettings = PassageSettings()) -> Run:
+               candidates: Run, depth: int, passages: PassageSettings | None = None) -> Run:
     """Each query's top-`depth` candidates re-scored by the cross-encoder (best passage's score under MaxP) and
     ranked by it; the candidates below `depth` follow in run order with lower scores. Queries without text keep
     their candidates."""
+    passages = passages if passages is not None else PassageSettings()
     pairs: list[tuple[str, str]] = []
     owners: list[tuple[str, int]] = []  # (qid, candidate position) of each pair
     for qid, ranked in candidates.items():

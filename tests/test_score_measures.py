@@ -1,0 +1,107 @@
+"""`gsr score --measures`: an external run's effectiveness beside its GSR in one call, with the numbers and tests
+`gsr run` gives the same run as a `model = "run"` system; the t-test written out equals scipy's to the bit."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from experiments.cli import main
+from experiments.effectiveness import paired_t_test
+from tests.toy_collection import RUN, write_toy
+
+# a second run: the first one's lists reversed, so the two differ on every query
+REVERSED = {q: list(reversed(docs)) for q, docs in RUN.items()}
+MEASURES = ("AP", "nDCG@3", "P@2", "RR")
+
+
+def _write_runs(folder) -> None:
+    for name, run in (("first.run", RUN), ("second.run", REVERSED)):
+        (folder / name).write_text("".join(f"{q} Q0 {d} {r} {10 - r} {name}\n" for q, docs in run.items()
+                                           for r, d in enumerate(docs, 1)))
+    (folder / "runs.toml").write_text(f"""threads = 1
+output = {json.dumps(str(folder / "out"))}
+[collection]
+kind = "files"
+documents = "docs.jsonl"
+topics = "topics.tsv"
+qrels = "qrels.txt"
+[embeddings.tiny]
+source = "vectors.txt"
+[[systems]]
+name = "first"
+model = "run"
+path = "first.run"
+[[systems]]
+name = "second"
+model = "run"
+path = "second.run"
+[gsr]
+measuring = "tiny"
+[evaluation]
+measures = {json.dumps(list(MEASURES))}
+test = "t"
+resamples = 200
+[plots]
+enabled = false
+[analyses]
+intrinsic_gender = false
+rank_change = false
+""")
+
+
+def test_score_measures_equal_gsr_run_on_the_same_runs(tmp_path, capsys):
+    folder = write_toy(tmp_path / "toy")
+    _write_runs(folder)
+    assert main(["-q", "run", str(folder / "runs.toml")]) == 0
+    rows = {row["system"]: row for row in json.loads((folder / "out" / "results.json").read_text())["rows"]}
+    capsys.readouterr()
+    assert main(["-q", "score", "--run", str(folder / "first.run"), str(folder / "second.run"), "--topics",
+                 str(folder / "topics.tsv"), "--docs", str(folder / "docs.jsonl"), "--qrels",
+                 str(folder / "qrels.txt"), "--embedding", str(folder / "vectors.txt"), "--resamples", "200",
+                 "--measures", ",".join(MEASURES), "--jobs", "1", "--json"]) == 0
+    scored = {entry["run"]: entry for entry in json.loads(capsys.readouterr().out)["runs"]}
+    for system, run in (("first", "first.run"), ("second", "second.run")):
+        for measure in MEASURES:
+            assert scored[run]["measures"][measure]["mean"] == rows[system]["measures"][measure]["mean"]
+            assert scored[run]["measures"][measure]["p_value"] == rows[system]["measures"][measure]["p_value"]
+        assert scored[run]["gsr"] == rows[system]["gsr"]["tiny"]["gsr"]
+        assert scored[run]["ci"] == rows[system]["gsr"]["tiny"]["ci"]
+    assert scored["first.run"]["measures"]["AP"]["p_value"] is None  # the baseline is not tested against itself
+    assert scored["second.run"]["measures"]["AP"]["p_value"] is not None
+
+
+def test_score_measures_table_latex_and_refusals(tmp_path, capsys):
+    folder = write_toy(tmp_path / "toy")
+    _write_runs(folder)
+    base = ["-q", "score", "--run", str(folder / "first.run"), str(folder / "second.run"), "--topics",
+            str(folder / "topics.tsv"), "--docs", str(folder / "docs.jsonl"), "--embedding",
+            str(folder / "vectors.txt"), "--jobs", "1"]
+    assert main([*base, "--qrels", str(folder / "qrels.txt"), "--baseline", "second.run"]) == 0
+    text = capsys.readouterr().out
+    assert "Effectiveness (ir_measures) over the 5 judged topics" in text
+    assert "MAP" in text and "nDCG@100" in text and "against second.run" in text  # the configs' default measures
+    assert main([*base, "--qrels", str(folder / "qrels.txt"), "--latex", "--measures", "nDCG@10"]) == 0
+    latex = capsys.readouterr().out
+    assert r"\toprule" in latex and "nDCG@10" in latex and "first.run" in latex and "perfect" in latex
+    assert main([*base, "--qrels", str(folder / "qrels.txt"), "--measures", "none", "--json"]) == 0
+    assert "measures" not in json.loads(capsys.readouterr().out)["runs"][0]
+    assert main([*base, "--measures", "AP"]) == 2
+    assert "--measures needs --qrels" in capsys.readouterr().err
+    assert main([*base, "--qrels", str(folder / "qrels.txt"), "--measures", "nDCG@x"]) == 2
+    assert "'nDCG@x' is not an ir_measures measure" in capsys.readouterr().err
+    assert main([*base, "--qrels", str(folder / "qrels.txt"), "--baseline", "third.run"]) == 2
+    assert "--baseline 'third.run' is not one of the runs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_paired_t_test_is_scipys_to_the_bit(seed):
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 200))
+    a = np.round(rng.random(n), 4)
+    for b in (np.round(rng.random(n), 4), a + 0.25, np.round(a + rng.normal(0, 0.01, n), 4)):
+        assert paired_t_test(a.tolist(), b.tolist()) == stats.ttest_rel(a, b).pvalue
