@@ -187,13 +187,18 @@ def _duration(seconds: float) -> str:
 
 
 def train_embedding(corpus: TokenCorpus, settings: TrainingSettings):
-    """Skip-gram word2vec or fastText (gensim) on a token corpus, with every core; returns its KeyedVectors."""
+    """Skip-gram word2vec or fastText (gensim) on a token corpus; returns its KeyedVectors.
+
+    One worker thread: with more, gensim's threads update shared vectors in whatever order the scheduler gives, and
+    two runs with one seed differ (the demo's w2v_add MAP moved by 0.001 between fresh runs). Several embeddings
+    train side by side instead (train_embeddings), one per core.
+    """
     import logging
 
     from gensim.models import FastText, Word2Vec
 
     options = dict(vector_size=settings.dim, window=settings.window, min_count=settings.min_count,
-                   sample=settings.sample, sg=1, negative=5, seed=settings.seed, workers=max(1, os.cpu_count() or 1))
+                   sample=settings.sample, sg=1, negative=5, seed=settings.seed, workers=1)
     if settings.method == "fasttext":
         buckets = settings.buckets or fasttext_buckets(
             (w for w, c in corpus.counts.items() if c >= settings.min_count), settings.min_n, settings.max_n)
@@ -230,7 +235,7 @@ def trained_embedding(documents: Path, collection_key: str, settings: TrainingSe
     """
     from embeddings.loading import cached_embedding
 
-    key = f"trained-{collection_key}-{content_key(asdict(settings), length=12)}"
+    key = trained_key(collection_key, settings)
 
     def build():
         folder, _ = cached_folder(cache_dir() / "token-corpora" / collection_key,
@@ -238,3 +243,30 @@ def trained_embedding(documents: Path, collection_key: str, settings: TrainingSe
         return train_embedding(TokenCorpus.load(folder), settings)
 
     return cached_embedding(key, build), key
+
+
+def trained_key(collection_key: str, settings: TrainingSettings) -> str:
+    """The cache key of an embedding trained on a collection with `settings`."""
+    return f"trained-{collection_key}-{content_key(asdict(settings), length=12)}"
+
+
+def _trained_key(documents: Path, collection_key: str, settings: TrainingSettings) -> str:
+    return trained_embedding(documents, collection_key, settings)[1]
+
+
+def train_embeddings(documents: Path, collection_key: str, settings: list[TrainingSettings], n_jobs: int) -> None:
+    """trained_embedding for each of `settings`, up to `n_jobs` at once in forked processes (each trains on one core,
+    see train_embedding); the results land in the cache, where trained_embedding finds them. The token corpus is
+    written first, once, for all of them."""
+    from functools import partial
+
+    from embeddings.loading import CACHE_FORMAT
+    from gsr.infra.parallel import map_in_processes
+
+    missing = [s for s in settings
+               if not (cache_dir() / "embeddings" / f"{trained_key(collection_key, s)}-v{CACHE_FORMAT}").is_dir()]
+    if len(missing) < 2 or n_jobs < 2:
+        return  # nothing to overlap: trained when first used
+    cached_folder(cache_dir() / "token-corpora" / collection_key,
+                  lambda staging: write_token_corpus(documents, staging))
+    list(map_in_processes(partial(_trained_key, documents, collection_key), missing, min(n_jobs, len(missing))))

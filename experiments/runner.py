@@ -35,7 +35,7 @@ from gsr.infra.store import (
     file_content_key,
     unwritable,
 )
-from gsr.io.runs import read_trec_run, write_trec_run
+from gsr.io.runs import as_written, read_trec_run, write_trec_run
 from gsr.io.types import Run
 from gsr.lexicon import gender_lexicon
 from gsr.text.analyzer import Analyzer, stopwords_of
@@ -71,6 +71,8 @@ class Experiment:
         self._shared: dict[str, object] = {}
         self._runs: dict[str, Run] = {}  # cache key -> run, read once by this experiment (not by derived ones)
         self._collection: Collection | None = None
+        # set on an experiment over edited queries: the one whose trained models score them (the adversarial probe)
+        self.trained_by: Experiment | None = None
 
     # ------------------------------------------------------------ what system types use
     @contextmanager
@@ -162,6 +164,19 @@ class Experiment:
             self._embeddings[name] = LoadedEmbedding(name, kv, key)
         return self._embeddings[name]
 
+    def train_embeddings(self) -> None:
+        """The embeddings this experiment trains on its collection, trained side by side (one core each, which
+        keeps each exact) before the first system asks for one."""
+        from embeddings.training import TrainingSettings, train_embeddings
+
+        config = self.config
+        used = {s.embedding for s in config.systems} | set(config.measuring)
+        used |= {config.embeddings[name].base for name in list(used) if name in config.embeddings}
+        trained = [TrainingSettings(**spec.train) for name, spec in config.embeddings.items()
+                   if name in used and spec.train is not None and spec.base is None and spec.source is None]
+        with self.step("training embeddings side by side"):
+            train_embeddings(self.collection.documents, self.collection.key, trained, config.threads or 1)
+
     def _debiased(self, spec) -> tuple[object, str]:
         """A debiased copy of another named embedding, computed once and cached (memory-mapped) like any other."""
         from debias import METHODS
@@ -207,10 +222,12 @@ class Experiment:
 
         return self.shared("mention words", default_mention_words)
 
-    def with_queries(self, queries: dict[str, str]) -> Experiment:
-        """This experiment on other query texts (same ids, qrels, documents, settings): its system runs are cached
-        under their own keys (the queries are part of every key), and it shares this one's embeddings, index and
-        document statistics. The adversarial query probe runs every system through it."""
+    def with_queries(self, queries: dict[str, str], reuse_training: bool = False) -> Experiment:
+        """This experiment on other query texts (some of its query ids, same qrels, documents and settings): its
+        system runs are cached under their own keys (the queries are part of every key), and it shares this one's
+        embeddings, index and document statistics. With `reuse_training`, trained systems train nothing: the models
+        this experiment trained score the new texts (a query edit reaches a deployed model, it does not retrain it).
+        The adversarial query probe runs every system through it."""
         unknown = sorted(set(queries) - set(self.collection.queries))
         if unknown:
             raise InputError(f"with_queries: query ids {', '.join(unknown[:3])} are not topics of the collection")
@@ -218,6 +235,7 @@ class Experiment:
         derived._collection = replace(self.collection, queries=dict(queries))
         derived._embeddings, derived._unit_embeddings, derived._shared = \
             self._embeddings, self._unit_embeddings, self._shared
+        derived.trained_by = self if reuse_training else None
         return derived
 
     def upstream(self, system: SystemSpec) -> SystemSpec:
@@ -246,15 +264,21 @@ class Experiment:
         if key in self._runs:
             return self._runs[key]
 
+        computed: dict[str, Run] = {}
+
         def retrieve(staging: Path) -> None:
             with self.step(f"run {system.name}"):
-                write_trec_run(system_type.run(self, system), staging, tag=output_name(system.name))
+                computed["run"] = system_type.run(self, system)
+                write_trec_run(computed["run"], staging, tag=output_name(system.name))
 
         path, reused = cached_file(cache_dir() / "runs" / f"{key}.run", retrieve)
         if reused:
             self.note_reused(f"run {system.name}")
-        # the file's order (trec_eval's) is the one every later step sees; a system may retrieve nothing at all
-        self._runs[key] = read_trec_run(path, allow_empty=True)
+        # the file's order (trec_eval's) is the one every later step sees, and a run just written is taken as the
+        # file holds it (scores written exactly, queries in file order, ranked as read) without reading it back; a
+        # system may retrieve nothing at all
+        self._runs[key] = (as_written(computed["run"], path) if "run" in computed
+                           else read_trec_run(path, allow_empty=True))
         return self._runs[key]
 
     # ------------------------------------------------------------ whole experiment
@@ -271,6 +295,7 @@ class Experiment:
         collection = self.collection
         check_resample_memory(len(collection.queries), config.resamples, "evaluation.resamples")
         judged = collection.judged_queries()
+        self.train_embeddings()
         runs = {s.name: self.system_run(s) for s in config.systems}
         docids = collection_docids(collection.documents)
         for name, run in runs.items():

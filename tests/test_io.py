@@ -6,8 +6,10 @@ naming its line (REFUSED), and a DataFrame read or refused (FRAMES)."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gsr.documents.opening import iter_documents
@@ -446,3 +448,20 @@ def test_other_types_are_refused(read, what):
 def test_in_memory_run_scores_are_checked_like_files():
     with pytest.raises(InputError, match="run, query 1, document a: score is NaN"):
         as_run({"1": {"a": float("nan"), "b": 1.0}})
+
+
+def test_a_run_as_written_equals_the_file_read_back(tmp_path):
+    """The runner keeps a run it has just written instead of reading it back: the two must be the same run, in the
+    same order, with the same floats (ties, float32 and integer scores, infinities, a query without documents)."""
+    from gsr.io.runs import as_written, read_trec_run, write_trec_run
+
+    rng = np.random.default_rng(3)
+    run = {f"q{i}": [(f"d{j}", float(rng.integers(0, 4))) for j in rng.permutation(30)] for i in range(12, 0, -1)}
+    run["q5"] = [(f"d{j}", np.float32(rng.random())) for j in range(20)]
+    run["q6"] = [("a", math.inf), ("b", -math.inf), ("c", 0.1 + 0.2), ("d", -0.0), ("e", 3)]
+    run["q7"] = []
+    path = write_trec_run(run, tmp_path / "run.trec")
+    read = read_trec_run(path)
+    kept = as_written(run, path)
+    assert list(kept) == list(read) and kept == read
+    assert all(repr(a) == repr(b) for q in read for (_, a), (_, b) in zip(kept[q], read[q]))

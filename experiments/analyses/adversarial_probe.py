@@ -3,9 +3,11 @@ States'), run through every system again, and how GSR and the label-based measur
 system's stereotype behaviour under an innocuous query edit.
 
 The paper appends 'United States' to each occupation (every experiment) and 'UK' to 'CEO' (Fig. 1); those are the
-default words. The modified queries run through the same machinery as the originals (Experiment.with_queries: every
-query keeps its id, the probed ones get the word; runs are cached under the new queries), so re-rankers and trained
-models see the edit as any user's query would. The appended words also change g(q), which GSR regresses on: the
+default words. The modified queries run through the same machinery as the originals (Experiment.with_queries: the
+probed queries keep their ids and get the word; runs are cached under the new queries), so re-rankers see the edit as
+any user's query would, and trained rankers score it with the models they trained on the original queries, as a
+deployed ranker meets an edited query (nothing is retrained; before 2026-11 the probe retrained them on the edited
+queries, which changed the model as well as the query). The appended words also change g(q), which GSR regresses on: the
 table reports the mean change of g(q) (Δg) and the perfect engine's GSR on both query sets, whose difference comes
 from that alone.
 """
@@ -153,7 +155,9 @@ def compute(experiment, result, options: dict) -> AdversarialProbe:
     rows = []
     for word in options["probe_words"]:
         queries = appended(collection.queries, probed, word)
-        derived = experiment.with_queries(queries)
+        # only the probed queries change; every system ranks each query on its own, and trained ones keep the models
+        # they trained on the original queries
+        derived = experiment.with_queries({q: queries[q] for q in probed}, reuse_training=True)
         with experiment.step(f"adversarial probe: queries + {word!r}"):
             runs = {s.name: derived.system_run(s) for s in systems}
         try:
@@ -279,7 +283,8 @@ ANALYSES.register(AnalysisType(
             Param("probe_occupations", str, None, "occupation list, one per line, relative to the config file "
                   "(default: the project's, experiments/wordlists/occupations.txt)"),
             Param("probe_systems", object, ALL, "the systems probed: all, or a list of names (re-run on the "
-                  "modified queries, trained ones retrained)", validator=_systems, range_help="all or names"),
+                  "modified queries; trained ones score them with the models trained on the originals)",
+                  validator=_systems, range_help="all or names"),
             *BIAS_PARAMS),
     default=False, needs="switched on (adversarial_probe = true): it runs every probed system again per word",
     writes=("adversarial_probe", "adversarial_probe_values")))

@@ -36,14 +36,15 @@ def cmd_run(args) -> int:
     for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
         clean_stale_staging(folder)
     provenance = Provenance.record(config)  # what the experiment starts from, checked again before writing
-    result = Experiment(config).run()
+    experiment = Experiment(config)
+    result = experiment.run()
     provenance.check_unchanged()
-    written = write_report(result, config.output, provenance)
+    written = write_report(result, config.output, provenance, experiment)
     output.finish(written.values())
     # the table write_report just made: building it again would redo every paired test and bootstrap
     print(written["markdown"].read_text(encoding="utf-8"))
-    log.info("wrote %d files under %s/ (results.md, results.csv, results.json, per_query.csv, runs/, plots)",
-             len(written), config.output)
+    log.info("wrote %d files under %s/ (report.html, results.md, results.csv, results.json, per_query.csv, runs/, "
+             "plots)", len(written), config.output)
     return 0
 
 

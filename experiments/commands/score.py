@@ -183,28 +183,61 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
             print(f"  {name}: GSR undefined: {system.error}")
 
 
-def latex_table(names: list[str], reports: list, against_perfect: list, measures: dict | None, args) -> str:
-    """The results as a booktabs table in `gsr run`'s layout (experiments.report.results): each run, then the perfect
-    and random engines; means with marks, GSR and rel. GSR with their intervals."""
-    from experiments.report.results import row_cells, table_header
-    from experiments.report.tables import latex_grid
+def results_cells(names: list[str], reports: list, against_perfect: list, measures: dict | None,
+                  args) -> tuple[list[dict], list[str]]:
+    """The results in `gsr run`'s layout (experiments.report.results), each run then the perfect and random engines:
+    ([{"cells": table cells, "sort": sort keys}], the measures)."""
+    from experiments.report.results import row_cells
 
     first = reports[0]
     listed = list(next(iter(measures.values()))) if measures else []
-    rows = []
     engines = [("perfect", first.perfect, None), ("random", first.random, None)] if first.perfect is not None else []
+    rows = []
     for name, result, test in [*zip(names, (r.system for r in reports), against_perfect), *engines]:
         relative_ci = first.relative_ci_of(result) if first.perfect is not None and name != "perfect" else None
         entries = (measures or {}).get(name, {m: {"mean": None, "mark": ""} for m in listed})
-        rows.append({"measures": entries, "gsr": {args.embedding: {
-            "gsr": result.gsr, "ci": result.ci.to_list() if result.ci else None, "relative": first.relative_of(result),
-            "mark": test["mark"] if test else "", "relative_ci": relative_ci.to_list() if relative_ci else None}},
-            "system": name})
+        relative = first.relative_of(result)
+        row = {"system": name, "measures": entries, "gsr": {args.embedding: {
+            "gsr": result.gsr, "ci": result.ci.to_list() if result.ci else None, "relative": relative,
+            "mark": test["mark"] if test else "", "relative_ci": relative_ci.to_list() if relative_ci else None}}}
+        rows.append({"cells": row_cells(row), "sort": [name, *(e["mean"] for e in entries.values()), result.gsr,
+                                                       relative]})
+    return rows, listed
+
+
+def latex_table(names: list[str], reports: list, against_perfect: list, measures: dict | None, args) -> str:
+    """The results as a booktabs table in `gsr run`'s layout: each run, then the perfect and random engines; means
+    with marks, GSR and rel. GSR with their intervals."""
+    from experiments.report.results import table_header
+    from experiments.report.tables import latex_grid
+
+    rows, listed = results_cells(names, reports, against_perfect, measures, args)
     note = (f"GSR under {args.embedding}, cut-off {args.cutoff}; {args.level:.0%} percentile bootstrap intervals "
             f"({args.resamples} resamples, seed {args.seed}); marks on rel. GSR: paired randomisation test against "
             f"the perfect engine; p-values {args.correction}-corrected together; p < 0.05 / p < 0.01.")
-    return latex_grid(table_header(listed, [args.embedding], "run"), [row_cells(row) for row in rows],
+    return latex_grid(table_header(listed, [args.embedding], "run"), [row["cells"] for row in rows],
                       "GSR of the scored runs", note)
+
+
+def write_page(args, names, runs, reports, against_perfect, measures, queries, qrels, measure) -> None:
+    """--html: the scored runs as report.html (experiments.report.html), its table the one --latex prints."""
+    from experiments.report.html import scored_report, write_html
+    from experiments.report.results import table_header
+    from gsr.documents.opening import open_documents
+
+    rows, listed = results_cells(names, reports, against_perfect, measures, args)
+    table = {"columns": table_header(listed, [Path(args.embedding).name], "run"), "rows": rows,
+             "notes": [f"GSR under {args.embedding}, cut-off {args.cutoff}; {args.level:.0%} percentile bootstrap "
+                       f"intervals ({args.resamples} resamples, seed {args.seed}); p-values {args.correction}-"
+                       "corrected together."]}
+    # g_q(d) reads a document's own words only: the retrieved documents alone give every value the page shows
+    wanted = {d for run in runs for ranked in run.values() for d, _ in ranked}
+    texts = dict(open_documents(args.docs).texts(wanted))
+    gendered = measure.documents(texts, n_jobs=1)
+    page = scored_report(names, reports, runs, queries, qrels, gendered, Path(args.embedding).name, args.cutoff, table,
+                         lambda ids: {d: texts[d] for d in ids if d in texts})
+    write_html(page, args.html)
+    log.info("wrote %s", args.html)
 
 
 def cmd_score(args) -> int:
@@ -256,6 +289,8 @@ def cmd_score(args) -> int:
         if measures is not None:
             print_effectiveness(measures, judged, args, names)
         print_table(names, reports, against_perfect, pairs, args)
+    if args.html:
+        write_page(args, names, runs, reports, against_perfect, measures, queries, qrels, measure)
     undefined = [name for name, report in zip(names, reports) if report.system.gsr is None]
     if undefined:
         log.warning("GSR is undefined for %s", ", ".join(undefined))
@@ -296,6 +331,9 @@ def configure(parser) -> None:
     parser.add_argument("--test", choices=TESTS, default="t",
                         help="paired test of the measures against the baseline (default t, as in configs)")
     parser.add_argument("--latex", action="store_true", help="print the results as a LaTeX (booktabs) table")
+    parser.add_argument("--html", type=new_file, metavar="FILE",
+                        help="also write report.html to FILE: the table, each run's GSR scatter, each query's "
+                             "documents with their words coloured by g(w), two runs contrasted (a new file)")
     parser.add_argument("--jobs", type=positive_int, default=None,
                         help="processes for document statistics (default: cores)")
     add_embedding_options(parser)
@@ -308,3 +346,13 @@ def measure_list(text: str) -> list[str]:
     if not names:
         raise argparse.ArgumentTypeError("give measures as e.g. nDCG@10,AP,P@10, or 'none'")
     return [] if names == ["none"] else names
+
+
+def new_file(text: str) -> Path:
+    """--html's file: a path that does not exist yet (the command never overwrites a file) in an existing folder."""
+    path = Path(text).expanduser()
+    if path.exists():
+        raise argparse.ArgumentTypeError(f"{path} exists; give a new file (nothing is overwritten)")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{path.parent} is not a folder")
+    return path

@@ -34,6 +34,41 @@ def project_version() -> str:
         return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
 
 
+LIBRARIES = ("numpy", "scipy", "gensim", "torch", "pyserini", "ir_measures", "sentence-transformers", "plotly")
+
+
+def environment() -> dict:
+    """Where the numbers were computed: the git commit (and whether the checkout had uncommitted changes) when run
+    from a checkout, the versions of gsr-bench, Python and the libraries behind the numbers, Java's, the platform."""
+    import platform
+    import subprocess
+
+    versions = {PROJECT: project_version(), "python": platform.python_version()}
+    for name in LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    record: dict = {"versions": versions, "platform": platform.platform(), "git": None}
+    root = Path(__file__).resolve().parents[2]
+
+    def run(*command: str) -> str | None:
+        try:
+            done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=10, check=True)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return (done.stdout or done.stderr).strip()
+
+    if (root / ".git").exists():
+        commit = run("git", "rev-parse", "HEAD")
+        if commit:
+            dirty = bool(run("git", "status", "--porcelain", "--untracked-files=no"))
+            record["git"] = {"commit": commit, "dirty": dirty}
+    java = run("java", "-version")  # Anserini's JVM; its version line goes to stderr
+    versions["java"] = java.splitlines()[0] if java else None
+    return record
+
+
 def sha256(path: Path) -> str:
     """SHA-256 of a file's content, computed once per file version and cached."""
     def build(staging: Path) -> None:
@@ -121,10 +156,11 @@ class Provenance:
     version: str
     config: dict
     inputs: list[dict]
+    environment: dict = dataclasses.field(default_factory=dict)
 
     @classmethod
     def record(cls, config: ExperimentConfig) -> Provenance:
-        return cls(project_version(), config_record(config), input_files(config))
+        return cls(project_version(), config_record(config), input_files(config), environment())
 
     def changed(self) -> list[str]:
         """The input files whose content differs now from when the experiment started (or that are gone)."""

@@ -29,9 +29,11 @@ __all__ = ["write_report", "results_rows", "markdown_table", "latex_table", "csv
            "trec_eval_q", "debias_gsr_rows", "debias_effectiveness_rows"]
 
 
-def write_report(result: ExperimentResult, out: Path, provenance: Provenance | None = None) -> dict[str, Path]:
+def write_report(result: ExperimentResult, out: Path, provenance: Provenance | None = None,
+                 experiment=None) -> dict[str, Path]:
     """Write runs/, results.{md,tex,csv,json}, per_query.csv, per_query/NAME.txt, gsr_<label>.png, Tables 2-3 and the
-    analyses. `provenance` is what the experiment started from (recorded now when not given)."""
+    analyses, and, given the experiment (whose documents it reads), report.html. `provenance` is what the experiment
+    started from (recorded now when not given)."""
     out = Path(out)
     config = result.config
     provenance = provenance or Provenance.record(config)
@@ -51,6 +53,7 @@ def write_report(result: ExperimentResult, out: Path, provenance: Provenance | N
         "version": provenance.version,
         "config": provenance.config,
         "inputs": provenance.inputs,
+        "environment": provenance.environment,
         "collection": {"name": result.collection.name, "key": result.collection.key,
                        "topics": len(result.collection.queries), "judged_topics": len(result.evaluated_queries),
                        "unjudged_topics": result.collection.unjudged_queries(), "notes": result.collection.notes},
@@ -82,4 +85,9 @@ def write_report(result: ExperimentResult, out: Path, provenance: Provenance | N
             path = out / f"gsr_{output_name(measuring)}.png"
             written[f"plot {measuring}"] = plot_system_scatter(systems, per_system[PERFECT], path,
                                                                title=f"{result.collection.name}: GSR ({measuring})")
+    if experiment is not None:
+        from experiments.report.html import experiment_report, write_html
+
+        page = experiment_report(result, experiment, rows, provenance, written, out)
+        written["html"] = write_html(page, out / "report.html")
     return written

@@ -24,31 +24,90 @@ def rerank(experiment, system) -> dict:
 
     Only judged queries with candidates can be trained on and evaluated; the others keep the upstream order. Texts
     are read with GSR's analyzer, and DRMM's term gating uses the IDF of the query terms over the whole collection.
+    An experiment on edited queries (Experiment.with_queries(..., trained_by=original)) trains nothing: each query is
+    scored by the model its fold trained on the original queries (probed_rerank).
     """
-    from retrievers.device import out_of_memory, resolve_device
-    from retrievers.neural import collection_idf, rerank_cross_validated, rerank_depth
+    if experiment.trained_by is not None:
+        return probed_rerank(experiment, system)
+    reranked = cross_validated(experiment, system)
+    candidates = experiment.system_run(experiment.upstream(system))
+    return {q: reranked.get(q, ranked) for q, ranked in candidates.items()}
+
+
+def trainable_queries(experiment, system) -> tuple[dict, set[str]]:
+    """(the upstream run, the judged queries it answers: the ones the models train on and re-rank)."""
+    candidates = experiment.system_run(experiment.upstream(system))
+    return candidates, {q for q in experiment.collection.judged_queries() if candidates.get(q)}
+
+
+def ranking_settings(experiment, system) -> dict:
+    """What the models read besides the queries and candidates: depth, GSR's analyzer, the collection IDF of the
+    training queries' terms, the device."""
+    from retrievers.device import resolve_device
+    from retrievers.neural import rerank_depth
 
     collection = experiment.collection
-    candidates = experiment.system_run(experiment.upstream(system))
-    trainable = {q for q in collection.judged_queries() if candidates.get(q)}
-    depth = rerank_depth(system.params["depth"], collection.qrels, trainable)
-    needed = {d for ranked in candidates.values() for d, _ in ranked[:depth]}
-    texts = collection.texts(needed)
+    _, trainable = trainable_queries(experiment, system)
+    return {"depth": rerank_depth(system.params["depth"], collection.qrels, trainable),
+            "tokenize": experiment.analyzer.tokens,
+            "idf": query_idf(experiment, [collection.queries[q] for q in trainable]),
+            "device": resolve_device(system.params["device"], f"{system.name}.device")}
+
+
+def cross_validated(experiment, system, fold_models=None) -> dict:
+    """The judged queries re-ranked by the models of 5-fold cross-validation (retrievers.neural.crossval)."""
+    from retrievers.device import out_of_memory
+    from retrievers.neural import rerank_cross_validated
+
+    collection = experiment.collection
+    candidates, trainable = trainable_queries(experiment, system)
+    settings = ranking_settings(experiment, system)
+    needed = {d for ranked in candidates.values() for d, _ in ranked[:settings["depth"]]}
     folds = collection.folds
     if folds is not None:
         folds = [[q for q in fold if q in trainable] for fold in folds]
-    tokenize = experiment.analyzer.tokens
-    query_terms = {t for q in trainable for t in tokenize(collection.queries[q])}
-    idf = collection_idf(query_terms, document_frequencies(experiment), len(experiment.document_stats()))
-    device = resolve_device(system.params["device"], f"{system.name}.device")
-    with out_of_memory(system.name, device, "lower depth"):
-        reranked = rerank_cross_validated(
-            system.model, {q: collection.queries[q] for q in sorted(trainable)}, texts,
+    with out_of_memory(system.name, settings["device"], "lower depth"):
+        return rerank_cross_validated(
+            system.model, {q: collection.queries[q] for q in sorted(trainable)}, collection.texts(needed),
             {q: candidates[q] for q in sorted(trainable)}, collection.qrels, experiment.embedding(system.embedding).kv,
-            folds=folds, depth=depth, epochs=system.params["epochs"], seed=system.params["seed"], tokenize=tokenize,
-            idf=idf, threads=1,  # tiny models: a second thread only adds contention
-            checkpoint_dir=cache_dir() / "checkpoints" / experiment.system_key(system),
-            device=device)
+            folds=folds, epochs=system.params["epochs"], seed=system.params["seed"],
+            threads=1,  # tiny models: a second thread only adds contention
+            checkpoint_dir=cache_dir() / "checkpoints" / experiment.system_key(system), fold_models=fold_models,
+            **settings)
+
+
+def query_idf(experiment, texts: list[str]) -> dict[str, float]:
+    """The collection IDF of every term of `texts` (DRMM's term gating)."""
+    from retrievers.neural import collection_idf
+
+    terms = {t for text in texts for t in experiment.analyzer.tokens(text)}
+    return collection_idf(terms, document_frequencies(experiment), len(experiment.document_stats()))
+
+
+def probed_rerank(experiment, system) -> dict:
+    """The edited queries' candidates re-ranked by the models trained on the original queries: each query by the
+    model of the fold it was tested in (loaded from the original run's checkpoints, or trained again where they are
+    gone, with the same seeds); queries the original run did not re-rank keep their candidates."""
+    from retrievers.neural.inputs import build_ranking_data
+    from retrievers.neural.models import model_inputs
+    from retrievers.neural.training import rerank as rerank_fold
+
+    original = experiment.trained_by
+    queries = experiment.collection.queries
+    candidates = experiment.system_run(experiment.upstream(system))
+    settings = ranking_settings(original, system)
+    wanted = [q for q in queries if candidates.get(q)]
+    needed = {d for q in wanted for d, _ in candidates[q][:settings["depth"]]}
+    data = build_ranking_data(queries, experiment.collection.texts(needed), candidates, experiment.collection.qrels,
+                              experiment.embedding(system.embedding).kv, qids=wanted, depth=settings["depth"],
+                              tokenize=settings["tokenize"], idf=query_idf(experiment, list(queries.values())))
+    inputs = model_inputs(system.model, data)
+    reranked: dict = {}
+
+    def score(k: int, fold: list[str], network) -> None:
+        reranked.update(rerank_fold(network, inputs, data, [q for q in fold if q in data.candidates]))
+
+    cross_validated(original, system, fold_models=score)
     return {q: reranked.get(q, ranked) for q, ranked in candidates.items()}
 
 
@@ -62,7 +121,10 @@ def device_available(experiment, system) -> None:
 def training_inputs(experiment, system) -> str:
     """What the models learn from besides the collection and the upstream run: the qrels and the folds (a changed
     qrels file must not reuse a run trained on the old judgments)."""
-    return content_key(experiment.collection.qrels, experiment.collection.folds)
+    key = content_key(experiment.collection.qrels, experiment.collection.folds)
+    if experiment.trained_by is not None:  # scored by the models trained on the original queries
+        return content_key(key, experiment.trained_by.system_key(system))
+    return key
 
 
 # version 2: collection IDF, GSR's analyzer, depth 'auto'

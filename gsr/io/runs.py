@@ -76,6 +76,13 @@ def run_column(text: str, what: str) -> str:
     return text
 
 
+def as_written(run: Run, path: str | os.PathLike) -> Run:
+    """The run `write_trec_run` wrote to `path`, as read_trec_run would read it back, without reading the file: queries
+    in file (sorted) order, those without documents absent, each ranked as trec_eval ranks it."""
+    return checked_run((f"{path}: query {qid}", qid, docid, float(score))
+                       for qid in sorted(run) for docid, score in run[qid])
+
+
 def write_trec_run(run: Run, path: str | os.PathLike, tag: str = "gsr") -> Path:
     """A run as a TREC run file ('qid Q0 docid rank score tag'), written atomically; every line reads back as it was
     written (ids and tag without whitespace, finite or infinite scores, never NaN), else nothing is written."""

@@ -88,8 +88,9 @@ def _checkpoint_path(checkpoint_dir: Path, model: str, k: int, n_folds: int) -> 
     return Path(checkpoint_dir) / f"{model}-fold{k + 1}of{n_folds}.pt"
 
 
-def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> Run | None:
-    """The fold's stored test run, or None when the file is absent, damaged, unreadable, partial or from other inputs.
+def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> tuple[Run, dict] | None:
+    """The fold's stored test run and model weights, or None when the file is absent, damaged, unreadable, partial or
+    from other inputs.
 
     The file is verified against its manifest first (gsr.store.reusable: size and content hash), so a truncated or
     overwritten checkpoint is reported by path and removed, never read.
@@ -104,7 +105,7 @@ def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> Run 
         run = {qid: [(str(d), float(s)) for d, s in ranked] for qid, ranked in stored["run"].items()}
         if sorted(run) != sorted(test_qids):
             raise ValueError("its run does not cover the fold's queries")
-        return run
+        return run, stored["model_state"]
     except Exception as err:  # a torn or foreign file of any kind: rebuild rather than fail
         warnings.warn(f"{path}: unreadable checkpoint ({type(err).__name__}: {err}); retraining this fold",
                       stacklevel=3)
@@ -126,7 +127,8 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
                            idf: Mapping[str, float] | None = None, n_folds: int = DEFAULT_FOLDS,
                            negatives_per_positive: int = 1, batch_size: int = 64,
                            learning_rate: float | None = None, patience: int | None = None,
-                           threads: int | None = None, device: str = "auto") -> Run:
+                           threads: int | None = None, device: str = "auto",
+                           fold_models: Callable[[int, list[str], torch.nn.Module], None] | None = None) -> Run:
     """Re-ranks each fold's top-`depth` candidates with a model trained on the other folds; one run over all queries.
 
     `depth` is a number of candidates, or 'auto': max(100, the largest number of relevant documents of a fold query)
@@ -139,6 +141,10 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
     the run an uninterrupted one would. Torch uses `threads` threads (default: every core this process may use); the
     model trains and scores on `device` ("auto": a CUDA GPU where PyTorch sees one, else the CPU; "cpu"; "cuda" or
     "cuda:N", refused where there is none; see retrievers.device).
+
+    `fold_models`, when given, is called with (k, test fold k's queries, its trained model) once each fold's model is
+    ready, trained or loaded from its checkpoint: the adversarial probe scores edited queries with the models trained
+    on the originals, as a deployed ranker would see them.
 
     The result holds every fold query in the order of `queries`: the top-`depth` candidates by model score, then
     the candidates below depth in run order with lower scores; a query none of whose terms is in the embedding
@@ -167,9 +173,14 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
             fingerprint = hashlib.blake2b(repr(sorted({**settings, "fold": k}.items())).encode("utf-8"),
                                           digest_size=16).hexdigest()
             path = None if checkpoint_dir is None else _checkpoint_path(checkpoint_dir, model, k, len(folds))
-            fold_run = None if path is None else _load_checkpoint(path, fingerprint, test_qids)
-            if fold_run is not None:
+            stored = None if path is None else _load_checkpoint(path, fingerprint, test_qids)
+            if stored is not None:
                 log.info("%s: reusing checkpoint %s", label, path)
+                fold_run = stored[0]
+                if fold_models is not None:
+                    network = new_model(model)
+                    network.load_state_dict(stored[1])
+                    fold_models(k, test_qids, network.to(device))
             else:
                 fold_seed = _fold_seed(seed, k)
                 _seed_everything(fold_seed)
@@ -180,6 +191,8 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
                                       learning_rate=learning_rate, patience=patience,
                                       label=label)
                 fold_run = rerank(network, inputs, data, test_qids)
+                if fold_models is not None:
+                    fold_models(k, test_qids, network)
                 if path is not None:
                     _save_checkpoint(path, {
                         "format": CHECKPOINT_FORMAT, "fingerprint": fingerprint, "model": model,

@@ -1,0 +1,272 @@
+"""report.html: one self-contained page per experiment (`gsr run`) or per scored set of runs (`gsr score --html`).
+
+It shows why a system is gendered, not only how much: the results table (sortable), Eq. 3's scatter per system with
+its fitted line, interval band and the perfect engine's line (click a point: that query's view), a query view of
+each system's top documents with g_q(d), relevance and every word coloured by g(w) (query terms shown as excluded),
+a contrast view of two systems (queries by |Δ g_q(L)|, their lists side by side: DiffIR's idea, for gender), the
+analyses' tables and figures, and the provenance. Charts are Plotly's; plotly.js, the page's script and its data are
+inlined, so the file opens from file:// with no network. Only what the views need is embedded: each list's top
+`MAX_DOCUMENTS` documents, their texts, and g(w) of the words in them.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from gsr.infra.store import atomic_write
+
+MAX_DOCUMENTS = 10  # documents shown per (system, query) list: the measured top K, at most this many
+DIGITS = 4  # g values are embedded rounded to this many decimals (the tables keep every digit)
+
+
+@dataclass
+class ReportData:
+    """What the page shows; `to_json` is embedded in it as is."""
+
+    title: str
+    subtitle: str
+    table: dict  # {"columns": [...], "rows": [{"cells": [...], "sort": [...]}], "notes": [...]}
+    labels: list[str]  # measuring embeddings (GSR columns)
+    systems: list[str]
+    variants: dict[str, list[str]] = field(default_factory=dict)  # regular system -> its embedding variants
+    scatter: dict = field(default_factory=dict)  # label -> system -> {gsr, ci, x, y, q}; "perfect" included
+    queries: dict[str, str] = field(default_factory=dict)
+    lists: dict = field(default_factory=dict)  # label -> system -> qid -> [[docid, g_q(d) or None, grade], ...]
+    documents: dict[str, str] = field(default_factory=dict)
+    words: dict = field(default_factory=dict)  # label -> {word: g(w)}
+    excluded: dict[str, list[str]] = field(default_factory=dict)  # qid -> the words excluded as query terms
+    analyses: list[dict] = field(default_factory=list)  # [{"name", "caption", "html" or "png"}]
+    provenance: dict = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__, ensure_ascii=False, allow_nan=False, default=_plain,
+                          separators=(",", ":"))
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot embed {type(value).__name__} in the report")
+
+
+def _rounded(value) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(float(value), DIGITS)
+
+
+def scatter_points(result) -> dict:
+    """One GSRResult as the scatter shows it: GSR, its interval, the centroid, and each measured query's point."""
+    x, y, q = [], [], []
+    for point in result.per_query:
+        if point.g_query is not None and point.g_list is not None:
+            x.append(_rounded(point.g_query))
+            y.append(_rounded(point.g_list))
+            q.append(point.qid)
+    xs, ys = result.points()
+    return {"gsr": result.gsr, "ci": result.ci.to_list() if result.ci else None,
+            "centre": [float(np.mean(xs)), float(np.mean(ys))] if len(xs) else None, "x": x, "y": y, "q": q}
+
+
+def list_cutoffs(cutoff, qrels: dict | None, queries) -> dict[str, int | None]:
+    """The K of each query's measured list (None: the whole list), as GSR cuts it."""
+    if cutoff == "relevant" and qrels is not None:
+        return {q: sum(1 for g in qrels.get(q, {}).values() if g > 0) for q in queries}
+    return dict.fromkeys(queries, cutoff if isinstance(cutoff, int) else None)
+
+
+def query_lists(runs: dict, queries: dict[str, str], gendered, cutoffs: dict,
+                qrels: dict | None) -> tuple[dict, set[str]]:
+    """Each system's measured list per query, its top MAX_DOCUMENTS documents as [docid, g_q(d), grade], with
+    g_q(d) computed as Eq. 2 does (gsr.documents.stats.GenderedDocuments); and every document shown."""
+    analyzer, index = gendered.analyzer, gendered.stats.doc_index
+    shown: set[str] = set()
+    lists: dict = {}
+    terms_of: dict[str, list[str]] = {}
+    for system, run in runs.items():
+        lists[system] = {}
+        for qid, ranked in run.items():
+            if qid not in cutoffs or qid not in queries:
+                continue
+            k = cutoffs[qid]
+            top = [d for d, _ in ranked[: min(k if k is not None else len(ranked), MAX_DOCUMENTS)]]
+            if not top:
+                continue
+            terms = terms_of.setdefault(qid, analyzer.tokens(queries[qid]))
+            rows = np.array([index.get(d, -1) for d in top], dtype=np.int64)
+            values = np.full(len(top), np.nan)
+            known = rows >= 0
+            if known.any():
+                values[known] = gendered.query_document_genderedness(terms, rows[known])
+            grades = qrels.get(qid, {}) if qrels else {}
+            lists[system][qid] = [[d, _rounded(v), grades.get(d)] for d, v in zip(top, values.tolist())]
+            shown.update(top)
+    return lists, shown
+
+
+def word_values(texts: dict[str, str], gendered) -> dict[str, float]:
+    """g(w) of every word of `texts` that Eq. 2 counts (in the lexicon, not a stop word), keyed as the page splits
+    text: lowercase runs of letters, digits and apostrophes."""
+    import re
+
+    analyzer, lexicon = gendered.analyzer, gendered.lexicon
+    words = {w for text in texts.values() for w in re.findall(r"[\w']+", text.lower())}
+    counted = {w for w in words if analyzer.tokens(w) == [w]}
+    return {w: _rounded(g) for w, g in zip(sorted(counted), lexicon.values(sorted(counted)).tolist())
+            if g == g}
+
+
+def excluded_words(queries: dict[str, str], gendered, words: set[str]) -> dict[str, list[str]]:
+    """Per query, the shown words Eq. 2 leaves out as query terms (the terms and their inflections)."""
+    vocabulary = gendered.stats.vocabulary
+    excluded = {}
+    for qid, text in queries.items():
+        ids = gendered.excluded_terms(gendered.analyzer.tokens(text))
+        excluded[qid] = sorted({vocabulary[i] for i in ids.tolist()} & words)
+    return excluded
+
+
+def png_entry(name: str, caption: str, path: Path) -> dict:
+    return {"name": name, "caption": caption,
+            "png": "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii")}
+
+
+def table_entry(name: str, caption: str, rows: list[dict]) -> dict:
+    """An analysis table as HTML (sortable like the results table)."""
+    if not rows:
+        return {"name": name, "caption": caption, "html": "<p>(no rows)</p>"}
+    columns = list(dict.fromkeys(c for row in rows for c in row))
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    body = []
+    for row in rows:
+        cells = []
+        for c in columns:
+            value = row.get(c)
+            text = "—" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
+            sort = value if isinstance(value, (int, float)) and not isinstance(value, bool) else text
+            cells.append(f"<td data-sort=\"{html.escape(str(sort))}\">{html.escape(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return {"name": name, "caption": caption,
+            "html": f"<table class=\"sortable\"><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"}
+
+
+def write_html(data: ReportData, path: Path) -> Path:
+    """The page at `path`: the template with plotly.js, the page's script and `data` inlined."""
+    from plotly.offline import get_plotlyjs
+
+    folder = resources.files("experiments.report") / "assets"
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    payload = data.to_json().replace("</", "<\\/")  # no "</script>" inside the data block
+    page = (page.replace("/*STYLE*/", (folder / "report.css").read_text(encoding="utf-8"))
+                .replace("/*PLOTLY*/", get_plotlyjs())
+                .replace("/*SCRIPT*/", (folder / "report.js").read_text(encoding="utf-8"))
+                .replace("/*DATA*/", payload)
+                .replace("<!--TITLE-->", html.escape(data.title)))
+    with atomic_write(path) as out:
+        out.write(page)
+    return Path(path)
+
+
+def _variants(config) -> dict[str, list[str]]:
+    variants: dict[str, list[str]] = {}
+    for system in config.systems:
+        base = getattr(system, "base_system", None)
+        if base:
+            variants.setdefault(base, []).append(system.name)
+    return variants
+
+
+def _analysis_entries(written: dict, out: Path) -> list[dict]:
+    """Every table (its CSV) and figure an analysis or Tables 2-3 wrote into `out`, in the order written."""
+    import csv
+
+    entries = []
+    skip = ("results", "per_query", "gsr_")
+    for path in written.values():
+        path = Path(path)
+        if path.parent.resolve() != Path(out).resolve() or path.name.startswith(skip):
+            continue
+        caption = path.stem.replace("_", " ")
+        if path.suffix == ".png":
+            entries.append(png_entry(path.stem, caption, path))
+        elif path.suffix == ".csv":
+            with open(path, encoding="utf-8", newline="") as handle:
+                rows = [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(handle)]
+            entries.append(table_entry(path.stem, caption, rows))
+    return entries
+
+
+def _number(text: str):
+    if text == "":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def experiment_report(result, experiment, rows: list[dict], provenance, written: dict, out: Path) -> ReportData:
+    """The page of one `gsr run`: its results table (results_rows), every system's scatter and lists under each
+    measuring embedding, Tables 2-3 and the analyses' outputs, the provenance."""
+    from experiments.report.results import row_cells, table_header, table_notes
+    from experiments.results import PERFECT
+
+    config = result.config
+    labels = [label for label, name, _ in config.gsr_columns() if label == name]
+    systems = [s.name for s in config.systems]
+    sort_rows = []
+    for row in rows:
+        keys = [row["system"]] + [m["mean"] for m in row["measures"].values()]
+        for value in row["gsr"].values():
+            keys += [value["gsr"], value["relative"]]
+        sort_rows.append({"cells": row_cells(row), "sort": keys})
+    data = ReportData(
+        title=f"gsr-bench: {config.name}",
+        subtitle=f"{result.collection.name}: {len(systems)} systems, {len(result.evaluated_queries)} judged topics",
+        table={"columns": table_header(config.measures, result.system_gsr), "rows": sort_rows,
+               "notes": table_notes(result, rows)},
+        labels=labels, systems=systems, variants=_variants(config),
+        queries={q: result.collection.queries[q] for q in result.evaluated_queries},
+        provenance={"version": provenance.version, "environment": provenance.environment,
+                    "config": provenance.config, "inputs": provenance.inputs},
+        analyses=_analysis_entries(written, out))
+    cutoffs = list_cutoffs(config.cutoff, result.collection.qrels, result.evaluated_queries)
+    shown: set[str] = set()
+    for label in labels:
+        data.scatter[label] = {name: scatter_points(r) for name, r in result.system_gsr[label].items()
+                               if name in systems or name == PERFECT}
+        gendered = experiment.gendered(label)
+        data.lists[label], documents = query_lists({s: result.runs[s] for s in systems}, data.queries, gendered,
+                                                   cutoffs, result.collection.qrels)
+        shown |= documents
+    data.documents = result.collection.texts(shown)
+    for label in labels:
+        data.words[label] = word_values(data.documents, experiment.gendered(label))
+    words = {w for per in data.words.values() for w in per}
+    data.excluded = excluded_words(data.queries, experiment.gendered(labels[0]), words)
+    return data
+
+
+def scored_report(names: list[str], reports: list, runs: list, queries: dict[str, str], qrels: dict | None,
+                  gendered, label: str, cutoff, table: dict, texts_of) -> ReportData:
+    """The page of one `gsr score --html`: its results table, each run's scatter and lists (`texts_of(ids)` gives
+    the shown documents' texts)."""
+    measured = sorted({p.qid for r in reports for p in r.system.per_query if p.g_query is not None})
+    data = ReportData(title="gsr-bench: scored runs", subtitle=f"{len(names)} runs, {len(measured)} measured queries",
+                      table=table, labels=[label], systems=list(names),
+                      queries={q: queries[q] for q in measured if q in queries})
+    data.scatter[label] = {name: scatter_points(r.system) for name, r in zip(names, reports)}
+    if reports[0].perfect is not None:
+        data.scatter[label]["perfect"] = scatter_points(reports[0].perfect)
+    data.lists[label], shown = query_lists(dict(zip(names, runs)), data.queries, gendered,
+                                           list_cutoffs(cutoff, qrels, data.queries), qrels)
+    data.documents = texts_of(shown)
+    data.words[label] = word_values(data.documents, gendered)
+    data.excluded = excluded_words(data.queries, gendered, set(data.words[label]))
+    return data
