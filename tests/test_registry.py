@@ -1,4 +1,4 @@
-"""The registries: README tables generated from them, the Extending example, sweeps and declared-parameter checks."""
+"""The registries: the config reference tables generated from them (docs/experiments.md), the Extending example, sweeps and declared-parameter checks."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from experiments.config.experiment import parse_config
 from experiments.config.params import ConfigError
 from experiments.registry import ANALYSES, COLLECTION_KINDS, SYSTEMS, Registry, RegistryError, SystemType
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "experiments.md"
 
 
 @pytest.mark.parametrize("what", sorted(TABLES))
-def test_readme_tables_are_the_registry_declarations(what):
-    text = README.read_text(encoding="utf-8")
+def test_reference_tables_are_the_registry_declarations(what):
+    text = REFERENCE.read_text(encoding="utf-8")
     found = re.search(rf"<!-- gsr list {what} -->\n(.*?)\n<!-- end -->", text, re.S)
-    assert found, f"README has no generated '{what}' table"
-    assert found.group(1).strip() == TABLES[what]().strip(), f"run `gsr list {what}` and paste it into the README"
+    assert found, f"docs/experiments.md has no generated '{what}' table"
+    assert found.group(1).strip() == TABLES[what]().strip(), "run python docs/generate.py"
 
 
 def test_registries_know_the_builtins():
@@ -79,10 +79,11 @@ def test_an_analysis_switched_on_without_what_it_needs_is_refused():
 
 
 def test_the_readme_extending_example_runs(tmp_path):
-    """The ten-line system of README's 'Extending' section registers and runs through the harness on toy 1."""
+    """The ten-line system of docs/extending.md registers and runs through the harness on toy 1."""
     from experiments.runner import Experiment
 
-    code = re.search(r"## Extending.*?```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S).group(1)
+    extending = REFERENCE.parent / "extending.md"
+    code = re.search(r"```python\n(.*?)```", extending.read_text(encoding="utf-8"), re.S).group(1)
     namespace: dict = {}
     if "boolean" in SYSTEMS:
         pytest.skip("the example system is already registered in this process")

@@ -218,7 +218,8 @@ def collection_docids(documents: Path) -> set[str]:
 
 
 def export_collection(name: str, out: Path) -> dict[str, Path]:
-    """Write a built-in collection as JSONL documents, TSV topics and TREC qrels, for any other tool to run on."""
+    """Write a built-in collection as JSONL documents, TSV topics and TREC qrels, for any other tool to run on; for
+    the toys also their stereotypical, counter-stereotypical and neutral engines' runs."""
     if name not in BUILTIN_COLLECTIONS:
         raise InputError(f"{name!r} is not a built-in collection; choose one of {', '.join(BUILTIN_COLLECTIONS)}")
     collection = load_collection(name)
@@ -233,4 +234,15 @@ def export_collection(name: str, out: Path) -> dict[str, Path]:
         for qid in sorted(collection.qrels):
             for docid, grade in sorted(collection.qrels[qid].items()):
                 handle.write(f"{qid} 0 {docid} {grade}\n")
+    if name in TOY_ENGINES:  # the toys' S / CS / N engines (§3.4, §4.1) as runs: something to score at once
+        from gsr.io.runs import write_trec_run
+        from gsr.validation import toys
+
+        toy = getattr(toys, name)()
+        for engine, file_name in TOY_ENGINES[name].items():
+            paths[f"run {engine}"] = write_trec_run(toy.engines[engine], out / file_name, tag=engine)
     return paths
+
+
+TOY_ENGINES = {toy: {"S": "stereotypical.run", "CS": "counter-stereotypical.run", "N": "neutral.run"}
+               for toy in ("toy1", "toy2")}

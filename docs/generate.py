@@ -1,0 +1,89 @@
+"""Regenerate every number and table the docs include, so none is typed by hand.
+
+    python docs/generate.py                       # the cheap ones: config reference tables, the toy scoring output
+    python docs/generate.py --runs out            # also the results tables of out/demo and out/grepbiasir
+
+The docs include the files of docs/generated/ (pymdownx.snippets) and hold the registry tables between
+`<!-- gsr list WHAT -->` and `<!-- end -->`; tests/test_docs.py regenerates the cheap ones and fails when they differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+GENERATED = DOCS / "generated"
+RUN_TABLES = {"demo": "results.md", "grepbiasir": "results.md"}  # output folder -> table the docs include
+
+
+def registry_tables() -> dict[str, str]:
+    """`gsr list WHAT` for the systems, analyses and collection kinds, as Markdown tables."""
+    from experiments.commands.listing import TABLES
+
+    return {what: make() for what, make in TABLES.items()}
+
+
+def with_registry_tables(text: str, tables: dict[str, str]) -> str:
+    for what, table in tables.items():
+        text = re.sub(rf"(<!-- gsr list {what} -->\n).*?(\n<!-- end -->)",
+                      lambda m, t=table: m.group(1) + t.strip() + m.group(2), text, flags=re.S)
+    return text
+
+
+def toy_score_output() -> str:
+    """What docs/index.md shows `gsr score` printing on the exported toy 1 collection."""
+    from experiments.cli import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        previous = os.getcwd()
+        os.chdir(folder)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                main(["-q", "export", "toy1", "--out", "toy"])
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                main(["-q", "score", "--run", "toy/stereotypical.run", "toy/counter-stereotypical.run", "--topics",
+                      "toy/topics.tsv", "--docs", "toy/documents.jsonl", "--qrels", "toy/qrels.txt",
+                      "--measures", "nDCG@10,AP"])
+        finally:
+            os.chdir(previous)
+    return out.getvalue()
+
+
+def cheap_outputs() -> dict[Path, str]:
+    """Each generated file (or page with generated tables) and the text it must hold."""
+    tables = registry_tables()
+    experiments = DOCS / "experiments.md"
+    return {GENERATED / "toy1_score.txt": toy_score_output(),
+            experiments: with_registry_tables(experiments.read_text(encoding="utf-8"), tables)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=Path, help="folder holding the outputs of gsr run demo / grepbiasir")
+    args = parser.parse_args(argv)
+    GENERATED.mkdir(exist_ok=True)
+    for path, text in cheap_outputs().items():
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path.relative_to(DOCS.parent)}")
+    if args.runs:
+        for name, table in RUN_TABLES.items():
+            source = args.runs / name / table
+            if source.is_file():
+                shutil.copyfile(source, GENERATED / f"{name}_{table}")
+                print(f"copied {source} -> docs/generated/{name}_{table}")
+            else:
+                print(f"no {source}: run gsr run {name} --out {args.runs / name} first", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
