@@ -162,7 +162,8 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
                               - query_genderedness(tokens(queries[q]), lexicon) for q in probe.queries)
     assert by_system["w2v_add"]["Δg(q)"] == pytest.approx(change)
     assert by_system[PERFECT]["ΔNDKL@5"] == 0 and by_system[PERFECT]["GSR′"] != by_system[PERFECT]["GSR"]
-    modified = experiment.with_queries({q: t + " report" if q in probe.queries else t for q, t in queries.items()})
+    # the probe runs only the probed queries, with what was trained on the originals
+    modified = experiment.with_queries({q: queries[q] + " report" for q in probe.queries}, reuse_training=True)
     after = BiasMeasures(labels, BiasSettings(k=5), counts).evaluate(
         modified.system_run(config.systems[0]), result.collection.qrels)
     assert by_system["w2v_add"]["NDKL@5′"] == pytest.approx(after.measures["NDKL@5"])

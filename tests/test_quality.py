@@ -23,3 +23,21 @@ def test_imports_follow_the_layers_and_form_no_cycle():
     result = subprocess.run([_tool("lint-imports")], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
+
+
+def test_every_data_file_of_the_packages_is_installed_with_them():
+    """A wheel carries only what [tool.setuptools.package-data] names: a file the code reads but the globs miss
+    works in this editable checkout and fails after pip install."""
+    import fnmatch
+    import tomllib
+
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    missing = []
+    for package in ("gsr", "retrievers", "embeddings", "debias", "experiments"):
+        for path in (ROOT / package).rglob("*"):
+            if path.is_dir() or path.suffix in {".py", ".pyc"} or "__pycache__" in path.parts:
+                continue
+            relative = path.relative_to(ROOT / package).as_posix()
+            if not any(fnmatch.fnmatch(relative, pattern) for pattern in globs.get(package, [])):
+                missing.append(f"{package}/{relative}")
+    assert not missing, f"not in pyproject.toml's package-data: {missing}"
