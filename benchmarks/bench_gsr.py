@@ -46,6 +46,7 @@ def best_of(repeats: int, call) -> tuple[float, object]:
 
 # ---------------------------------------------------------------------------------------------- naive
 
+
 def naive_gsr(run, queries, qids, texts: dict[str, str], lex):
     """GSR as the original scripts computed it: re-tokenise every retrieved document for every query."""
     from gsr import default_analyzer
@@ -80,17 +81,26 @@ def naive_gsr(run, queries, qids, texts: dict[str, str], lex):
 
 # ---------------------------------------------------------------------------------------------- main
 
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     collection_arguments(parser, docs=500_000)
     parser.add_argument("--depth", type=int, default=1000, help="documents retrieved per query (1000)")
     parser.add_argument("--jobs", type=int, default=2, help="processes for DocumentStats.build (2)")
     parser.add_argument("--shard-size", type=int, default=10_000, help="documents per build shard (10,000)")
-    parser.add_argument("--naive-queries", type=int, default=25,
-                        help="queries the naive approach is timed on, extrapolated to --queries (25)")
+    parser.add_argument(
+        "--naive-queries",
+        type=int,
+        default=25,
+        help="queries the naive approach is timed on, extrapolated to --queries (25)",
+    )
     parser.add_argument("--repeats", type=int, default=5, help="warm timings are the fastest of this many calls (5)")
-    parser.add_argument("--resamples", type=int, default=1000,
-                        help="bootstrap resamples and randomisation-test permutations timed after scoring (1000)")
+    parser.add_argument(
+        "--resamples",
+        type=int,
+        default=1000,
+        help="bootstrap resamples and randomisation-test permutations timed after scoring (1000)",
+    )
     args = parser.parse_args(argv)
 
     from embeddings import load_embedding
@@ -121,8 +131,10 @@ def main(argv=None) -> int:
     fig["generation_peak_rss_kib"] = rusage_maxrss_kib(resource.RUSAGE_SELF)
     fig["rss_before_pipeline_kib"] = status_kib("VmRSS")
     fig["peak_reset"] = reset_peak_rss()
-    log(f"RSS after generation {mib(fig['rss_before_pipeline_kib'])} "
-        f"(peak so far {mib(fig['generation_peak_rss_kib'])}); text {fig['text_mib']:,.0f} MiB")
+    log(
+        f"RSS after generation {mib(fig['rss_before_pipeline_kib'])} "
+        f"(peak so far {mib(fig['generation_peak_rss_kib'])}); text {fig['text_mib']:,.0f} MiB"
+    )
 
     # ---- the fast pipeline
     with Timer(f"DocumentStats.build (n_jobs={args.jobs}, shard_size={args.shard_size:,})") as t:
@@ -197,8 +209,10 @@ def main(argv=None) -> int:
     fig["naive_gsr_subset"] = naive_slope
     sub = [fast[q] for q in naive_qids]
     try:
-        fig["fast_gsr_subset"] = gsr_slope([math.nan if q.g_query is None else q.g_query for q in sub],
-                                           [math.nan if q.g_list is None else q.g_list for q in sub])
+        fig["fast_gsr_subset"] = gsr_slope(
+            [math.nan if q.g_query is None else q.g_query for q in sub],
+            [math.nan if q.g_list is None else q.g_list for q in sub],
+        )
     except Exception as err:
         fig["fast_gsr_subset"] = f"undefined ({err})"
 
@@ -225,9 +239,11 @@ def report(f: dict, args) -> None:
     a = args
     Q, D = a.queries, a.depth
     print()
-    print(f"gsr-bench benchmark: {f['n_docs']:,} synthetic documents, {Q} queries x {D} retrieved, "
-          f"n_jobs={a.jobs}, {f['cpus']} CPUs, Python {f['python']}; load average before scoring "
-          f"{f['load_before_scoring'][0]:.2f}, after {f['load_after_scoring'][0]:.2f}")
+    print(
+        f"gsr-bench benchmark: {f['n_docs']:,} synthetic documents, {Q} queries x {D} retrieved, "
+        f"n_jobs={a.jobs}, {f['cpus']} CPUs, Python {f['python']}; load average before scoring "
+        f"{f['load_before_scoring'][0]:.2f}, after {f['load_after_scoring'][0]:.2f}"
+    )
     print()
     print("Setup (not part of the measured pipeline)")
     print(f"  load embedding                 {f['embedding_load_s']:8.2f} s")
@@ -238,28 +254,41 @@ def report(f: dict, args) -> None:
     print(f"  DocumentStats.build            {f['build_s']:8.2f} s   ({f['docs_per_s']:,.0f} docs/s)")
     print(f"  gender_lexicon                 {f['lexicon_s']:8.2f} s")
     print(f"  stats.gendered(lex)            {f['gendered_s']:8.2f} s")
-    print(f"  {f'measure_run {Q}x{D} (1st call)':<31}{f['score_s'] * 1e3:8.1f} ms  "
-          "(inflection classes, query-term columns, placing the run)")
+    print(
+        f"  {f'measure_run {Q}x{D} (1st call)':<31}{f['score_s'] * 1e3:8.1f} ms  "
+        "(inflection classes, query-term columns, placing the run)"
+    )
     print(f"  {'measure_run, warm':<31}{f['score_warm_s'] * 1e3:8.1f} ms  (fastest of {a.repeats})")
-    print(f"  {'  of which placing the run':<31}{f['place_s'] * 1e3:8.1f} ms  "
-          "(RankedRows.place: a dict look-up per retrieved document)")
-    print(f"  {'measure_run, run placed':<31}{f['score_placed_s'] * 1e3:8.1f} ms  "
-          f"(same result: {f['placed_same_result']})")
-    print(f"  GSR = {f['gsr']!r} over n_queries = {f['n_queries']}"
-          + (f"  (error: {f['gsr_error']})" if f["gsr_error"] else ""))
-    print(f"  {'bootstrap CIs of two runs':<31}{f['bootstrap_s'] * 1e3:8.1f} ms  ({a.resamples:,} resamples; "
-          f"95% CI {f['ci']})")
-    print(f"  {'paired randomisation test':<31}{f['randomisation_test_s'] * 1e3:8.1f} ms  ({a.resamples:,} "
-          f"permutations; p = {f['test_p']:.3f})")
+    print(
+        f"  {'  of which placing the run':<31}{f['place_s'] * 1e3:8.1f} ms  "
+        "(RankedRows.place: a dict look-up per retrieved document)"
+    )
+    print(
+        f"  {'measure_run, run placed':<31}{f['score_placed_s'] * 1e3:8.1f} ms  "
+        f"(same result: {f['placed_same_result']})"
+    )
+    print(
+        f"  GSR = {f['gsr']!r} over n_queries = {f['n_queries']}"
+        + (f"  (error: {f['gsr_error']})" if f["gsr_error"] else "")
+    )
+    print(
+        f"  {'bootstrap CIs of two runs':<31}{f['bootstrap_s'] * 1e3:8.1f} ms  ({a.resamples:,} resamples; "
+        f"95% CI {f['ci']})"
+    )
+    print(
+        f"  {'paired randomisation test':<31}{f['randomisation_test_s'] * 1e3:8.1f} ms  ({a.resamples:,} "
+        f"permutations; p = {f['test_p']:.3f})"
+    )
     print()
     n = f["naive_queries"]
     print(f"Naive approach (re-tokenise each retrieved document per query), MEASURED ON {n} QUERIES ONLY")
     print(f"  {f'measured on {n} x {D}':<31}{f['naive_measured_s']:8.2f} s")
-    print(f"  {f'EXTRAPOLATED linearly to {Q}':<31}{f['naive_extrapolated_s']:8.2f} s   "
-          f"(= measured / {n} * {Q})")
+    print(f"  {f'EXTRAPOLATED linearly to {Q}':<31}{f['naive_extrapolated_s']:8.2f} s   (= measured / {n} * {Q})")
     agree = f["max_abs_diff_g_list"] <= 1e-12 and f["max_abs_diff_g_query"] <= 1e-12 and not f["nan_mismatches"]
-    print(f"  max |g_q(L) naive - fast|      {f['max_abs_diff_g_list']:.3e}   "
-          f"({'OK' if agree else 'DISAGREE'}: tolerance 1e-12)")
+    print(
+        f"  max |g_q(L) naive - fast|      {f['max_abs_diff_g_list']:.3e}   "
+        f"({'OK' if agree else 'DISAGREE'}: tolerance 1e-12)"
+    )
     print(f"  max |g(q) naive - fast|        {f['max_abs_diff_g_query']:.3e}")
     if f["nan_mismatches"]:
         print(f"  NaN in one but not the other:  {', '.join(f['nan_mismatches'])}")
@@ -276,14 +305,20 @@ def report(f: dict, args) -> None:
         ("build throughput", f"{f['docs_per_s']:,.0f} docs/s"),
         ("lexicon fit", f"{f['lexicon_s']:.2f} s"),
         ("gendered sums", f"{f['gendered_s']:.2f} s"),
-        (f"scoring {Q}x{D}: 1st / warm / placed run",
-         f"{f['score_s'] * 1e3:.0f} ms / {f['score_warm_s'] * 1e3:.0f} ms / {f['score_placed_s'] * 1e3:.1f} ms"),
+        (
+            f"scoring {Q}x{D}: 1st / warm / placed run",
+            f"{f['score_s'] * 1e3:.0f} ms / {f['score_warm_s'] * 1e3:.0f} ms / {f['score_placed_s'] * 1e3:.1f} ms",
+        ),
         (f"naive scoring {Q}x{D} (extrapolated from {n})", f"{f['naive_extrapolated_s']:.1f} s"),
-        ("speed-up naive / fast: 1st / warm / placed",
-         f"{f['speedup_score']:,.0f}x / {f['speedup_score_warm']:,.0f}x / {f['speedup_score_placed']:,.0f}x"),
+        (
+            "speed-up naive / fast: 1st / warm / placed",
+            f"{f['speedup_score']:,.0f}x / {f['speedup_score_warm']:,.0f}x / {f['speedup_score_placed']:,.0f}x",
+        ),
         ("speed-up naive / (build + gendered + score)", f"{f['speedup_vs_build_and_score']:,.2f}x"),
-        (f"bootstrap (two runs) + paired test, {a.resamples:,} resamples",
-         f"{(f['bootstrap_s'] + f['randomisation_test_s']) * 1e3:.0f} ms"),
+        (
+            f"bootstrap (two runs) + paired test, {a.resamples:,} resamples",
+            f"{(f['bootstrap_s'] + f['randomisation_test_s']) * 1e3:.0f} ms",
+        ),
         ("peak RSS, this process (ru_maxrss, whole run)", mib(f["peak_rss_self_kib"])),
         ("  of which generation phase peak", mib(f["generation_peak_rss_kib"])),
         ("peak RSS, this process, pipeline only (VmHWM)", mib(f["peak_rss_pipeline_kib"])),
@@ -294,10 +329,12 @@ def report(f: dict, args) -> None:
     for key, value in rows:
         print(f"  {key:<{width}}  {value}")
     print()
-    print("Notes: the lexicon fit is needed by both approaches and is left out of the naive/fast ratios. "
-          "RUSAGE_CHILDREN is the largest single worker's peak (not a sum); forked workers count pages "
-          "shared with the parent. Targets (issue 13): warm scoring <= 50 ms and >= 500x the naive method; "
-          "the bootstrap and the paired test together <= 1 s for 1,000 resamples.")
+    print(
+        "Notes: the lexicon fit is needed by both approaches and is left out of the naive/fast ratios. "
+        "RUSAGE_CHILDREN is the largest single worker's peak (not a sum); forked workers count pages "
+        "shared with the parent. Targets (issue 13): warm scoring <= 50 ms and >= 500x the naive method; "
+        "the bootstrap and the paired test together <= 1 s for 1,000 resamples."
+    )
 
 
 if __name__ == "__main__":

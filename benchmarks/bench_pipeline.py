@@ -54,14 +54,21 @@ PIPELINES = ("pretrained", "trained")
 PRETRAINED_ROWS = {"w2v": 1.0, "ftt": 2 / 3}  # rows of each file as a share of --embedding-words
 TRAINED = {"w2v": "word2vec", "ftt": "fasttext"}
 # stages of the table: a step of Experiment.timings goes to the first stage whose prefix it starts with
-STAGES = (("collection", "collection: canonical JSONL, hash"), ("Lucene index", "Lucene index"),
-          ("document statistics", "document statistics"), ("embedding", "embeddings: load / convert / train / debias"),
-          ("run", "runs (retrieval and re-ranking)"), ("effectiveness", "effectiveness (ir_measures)"),
-          ("GSR", "GSR (every system, perfect, random)"), ("analyses", "analyses (Figs. 10-12)"),
-          ("report", "report: tables and figures"))
+STAGES = (
+    ("collection", "collection: canonical JSONL, hash"),
+    ("Lucene index", "Lucene index"),
+    ("document statistics", "document statistics"),
+    ("embedding", "embeddings: load / convert / train / debias"),
+    ("run", "runs (retrieval and re-ranking)"),
+    ("effectiveness", "effectiveness (ir_measures)"),
+    ("GSR", "GSR (every system, perfect, random)"),
+    ("analyses", "analyses (Figs. 10-12)"),
+    ("report", "report: tables and figures"),
+)
 
 
 # ---------------------------------------------------------------------------------------------- the config
+
 
 def systems_of_the_paper(embedding: str) -> list[dict]:
     """experiments/robust04.toml's [[systems]], then one system for every registered type it lacks that runs on its
@@ -74,8 +81,9 @@ def systems_of_the_paper(embedding: str) -> list[dict]:
     systems = [dict(s) for s in tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())["systems"]]
     present = {s["model"] for s in systems}
     for system_type in SYSTEMS:
-        needs_settings = system_type.params_of is not None or any(p.required or p.default is None
-                                                                  for p in system_type.params)
+        needs_settings = system_type.params_of is not None or any(
+            p.required or p.default is None for p in system_type.params
+        )
         if system_type.name not in present and not needs_settings:
             name = system_type.name if system_type.name not in {s["name"] for s in systems} else f"{system_type.name}_"
             added = {"name": name, "model": system_type.name}
@@ -96,15 +104,27 @@ def pipeline_config(kind: str, data: dict, out: Path, threads: int, dim: int) ->
     else:
         embeddings = {name: {"train": method, "dim": dim} for name, method in TRAINED.items()}
     names = list(embeddings)
-    return {"name": f"bench-{kind}", "output": str(out), "depth": paper.get("depth", 1000), "threads": threads,
-            "collection": {"kind": "files", "documents": data["documents"], "topics": data["topics"],
-                           "qrels": data["qrels"]},
-            "embeddings": embeddings, "systems": systems_of_the_paper(names[0]),
-            "debias": {"variants": list(DEBIAS_VARIANTS)},  # every registered variant
-            "evaluation": paper.get("evaluation", {}), "gsr": {**paper.get("gsr", {}), "measuring": names}}
+    return {
+        "name": f"bench-{kind}",
+        "output": str(out),
+        "depth": paper.get("depth", 1000),
+        "threads": threads,
+        "collection": {
+            "kind": "files",
+            "documents": data["documents"],
+            "topics": data["topics"],
+            "qrels": data["qrels"],
+        },
+        "embeddings": embeddings,
+        "systems": systems_of_the_paper(names[0]),
+        "debias": {"variants": list(DEBIAS_VARIANTS)},  # every registered variant
+        "evaluation": paper.get("evaluation", {}),
+        "gsr": {**paper.get("gsr", {}), "measuring": names},
+    }
 
 
 # ---------------------------------------------------------------------------------------------- setup
+
 
 def generate(args, folder: Path) -> dict:
     """The collection (JSONL), topics (TSV), qrels (TREC) and the pretrained-format embedding files."""
@@ -126,8 +146,12 @@ def generate(args, folder: Path) -> dict:
     documents = folder / "documents.jsonl"
     with Timer(f"generate {args.docs:,} documents (~{args.words} words), {args.queries} topics and qrels"):
         write_collection(documents, words, args.docs, args.words, rng, args.zipf, planted=planted)
-    data = {"documents": str(documents), "topics": str(topics), "qrels": str(judgments),
-            "relevant_per_topic": [sum(g > 0 for g in judged.values()) for judged in qrels.values()]}
+    data = {
+        "documents": str(documents),
+        "topics": str(topics),
+        "qrels": str(judgments),
+        "relevant_per_topic": [sum(g > 0 for g in judged.values()) for judged in qrels.values()],
+    }
     if "pretrained" in args.pipelines:
         # every collection word has a vector, as in the real files; the rest are fillers
         known = list(dict.fromkeys(words + definitional))
@@ -141,6 +165,7 @@ def generate(args, folder: Path) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------- one pipeline
+
 
 def run_pipeline(config_path: str) -> int:
     """In a fresh process: run the experiment of a config written by the parent, print its figures as JSON."""
@@ -179,11 +204,17 @@ def run_pipeline(config_path: str) -> int:
     timings = dict(TimedExperiment.exclusive)
     timings["report"] = time.perf_counter() - report_started
     TimedExperiment.spans.append(("report", wall, time.time()))
-    figures = {"timings": timings, "spans": TimedExperiment.spans, "total_s": time.perf_counter() - started,
-               "systems": [s.name for s in config.systems], "reused": result.reused,
-               "gsr": {m: {s: r.gsr for s, r in per.items()} for m, per in result.system_gsr.items()},
-               "map": {s: e.mean("AP") for s, e in result.effectiveness.items()},
-               "analyses": sorted(result.analyses), "analysis_errors": result.analysis_errors}
+    figures = {
+        "timings": timings,
+        "spans": TimedExperiment.spans,
+        "total_s": time.perf_counter() - started,
+        "systems": [s.name for s in config.systems],
+        "reused": result.reused,
+        "gsr": {m: {s: r.gsr for s, r in per.items()} for m, per in result.system_gsr.items()},
+        "map": {s: e.mean("AP") for s, e in result.effectiveness.items()},
+        "analyses": sorted(result.analyses),
+        "analysis_errors": result.analysis_errors,
+    }
     print("PIPELINE-FIGURES " + json.dumps(figures, default=str), flush=True)
     return 0
 
@@ -214,10 +245,14 @@ class TreeMemory:
     def stop(self) -> dict:
         self._stop.set()
         self._thread.join()
-        return {"tree_peak_kib": self.peak["VmRSS"], "tree_peak_anon_kib": self.peak["RssAnon"],
-                "tree_peak_time": self.peak_time["VmRSS"], "tree_peak_anon_time": self.peak_time["RssAnon"],
-                "tree_peak_file_kib": self.peak["RssFile"], "largest_process_peak_kib": max(self.own_peaks.values(),
-                                                                                             default=0)}
+        return {
+            "tree_peak_kib": self.peak["VmRSS"],
+            "tree_peak_anon_kib": self.peak["RssAnon"],
+            "tree_peak_time": self.peak_time["VmRSS"],
+            "tree_peak_anon_time": self.peak_time["RssAnon"],
+            "tree_peak_file_kib": self.peak["RssFile"],
+            "largest_process_peak_kib": max(self.own_peaks.values(), default=0),
+        }
 
 
 def measure_pipeline(kind: str, data: dict, args, work: Path) -> dict:
@@ -230,20 +265,25 @@ def measure_pipeline(kind: str, data: dict, args, work: Path) -> dict:
     log(f"pipeline '{kind}' ({load_text()}); its progress follows")
     load_before = machine()["load"]
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--pipeline-child", str(config_path)],
-                             env=env, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--pipeline-child", str(config_path)],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     memory = TreeMemory(child.pid)
     figures = None
     for line in child.stdout:
         if line.startswith("PIPELINE-FIGURES "):
-            figures = json.loads(line[len("PIPELINE-FIGURES "):])
+            figures = json.loads(line[len("PIPELINE-FIGURES ") :])
     returncode = child.wait()
     wall = time.perf_counter() - started
     peaks = memory.stop()
     if returncode != 0 or figures is None:
         raise RuntimeError(f"pipeline '{kind}' failed (exit status {returncode}); see its output above")
-    figures.update(peaks, wall_s=wall, load_before=load_before, load_after=machine()["load"],
-                   cache_bytes=dir_bytes(cache))
+    figures.update(
+        peaks, wall_s=wall, load_before=load_before, load_after=machine()["load"], cache_bytes=dir_bytes(cache)
+    )
     log(f"pipeline '{kind}': {wall:.0f} s, peak RSS of the process tree {mib(peaks['tree_peak_kib'])}")
     if not args.keep:
         shutil.rmtree(cache, ignore_errors=True)
@@ -251,6 +291,7 @@ def measure_pipeline(kind: str, data: dict, args, work: Path) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------- report
+
 
 def step_at(spans: list, moment: float) -> str:
     """The innermost step running at `moment` (the shortest span holding it)."""
@@ -267,14 +308,18 @@ def stage_of(step: str) -> str:
 
 def report(fig: dict, args) -> None:
     print()
-    print(f"gsr-bench pipeline benchmark: {fig['n_docs']:,} generated documents (~{args.words} words), "
-          f"{args.queries} topics ({np.median(fig['relevant_per_topic']):.0f} relevant per topic in the median, "
-          f"{np.mean(fig['relevant_per_topic']):.0f} in the mean), depth {fig['depth']}, threads={args.threads}, "
-          f"{fig['cpus']} CPUs, Python {fig['python']}")
+    print(
+        f"gsr-bench pipeline benchmark: {fig['n_docs']:,} generated documents (~{args.words} words), "
+        f"{args.queries} topics ({np.median(fig['relevant_per_topic']):.0f} relevant per topic in the median, "
+        f"{np.mean(fig['relevant_per_topic']):.0f} in the mean), depth {fig['depth']}, threads={args.threads}, "
+        f"{fig['cpus']} CPUs, Python {fig['python']}"
+    )
     if "w2v_rows" in fig:
-        print(f"pretrained files: w2v {fig['w2v_rows']:,} x {args.embedding_dim} ({gib(fig['w2v_bytes'])}), "
-              f"ftt {fig['ftt_rows']:,} x {args.embedding_dim} ({gib(fig['ftt_bytes'])}); trained: "
-              f"{args.trained_dim}d; setup (not measured) {fig['setup_s']:.0f} s")
+        print(
+            f"pretrained files: w2v {fig['w2v_rows']:,} x {args.embedding_dim} ({gib(fig['w2v_bytes'])}), "
+            f"ftt {fig['ftt_rows']:,} x {args.embedding_dim} ({gib(fig['ftt_bytes'])}); trained: "
+            f"{args.trained_dim}d; setup (not measured) {fig['setup_s']:.0f} s"
+        )
     for kind in args.pipelines:
         f = fig[kind]
         total = f["wall_s"]
@@ -290,22 +335,31 @@ def report(fig: dict, args) -> None:
             if prefix in stages:
                 print(f"  {label:<46} {stages[prefix]:8.1f} {stages[prefix] / total:6.1%}")
         print(f"  {'total (wall)':<46} {total:8.1f}   ({total / 60:.1f} min)")
-        print("  slowest steps: " + ", ".join(f"{step} {seconds:.0f} s" for step, seconds in
-                                              sorted(f["timings"].items(), key=lambda x: -x[1])[:8]))
-        print(f"  peak RSS of the process tree {mib(f['tree_peak_kib'])} "
-              f"(during {step_at(f['spans'], f['tree_peak_time'])})"
-              f"; its anonymous part's peak {mib(f['tree_peak_anon_kib'])} (during "
-              f"{step_at(f['spans'], f['tree_peak_anon_time'])}), file-backed peak {mib(f['tree_peak_file_kib'])}")
+        print(
+            "  slowest steps: "
+            + ", ".join(
+                f"{step} {seconds:.0f} s" for step, seconds in sorted(f["timings"].items(), key=lambda x: -x[1])[:8]
+            )
+        )
+        print(
+            f"  peak RSS of the process tree {mib(f['tree_peak_kib'])} "
+            f"(during {step_at(f['spans'], f['tree_peak_time'])})"
+            f"; its anonymous part's peak {mib(f['tree_peak_anon_kib'])} (during "
+            f"{step_at(f['spans'], f['tree_peak_anon_time'])}), file-backed peak {mib(f['tree_peak_file_kib'])}"
+        )
         print(f"  largest single process {mib(f['largest_process_peak_kib'])}; cache written {gib(f['cache_bytes'])}")
         if f["analysis_errors"]:
             print(f"  analyses not computed: {f['analysis_errors']}")
     print()
-    print("Every step of gsr run is listed under its stage by the name it reports (Experiment.timings). Peak RSS is "
-          "sampled every 0.25 s over the whole process tree; file-backed RSS is memory-mapped embedding and cache "
-          "pages (page cache, reclaimable). Targets (issue 13): pretrained pipeline <= 15 min, peak RSS < 8 GiB.")
+    print(
+        "Every step of gsr run is listed under its stage by the name it reports (Experiment.timings). Peak RSS is "
+        "sampled every 0.25 s over the whole process tree; file-backed RSS is memory-mapped embedding and cache "
+        "pages (page cache, reclaimable). Targets (issue 13): pretrained pipeline <= 15 min, peak RSS < 8 GiB."
+    )
 
 
 # ---------------------------------------------------------------------------------------------- main
+
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
@@ -313,8 +367,12 @@ def main(argv=None) -> int:
         return run_pipeline(argv[1])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     collection_arguments(parser, docs=528_155)
-    parser.add_argument("--embedding-words", type=int, default=3_000_000,
-                        help="rows of the w2v file (3,000,000; the ftt file has two thirds of them)")
+    parser.add_argument(
+        "--embedding-words",
+        type=int,
+        default=3_000_000,
+        help="rows of the w2v file (3,000,000; the ftt file has two thirds of them)",
+    )
     parser.add_argument("--embedding-dim", type=int, default=300, help="dimensions of the pretrained files (300)")
     parser.add_argument("--trained-dim", type=int, default=100, help="dimensions of the trained embeddings (100)")
     parser.add_argument("--pipelines", nargs="+", choices=PIPELINES, default=list(PIPELINES))

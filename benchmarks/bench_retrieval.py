@@ -72,6 +72,7 @@ def vector_weightings() -> list[str]:
 
 # ---------------------------------------------------------------------------------------------- embedding file
 
+
 def _memory_snapshot() -> dict:
     return {field: status_kib(field) for field in ("VmHWM", "VmRSS", "RssAnon", "RssFile")}
 
@@ -80,6 +81,7 @@ def embedding_child(phase: str, path: str) -> int:
     """Run in a fresh process: 'baseline' (imports only), 'convert' (first load), 'mmap' (second load + 1% rows)."""
     started = time.perf_counter()
     from embeddings.loading import load_embedding
+
     importlib.import_module("gensim.models")
 
     result: dict = {"phase": phase, "import_s": time.perf_counter() - started}
@@ -89,7 +91,8 @@ def embedding_child(phase: str, path: str) -> int:
         result["load_s"] = time.perf_counter() - started
         result["words"] = len(kv.index_to_key)
         result["vectors_is_memmap"] = isinstance(kv.vectors, np.memmap) or isinstance(
-            getattr(kv.vectors, "base", None), np.memmap)
+            getattr(kv.vectors, "base", None), np.memmap
+        )
         result["after_load"] = _memory_snapshot()
         if phase == "mmap":
             started = time.perf_counter()
@@ -98,7 +101,7 @@ def embedding_child(phase: str, path: str) -> int:
             rows = np.sort(rng.choice(n, size=max(1, n // 100), replace=False))
             total = 0.0
             for start in range(0, len(rows), 10_000):
-                part = rows[start:start + 10_000]
+                part = rows[start : start + 10_000]
                 keys = [kv.index_to_key[r] for r in part]
                 total += float(np.asarray(kv.vectors[[kv.key_to_index[k] for k in keys]]).sum())
             result["touched_rows"] = int(len(rows))
@@ -113,8 +116,12 @@ def _run_embedding_child(phase: str, path: Path, cache: Path) -> dict:
     env = dict(os.environ, GSR_CACHE=str(cache))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH")) if p)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--embedding-child", phase, str(path)],
-                          env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--embedding-child", phase, str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - started
     if done.returncode != 0:
         tail = "\n".join((done.stderr or "").splitlines()[-15:])
@@ -148,14 +155,17 @@ def embedding_memory(args, fig: dict) -> None:
             with Timer(f"embedding child: {phase}") as t:
                 result = _run_embedding_child(phase, path, cache)
             fig[f"embedding_{phase}"] = result
-            log(f"  {phase}: peak {mib(result['end']['VmHWM'])}, RSS {mib(result['end']['VmRSS'])} "
-                f"(anon {mib(result['end']['RssAnon'])}, file {mib(result['end']['RssFile'])})")
+            log(
+                f"  {phase}: peak {mib(result['end']['VmHWM'])}, RSS {mib(result['end']['VmRSS'])} "
+                f"(anon {mib(result['end']['RssAnon'])}, file {mib(result['end']['RssFile'])})"
+            )
         fig["embedding_cache_bytes"] = dir_bytes(cache)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------- neural
+
 
 def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
     import torch
@@ -167,8 +177,8 @@ def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
     from retrievers.neural.training import rerank, sample_training_groups, train_ranker
 
     analyzer = default_analyzer()
-    qids = list(queries)[:args.neural_queries]
-    candidates = {q: bm25_run[q][:args.neural_depth] for q in qids if bm25_run.get(q)}
+    qids = list(queries)[: args.neural_queries]
+    candidates = {q: bm25_run[q][: args.neural_depth] for q in qids if bm25_run.get(q)}
     qids = [q for q in qids if q in candidates]
     wanted = {d for q in qids for d, _ in candidates[q]}
     with Timer(f"read the texts of {len(wanted):,} candidates and make synthetic qrels (setup)") as t:
@@ -183,8 +193,9 @@ def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
     torch.set_num_threads(args.threads)
     try:
         with Phase(f"build_ranking_data ({len(qids)} queries x top {args.neural_depth})") as p:
-            data = build_ranking_data({q: queries[q] for q in qids}, texts, candidates, qrels, kv, qids=qids,
-                                      depth=args.neural_depth)
+            data = build_ranking_data(
+                {q: queries[q] for q in qids}, texts, candidates, qrels, kv, qids=qids, depth=args.neural_depth
+            )
         fig.update(p.figures("neural_data"))
         fig["neural_pairs"] = int(len(data.pair_doc))
         scorable = list(data.query_pairs)
@@ -196,15 +207,24 @@ def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
             fig.update(p.figures(f"{name}_inputs"))
             with Timer(f"{name}: warm-up (1 epoch on {min(5, len(train_qids))} queries, not measured)"):
                 warm = new_model(name)
-                train_ranker(warm, inputs, data, train_qids[:5], (), epochs=1, seed=args.seed,
-                             learning_rate=LEARNING_RATES[name])
+                train_ranker(
+                    warm, inputs, data, train_qids[:5], (), epochs=1, seed=args.seed, learning_rate=LEARNING_RATES[name]
+                )
                 rerank(warm, inputs, data, scorable[:5])
                 del warm
             torch.manual_seed(args.seed)
             network = new_model(name)
             with Phase(f"{name}: train {args.neural_epochs} epoch(s) on {len(train_qids)} queries") as p:
-                report = train_ranker(network, inputs, data, train_qids, (), epochs=args.neural_epochs,
-                                      seed=args.seed, learning_rate=LEARNING_RATES[name])
+                report = train_ranker(
+                    network,
+                    inputs,
+                    data,
+                    train_qids,
+                    (),
+                    epochs=args.neural_epochs,
+                    seed=args.seed,
+                    learning_rate=LEARNING_RATES[name],
+                )
             fig.update(p.figures(f"{name}_train"))
             fig[f"{name}_epoch_s"] = p.seconds / args.neural_epochs
             fig[f"{name}_losses"] = report.losses
@@ -224,6 +244,7 @@ def neural(args, fig, queries, bm25_run, collection: Path, kv) -> None:
 
 # ---------------------------------------------------------------------------------------------- main
 
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--embedding-child"]:
@@ -231,11 +252,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     collection_arguments(parser, docs=500_000)
     parser.add_argument("--depth", type=int, default=1000, help="documents retrieved per query (1000)")
-    parser.add_argument("--threads", type=int, default=2,
-                        help="Lucene threads, DocumentStats processes and torch threads (2)")
+    parser.add_argument(
+        "--threads", type=int, default=2, help="Lucene threads, DocumentStats processes and torch threads (2)"
+    )
     parser.add_argument("--shard-size", type=int, default=10_000, help="documents per DocumentStats shard (10,000)")
-    parser.add_argument("--embedding-words", type=int, default=3_000_000,
-                        help="words of the synthetic word2vec file (3,000,000)")
+    parser.add_argument(
+        "--embedding-words", type=int, default=3_000_000, help="words of the synthetic word2vec file (3,000,000)"
+    )
     parser.add_argument("--embedding-dim", type=int, default=300, help="dimensions of that file (300)")
     parser.add_argument("--skip-embedding-file", action="store_true", help="leave out the embedding-file memory test")
     parser.add_argument("--neural-queries", type=int, default=250, help="queries re-ranked by DRMM/MatchPyramid (250)")
@@ -279,8 +302,9 @@ def main(argv=None) -> int:
         fig["index_bytes"] = dir_bytes(index_dir)
         fig["index_docs_per_s"] = fig["n_docs"] / fig["index_s"]
         with Phase(f"DocumentStats.build from the JSONL (n_jobs={args.threads})") as p:
-            stats = DocumentStats.build(iter_documents(collection), Analyzer(), n_jobs=args.threads,
-                                        shard_size=args.shard_size)
+            stats = DocumentStats.build(
+                iter_documents(collection), Analyzer(), n_jobs=args.threads, shard_size=args.shard_size
+            )
         fig.update(p.figures("stats"))
         fig["stats_docs_per_s"] = len(stats) / fig["stats_s"]
         fig["stats_vs_index_speed"] = fig["stats_docs_per_s"] / fig["index_docs_per_s"]
@@ -294,8 +318,9 @@ def main(argv=None) -> int:
         runs = {}
         for model in lexical_models():
             with Phase(f"Lucene {model}: {len(queries)} queries x top {args.depth} (the indexing JVM)") as p:
-                runs[model] = lucene.search(index_dir, queries, model, k=args.depth, threads=args.threads,
-                                            session=session)
+                runs[model] = lucene.search(
+                    index_dir, queries, model, k=args.depth, threads=args.threads, session=session
+                )
             fig.update(p.figures(f"search_{model}"))
             fig[f"search_{model}_qps"] = len(queries) / p.seconds
             fig[f"search_{model}_hits"] = sum(len(v) for v in runs[model].values())
@@ -343,6 +368,7 @@ def main(argv=None) -> int:
 
 # ---------------------------------------------------------------------------------------------- report
 
+
 def report(f: dict, a) -> None:
     Q, D = a.queries, a.depth
 
@@ -352,29 +378,60 @@ def report(f: dict, a) -> None:
 
     rows: list[tuple[str, str, str]] = []  # (what, figure, peak memory)
     rows.append(("Lucene indexing", f"{f['index_s']:.1f} s = {f['index_docs_per_s']:,.0f} docs/s", peaks("index")))
-    rows.append(("DocumentStats.build", f"{f['stats_s']:.1f} s = {f['stats_docs_per_s']:,.0f} docs/s",
-                 peaks("stats")))
-    rows.append(("  stats speed / indexing speed", f"{f['stats_vs_index_speed']:.2f}x "
-                 f"({'not slower' if f['stats_vs_index_speed'] >= 1 else 'SLOWER'} than indexing)", ""))
+    rows.append(("DocumentStats.build", f"{f['stats_s']:.1f} s = {f['stats_docs_per_s']:,.0f} docs/s", peaks("stats")))
+    rows.append(
+        (
+            "  stats speed / indexing speed",
+            f"{f['stats_vs_index_speed']:.2f}x "
+            f"({'not slower' if f['stats_vs_index_speed'] >= 1 else 'SLOWER'} than indexing)",
+            "",
+        )
+    )
     rows.append(("Lucene JVM start + 1 query (own worker)", f"{f['jvm_startup_s']:.1f} s", peaks("jvm_startup")))
     for model in lexical_models():
-        rows.append((f"{model} {Q} x top {D} (indexing JVM)",
-                     f"{f[f'search_{model}_s']:.1f} s = {f[f'search_{model}_qps']:.1f} q/s", peaks(f"search_{model}")))
+        rows.append(
+            (
+                f"{model} {Q} x top {D} (indexing JVM)",
+                f"{f[f'search_{model}_s']:.1f} s = {f[f'search_{model}_qps']:.1f} q/s",
+                peaks(f"search_{model}"),
+            )
+        )
     for w in vector_weightings():
         rows.append((f"vector {w}: document vectors", f"{f[f'vector_{w}_build_s']:.1f} s", peaks(f"vector_{w}_build")))
-        rows.append((f"vector {w}: {Q} x top {D}",
-                     f"{f[f'vector_{w}_search_s']:.1f} s = {f[f'vector_{w}_qps']:.1f} q/s",
-                     peaks(f"vector_{w}_search")))
+        rows.append(
+            (
+                f"vector {w}: {Q} x top {D}",
+                f"{f[f'vector_{w}_search_s']:.1f} s = {f[f'vector_{w}_qps']:.1f} q/s",
+                peaks(f"vector_{w}_search"),
+            )
+        )
     if "neural_skipped" not in f:
-        rows.append(("neural inputs (tokenise candidates)", f"{f['neural_data_s']:.1f} s for {f['neural_pairs']:,} "
-                     f"pairs ({f['neural_queries_with_relevant']}/{f['neural_queries']} queries with a relevant doc)",
-                     peaks("neural_data")))
+        rows.append(
+            (
+                "neural inputs (tokenise candidates)",
+                f"{f['neural_data_s']:.1f} s for {f['neural_pairs']:,} "
+                f"pairs ({f['neural_queries_with_relevant']}/{f['neural_queries']} queries with a relevant doc)",
+                peaks("neural_data"),
+            )
+        )
         for name in neural_models():
             rows.append((f"{name}: model inputs", f"{f[f'{name}_inputs_s']:.1f} s", peaks(f"{name}_inputs")))
-            rows.append((f"{name}: training", f"{f[f'{name}_epoch_s']:.3f} s/epoch "
-                         f"({f[f'{name}_train_groups_per_epoch']:,} training pairs/epoch)", peaks(f"{name}_train")))
-            rows.append((f"{name}: re-ranking", f"{f[f'{name}_rerank_docs_per_s']:,.0f} docs/s "
-                         f"({f[f'{name}_rerank_docs_per_s_with_inputs']:,.0f} with inputs)", peaks(f"{name}_rerank")))
+            rows.append(
+                (
+                    f"{name}: training",
+                    f"{f[f'{name}_epoch_s']:.3f} s/epoch "
+                    f"({f[f'{name}_train_groups_per_epoch']:,} training pairs/epoch)",
+                    peaks(f"{name}_train"),
+                )
+            )
+            rows.append(
+                (
+                    f"{name}: re-ranking",
+                    f"{f[f'{name}_rerank_docs_per_s']:,.0f} docs/s "
+                    f"({f[f'{name}_rerank_docs_per_s_with_inputs']:,.0f} with inputs)",
+                    peaks(f"{name}_rerank"),
+                )
+            )
     if "embedding_convert" in f:
         size = f["embedding_file_bytes"]
         base = f["embedding_baseline"]["end"]["VmHWM"] * 1024
@@ -382,20 +439,28 @@ def report(f: dict, a) -> None:
             r = f[f"embedding_{phase}"]
             peak, anon = r["end"]["VmHWM"] * 1024, r["end"]["RssAnon"] * 1024
             extra = f", touch {r['touch_s']:.1f} s" if phase == "mmap" else ""
-            rows.append((f"{a.embedding_words:,}x{a.embedding_dim} {label}",
-                         f"{r['load_s']:.1f} s{extra}; peak RSS / file {peak / size:.2f} "
-                         f"({(peak - base) / size:.2f} above imports); anon RSS at end / file {anon / size:.2f}",
-                         f"peak {gib(peak)}, file {gib(size)}"))
+            rows.append(
+                (
+                    f"{a.embedding_words:,}x{a.embedding_dim} {label}",
+                    f"{r['load_s']:.1f} s{extra}; peak RSS / file {peak / size:.2f} "
+                    f"({(peak - base) / size:.2f} above imports); anon RSS at end / file {anon / size:.2f}",
+                    f"peak {gib(peak)}, file {gib(size)}",
+                )
+            )
     else:
         rows.append(("embedding file", f"skipped: {f.get('embedding_skipped')}", ""))
 
     print()
-    print(f"gsr-bench retrieval benchmark: {f['n_docs']:,} synthetic documents (~{a.words} words), {Q} queries x top "
-          f"{D}, threads={a.threads}, {f['cpus']} CPUs, Python {f['python']}; load average at the start "
-          f"{f['load'][0]:.2f}, at the end {f['load_after'][0]:.2f}")
-    print(f"collection {gib(f['collection_bytes'])}, Lucene index {gib(f['index_bytes'])}, "
-          f"DocumentStats {f['stats_nnz']:,} doc-term pairs / {f['stats_vocabulary']:,} terms; "
-          f"setup: generation {f['generate_docs_s']:.1f} s")
+    print(
+        f"gsr-bench retrieval benchmark: {f['n_docs']:,} synthetic documents (~{a.words} words), {Q} queries x top "
+        f"{D}, threads={a.threads}, {f['cpus']} CPUs, Python {f['python']}; load average at the start "
+        f"{f['load'][0]:.2f}, at the end {f['load_after'][0]:.2f}"
+    )
+    print(
+        f"collection {gib(f['collection_bytes'])}, Lucene index {gib(f['index_bytes'])}, "
+        f"DocumentStats {f['stats_nnz']:,} doc-term pairs / {f['stats_vocabulary']:,} terms; "
+        f"setup: generation {f['generate_docs_s']:.1f} s"
+    )
     print()
     w1 = max(len(r[0]) for r in rows)
     w2 = max(len(r[1]) for r in rows)
@@ -407,21 +472,29 @@ def report(f: dict, a) -> None:
         for phase in ("baseline", "convert", "mmap"):
             r = f[f"embedding_{phase}"]
             e = r["end"]
-            print(f"  embedding child {phase:<8}: peak {mib(e['VmHWM'])}; at end RSS {mib(e['VmRSS'])} "
-                  f"(anon {mib(e['RssAnon'])}, file-backed {mib(e['RssFile'])})"
-                  + (f"; vectors memory-mapped: {r['vectors_is_memmap']}" if "vectors_is_memmap" in r else ""))
-        print(f"  file {gib(f['embedding_file_bytes'])} written in {f['embedding_write_s']:.1f} s; "
-              f"converted cache {gib(f['embedding_cache_bytes'])}")
-    print(f"  peak RSS whole run: this process {mib(f['peak_rss_self_kib'])}, largest child (ru_maxrss) "
-          f"{mib(f['peak_rss_children_kib'])}; total wall time {f['total_s']:.0f} s")
+            print(
+                f"  embedding child {phase:<8}: peak {mib(e['VmHWM'])}; at end RSS {mib(e['VmRSS'])} "
+                f"(anon {mib(e['RssAnon'])}, file-backed {mib(e['RssFile'])})"
+                + (f"; vectors memory-mapped: {r['vectors_is_memmap']}" if "vectors_is_memmap" in r else "")
+            )
+        print(
+            f"  file {gib(f['embedding_file_bytes'])} written in {f['embedding_write_s']:.1f} s; "
+            f"converted cache {gib(f['embedding_cache_bytes'])}"
+        )
+    print(
+        f"  peak RSS whole run: this process {mib(f['peak_rss_self_kib'])}, largest child (ru_maxrss) "
+        f"{mib(f['peak_rss_children_kib'])}; total wall time {f['total_s']:.0f} s"
+    )
     print()
-    print("Notes: 'self' peaks are this process's VmHWM after a reset at the start of each phase (so they include "
-          "what it already held); 'child' peaks are the largest VmHWM of a child (Lucene's JVM worker, a pool "
-          "worker), sampled every 0.1 s. Indexing includes the document check and the JVM start; the searches run "
-          "in the indexing JVM (one LuceneSession, as gsr run does) and include the result transfer. Neural "
-          "training excludes validation. "
-          "File-backed RSS of a memory-mapped embedding is page cache (shared, reclaimable, and widened by kernel "
-          "read-around); anonymous RSS is the memory the load itself needs.")
+    print(
+        "Notes: 'self' peaks are this process's VmHWM after a reset at the start of each phase (so they include "
+        "what it already held); 'child' peaks are the largest VmHWM of a child (Lucene's JVM worker, a pool "
+        "worker), sampled every 0.1 s. Indexing includes the document check and the JVM start; the searches run "
+        "in the indexing JVM (one LuceneSession, as gsr run does) and include the result transfer. Neural "
+        "training excludes validation. "
+        "File-backed RSS of a memory-mapped embedding is page cache (shared, reclaimable, and widened by kernel "
+        "read-around); anonymous RSS is the memory the load itself needs."
+    )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,9 @@ import numpy as np
 from common import log, reset_peak_rss, status_kib, vocabulary
 
 
-def write_documents(path: Path, words: list[str], n_docs: int, mean_words: int, rng, plain: bool,
-                    chunk: int = 20_000) -> None:
+def write_documents(
+    path: Path, words: list[str], n_docs: int, mean_words: int, rng, plain: bool, chunk: int = 20_000
+) -> None:
     """n_docs documents doc0000000… of Zipf-drawn words, written chunk by chunk (never all in memory)."""
     p = 1.0 / np.arange(1, len(words) + 1)
     cdf = np.cumsum(p / p.sum())
@@ -55,16 +56,20 @@ def write_documents(path: Path, words: list[str], n_docs: int, mean_words: int, 
 
 def write_run_topics_qrels(folder: Path, words: list[str], n_docs: int, n_queries: int, depth: int, rng) -> None:
     pool = words[200:20_000]
-    with open(folder / "topics.tsv", "w") as topics, open(folder / "run.txt", "w") as run, \
-            open(folder / "qrels.txt", "w") as qrels:
+    with (
+        open(folder / "topics.tsv", "w") as topics,
+        open(folder / "run.txt", "w") as run,
+        open(folder / "qrels.txt", "w") as qrels,
+    ):
         for q in range(n_queries):
             qid = f"q{q:04d}"
             topics.write(f"{qid}\t{' '.join(pool[i] for i in rng.choice(len(pool), 3, replace=False))}\n")
             ranked = rng.choice(n_docs, size=depth, replace=False)
             run.writelines(f"{qid} Q0 doc{d:07d} {r + 1} {depth - r} bench\n" for r, d in enumerate(ranked))
             k = int(rng.integers(10, 151))  # relevant documents: some retrieved, some not
-            relevant = np.concatenate([ranked[rng.choice(depth, k // 2, replace=False)],
-                                       rng.choice(n_docs, k - k // 2, replace=False)])
+            relevant = np.concatenate(
+                [ranked[rng.choice(depth, k // 2, replace=False)], rng.choice(n_docs, k - k // 2, replace=False)]
+            )
             qrels.writelines(f"{qid} 0 doc{d:07d} 1\n" for d in dict.fromkeys(relevant.tolist()))
 
 
@@ -74,8 +79,11 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=250)
     parser.add_argument("--depth", type=int, default=1000)
     parser.add_argument("--words", type=int, default=150, help="mean words per document")
-    parser.add_argument("--cutoff", default="none", help="'none' (every retrieved document is measured) or "
-                                                         "'relevant' (the paper's top-K)")
+    parser.add_argument(
+        "--cutoff",
+        default="none",
+        help="'none' (every retrieved document is measured) or 'relevant' (the paper's top-K)",
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--bound-mib", type=float, default=1536.0)
     parser.add_argument("--plain", action="store_true", help="plain JSONL instead of gzip'd")
@@ -105,13 +113,16 @@ def main() -> int:
 
     def score(seed: int):
         return GSR(lexicon, cutoff=cutoff, random_seed=seed).evaluate(
-            folder / "run.txt", folder / "topics.tsv", docs, folder / "qrels.txt", n_jobs=args.jobs)
+            folder / "run.txt", folder / "topics.tsv", docs, folder / "qrels.txt", n_jobs=args.jobs
+        )
 
     rows = []
-    for label, call in (("listing pass (first use of the file)", lambda: open_documents(docs).count()),
-                        ("needed documents read, statistics built", lambda: score(0)),
-                        ("same run again (statistics cached)", lambda: score(0)),
-                        ("another random draw (engines' part rebuilt)", lambda: score(1))):
+    for label, call in (
+        ("listing pass (first use of the file)", lambda: open_documents(docs).count()),
+        ("needed documents read, statistics built", lambda: score(0)),
+        ("same run again (statistics cached)", lambda: score(0)),
+        ("another random draw (engines' part rebuilt)", lambda: score(1)),
+    ):
         reset_peak_rss()
         before = status_kib("VmRSS")
         started = time.perf_counter()
@@ -124,23 +135,34 @@ def main() -> int:
     listing_bytes = sum(a.nbytes for a in (listing.ids, listing.files, listing.offsets))
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 
-    print(f"# gsr score memory: {args.docs:,} documents ({'plain' if args.plain else 'gzip'} JSONL, "
-          f"{docs.stat().st_size / 2**30:.2f} GiB), run {args.queries} × {args.depth}, cutoff {args.cutoff}, "
-          f"{args.jobs} job(s), {os.cpu_count()} cores")
+    print(
+        f"# gsr score memory: {args.docs:,} documents ({'plain' if args.plain else 'gzip'} JSONL, "
+        f"{docs.stat().st_size / 2**30:.2f} GiB), run {args.queries} × {args.depth}, cutoff {args.cutoff}, "
+        f"{args.jobs} job(s), {os.cpu_count()} cores"
+    )
     print(f"{'step':<44} {'seconds':>8} {'RSS before':>11} {'peak RSS':>9}  {'GSR':>8} {'perfect':>8} {'random':>8}")
     for label, seconds, before, peak, report in rows:
-        gsr = ("" if isinstance(report, int) else
-               f"{report.system.gsr:>+8.5f} {report.perfect.gsr:>+8.5f} {report.random.gsr:>+8.5f}")
+        gsr = (
+            ""
+            if isinstance(report, int)
+            else f"{report.system.gsr:>+8.5f} {report.perfect.gsr:>+8.5f} {report.random.gsr:>+8.5f}"
+        )
         print(f"{label:<44} {seconds:>8.1f} {before / 1024:>7,.0f} MiB {peak / 1024:>5,.0f} MiB  {gsr}")
     first = rows[1][4]
-    print(f"documents measured: {sum(q.n_docs for q in first.system.per_query):,} retrieved, "
-          f"{sum(q.n_docs for q in first.random.per_query):,} drawn by the random engine")
-    print(f"listing (ids, files, offsets; memory-mapped): {listing_bytes / 2**20:,.0f} MiB, "
-          f"{listing_bytes / args.docs:.1f} bytes per document")
+    print(
+        f"documents measured: {sum(q.n_docs for q in first.system.per_query):,} retrieved, "
+        f"{sum(q.n_docs for q in first.random.per_query):,} drawn by the random engine"
+    )
+    print(
+        f"listing (ids, files, offsets; memory-mapped): {listing_bytes / 2**20:,.0f} MiB, "
+        f"{listing_bytes / args.docs:.1f} bytes per document"
+    )
     print(f"largest worker process peak RSS: {children / 1024:,.0f} MiB")
     worst = max(peak for _, _, _, peak, _ in rows) / 1024
-    print(f"peak RSS {worst:,.0f} MiB {'≤' if worst <= args.bound_mib else '>'} bound {args.bound_mib:,.0f} MiB: "
-          f"{'within' if worst <= args.bound_mib else 'OVER'}")
+    print(
+        f"peak RSS {worst:,.0f} MiB {'≤' if worst <= args.bound_mib else '>'} bound {args.bound_mib:,.0f} MiB: "
+        f"{'within' if worst <= args.bound_mib else 'OVER'}"
+    )
     return 0
 
 

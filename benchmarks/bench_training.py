@@ -42,13 +42,21 @@ RESAMPLES = 1_000
 
 # ---------------------------------------------------------------------------------------------- speed
 
+
 def old_training(corpus_path: Path, method: str, settings) -> float:
     """Training as before: gensim builds the vocabulary by scanning the corpus file itself, then trains."""
     from gensim.models import FastText, Word2Vec
 
-    options = dict(corpus_file=str(corpus_path), vector_size=settings.dim, window=settings.window,
-                   min_count=settings.min_count, epochs=settings.epochs, sg=1, seed=settings.seed,
-                   workers=max(1, os.cpu_count() or 1))
+    options = dict(
+        corpus_file=str(corpus_path),
+        vector_size=settings.dim,
+        window=settings.window,
+        min_count=settings.min_count,
+        epochs=settings.epochs,
+        sg=1,
+        seed=settings.seed,
+        workers=max(1, os.cpu_count() or 1),
+    )
     started = time.perf_counter()
     (FastText if method == "fasttext" else Word2Vec)(**options)
     return time.perf_counter() - started
@@ -93,19 +101,27 @@ def speed(args) -> dict:
     fig["old_total_s"] = fig["old_tokenise_s"] + sum(fig[f"old_{m}_s"] for m in METHODS)
     fig["new_total_s"] = fig["new_tokenise_s"] + sum(fig[f"new_{m}_s"] for m in METHODS)
     print()
-    print(f"Training on {args.docs:,} generated documents ({fig['words']:,} words with stop words), {args.dim}d, "
-          f"{args.epochs} epochs, {os.cpu_count()} CPUs; load average before {fig['load_before'][0]:.2f}, after "
-          f"{fig['load_after'][0]:.2f}")
+    print(
+        f"Training on {args.docs:,} generated documents ({fig['words']:,} words with stop words), {args.dim}d, "
+        f"{args.epochs} epochs, {os.cpu_count()} CPUs; load average before {fig['load_before'][0]:.2f}, after "
+        f"{fig['load_after'][0]:.2f}"
+    )
     print(f"  {'step':<26} {'before (extrapolated)':>22} {'after':>10}")
-    for step, key in (("tokenising pass", "tokenise"), ("word2vec", "word2vec"), ("fastText", "fasttext"),
-                      ("total", "total")):
+    for step, key in (
+        ("tokenising pass", "tokenise"),
+        ("word2vec", "word2vec"),
+        ("fastText", "fasttext"),
+        ("total", "total"),
+    ):
         print(f"  {step:<26} {fig[f'old_{key}_s']:20.0f} s {fig[f'new_{key}_s']:8.0f} s")
-    print(f"  before: measured on {args.old_docs:,} documents, x {scale:.2f}; target (issue 13): both trainings "
-          "<= 5 min")
+    print(
+        f"  before: measured on {args.old_docs:,} documents, x {scale:.2f}; target (issue 13): both trainings <= 5 min"
+    )
     return fig
 
 
 # ---------------------------------------------------------------------------------------------- quality
+
 
 def demo_config(label: str, settings: dict, out: Path) -> dict:
     """experiments/demo.toml with every trained embedding's settings updated by `settings`."""
@@ -116,8 +132,7 @@ def demo_config(label: str, settings: dict, out: Path) -> dict:
     raw["output"] = str(out / label)
     for table in raw["embeddings"].values():
         if "train" in table:
-            table.update({k: v for k, v in settings.items()
-                          if k != "buckets" or table["train"] == "fasttext"})
+            table.update({k: v for k, v in settings.items() if k != "buckets" or table["train"] == "fasttext"})
             TrainingSettings(method=table["train"], **{k: v for k, v in table.items() if k != "train"})
     return raw
 
@@ -170,22 +185,33 @@ def bootstrap(old: dict, new: dict, statistic, rng: np.random.Generator) -> dict
     draws = np.array([(statistic(old, qids, s), statistic(new, qids, s)) for s in samples])
     low, high = np.nanpercentile(draws, [2.5, 97.5], axis=0)
     change = np.nanpercentile(draws[:, 1] - draws[:, 0], [2.5, 97.5])
-    return {"old": a, "new": b, "old_ci": [low[0], high[0]], "new_ci": [low[1], high[1]],
-            "change": b - a, "change_ci": list(change), "half_width": (high[0] - low[0]) / 2}
+    return {
+        "old": a,
+        "new": b,
+        "old_ci": [low[0], high[0]],
+        "new_ci": [low[1], high[1]],
+        "change": b - a,
+        "change_ci": list(change),
+        "half_width": (high[0] - low[0]) / 2,
+    }
 
 
 def mean_of(column: str):
     def statistic(values: dict, qids: list[str], sample=None) -> float:
         picked = [qids[i] for i in sample] if sample is not None else qids
         return float(np.nanmean([values[q][column] for q in picked]))
+
     return statistic
 
 
 def gsr_of(embedding: str):
     def statistic(values: dict, qids: list[str], sample=None) -> float:
         picked = [qids[i] for i in sample] if sample is not None else qids
-        return slope(np.array([values[q][f"g(q) ({embedding})"] for q in picked]),
-                     np.array([values[q][f"g_q(L) ({embedding})"] for q in picked]))
+        return slope(
+            np.array([values[q][f"g(q) ({embedding})"] for q in picked]),
+            np.array([values[q][f"g_q(L) ({embedding})"] for q in picked]),
+        )
+
     return statistic
 
 
@@ -204,8 +230,10 @@ def quality(args) -> dict:
     out = Path(args.out or tempfile.mkdtemp(prefix="gsr-bench-training-demo-"))
     after = parse_overrides(args.after)
     after_label = "after" + "".join(f"-{k}={v}" for k, v in after.items())
-    tables = {label: per_query(run_demo(label, settings, out))
-              for label, settings in (("before", OLD_SETTINGS), ("before-seed-1", RESEEDED), (after_label, after))}
+    tables = {
+        label: per_query(run_demo(label, settings, out))
+        for label, settings in (("before", OLD_SETTINGS), ("before-seed-1", RESEEDED), (after_label, after))
+    }
     demo = tomllib.loads(BUILTIN_CONFIGS["demo"].read_text())
     trained = {name for name, table in demo["embeddings"].items() if "train" in table}
     regular = {s["name"] for s in demo["systems"] if s.get("embedding") in trained}
@@ -214,13 +242,17 @@ def quality(args) -> dict:
     rng = np.random.default_rng(args.seed)
     fig: dict = {"out": str(out), "after": after, "systems": {}}
     print()
-    print(f"The demo before (gensim's defaults: {OLD_SETTINGS}) and after (TrainingSettings' defaults"
-          + (f" with {after}" if after else "") + "), every system retrieving with a trained embedding. "
-          f"95% percentile bootstrap CIs over queries ({RESAMPLES:,} resamples, seed {args.seed}); 'seed 1' is the "
-          "old settings trained again with another seed (the noise of training itself); a change is flagged when "
-          "it exceeds the old value's CI half-width.")
-    print(f"  {'system':<26} {'measure':<12} {'before [95% CI]':>26} {'seed 1':>8} {'after':>8} "
-          f"{'change [95% CI]':>28}")
+    print(
+        f"The demo before (gensim's defaults: {OLD_SETTINGS}) and after (TrainingSettings' defaults"
+        + (f" with {after}" if after else "")
+        + "), every system retrieving with a trained embedding. "
+        f"95% percentile bootstrap CIs over queries ({RESAMPLES:,} resamples, seed {args.seed}); 'seed 1' is the "
+        "old settings trained again with another seed (the noise of training itself); a change is flagged when "
+        "it exceeds the old value's CI half-width."
+    )
+    print(
+        f"  {'system':<26} {'measure':<12} {'before [95% CI]':>26} {'seed 1':>8} {'after':>8} {'change [95% CI]':>28}"
+    )
     for system in systems:
         rows = {"MAP": mean_of("MAP"), **{f"GSR ({m})": gsr_of(m) for m in demo["gsr"]["measuring"]}}
         fig["systems"][system] = {}
@@ -229,17 +261,23 @@ def quality(args) -> dict:
             r["reseeded"] = bootstrap(before[system], tables["before-seed-1"][system], statistic, rng)["new"]
             fig["systems"][system][label] = r
             flag = "  <-- beyond the CI" if abs(r["change"]) > r["half_width"] else ""
-            print(f"  {system:<26} {label:<12} {r['old']:+.4f} [{r['old_ci'][0]:+.4f}, {r['old_ci'][1]:+.4f}] "
-                  f"{r['reseeded']:+8.4f} {r['new']:+8.4f} {r['change']:+.4f} [{r['change_ci'][0]:+.4f}, "
-                  f"{r['change_ci'][1]:+.4f}]{flag}")
-    flagged = [(s, m) for s, rows in fig["systems"].items() for m, r in rows.items()
-               if abs(r["change"]) > r["half_width"]]
-    print(f"  {len(flagged)} of {sum(len(r) for r in fig['systems'].values())} values moved beyond their CI"
-          + (f": {', '.join(f'{s} {m}' for s, m in flagged)}" if flagged else ""))
+            print(
+                f"  {system:<26} {label:<12} {r['old']:+.4f} [{r['old_ci'][0]:+.4f}, {r['old_ci'][1]:+.4f}] "
+                f"{r['reseeded']:+8.4f} {r['new']:+8.4f} {r['change']:+.4f} [{r['change_ci'][0]:+.4f}, "
+                f"{r['change_ci'][1]:+.4f}]{flag}"
+            )
+    flagged = [
+        (s, m) for s, rows in fig["systems"].items() for m, r in rows.items() if abs(r["change"]) > r["half_width"]
+    ]
+    print(
+        f"  {len(flagged)} of {sum(len(r) for r in fig['systems'].values())} values moved beyond their CI"
+        + (f": {', '.join(f'{s} {m}' for s, m in flagged)}" if flagged else "")
+    )
     return fig
 
 
 # ---------------------------------------------------------------------------------------------- main
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -251,8 +289,13 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="speed: tokenising processes")
     parser.add_argument("--tmp-dir", help="speed: folder for the generated collection (system temp)")
     parser.add_argument("--out", help="quality: folder for the demo runs (each reused when it is there)")
-    parser.add_argument("--after", nargs="*", default=[], metavar="KEY=VALUE",
-                        help="quality: settings of the 'after' run besides the defaults (e.g. sample=0.0001)")
+    parser.add_argument(
+        "--after",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="quality: settings of the 'after' run besides the defaults (e.g. sample=0.0001)",
+    )
     args = parser.parse_args(argv)
     log(load_text())
     fig = {"args": vars(args), **machine(), **(speed(args) if args.what == "speed" else quality(args))}

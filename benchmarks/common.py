@@ -23,15 +23,33 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 if str(PROJECT_ROOT) not in sys.path:
     sys.path.insert(0, str(PROJECT_ROOT))
 
-GENDERED_QUERY_WORDS = ("she", "he", "woman", "man", "mother", "father", "girl", "boy", "wife", "husband",
-                        "actress", "actor", "queen", "king", "sister", "brother", "daughter", "son")
+GENDERED_QUERY_WORDS = (
+    "she",
+    "he",
+    "woman",
+    "man",
+    "mother",
+    "father",
+    "girl",
+    "boy",
+    "wife",
+    "husband",
+    "actress",
+    "actor",
+    "queen",
+    "king",
+    "sister",
+    "brother",
+    "daughter",
+    "son",
+)
 
 # Word variants (how a drawn word is written in the text) and their probabilities.
-VARIANTS = (("{}", 0.86), ("{},", 0.06), ("{}.", 0.04), ("{}'s", 0.01), ("{}!", 0.005), ("{}?", 0.005),
-            ("Title", 0.02))
+VARIANTS = (("{}", 0.86), ("{},", 0.06), ("{}.", 0.04), ("{}'s", 0.01), ("{}!", 0.005), ("{}?", 0.005), ("Title", 0.02))
 
 
 # ---------------------------------------------------------------------------------------------- progress, timing
+
 
 def log(message: str) -> None:
     """A time-stamped progress line on stderr (figures go to stdout)."""
@@ -83,6 +101,7 @@ def write_json(figures: dict, path: str | os.PathLike) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- memory
+
 
 def status_kib(field: str, pid: int | str = "self") -> int | None:
     """A /proc/PID/status field in KiB (VmHWM, VmRSS, RssAnon, RssFile), None where unreadable."""
@@ -184,12 +203,17 @@ class Phase:
         self.tree_peak_kib = max(self.tree_peak_kib, self.self_peak_kib or 0)
 
     def figures(self, prefix: str) -> dict:
-        return {f"{prefix}_s": self.seconds, f"{prefix}_peak_rss_self_kib": self.self_peak_kib,
-                f"{prefix}_peak_rss_child_kib": self.child_peak_kib, f"{prefix}_children": self.children,
-                f"{prefix}_peak_rss_tree_kib": self.tree_peak_kib}
+        return {
+            f"{prefix}_s": self.seconds,
+            f"{prefix}_peak_rss_self_kib": self.self_peak_kib,
+            f"{prefix}_peak_rss_child_kib": self.child_peak_kib,
+            f"{prefix}_children": self.children,
+            f"{prefix}_peak_rss_tree_kib": self.tree_peak_kib,
+        }
 
 
 # ---------------------------------------------------------------------------------------------- synthetic data
+
 
 def vocabulary(kv, size: int) -> list[str]:
     """The `size` most frequent purely alphabetic words of the embedding (index_to_key is frequency-ordered)."""
@@ -207,9 +231,16 @@ def zipf_probabilities(n: int, exponent: float) -> np.ndarray:
     return p / p.sum()
 
 
-def generate_documents(words: list[str], n_docs: int, mean_words: int, rng: np.random.Generator,
-                       exponent: float = 1.0, chunk: int = 50_000, first_id: int = 0,
-                       planted: dict[int, list[str]] | None = None) -> list[tuple[str, str]]:
+def generate_documents(
+    words: list[str],
+    n_docs: int,
+    mean_words: int,
+    rng: np.random.Generator,
+    exponent: float = 1.0,
+    chunk: int = 50_000,
+    first_id: int = 0,
+    planted: dict[int, list[str]] | None = None,
+) -> list[tuple[str, str]]:
     """n_docs (docid, text) pairs; Zipf-distributed words, some punctuation and capitals, vectorised by chunk.
 
     `planted` maps a document number to words put at the front of its text (a query's terms, for relevance).
@@ -248,15 +279,24 @@ def generate_documents(words: list[str], n_docs: int, mean_words: int, rng: np.r
     return docs
 
 
-def write_collection(path: Path, words: list[str], n_docs: int, mean_words: int, rng: np.random.Generator,
-                     zipf: float, chunk: int = 50_000, planted: dict[int, list[str]] | None = None) -> int:
+def write_collection(
+    path: Path,
+    words: list[str],
+    n_docs: int,
+    mean_words: int,
+    rng: np.random.Generator,
+    zipf: float,
+    chunk: int = 50_000,
+    planted: dict[int, list[str]] | None = None,
+) -> int:
     """Writes n_docs {"id", "contents"} lines of generate_documents, chunk by chunk (never all in memory)."""
     written = 0
     with open(path, "w", encoding="utf-8") as out:
         while written < n_docs:
             n = min(chunk, n_docs - written)
-            docs = generate_documents(words, n, mean_words, rng, exponent=zipf, chunk=chunk, first_id=written,
-                                      planted=planted)
+            docs = generate_documents(
+                words, n, mean_words, rng, exponent=zipf, chunk=chunk, first_id=written, planted=planted
+            )
             out.write("".join(json.dumps({"id": docid, "contents": text}) + "\n" for docid, text in docs))
             written += n
             if n_docs > chunk:
@@ -289,8 +329,14 @@ def generate_run(qids: list[str], docids: list[str], depth: int, rng: np.random.
     return run
 
 
-def planted_judgments(queries: dict[str, str], n_docs: int, rng: np.random.Generator, analyzer,
-                      median_relevant: float = 45.0, judged_per_topic: int = 1_250):
+def planted_judgments(
+    queries: dict[str, str],
+    n_docs: int,
+    rng: np.random.Generator,
+    analyzer,
+    median_relevant: float = 45.0,
+    judged_per_topic: int = 1_250,
+):
     """Robust04-like qrels for generated documents: K relevant documents per topic (log-normal, median 45,
     mean about 70, between 3 and 450, as the 17,412 relevant judgments of Robust04's 249 judged topics), graded
     1 or 2, each given the query's terms at its front; the rest of `judged_per_topic` judged non-relevant.
@@ -315,18 +361,21 @@ def planted_judgments(queries: dict[str, str], n_docs: int, rng: np.random.Gener
     return qrels, planted
 
 
-def write_topics_and_qrels(folder: Path, queries: dict[str, str],
-                           qrels: dict[str, dict[str, int]]) -> tuple[Path, Path]:
+def write_topics_and_qrels(
+    folder: Path, queries: dict[str, str], qrels: dict[str, dict[str, int]]
+) -> tuple[Path, Path]:
     """queries as a TSV topics file and qrels as a TREC qrels file under `folder`."""
     topics, judgments = folder / "topics.tsv", folder / "qrels.txt"
     topics.write_text("".join(f"{q}\t{t}\n" for q, t in queries.items()), encoding="utf-8")
-    judgments.write_text("".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()),
-                         encoding="utf-8")
+    judgments.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()), encoding="utf-8"
+    )
     return topics, judgments
 
 
-def synthetic_qrels(queries: dict[str, str], candidates: dict[str, list[tuple[str, float]]],
-                    texts: dict[str, str], analyzer) -> dict[str, dict[str, int]]:
+def synthetic_qrels(
+    queries: dict[str, str], candidates: dict[str, list[tuple[str, float]]], texts: dict[str, str], analyzer
+) -> dict[str, dict[str, int]]:
     """Grade 2 when a candidate holds every distinct query term, 1 when it holds at least half of them."""
     qrels: dict[str, dict[str, int]] = {}
     for qid, ranked in candidates.items():
@@ -344,8 +393,9 @@ def synthetic_qrels(queries: dict[str, str], candidates: dict[str, list[tuple[st
     return qrels
 
 
-def write_word2vec_binary(path: Path, n_words: int, dim: int, seed: int, chunk: int = 100_000,
-                          words: list[str] | None = None) -> int:
+def write_word2vec_binary(
+    path: Path, n_words: int, dim: int, seed: int, chunk: int = 100_000, words: list[str] | None = None
+) -> int:
     """A word2vec binary file of n_words random float32 vectors ("WORD " + dim floats + newline), in chunks.
 
     The first words are `words` (e.g. the collection's vocabulary, so that its words have vectors), the rest
@@ -359,13 +409,19 @@ def write_word2vec_binary(path: Path, n_words: int, dim: int, seed: int, chunk: 
         out.write(f"{n_words} {dim}\n".encode())
         for start in range(0, len(words), chunk):
             vectors = rng.standard_normal((min(chunk, len(words) - start), dim), dtype=np.float32)
-            out.write(b"".join(word.encode() + b" " + vector.tobytes() + b"\n"
-                               for word, vector in zip(words[start:start + chunk], vectors)))
+            out.write(
+                b"".join(
+                    word.encode() + b" " + vector.tobytes() + b"\n"
+                    for word, vector in zip(words[start : start + chunk], vectors)
+                )
+            )
         for start in range(len(words), n_words, chunk):
             n = min(chunk, n_words - start)
             rows = np.empty(n, dtype=record)
-            rows["word"] = np.char.encode(np.char.add(np.char.add("w", np.char.zfill(
-                np.arange(start, start + n).astype(str), width)), " "), "ascii")
+            rows["word"] = np.char.encode(
+                np.char.add(np.char.add("w", np.char.zfill(np.arange(start, start + n).astype(str), width)), " "),
+                "ascii",
+            )
             rows["vector"] = rng.standard_normal((n, dim), dtype=np.float32)
             rows["newline"] = b"\n"
             rows.tofile(out)

@@ -19,26 +19,49 @@ MAX_LISTED = 20  # missing words named in the summary; the rest are counted
 
 def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the debias options to `parser`."""
-    parser.add_argument("--embedding", default=DEFAULT_EMBEDDING,
-                        help=f"built-in name or vectors file (.bin, .txt, .vec, .kv); default {DEFAULT_EMBEDDING}")
-    parser.add_argument("--method", choices=("regular", "strong"), default="regular",
-                        help="regular: Bolukbasi et al. hard debiasing (neutralise + equalise); "
-                             "strong: Prost et al., the direction removed from every word")
-    parser.add_argument("--lists", choices=LIST_SETS, default=DEFAULT_LISTS,
-                        help="the default word lists: debiaswe (Bolukbasi et al.'s own, as the paper used; the "
-                             "default) or project (the project's lowercase lists, matched in every case form)")
-    parser.add_argument("--definitional", metavar="FILE",
-                        help="definitional pairs as debiaswe JSON (default: Bolukbasi's ten pairs)")
-    parser.add_argument("--gender-specific", metavar="FILE",
-                        help="words kept gendered, debiaswe JSON list (regular only; default: those of --lists)")
-    parser.add_argument("--equalize", metavar="FILE",
-                        help="equalize pairs, debiaswe JSON (regular only; default: those of --lists)")
-    parser.add_argument("--out", required=True, metavar="PATH",
-                        help="output word2vec file: binary if PATH ends with .bin, else text (.gz compresses)")
+    parser.add_argument(
+        "--embedding",
+        default=DEFAULT_EMBEDDING,
+        help=f"built-in name or vectors file (.bin, .txt, .vec, .kv); default {DEFAULT_EMBEDDING}",
+    )
+    parser.add_argument(
+        "--method",
+        choices=("regular", "strong"),
+        default="regular",
+        help="regular: Bolukbasi et al. hard debiasing (neutralise + equalise); "
+        "strong: Prost et al., the direction removed from every word",
+    )
+    parser.add_argument(
+        "--lists",
+        choices=LIST_SETS,
+        default=DEFAULT_LISTS,
+        help="the default word lists: debiaswe (Bolukbasi et al.'s own, as the paper used; the "
+        "default) or project (the project's lowercase lists, matched in every case form)",
+    )
+    parser.add_argument(
+        "--definitional", metavar="FILE", help="definitional pairs as debiaswe JSON (default: Bolukbasi's ten pairs)"
+    )
+    parser.add_argument(
+        "--gender-specific",
+        metavar="FILE",
+        help="words kept gendered, debiaswe JSON list (regular only; default: those of --lists)",
+    )
+    parser.add_argument(
+        "--equalize", metavar="FILE", help="equalize pairs, debiaswe JSON (regular only; default: those of --lists)"
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        metavar="PATH",
+        help="output word2vec file: binary if PATH ends with .bin, else text (.gz compresses)",
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace --out when it already exists")
-    parser.add_argument("--allow-pickle", action="store_true",
-                        help="read a gensim .kv --embedding, which is a Python pickle and runs code when loaded: "
-                             "only for files you trust")
+    parser.add_argument(
+        "--allow-pickle",
+        action="store_true",
+        help="read a gensim .kv --embedding, which is a Python pickle and runs code when loaded: "
+        "only for files you trust",
+    )
     parser.set_defaults(func=run)
     return parser
 
@@ -54,8 +77,10 @@ def run(args: argparse.Namespace) -> int:
     kv = load_embedding(args.embedding, allow_pickle=args.allow_pickle)
     unwritable_word = next((w for w in kv.index_to_key if not w or any(c.isspace() for c in w)), None)
     if unwritable_word is not None:
-        raise DebiasError(f"{args.embedding}: the word {unwritable_word!r} contains whitespace, which a word2vec "
-                          "file cannot hold (it would not read back); nothing was debiased")
+        raise DebiasError(
+            f"{args.embedding}: the word {unwritable_word!r} contains whitespace, which a word2vec "
+            "file cannot hold (it would not read back); nothing was debiased"
+        )
     debiased = debiaser.fit_transform(kv)
     report = debiaser.report(kv)
     binary = out_path.name.lower().endswith(".bin")
@@ -88,14 +113,20 @@ def _debiaser(args):
 
     pairs = load_pair_list(args.definitional) if args.definitional else None
     if args.method == "strong":
-        given = [flag for flag, value in (("--gender-specific", args.gender_specific), ("--equalize", args.equalize))
-                 if value]
+        given = [
+            flag
+            for flag, value in (("--gender-specific", args.gender_specific), ("--equalize", args.equalize))
+            if value
+        ]
         if given:
-            raise DebiasError(f"{' and '.join(given)} apply to --method regular only: strong debiasing "
-                              "removes the direction from every word and equalises nothing")
+            raise DebiasError(
+                f"{' and '.join(given)} apply to --method regular only: strong debiasing "
+                "removes the direction from every word and equalises nothing"
+            )
         return StrongDebias(definitional_pairs=pairs, lists=args.lists)
     return HardDebias(
-        definitional_pairs=pairs, lists=args.lists,
+        definitional_pairs=pairs,
+        lists=args.lists,
         gender_specific=load_word_list(args.gender_specific) if args.gender_specific else None,
         equalize_pairs=load_pair_list(args.equalize) if args.equalize else None,
     )
@@ -110,11 +141,15 @@ def summary(report, name: str) -> str:
         f"gender-specific, equalised {len(report.equalized):,} pairs",
     ]
     if report.missing_gender_specific:
-        lines.append(f"  gender-specific words not in the vocabulary ({len(report.missing_gender_specific)}): "
-                     + _listed(report.missing_gender_specific))
+        lines.append(
+            f"  gender-specific words not in the vocabulary ({len(report.missing_gender_specific)}): "
+            + _listed(report.missing_gender_specific)
+        )
     if report.missing_equalize:
-        lines.append(f"  equalize pairs not in the vocabulary ({len(report.missing_equalize)}): "
-                     + _listed(f"{a}/{b}" for a, b in report.missing_equalize))
+        lines.append(
+            f"  equalize pairs not in the vocabulary ({len(report.missing_equalize)}): "
+            + _listed(f"{a}/{b}" for a, b in report.missing_equalize)
+        )
     return "\n".join(lines)
 
 

@@ -39,8 +39,16 @@ from gsr.infra.numeric import unit_rows
 from gsr.lexicon import pair_difference_components
 
 # SEAT's semantically bleached templates (May et al. 2019), plus the bare word
-TEMPLATES: tuple[str, ...] = ("{}", "This is {}.", "That is {}.", "There is {}.", "Here is {}.", "{} is here.",
-                              "{} is there.", "It is {}.")
+TEMPLATES: tuple[str, ...] = (
+    "{}",
+    "This is {}.",
+    "That is {}.",
+    "There is {}.",
+    "Here is {}.",
+    "{} is here.",
+    "{} is there.",
+    "It is {}.",
+)
 DEFAULT_STRONG_DIMENSIONS = 10
 ENCODER_METHODS = ("regular", "strong")
 PROBE_FOLDS = 5
@@ -114,8 +122,9 @@ class EncoderDebiasReport:
         return asdict(self)
 
 
-def _probe_accuracy(female: np.ndarray, male: np.ndarray, owner: Sequence[int], folds: int = PROBE_FOLDS,
-                    seed: int = 0) -> float | None:
+def _probe_accuracy(
+    female: np.ndarray, male: np.ndarray, owner: Sequence[int], folds: int = PROBE_FOLDS, seed: int = 0
+) -> float | None:
     """Cross-validated (folds by pair) accuracy of logistic regression telling female (1) from male (0) rows."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold, cross_val_score
@@ -139,8 +148,15 @@ class EncoderDebias(BaseEstimator):
     fit(encode) takes a function mapping a list of texts to their vectors (rows), e.g. BiEncoder.encode.
     """
 
-    def __init__(self, method: str = "regular", definitional_pairs=None, lists: str = DEFAULT_LISTS,
-                 templates: Sequence[str] = TEMPLATES, dimensions: int = DEFAULT_STRONG_DIMENSIONS, unit: bool = True):
+    def __init__(
+        self,
+        method: str = "regular",
+        definitional_pairs=None,
+        lists: str = DEFAULT_LISTS,
+        templates: Sequence[str] = TEMPLATES,
+        dimensions: int = DEFAULT_STRONG_DIMENSIONS,
+        unit: bool = True,
+    ):
         self.method = method
         self.definitional_pairs = definitional_pairs
         self.lists = lists
@@ -150,31 +166,36 @@ class EncoderDebias(BaseEstimator):
 
     def _components(self) -> int:
         if self.method not in ENCODER_METHODS:
-            raise DebiasError(f"unknown encoder debiasing method {self.method!r}: choose one of "
-                              f"{', '.join(ENCODER_METHODS)}")
+            raise DebiasError(
+                f"unknown encoder debiasing method {self.method!r}: choose one of {', '.join(ENCODER_METHODS)}"
+            )
         if self.method == "regular":
             return 1
         if isinstance(self.dimensions, bool) or not isinstance(self.dimensions, int) or self.dimensions < 1:
-            raise DebiasError("strong debiasing removes a positive whole number of dimensions, not "
-                              f"{self.dimensions!r}")
+            raise DebiasError(
+                f"strong debiasing removes a positive whole number of dimensions, not {self.dimensions!r}"
+            )
         return self.dimensions
 
     def fit(self, encode: Encode, y=None):
         """Encode the definitional pairs in every template and learn `basis_` [k, dim] (orthonormal rows, each
         oriented so that the female texts project positive on average)."""
         k = self._components()
-        self.definitional_pairs_ = _pairs_param(self.definitional_pairs,
-                                                lambda: default_definitional_pairs(self.lists), "definitional_pairs")
+        self.definitional_pairs_ = _pairs_param(
+            self.definitional_pairs, lambda: default_definitional_pairs(self.lists), "definitional_pairs"
+        )
         if len(self.definitional_pairs_) < 2:
             raise DebiasError("the gender subspace needs at least two definitional pairs")
         female_texts, male_texts, self.owner_ = pair_texts(self.definitional_pairs_, self.templates)
         vectors = np.asarray(encode(female_texts + male_texts), dtype=np.float64)
-        self.female_, self.male_ = vectors[: len(female_texts)], vectors[len(female_texts):]
+        self.female_, self.male_ = vectors[: len(female_texts)], vectors[len(female_texts) :]
         components, ratios = pair_difference_components(unit_rows(self.female_), unit_rows(self.male_))
         available = int(np.sum(np.asarray(ratios) > 1e-12))
         if k > available:
-            raise DebiasError(f"strong debiasing asks for {k} dimensions, but the {len(female_texts)} definitional "
-                              f"text pairs span only {available}; lower the dimensions or give more pairs")
+            raise DebiasError(
+                f"strong debiasing asks for {k} dimensions, but the {len(female_texts)} definitional "
+                f"text pairs span only {available}; lower the dimensions or give more pairs"
+            )
         basis = components[:k].copy()
         signs = np.sign(((self.female_ - self.male_) @ basis.T).mean(axis=0))
         basis *= np.where(signs == 0, 1.0, signs)[:, None]
@@ -187,8 +208,10 @@ class EncoderDebias(BaseEstimator):
         check_is_fitted(self, "basis_")
         vectors = np.asarray(vectors)
         if vectors.ndim != 2 or vectors.shape[1] != self.basis_.shape[1]:
-            raise DebiasError(f"the vectors have shape {vectors.shape}, but the gender subspace was fitted on "
-                              f"{self.basis_.shape[1]} dimensions")
+            raise DebiasError(
+                f"the vectors have shape {vectors.shape}, but the gender subspace was fitted on "
+                f"{self.basis_.shape[1]} dimensions"
+            )
         return remove_subspace(vectors, self.basis_, self.unit)
 
     def report(self, encode: Encode | None = None, probe_pairs=None) -> EncoderDebiasReport:
@@ -203,35 +226,51 @@ class EncoderDebias(BaseEstimator):
             both_before = unit_rows(both_before)
         projection_before = np.abs(both_before @ self.basis_.T).mean(axis=0)
         projection_after = np.abs(both_after.astype(np.float64) @ self.basis_.T)
-        difference_before = np.sum((before_f - before_m) ** 2, axis=1) if not self.unit else \
-            np.sum((unit_rows(before_f) - unit_rows(before_m)) ** 2, axis=1)
+        difference_before = (
+            np.sum((before_f - before_m) ** 2, axis=1)
+            if not self.unit
+            else np.sum((unit_rows(before_f) - unit_rows(before_m)) ** 2, axis=1)
+        )
         difference_after = np.sum((after_f.astype(np.float64) - after_m) ** 2, axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             left = np.where(difference_before > 0, difference_after / difference_before, 0.0)
-        residual, residual_ratios = pair_difference_components(unit_rows(after_f.astype(np.float64)),
-                                                               unit_rows(after_m.astype(np.float64)))
+        residual, residual_ratios = pair_difference_components(
+            unit_rows(after_f.astype(np.float64)), unit_rows(after_m.astype(np.float64))
+        )
         probe_before = probe_after = None
         probe_count = 0
         if encode is not None:
             words = {w.lower() for pair in self.definitional_pairs_ for w in pair}
-            pairs = _pairs_param(probe_pairs, lambda: default_equalize_pairs(self.lists), "probe_pairs")
-            pairs = list(dict.fromkeys((f.lower(), m.lower()) for f, m in pairs
-                                       if f.lower() not in words and m.lower() not in words and f.lower() != m.lower()))
+            listed = _pairs_param(probe_pairs, lambda: default_equalize_pairs(self.lists), "probe_pairs")
+            pairs = list(
+                dict.fromkeys(
+                    (f.lower(), m.lower())
+                    for f, m in listed
+                    if f.lower() not in words and m.lower() not in words and f.lower() != m.lower()
+                )
+            )
             probe_count = len(pairs)
             female_texts, male_texts, owner = pair_texts(pairs, self.templates)
             vectors = np.asarray(encode(female_texts + male_texts), dtype=np.float64)
-            female, male = vectors[: len(female_texts)], vectors[len(female_texts):]
+            female, male = vectors[: len(female_texts)], vectors[len(female_texts) :]
             probe_before = _probe_accuracy(female, male, owner)
             probe_after = _probe_accuracy(self.transform(female), self.transform(male), owner)
         k = len(self.basis_)
         return EncoderDebiasReport(
-            method=self.method, dimensions=int(self.basis_.shape[1]), components=k,
-            pairs=len(self.definitional_pairs_), templates=len(self.templates),
+            method=self.method,
+            dimensions=int(self.basis_.shape[1]),
+            components=k,
+            pairs=len(self.definitional_pairs_),
+            templates=len(self.templates),
             removed_share=float(sum(self.variance_shares_[:k])),
-            variance_shares=tuple(round(float(r), 6) for r in self.variance_shares_[:max(k, 10)]),
+            variance_shares=tuple(round(float(r), 6) for r in self.variance_shares_[: max(k, 10)]),
             projection_before=tuple(float(p) for p in projection_before),
             projection_after=tuple(float(p) for p in projection_after.mean(axis=0)),
-            max_projection_after=float(projection_after.max()), difference_left=float(left.mean()),
+            max_projection_after=float(projection_after.max()),
+            difference_left=float(left.mean()),
             residual_share=float(residual_ratios[0]),
             residual_projection=float(np.abs(unit_rows(both_after.astype(np.float64)) @ residual[0]).mean()),
-            probe_pairs=probe_count, probe_before=probe_before, probe_after=probe_after)
+            probe_pairs=probe_count,
+            probe_before=probe_before,
+            probe_after=probe_after,
+        )

@@ -255,9 +255,15 @@ class HardDebias(_DirectionDebias):
 
     method = "regular"
 
-    def __init__(self, definitional_pairs=None, gender_specific=None, equalize_pairs=None,
-                 case_variants: bool | None = None, lists: str = DEFAULT_LISTS,
-                 chunk_rows: int = DEFAULT_CHUNK_ROWS):
+    def __init__(
+        self,
+        definitional_pairs=None,
+        gender_specific=None,
+        equalize_pairs=None,
+        case_variants: bool | None = None,
+        lists: str = DEFAULT_LISTS,
+        chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    ):
         self.definitional_pairs = definitional_pairs
         self.gender_specific = gender_specific
         self.equalize_pairs = equalize_pairs
@@ -266,10 +272,12 @@ class HardDebias(_DirectionDebias):
         self.chunk_rows = chunk_rows
 
     def _resolve_lists(self) -> None:
-        self.gender_specific_ = _words_param(self.gender_specific, lambda: default_gender_specific(self.lists),
-                                             "gender_specific")
-        self.equalize_pairs_ = _pairs_param(self.equalize_pairs, lambda: default_equalize_pairs(self.lists),
-                                            "equalize_pairs")
+        self.gender_specific_ = _words_param(
+            self.gender_specific, lambda: default_gender_specific(self.lists), "gender_specific"
+        )
+        self.equalize_pairs_ = _pairs_param(
+            self.equalize_pairs, lambda: default_equalize_pairs(self.lists), "equalize_pairs"
+        )
         self.case_variants_ = self.lists == "project" if self.case_variants is None else bool(self.case_variants)
 
     def _plan(self, kv) -> _Plan:
@@ -285,14 +293,14 @@ class HardDebias(_DirectionDebias):
         equalize: dict[tuple[str, str], None] = {}
         missing_pairs = []
         for female, male in self.equalize_pairs_:
-            forms: list[tuple[str, str]] = [(female.lower(), male.lower()), (female.title(), male.title()),
-                                            (female.upper(), male.upper())]
+            forms: list[tuple[str, str]] = [
+                (female.lower(), male.lower()),
+                (female.title(), male.title()),
+                (female.upper(), male.upper()),
+            ]
             if self.case_variants_:
                 forms.insert(0, (female, male))
-            found = [
-                (a, b) for a, b in dict.fromkeys(forms)
-                if a in vocabulary and b in vocabulary and a != b
-            ]
+            found = [(a, b) for a, b in dict.fromkeys(forms) if a in vocabulary and b in vocabulary and a != b]
             if not found:
                 missing_pairs.append((female, male))
             equalize.update(dict.fromkeys(found))
@@ -316,8 +324,8 @@ class StrongDebias(_DirectionDebias):
         self.chunk_rows = chunk_rows
 
 
-
 METHODS = {"regular": HardDebias, "strong": StrongDebias}  # a [debias] variant's method, by name
+
 
 def _unit_float64(vector: np.ndarray) -> np.ndarray:
     return unit_rows(np.asarray(vector, dtype=np.float64))

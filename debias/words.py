@@ -19,9 +19,11 @@ WORDLISTS = Path(__file__).resolve().parent / "wordlists"
 DEFAULT_GENDER_SPECIFIC_FILE = WORDLISTS / "gender_specific.json"
 DEFAULT_EQUALIZE_FILE = WORDLISTS / "equalize_pairs.json"
 DEBIASWE_FOLDER = WORDLISTS / "debiaswe"
-DEBIASWE_FILES = {"definitional": DEBIASWE_FOLDER / "definitional_pairs.json",
-                  "equalize": DEBIASWE_FOLDER / "equalize_pairs.json",
-                  "gender_specific": DEBIASWE_FOLDER / "gender_specific_full.json"}
+DEBIASWE_FILES = {
+    "definitional": DEBIASWE_FOLDER / "definitional_pairs.json",
+    "equalize": DEBIASWE_FOLDER / "equalize_pairs.json",
+    "gender_specific": DEBIASWE_FOLDER / "gender_specific_full.json",
+}
 LIST_SETS = ("debiaswe", "project")
 DEFAULT_LISTS = "debiaswe"
 

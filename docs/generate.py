@@ -33,8 +33,12 @@ def registry_tables() -> dict[str, str]:
 
 def with_registry_tables(text: str, tables: dict[str, str]) -> str:
     for what, table in tables.items():
-        text = re.sub(rf"(<!-- gsr list {what} -->\n).*?(\n<!-- end -->)",
-                      lambda m, t=table: m.group(1) + t.strip() + m.group(2), text, flags=re.S)
+        text = re.sub(
+            rf"(<!-- gsr list {what} -->\n).*?(\n<!-- end -->)",
+            lambda m, t=table: m.group(1) + t.strip() + m.group(2),
+            text,
+            flags=re.S,
+        )
     return text
 
 
@@ -50,9 +54,23 @@ def toy_score_output() -> str:
                 main(["-q", "export", "toy1", "--out", "toy"])
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                main(["-q", "score", "--run", "toy/stereotypical.run", "toy/counter-stereotypical.run", "--topics",
-                      "toy/topics.tsv", "--docs", "toy/documents.jsonl", "--qrels", "toy/qrels.txt",
-                      "--measures", "nDCG@10,AP"])
+                main(
+                    [
+                        "-q",
+                        "score",
+                        "--run",
+                        "toy/stereotypical.run",
+                        "toy/counter-stereotypical.run",
+                        "--topics",
+                        "toy/topics.tsv",
+                        "--docs",
+                        "toy/documents.jsonl",
+                        "--qrels",
+                        "toy/qrels.txt",
+                        "--measures",
+                        "nDCG@10,AP",
+                    ]
+                )
         finally:
             os.chdir(previous)
     return out.getvalue()
@@ -62,8 +80,10 @@ def cheap_outputs() -> dict[Path, str]:
     """Each generated file (or page with generated tables) and the text it must hold."""
     tables = registry_tables()
     experiments = DOCS / "experiments.md"
-    return {GENERATED / "toy1_score.txt": toy_score_output(),
-            experiments: with_registry_tables(experiments.read_text(encoding="utf-8"), tables)}
+    return {
+        GENERATED / "toy1_score.txt": toy_score_output(),
+        experiments: with_registry_tables(experiments.read_text(encoding="utf-8"), tables),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

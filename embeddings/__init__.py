@@ -7,8 +7,15 @@ from __future__ import annotations
 from embeddings.loading import BUILTIN_EMBEDDINGS, load_embedding
 from gsr.errors import EmbeddingError
 
-_MOVED_TO_LEXICON = ("DEFAULT_DEFINITIONAL_PAIRS", "GenderDirection", "fit_gender_direction", "gender_lexicon",
-                     "load_word_pairs", "lookup_word", "word_genderedness")
+_MOVED_TO_LEXICON = (
+    "DEFAULT_DEFINITIONAL_PAIRS",
+    "GenderDirection",
+    "fit_gender_direction",
+    "gender_lexicon",
+    "load_word_pairs",
+    "lookup_word",
+    "word_genderedness",
+)
 
 __all__ = ["BUILTIN_EMBEDDINGS", "EmbeddingError", "load_embedding"]
 

@@ -17,8 +17,9 @@ from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, GenderDirection, GenderLexic
 LEXICON_FORMAT = 1
 
 
-def cached_lexicon(spec: str | os.PathLike, pairs=None, name: str | None = None,
-                   allow_pickle: bool = False) -> GenderLexicon:
+def cached_lexicon(
+    spec: str | os.PathLike, pairs=None, name: str | None = None, allow_pickle: bool = False
+) -> GenderLexicon:
     """GenderLexicon.from_embedding(load_embedding(spec), pairs), computed the first time and read from the cache
     (verified) afterwards. `pairs` default to Bolukbasi's ten."""
     pairs = tuple(tuple(p) for p in (pairs if pairs is not None else DEFAULT_DEFINITIONAL_PAIRS))
@@ -31,15 +32,26 @@ def cached_lexicon(spec: str | os.PathLike, pairs=None, name: str | None = None,
         np.save(staging / "values.npy", lexicon.vocabulary_values(), allow_pickle=False)
         np.save(staging / "direction.npy", direction.vector, allow_pickle=False)
         (staging / "words.json").write_text(json.dumps(list(kv.index_to_key)), encoding="utf-8")
-        (staging / "direction.json").write_text(json.dumps({
-            "explained_variance_ratios": list(direction.explained_variance_ratios),
-            "pairs": [list(p) for p in direction.pairs]}), encoding="utf-8")
+        (staging / "direction.json").write_text(
+            json.dumps(
+                {
+                    "explained_variance_ratios": list(direction.explained_variance_ratios),
+                    "pairs": [list(p) for p in direction.pairs],
+                }
+            ),
+            encoding="utf-8",
+        )
 
     folder, _ = cached_folder(cache_dir() / "lexicons" / key, build)
     words = json.loads((folder / "words.json").read_text(encoding="utf-8"))
     meta = json.loads((folder / "direction.json").read_text(encoding="utf-8"))
     ratios = tuple(meta["explained_variance_ratios"])
-    direction = GenderDirection(np.load(folder / "direction.npy", allow_pickle=False), ratios[0], ratios,
-                                tuple(tuple(p) for p in meta["pairs"]))
-    return GenderLexicon(dict(zip(words, range(len(words)))), np.load(folder / "values.npy", allow_pickle=False),
-                         name=name or str(spec), direction=direction)
+    direction = GenderDirection(
+        np.load(folder / "direction.npy", allow_pickle=False), ratios[0], ratios, tuple(tuple(p) for p in meta["pairs"])
+    )
+    return GenderLexicon(
+        dict(zip(words, range(len(words)))),
+        np.load(folder / "values.npy", allow_pickle=False),
+        name=name or str(spec),
+        direction=direction,
+    )

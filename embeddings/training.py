@@ -34,12 +34,25 @@ TRAINING_PARAMS = (
     Param("window", int, 5, "context words on each side of a word", minimum=1, maximum=1_000),
     Param("min_count", int, 5, "words seen fewer times in the collection get no vector", minimum=1),
     Param("epochs", int, 5, "passes over the collection", minimum=1, maximum=1_000),
-    Param("sample", float, 1e-3, "frequent-word subsampling threshold t: a word of frequency f > t is kept with "
-          "probability √(t/f) + t/f (0: keep every word)", minimum=0, maximum=1),
+    Param(
+        "sample",
+        float,
+        1e-3,
+        "frequent-word subsampling threshold t: a word of frequency f > t is kept with "
+        "probability √(t/f) + t/f (0: keep every word)",
+        minimum=0,
+        maximum=1,
+    ),
     Param("min_n", int, 3, "fastText: shortest character n-gram", minimum=1),
     Param("max_n", int, 6, "fastText: longest character n-gram", minimum=1),
-    Param("buckets", int, 0, "fastText: hash buckets of the n-grams (0: four per distinct n-gram of the "
-          f"vocabulary, at most {FASTTEXT_BUCKETS:,})", minimum=0),
+    Param(
+        "buckets",
+        int,
+        0,
+        "fastText: hash buckets of the n-grams (0: four per distinct n-gram of the "
+        f"vocabulary, at most {FASTTEXT_BUCKETS:,})",
+        minimum=0,
+    ),
     Param("seed", int, 0, "seed of the initial vectors and the sampling", minimum=0, maximum=2**32 - 1),
 )
 
@@ -109,8 +122,10 @@ def write_token_corpus(documents: Path, folder: Path, n_jobs: int | None = None)
     counts: Counter = Counter()
     documents_done = 0
     shards = document_shards(iter_documents(Path(documents)), 5_000)
-    with open(folder / "corpus.txt", "w", encoding="utf-8") as out, \
-            progress(desc="tokenising", unit="doc", unit_scale=True) as bar:
+    with (
+        open(folder / "corpus.txt", "w", encoding="utf-8") as out,
+        progress(desc="tokenising", unit="doc", unit_scale=True) as bar,
+    ):
         for lines, chunk_counts, shard_documents in map_in_processes(_tokenise, shards, n_jobs):
             out.write(lines)
             counts.update(chunk_counts)
@@ -124,11 +139,11 @@ def write_token_corpus(documents: Path, folder: Path, n_jobs: int | None = None)
 def fasttext_buckets(words, min_n: int, max_n: int) -> int:
     """BUCKETS_PER_NGRAM × the distinct character n-grams of `words` (fastText's <word> padding), capped at
     fastText's default: the n-gram table sized to the vocabulary instead of 2 M rows whatever the collection."""
-    grams = set()
+    grams: set[str] = set()
     for word in words:
         padded = f"<{word}>"
         for n in range(min_n, max_n + 1):
-            grams.update(padded[i:i + n] for i in range(len(padded) - n + 1))
+            grams.update(padded[i : i + n] for i in range(len(padded) - n + 1))
     return max(1, min(FASTTEXT_BUCKETS, BUCKETS_PER_NGRAM * len(grams)))
 
 
@@ -170,8 +185,10 @@ class TrainingProgress:
         seconds = time.monotonic() - self.epoch_started
         self.epoch_seconds.append(seconds)
         self.done += 1
-        self.line(f"epoch {self.done}/{self.epochs} in {_duration(seconds)}, "
-                  f"{self.words / max(seconds, 1e-9):,.0f} words/s, {self.eta()}")
+        self.line(
+            f"epoch {self.done}/{self.epochs} in {_duration(seconds)}, "
+            f"{self.words / max(seconds, 1e-9):,.0f} words/s, {self.eta()}"
+        )
 
     def on_train_end(self, model) -> None:
         self.close()
@@ -197,11 +214,20 @@ def train_embedding(corpus: TokenCorpus, settings: TrainingSettings):
 
     from gensim.models import FastText, Word2Vec
 
-    options = dict(vector_size=settings.dim, window=settings.window, min_count=settings.min_count,
-                   sample=settings.sample, sg=1, negative=5, seed=settings.seed, workers=1)
+    options = dict(
+        vector_size=settings.dim,
+        window=settings.window,
+        min_count=settings.min_count,
+        sample=settings.sample,
+        sg=1,
+        negative=5,
+        seed=settings.seed,
+        workers=1,
+    )
     if settings.method == "fasttext":
         buckets = settings.buckets or fasttext_buckets(
-            (w for w, c in corpus.counts.items() if c >= settings.min_count), settings.min_n, settings.max_n)
+            (w for w, c in corpus.counts.items() if c >= settings.min_count), settings.min_n, settings.max_n
+        )
         model = FastText(min_n=settings.min_n, max_n=settings.max_n, bucket=buckets, **options)
     else:
         buckets, model = None, Word2Vec(**options)
@@ -211,15 +237,24 @@ def train_embedding(corpus: TokenCorpus, settings: TrainingSettings):
     if verbose:
         gensim_logger.addHandler(handler)
         gensim_logger.setLevel(logging.INFO)
-    reporter = TrainingProgress(settings.method, settings.epochs, corpus.words,
-                                every=15.0 if log.isEnabledFor(logging.INFO) else 0.0)
+    reporter = TrainingProgress(
+        settings.method, settings.epochs, corpus.words, every=15.0 if log.isEnabledFor(logging.INFO) else 0.0
+    )
     try:
         model.build_vocab_from_freq(corpus.counts, corpus_count=corpus.documents)
-        reporter.line(f"{len(model.wv):,} words (min_count {settings.min_count})"
-                      + (f", {buckets:,} n-gram buckets" if buckets else "") + f", {settings.dim}d, "
-                      f"{settings.epochs} epochs over {corpus.words:,} words, {options['workers']} threads")
-        model.train(corpus_file=str(corpus.path), total_examples=corpus.documents, total_words=corpus.words,
-                    epochs=settings.epochs, callbacks=[reporter])
+        reporter.line(
+            f"{len(model.wv):,} words (min_count {settings.min_count})"
+            + (f", {buckets:,} n-gram buckets" if buckets else "")
+            + f", {settings.dim}d, "
+            f"{settings.epochs} epochs over {corpus.words:,} words, {options['workers']} threads"
+        )
+        model.train(
+            corpus_file=str(corpus.path),
+            total_examples=corpus.documents,
+            total_words=corpus.words,
+            epochs=settings.epochs,
+            callbacks=[reporter],
+        )
     finally:
         reporter.close()
         if verbose:
@@ -238,8 +273,9 @@ def trained_embedding(documents: Path, collection_key: str, settings: TrainingSe
     key = trained_key(collection_key, settings)
 
     def build():
-        folder, _ = cached_folder(cache_dir() / "token-corpora" / collection_key,
-                                  lambda staging: write_token_corpus(documents, staging))
+        folder, _ = cached_folder(
+            cache_dir() / "token-corpora" / collection_key, lambda staging: write_token_corpus(documents, staging)
+        )
         return train_embedding(TokenCorpus.load(folder), settings)
 
     return cached_embedding(key, build), key
@@ -263,10 +299,14 @@ def train_embeddings(documents: Path, collection_key: str, settings: list[Traini
     from embeddings.loading import CACHE_FORMAT
     from gsr.infra.parallel import map_in_processes
 
-    missing = [s for s in settings
-               if not (cache_dir() / "embeddings" / f"{trained_key(collection_key, s)}-v{CACHE_FORMAT}").is_dir()]
+    missing = [
+        s
+        for s in settings
+        if not (cache_dir() / "embeddings" / f"{trained_key(collection_key, s)}-v{CACHE_FORMAT}").is_dir()
+    ]
     if len(missing) < 2 or n_jobs < 2:
         return  # nothing to overlap: trained when first used
-    cached_folder(cache_dir() / "token-corpora" / collection_key,
-                  lambda staging: write_token_corpus(documents, staging))
+    cached_folder(
+        cache_dir() / "token-corpora" / collection_key, lambda staging: write_token_corpus(documents, staging)
+    )
     list(map_in_processes(partial(_trained_key, documents, collection_key), missing, min(n_jobs, len(missing))))

@@ -23,47 +23,94 @@ class Command:
 
 
 COMMANDS = {
-    "run": Command("experiments.commands.run", "configure_run", "run an experiment config (the demo by default): "
-                   "runs, effectiveness, GSR with intervals and tests, Tables 2-3, analyses, report",
-                   ("gsr run", "gsr run experiments/grepbiasir.toml --out out/grep", "gsr run my.toml --threads 2 -q")),
-    "score": Command("experiments.commands.score", "configure", "GSR of TREC runs with intervals; with qrels the "
-                     "perfect and random engines; several runs are tested against each other",
-                     ("gsr export toy1 --out toy && gsr score --run toy/run.txt --topics toy/topics.tsv "
-                      "--docs toy/documents.jsonl --qrels toy/qrels.txt",
-                      "gsr score --run a.trec b.trec --topics topics.txt --docs docs.jsonl --qrels qrels.txt --json")),
-    "queries": Command("experiments.commands.queries", "configure", "every query's genderedness g(q) and its terms' "
-                       "projections (Fig. 7)", ("gsr queries --topics topics.tsv",
-                                                 "gsr queries --topics topics.txt --field title+desc --json")),
-    "validate": Command("experiments.commands.validate", "configure", "check the measure itself: stereotype tests "
-                        "(Fig. 1), toy slopes (Figs. 4, 6), Fig. 5's r", ("gsr validate",
-                                                                            "gsr validate --plots out/validate")),
-    "bias": Command("experiments.commands.bias", "configure", "label-based gender-bias measures of a run (KL bias, "
-                    "NDKL, β with MB/SB/MAB, RaB/ARaB)",
-                    ("gsr bias --run run.trec --qrels qrels.txt --docs docs.jsonl --labels intrinsic",
-                     "gsr bias --run run.trec --labels file:labels.tsv --k 20 --json")),
-    "label": Command("experiments.commands.label", "configure", "intrinsic gender of documents (§4.2.5, Fig. 12's "
-                     "rule)", ("gsr label --docs docs.jsonl > labels.tsv", "gsr label --docs docs.jsonl --json")),
-    "rerank": Command("experiments.commands.rerank", "configure", "re-rank a TREC run for gender fairness "
-                      "(epsilon-greedy, relevance-aware swapping, fairness-greedy, Dash)",
-                      ("gsr rerank --run run.trec --method epsilon_greedy --out fair.trec",
-                       "gsr rerank --run run.trec --method dash --labels file:labels.tsv --out dash.trec")),
-    "debias": Command("debias.command", "configure_parser", "write a regular- or strong-debiased copy of an "
-                      "embedding", ("gsr debias --out glove-debiased.txt",
-                                    "gsr debias --embedding vectors.bin --method strong --out strong.bin")),
-    "export": Command("experiments.commands.run", "configure_export", "write a built-in collection as JSONL "
-                      "documents, TSV topics, TREC qrels", ("gsr export demo --out demo-files",)),
-    "list": Command("experiments.commands.listing", "configure", "the registered system types, analyses or "
-                    "collection kinds, with their parameters (Markdown)", ("gsr list systems", "gsr list analyses")),
+    "run": Command(
+        "experiments.commands.run",
+        "configure_run",
+        "run an experiment config (the demo by default): "
+        "runs, effectiveness, GSR with intervals and tests, Tables 2-3, analyses, report",
+        ("gsr run", "gsr run experiments/grepbiasir.toml --out out/grep", "gsr run my.toml --threads 2 -q"),
+    ),
+    "score": Command(
+        "experiments.commands.score",
+        "configure",
+        "GSR of TREC runs with intervals; with qrels the "
+        "perfect and random engines; several runs are tested against each other",
+        (
+            "gsr export toy1 --out toy && gsr score --run toy/run.txt --topics toy/topics.tsv "
+            "--docs toy/documents.jsonl --qrels toy/qrels.txt",
+            "gsr score --run a.trec b.trec --topics topics.txt --docs docs.jsonl --qrels qrels.txt --json",
+        ),
+    ),
+    "queries": Command(
+        "experiments.commands.queries",
+        "configure",
+        "every query's genderedness g(q) and its terms' projections (Fig. 7)",
+        ("gsr queries --topics topics.tsv", "gsr queries --topics topics.txt --field title+desc --json"),
+    ),
+    "validate": Command(
+        "experiments.commands.validate",
+        "configure",
+        "check the measure itself: stereotype tests (Fig. 1), toy slopes (Figs. 4, 6), Fig. 5's r",
+        ("gsr validate", "gsr validate --plots out/validate"),
+    ),
+    "bias": Command(
+        "experiments.commands.bias",
+        "configure",
+        "label-based gender-bias measures of a run (KL bias, NDKL, β with MB/SB/MAB, RaB/ARaB)",
+        (
+            "gsr bias --run run.trec --qrels qrels.txt --docs docs.jsonl --labels intrinsic",
+            "gsr bias --run run.trec --labels file:labels.tsv --k 20 --json",
+        ),
+    ),
+    "label": Command(
+        "experiments.commands.label",
+        "configure",
+        "intrinsic gender of documents (§4.2.5, Fig. 12's rule)",
+        ("gsr label --docs docs.jsonl > labels.tsv", "gsr label --docs docs.jsonl --json"),
+    ),
+    "rerank": Command(
+        "experiments.commands.rerank",
+        "configure",
+        "re-rank a TREC run for gender fairness (epsilon-greedy, relevance-aware swapping, fairness-greedy, Dash)",
+        (
+            "gsr rerank --run run.trec --method epsilon_greedy --out fair.trec",
+            "gsr rerank --run run.trec --method dash --labels file:labels.tsv --out dash.trec",
+        ),
+    ),
+    "debias": Command(
+        "debias.command",
+        "configure_parser",
+        "write a regular- or strong-debiased copy of an embedding",
+        ("gsr debias --out glove-debiased.txt", "gsr debias --embedding vectors.bin --method strong --out strong.bin"),
+    ),
+    "export": Command(
+        "experiments.commands.run",
+        "configure_export",
+        "write a built-in collection as JSONL documents, TSV topics, TREC qrels",
+        ("gsr export demo --out demo-files",),
+    ),
+    "list": Command(
+        "experiments.commands.listing",
+        "configure",
+        "the registered system types, analyses or collection kinds, with their parameters (Markdown)",
+        ("gsr list systems", "gsr list analyses"),
+    ),
 }
 
 
 def _add_logging_options(parser: argparse.ArgumentParser, default) -> None:
     """-q/--quiet and -v/--verbose, accepted before the subcommand and after it (`gsr run --quiet`)."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("-q", "--quiet", action="store_true", default=default,
-                       help="warnings and errors only on stderr (no progress)")
-    group.add_argument("-v", "--verbose", action="store_true", default=default,
-                       help="also debug lines and the libraries' own logging on stderr (Anserini's INFO lines)")
+    group.add_argument(
+        "-q", "--quiet", action="store_true", default=default, help="warnings and errors only on stderr (no progress)"
+    )
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=default,
+        help="also debug lines and the libraries' own logging on stderr (Anserini's INFO lines)",
+    )
 
 
 def _chosen(argv: list[str]) -> str | None:
@@ -80,17 +127,25 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     from gsr import __version__
 
     chosen = _chosen(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(prog="gsr", description="Gender Stereotype Reinforcement (Fabris et al.): "
-                                     "how much a search engine reinforces gender stereotypes",
-                                     epilog="examples:\n  gsr run\n  gsr score --help\n  gsr list systems",
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="gsr",
+        description="Gender Stereotype Reinforcement (Fabris et al.): "
+        "how much a search engine reinforces gender stereotypes",
+        epilog="examples:\n  gsr run\n  gsr score --help\n  gsr list systems",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"gsr-bench {__version__}")
     _add_logging_options(parser, default=False)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, command in COMMANDS.items():
         examples = "examples:\n" + "\n".join(f"  {line}" for line in command.examples)
-        subparser = subparsers.add_parser(name, help=command.help, description=command.help, epilog=examples,
-                                          formatter_class=argparse.RawDescriptionHelpFormatter)
+        subparser = subparsers.add_parser(
+            name,
+            help=command.help,
+            description=command.help,
+            epilog=examples,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         if name == chosen:
             getattr(importlib.import_module(command.module), command.configure)(subparser)
         _add_logging_options(subparser, default=argparse.SUPPRESS)  # given only before the subcommand, it counts
@@ -135,8 +190,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _bug(command: str) -> int:
     traceback.print_exc()
-    print(f"gsr: internal error in gsr {command}: this is a bug in gsr-bench, not a mistake in your input; "
-          "please report it with the traceback above", file=sys.stderr)
+    print(
+        f"gsr: internal error in gsr {command}: this is a bug in gsr-bench, not a mistake in your input; "
+        "please report it with the traceback above",
+        file=sys.stderr,
+    )
     return 70  # EX_SOFTWARE
 
 
@@ -144,8 +202,11 @@ def interrupted(command: str, interrupt: KeyboardInterrupt) -> str:
     """The one line printed on Ctrl-C: what was interrupted and what a rerun does."""
     steps = getattr(interrupt, "__notes__", None)  # experiments.runner adds the step it was in
     during = f" during {steps[0]}" if steps else ""
-    rerun = ("running it again resumes after the last finished step" if command == "run"
-             else "running it again reuses every cache entry already finished")
+    rerun = (
+        "running it again resumes after the last finished step"
+        if command == "run"
+        else "running it again reuses every cache entry already finished"
+    )
     return f"interrupted: gsr {command}{during}; nothing half-written was kept, and {rerun}"
 
 

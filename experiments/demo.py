@@ -5,7 +5,7 @@ ordered by frequency) that is alphabetic, 3+ letters, not a stop word (scikit-le
 known to the lexicon; so every system and every GSR lexicon built on that embedding knows all of them.
 Vocabulary and vectors always come from the default embedding; `lexicon` only supplies g(w).
 
-Queries (topics.tsv). A seed word (SEED_WORDS: occupations and topics; then the Appendix A words of
+Queries (topics.tsv). A seed word (wordlists/demo_seeds.txt: occupations and topics; then the Appendix A words of
 gsr.stereotypes, minus UNTOPICAL_SEEDS) plus its 1-3 nearest embedding neighbours: 2-4 content words,
 e.g. "knitting sewing" or "hockey basketball football soccer". Of the distinct candidates (about 300;
 queries whose first two terms repeat an earlier candidate's are dropped), `n_queries` are taken evenly
@@ -41,9 +41,9 @@ tf-idf) prefers the stereotypical relevant documents (more query-term repetition
 distractors over the counter-stereotypical relevant documents, and a mean-word-vector ranker (w2v_add,
 w2v_si, ftt_add) also because stereotypical context moves a document's mean vector towards the query's;
 so GSR(ranker) > GSR(perfect) > GSR(random) ≈ 0 (|GSR(random)| < 0.05), and BM25's MAP lies between 0.2
-and 0.6: neither failing nor perfect (tests/test_demo.py checks these numbers). The topical background makes the whole collection
-stereotyped (80/20), so word vectors trained on it (ftt_add) learn a gender direction and the stereotypes
-along it.
+and 0.6: neither failing nor perfect (tests/test_demo.py checks these numbers). The topical background makes the
+whole collection stereotyped (80/20), so word vectors trained on it (ftt_add) learn a gender direction and the
+stereotypes along it.
 """
 
 from __future__ import annotations
@@ -64,52 +64,29 @@ TOPIC_SIZE = 40
 TOPICAL_STEREOTYPE_SHARE = 0.8
 NEIGHBOUR_SHORTLIST = 400  # nearest words sorted when looking for neighbours; enough for TOPIC_SIZE after exclusions
 
-# Occupations and topics whose GloVe neighbourhoods are coherent (not surnames), across gender leanings.
-SEED_WORDS = (
-    # occupations
-    "nurse", "midwife", "nanny", "babysitter", "housekeeper", "maid", "receptionist", "secretary",
-    "hairdresser", "hairstylist", "stylist", "dietician", "nutritionist", "hygienist", "paralegal", "typist",
-    "librarian", "teacher", "tutor", "counselor", "therapist", "psychologist", "pharmacist", "dentist",
-    "physician", "surgeon", "veterinarian", "florist", "chef", "waiter", "cashier", "clerk", "bookkeeper",
-    "accountant", "auditor", "banker", "stockbroker", "economist", "lawyer", "attorney", "prosecutor",
-    "detective", "sheriff", "soldier", "sergeant", "pilot", "astronaut", "engineer", "architect",
-    "programmer", "technician", "mechanic", "electrician", "plumber", "welder", "machinist", "roofer",
-    "firefighter", "trucker", "farmer", "miner", "lumberjack", "contractor", "janitor", "bodyguard",
-    "butcher", "blacksmith", "scientist", "physicist", "chemist", "biologist", "mathematician", "astronomer",
-    "geologist", "professor", "researcher", "journalist", "novelist", "poet", "painter", "sculptor",
-    "photographer", "designer", "dancer", "singer", "pianist", "violinist", "composer", "choreographer",
-    "curator", "historian", "philosopher", "priest", "missionary", "diplomat", "ambassador", "senator",
-    "mayor", "entrepreneur", "investor", "consultant", "realtor", "translator", "caregiver", "beautician",
-    "cosmetologist", "tailor", "jeweler", "athlete", "boxer", "wrestler", "jockey", "umpire", "referee",
-    "sailor", "admiral", "colonel", "lieutenant", "surveyor", "pediatrician", "obstetrician", "psychiatrist",
-    "cardiologist", "paramedic", "dispatcher", "courier", "chauffeur", "bartender",
-    # topics
-    "pregnancy", "childbirth", "breastfeeding", "childcare", "kindergarten", "toddler", "parenting",
-    "adoption", "wedding", "marriage", "divorce", "romance", "fashion", "cosmetics", "makeup", "lipstick",
-    "perfume", "jewelry", "shopping", "handbag", "knitting", "sewing", "embroidery", "quilting", "cooking",
-    "baking", "recipe", "dessert", "chocolate", "gardening", "flowers", "ballet", "yoga", "diet",
-    "nutrition", "beauty", "hairstyle", "manicure", "nursing", "vitamins", "allergy", "anorexia",
-    "fertility", "contraception", "football", "baseball", "basketball", "hockey", "boxing", "wrestling",
-    "golf", "rugby", "cricket", "soccer", "hunting", "fishing", "military", "navy", "warfare", "weapons",
-    "rifle", "missile", "combat", "engineering", "construction", "machinery", "engine", "motorcycle",
-    "trucks", "racing", "mining", "oil", "steel", "mathematics", "computers", "software", "electronics",
-    "finance", "banking", "stocks", "investment", "economy", "politics", "election", "parliament", "crime",
-    "prison", "police", "gambling", "poker", "beer", "whisky", "chess", "weather", "climate", "agriculture",
-    "railway", "airport", "tourism", "museum", "music", "painting", "photography", "history",
-    "religion", "education", "university", "language", "environment", "forest", "river", "ocean",
-    "wildlife", "birds", "insects", "volcano", "earthquake", "pollution", "energy", "housing", "insurance",
-    "taxes", "medicine", "vaccine", "disease", "cancer", "virus", "hospital", "charity", "volunteer",
-    "friendship", "emotions", "loneliness", "depression", "dementia", "elderly", "orphanage", "welfare",
-    "poverty", "immigration", "feminism", "festival", "cinema", "theatre", "opera", "piano", "guitar",
-    "horses", "dogs", "cats", "pets", "zoo", "bakery", "restaurant", "hotel", "airline", "shipping",
-    "telecommunications", "satellite", "rocket", "robot", "laboratory", "vacation", "camping", "hiking",
-    "swimming", "skating", "gymnastics", "tennis", "cycling", "marathon", "surfing",
-)
+SEED_WORDS_FILE = Path(__file__).resolve().parent / "wordlists" / "demo_seeds.txt"
 
 
 # Appendix A words whose GloVe neighbourhood is another sense (a tennis player, surnames, grammar) or no topic.
-UNTOPICAL_SEEDS = frozenset({"courier", "carpenter", "miner", "possessive", "outgoing", "critical", "independent",
-                             "office", "home", "sensitive", "strong", "demanding", "generous", "proud", "confident"})
+UNTOPICAL_SEEDS = frozenset(
+    {
+        "courier",
+        "carpenter",
+        "miner",
+        "possessive",
+        "outgoing",
+        "critical",
+        "independent",
+        "office",
+        "home",
+        "sensitive",
+        "strong",
+        "demanding",
+        "generous",
+        "proud",
+        "confident",
+    }
+)
 
 
 class DemoError(GSRError):
@@ -176,9 +153,11 @@ class _Vocabulary:
         self.lexicon = lexicon
         self.analyzer = generator_analyzer()
         words = kv.index_to_key[:TOPIC_VOCABULARY]
-        keep = [i for i, w in enumerate(words)
-                if w.isascii() and w.isalpha() and len(w) > 2 and w not in stopwords and w not in banned
-                and w in lexicon]
+        keep = [
+            i
+            for i, w in enumerate(words)
+            if w.isascii() and w.isalpha() and len(w) > 2 and w not in stopwords and w not in banned and w in lexicon
+        ]
         self.words = [words[i] for i in keep]
         self.position = {w: i for i, w in enumerate(self.words)}
         vectors = np.asarray(kv.vectors[keep], dtype=np.float64)
@@ -186,8 +165,10 @@ class _Vocabulary:
         self.stems = self.analyzer.inflection_classes(self.words)
         n_background = int(np.searchsorted(keep, BACKGROUND_VOCABULARY))
         if n_background == 0 or len(keep) <= NEIGHBOUR_SHORTLIST:
-            raise DemoError(f"the lexicon {getattr(lexicon, 'name', '')!r} knows only {len(keep)} of the "
-                            f"{TOPIC_VOCABULARY:,} most frequent words of the default embedding")
+            raise DemoError(
+                f"the lexicon {getattr(lexicon, 'name', '')!r} knows only {len(keep)} of the "
+                f"{TOPIC_VOCABULARY:,} most frequent words of the default embedding"
+            )
         weights = 1.0 / (np.arange(n_background) + 10.0)  # Zipf-like, flattened for the very top
         self.background_cdf = np.cumsum(weights) / weights.sum()
 
@@ -218,12 +199,19 @@ class _Vocabulary:
         return [self.words[i] for i in picks]
 
 
+def _listed_seed_words() -> list[str]:
+    """Occupations and topics whose GloVe neighbourhoods are coherent (not surnames), across gender leanings."""
+    lines = SEED_WORDS_FILE.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
 def _seed_words(vocabulary: _Vocabulary) -> list[str]:
-    """SEED_WORDS then Appendix A's words that are in the vocabulary, one per inflection class."""
+    """The listed seed words then Appendix A's words that are in the vocabulary, one per inflection class."""
     from gsr.validation.stereotypes import STEREOTYPE_CONTRASTS
 
-    listed = list(SEED_WORDS) + [w.lower() for pair in STEREOTYPE_CONTRASTS.values() for words in pair
-                                 for w in words]
+    listed = _listed_seed_words() + [
+        w.lower() for pair in STEREOTYPE_CONTRASTS.values() for words in pair for w in words
+    ]
     seeds, seen = [], set()
     for word in listed:
         i = vocabulary.position.get(word)
@@ -289,8 +277,9 @@ def _gender_context(rng: np.random.Generator, side: str, count: int) -> list[str
     return [words[i] for i in rng.integers(0, len(words), count)]
 
 
-def _planted_words(recipe: Recipe, query: _Query, other: _Query, vocabulary: _Vocabulary,
-                   rng: np.random.Generator) -> list[str]:
+def _planted_words(
+    recipe: Recipe, query: _Query, other: _Query, vocabulary: _Vocabulary, rng: np.random.Generator
+) -> list[str]:
     terms = query.terms
     if recipe.query_terms == "all":
         used = list(terms)
@@ -349,8 +338,9 @@ def _default_lexicon():
     return kv, gender_lexicon(kv, name="glove-6b-50d")
 
 
-def generate_demo(folder: Path, *, n_documents: int = 20_000, n_queries: int = 250, seed: int = 0,
-                  lexicon=None) -> DemoFiles:
+def generate_demo(
+    folder: Path, *, n_documents: int = 20_000, n_queries: int = 250, seed: int = 0, lexicon=None
+) -> DemoFiles:
     """Write documents.jsonl, topics.tsv and qrels.txt of the demo collection into `folder` (deterministic)."""
     from embeddings.loading import load_embedding
 
@@ -369,8 +359,10 @@ def generate_demo(folder: Path, *, n_documents: int = 20_000, n_queries: int = 2
     rng = np.random.default_rng(seed)
     candidates = _candidate_queries(vocabulary, rng)
     if n_queries > len(candidates):
-        raise DemoError(f"n_queries={n_queries}: the demo has only {len(candidates)} distinct queries whose seed "
-                        f"word the lexicon {getattr(lexicon, 'name', '')!r} knows")
+        raise DemoError(
+            f"n_queries={n_queries}: the demo has only {len(candidates)} distinct queries whose seed "
+            f"word the lexicon {getattr(lexicon, 'name', '')!r} knows"
+        )
     queries = _choose_queries(candidates, n_queries, rng)
 
     planted: list[tuple[str, int, list[str]]] = []  # (qid, grade, words)
@@ -381,8 +373,8 @@ def generate_demo(folder: Path, *, n_documents: int = 20_000, n_queries: int = 2
             kinds += [f"relevant-{grade}-stereotypical", f"relevant-{grade}-counter"]
         kinds += ["distractor"] * _between(rng, DISTRACTORS)
         for kind in kinds:
-            other = int(rng.integers(0, len(queries) - 1))
-            other = queries[other + (other >= number)]  # any query but this one
+            drawn = int(rng.integers(0, len(queries) - 1))
+            other = queries[drawn + (drawn >= number)]  # any query but this one
             words = _planted_words(RECIPES[kind], query, other, vocabulary, rng)
             planted.append((query.qid, RECIPES[kind].grade, words))
     if n_documents < len(planted):
@@ -396,7 +388,7 @@ def generate_demo(folder: Path, *, n_documents: int = 20_000, n_queries: int = 2
     for (qid, grade, words), slot in zip(planted, slots):
         texts[slot] = _text(words, rng)
         qrels.append((qid, docids[slot], grade))
-    for slot in slots[len(planted):]:
+    for slot in slots[len(planted) :]:
         texts[slot] = _text(_background_words(queries, vocabulary, rng), rng)
 
     files = DemoFiles(folder / "documents.jsonl", folder / "topics.tsv", folder / "qrels.txt")
@@ -404,6 +396,7 @@ def generate_demo(folder: Path, *, n_documents: int = 20_000, n_queries: int = 2
         for docid, text in zip(docids, texts):
             out.write(json.dumps({"id": docid, "contents": text}) + "\n")
     files.topics.write_text("".join(f"{q.qid}\t{' '.join(q.terms)}\n" for q in queries), encoding="utf-8")
-    files.qrels.write_text("".join(f"{qid} 0 {docid} {grade}\n" for qid, docid, grade in sorted(qrels)),
-                           encoding="utf-8")
+    files.qrels.write_text(
+        "".join(f"{qid} 0 {docid} {grade}\n" for qid, docid, grade in sorted(qrels)), encoding="utf-8"
+    )
     return files

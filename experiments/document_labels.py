@@ -14,9 +14,16 @@ from pathlib import Path
 
 from gsr.documents.opening import iter_documents
 from gsr.errors import InputError
-from gsr.fairness import BiasMeasures, BiasReport, BiasSettings, DocumentLabels, gendered_word_counts
-from gsr.fairness.evaluate import LABEL_MAGNITUDES, TARGETS
-from gsr.fairness.labels import GENDEREDNESS, INTRINSIC, genderedness_labels, parse_label_source, read_labels_file
+from gsr.fairness.evaluate import LABEL_MAGNITUDES, TARGETS, BiasMeasures, BiasReport, BiasSettings
+from gsr.fairness.labels import (
+    GENDEREDNESS,
+    INTRINSIC,
+    DocumentLabels,
+    gendered_word_counts,
+    genderedness_labels,
+    parse_label_source,
+    read_labels_file,
+)
 from gsr.fairness.measures import DEFAULT_EPSILON, NEUTRAL_POLICIES, RAB_VARIANTS, SHORT_LISTS, check_target, groups_of
 from gsr.infra.params import Param, ParamError
 from gsr.infra.store import cache_dir, cached_file, content_key, fast_digest, file_content_key
@@ -30,7 +37,7 @@ LABELS_VERSION = 1  # bump when a label source changes its output
 def _label_source(value, label: str) -> str:
     """A label source of a config: auto, intrinsic, collection, genderedness:τ or file:PATH."""
     if isinstance(value, str):
-        if value in (AUTO, INTRINSIC, COLLECTION) or (value.startswith(FILE_PREFIX) and value[len(FILE_PREFIX):]):
+        if value in (AUTO, INTRINSIC, COLLECTION) or (value.startswith(FILE_PREFIX) and value[len(FILE_PREFIX) :]):
             return value
         if value.startswith(GENDEREDNESS):
             try:
@@ -50,35 +57,75 @@ def _measure_target(value, label: str):
         except ValueError as err:
             raise ParamError(f"{label}: {err}") from None
         return {str(k): float(v) for k, v in value.items()}
-    raise ParamError(f"{label} must be one of {', '.join(TARGETS)} or shares such as {{female = 0.5, male = 0.5}}, "
-                     f"not {value!r}")
+    raise ParamError(
+        f"{label} must be one of {', '.join(TARGETS)} or shares such as {{female = 0.5, male = 0.5}}, not {value!r}"
+    )
 
 
-LABELS_PARAM = Param("labels", object, AUTO, "document gender labels: the collection's own where it has them, else "
-                     "intrinsic (auto); intrinsic (§4.2.5); collection; genderedness:τ; file:PATH",
-                     validator=_label_source, range_help="auto, intrinsic, collection, genderedness:τ or file:PATH")
+LABELS_PARAM = Param(
+    "labels",
+    object,
+    AUTO,
+    "document gender labels: the collection's own where it has them, else "
+    "intrinsic (auto); intrinsic (§4.2.5); collection; genderedness:τ; file:PATH",
+    validator=_label_source,
+    range_help="auto, intrinsic, collection, genderedness:τ or file:PATH",
+)
 BIAS_PARAMS = (  # options of the analyses that measure label-based bias ([analyses] table, so prefixed)
     replace(LABELS_PARAM, name="bias_labels"),
     Param("bias_k", int, 10, "cut-off k of the label-based measures", minimum=1),
-    Param("bias_target", object, "collection", "target distribution: the collection's labels, the query's relevant "
-          "documents', uniform, the retrieved list's, or shares", validator=_measure_target,
-          range_help=f"{', '.join(TARGETS)} or shares"),
-    Param("bias_neutral", str, "exclude", "neutral documents: in no distribution, keeping their positions "
-          "(exclude), or a third group", choices=NEUTRAL_POLICIES),
-    Param("bias_epsilon", float, DEFAULT_EPSILON, "what a zero share of the smoothed distribution becomes in KL",
-          minimum=0, maximum=0.5, open_minimum=True),
-    Param("bias_short_lists", str, "present", "β's denominator for lists shorter than k: the documents present, "
-          "or k (paper)", choices=SHORT_LISTS),
-    Param("bias_rab", str, "tf", "RaB/ARaB gender magnitude: ln(1 + entity-word count) (tf), the count (tc), "
-          "count > 0 (bool), or the labels", choices=(*RAB_VARIANTS, LABEL_MAGNITUDES)),
+    Param(
+        "bias_target",
+        object,
+        "collection",
+        "target distribution: the collection's labels, the query's relevant "
+        "documents', uniform, the retrieved list's, or shares",
+        validator=_measure_target,
+        range_help=f"{', '.join(TARGETS)} or shares",
+    ),
+    Param(
+        "bias_neutral",
+        str,
+        "exclude",
+        "neutral documents: in no distribution, keeping their positions (exclude), or a third group",
+        choices=NEUTRAL_POLICIES,
+    ),
+    Param(
+        "bias_epsilon",
+        float,
+        DEFAULT_EPSILON,
+        "what a zero share of the smoothed distribution becomes in KL",
+        minimum=0,
+        maximum=0.5,
+        open_minimum=True,
+    ),
+    Param(
+        "bias_short_lists",
+        str,
+        "present",
+        "β's denominator for lists shorter than k: the documents present, or k (paper)",
+        choices=SHORT_LISTS,
+    ),
+    Param(
+        "bias_rab",
+        str,
+        "tf",
+        "RaB/ARaB gender magnitude: ln(1 + entity-word count) (tf), the count (tc), count > 0 (bool), or the labels",
+        choices=(*RAB_VARIANTS, LABEL_MAGNITUDES),
+    ),
 )
 
 
 def bias_settings(options: dict) -> BiasSettings:
     """The BiasSettings of an analysis's checked options."""
-    return BiasSettings(k=options["bias_k"], target=options["bias_target"], neutral=options["bias_neutral"],
-                        epsilon=options["bias_epsilon"], short_lists=options["bias_short_lists"],
-                        rab=options["bias_rab"])
+    return BiasSettings(
+        k=options["bias_k"],
+        target=options["bias_target"],
+        neutral=options["bias_neutral"],
+        epsilon=options["bias_epsilon"],
+        short_lists=options["bias_short_lists"],
+        rab=options["bias_rab"],
+    )
 
 
 def resolved_source(experiment, source: str) -> str:
@@ -86,7 +133,7 @@ def resolved_source(experiment, source: str) -> str:
     if source == AUTO:
         return COLLECTION if experiment.collection.document_genders else INTRINSIC
     if source.startswith(FILE_PREFIX):
-        path = Path(source[len(FILE_PREFIX):]).expanduser()
+        path = Path(source[len(FILE_PREFIX) :]).expanduser()
         if not path.is_absolute() and experiment.config.path is not None:
             path = experiment.config.path.resolve().parent / path
         return FILE_PREFIX + str(path)
@@ -114,8 +161,10 @@ def _intrinsic(experiment) -> DocumentLabels:
 def _from_collection(experiment) -> DocumentLabels:
     collection = experiment.collection
     if not collection.document_genders:
-        raise InputError(f"labels 'collection': collection {collection.name} has no document labels (use intrinsic, "
-                         "genderedness:τ or file:PATH)")
+        raise InputError(
+            f"labels 'collection': collection {collection.name} has no document labels (use intrinsic, "
+            "genderedness:τ or file:PATH)"
+        )
     # Grep-BiasIR's 'both' (female and male wording) counts as neutral, as Dash leaves out images with both genders
     labels = {d: g if g in LABELS else NEUTRAL for d, g in collection.document_genders.items()}
     return DocumentLabels(labels, f"{COLLECTION}:{collection.name}", complete=True)
@@ -131,7 +180,7 @@ def collection_labels(experiment, source: str) -> DocumentLabels:
         if source == COLLECTION:
             return _from_collection(experiment)
         if source.startswith(FILE_PREFIX):
-            return read_labels_file(source[len(FILE_PREFIX):])
+            return read_labels_file(source[len(FILE_PREFIX) :])
         _, threshold = parse_label_source(source)
         return genderedness_labels(experiment.gendered(experiment.config.measuring[0]), threshold)
 
@@ -142,22 +191,29 @@ def labels_version(experiment, source: str) -> str:
     """A key that changes whenever the labels of `source` could (a re-ranker's run depends on them)."""
     source = resolved_source(experiment, source)
     if source == INTRINSIC:
-        return content_key(source, experiment.mention_words().names_source, fast_digest(GENDERED_ENTITIES),
-                           LABELS_VERSION)
+        return content_key(
+            source, experiment.mention_words().names_source, fast_digest(GENDERED_ENTITIES), LABELS_VERSION
+        )
     if source.startswith(FILE_PREFIX):
-        path = Path(source[len(FILE_PREFIX):])
+        path = Path(source[len(FILE_PREFIX) :])
         if not path.is_file():
             raise InputError(f"labels file {path}: no such file")
         return file_content_key(path, LABELS_VERSION)
     if source.startswith(GENDEREDNESS):
         name = experiment.config.measuring[0]
-        return content_key(source, experiment.source_embedding(name).key, sorted(experiment.analyzer.stopwords),
-                           str(experiment.config.definitional), LABELS_VERSION)
+        return content_key(
+            source,
+            experiment.source_embedding(name).key,
+            sorted(experiment.analyzer.stopwords),
+            str(experiment.config.definitional),
+            LABELS_VERSION,
+        )
     return content_key(source, LABELS_VERSION)  # the collection's own: part of the collection's key already
 
 
-def bias_of_runs(experiment, runs: dict[str, Run], query_ids: list[str], options: dict,
-                 labels: DocumentLabels | None = None) -> dict[str, BiasReport]:
+def bias_of_runs(
+    experiment, runs: dict[str, Run], query_ids: list[str], options: dict, labels: DocumentLabels | None = None
+) -> dict[str, BiasReport]:
     """The label-based measures of each run over `query_ids`, with the collection's qrels (for the relevant target)
     and, for RaB, the entity-word counts of the top-k documents."""
     collection = experiment.collection
@@ -165,7 +221,7 @@ def bias_of_runs(experiment, runs: dict[str, Run], query_ids: list[str], options
     labels = labels or collection_labels(experiment, options["bias_labels"])
     mentions = None
     if settings.rab != LABEL_MAGNITUDES:
-        wanted = {d for run in runs.values() for q in query_ids for d, _ in rank_order(run.get(q, []))[:settings.k]}
+        wanted = {d for run in runs.values() for q in query_ids for d, _ in rank_order(run.get(q, []))[: settings.k]}
         mentions = gendered_word_counts(collection.texts(wanted))
     measures = BiasMeasures(labels, settings, mentions)
     return {name: measures.evaluate(run, collection.qrels, query_ids) for name, run in runs.items()}

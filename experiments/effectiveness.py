@@ -15,13 +15,22 @@ from gsr.settings import CORRECTIONS, DEFAULT_RESAMPLES, LEVEL, RESAMPLES, SEED
 DEFAULT_MEASURES = ("AP", "P@10", "nDCG@100")
 DISPLAY_NAMES = {"AP": "MAP"}
 TESTS = ("t", "wilcoxon", "randomization")
-TEST_NAMES = {"t": "paired two-sided t-test", "wilcoxon": "two-sided Wilcoxon signed-rank test",
-              "randomization": "paired two-sided randomisation test"}
+TEST_NAMES = {
+    "t": "paired two-sided t-test",
+    "wilcoxon": "two-sided Wilcoxon signed-rank test",
+    "randomization": "paired two-sided randomisation test",
+}
 EVALUATION_PARAMS = (
-    Param("test", str, "t", "paired test of each measure against the baseline (results table) and the regular "
-          "embedding (Table 3)", choices=TESTS),
-    Param("correction", str, "holm", "correction for multiple comparisons across each table's marks",
-          choices=CORRECTIONS),
+    Param(
+        "test",
+        str,
+        "t",
+        "paired test of each measure against the baseline (results table) and the regular embedding (Table 3)",
+        choices=TESTS,
+    ),
+    Param(
+        "correction", str, "holm", "correction for multiple comparisons across each table's marks", choices=CORRECTIONS
+    ),
     RESAMPLES,
     LEVEL,
     SEED,
@@ -50,13 +59,16 @@ def evaluation_settings(table: dict) -> tuple[list[str], list, dict]:
     """A config's [evaluation] table as (ir_measures measure names, GSR cut-offs of its GSR / GSR@K measures in order
     (None for a bare GSR: the [gsr] cutoff), checked EVALUATION_PARAMS); InputError or ParamError naming the key
     otherwise."""
-    statistics = check_params(EVALUATION_PARAMS, {k: v for k, v in table.items() if k not in ("measures", "baseline")},
-                              "evaluation.")
+    statistics = check_params(
+        EVALUATION_PARAMS, {k: v for k, v in table.items() if k not in ("measures", "baseline")}, "evaluation."
+    )
     from gsr.integrations.measures import is_gsr_measure, parse_measure_name
 
     if statistics["resamples"] == 0:  # gsr score takes 0 (no intervals, no tests); every table here is tested
-        raise InputError("evaluation.resamples must be ≥ 1 in an experiment: its tables mark randomisation tests "
-                         "drawn from it (0 means no intervals and no tests, which only gsr score offers)")
+        raise InputError(
+            "evaluation.resamples must be ≥ 1 in an experiment: its tables mark randomisation tests "
+            "drawn from it (0 means no intervals and no tests, which only gsr score offers)"
+        )
     listed = [str(m) for m in table.get("measures", DEFAULT_MEASURES)]
     measures = [m for m in listed if not is_gsr_measure(m)]
     try:
@@ -70,8 +82,10 @@ def evaluation_settings(table: dict) -> tuple[list[str], list, dict]:
         except InputError as err:
             raise InputError(f"evaluation.measures: {err}") from None
         if kind != "GSR":
-            raise InputError(f"evaluation.measures: {name!r} is a per-query value (written to the per-query "
-                             "outputs), not a measure of the results table; use GSR@K")
+            raise InputError(
+                f"evaluation.measures: {name!r} is a per-query value (written to the per-query "
+                "outputs), not a measure of the results table; use GSR@K"
+            )
         cutoff = "relevant" if cutoff == "rel" else cutoff  # None: bare "GSR", the [gsr] cutoff
         if cutoff in cutoffs:
             raise InputError(f"evaluation.measures names {name!r} twice")
@@ -117,8 +131,13 @@ def evaluate_run(run: Run, qrels: Qrels, measures, query_ids: list[str]) -> Effe
     return Effectiveness(per_query)
 
 
-def paired_test(system: dict[str, float], baseline: dict[str, float], test: str = "t",
-                resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> float | None:
+def paired_test(
+    system: dict[str, float],
+    baseline: dict[str, float],
+    test: str = "t",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> float | None:
     """Two-sided p-value of a paired test over the queries both were evaluated on: "t" (Student's paired t-test),
     "wilcoxon" (signed-rank, zero differences dropped, exact for small samples as scipy decides) or "randomization"
     (sign flips of the per-query differences, gsr.statistics). None when no query differs or fewer than two are
@@ -145,8 +164,15 @@ def paired_test(system: dict[str, float], baseline: dict[str, float], test: str 
     return None if math.isnan(p) else float(p)
 
 
-def measure_entries(effectiveness: dict[str, Effectiveness], measures, baseline: str | None, tested,
-                    test: str = "t", resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> dict[str, dict]:
+def measure_entries(
+    effectiveness: dict[str, Effectiveness],
+    measures,
+    baseline: str | None,
+    tested,
+    test: str = "t",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> dict[str, dict]:
     """Each system's mean of each measure and, for the systems in `tested` other than the baseline, the p-value of
     `test` against the baseline over the evaluated queries: {system: {measure: {"mean", "p_value"}}}. The results
     table of `gsr run` and `gsr score --measures` both read their effectiveness columns from here."""
@@ -192,6 +218,7 @@ def correct_family(entries: list[dict], correction: str) -> None:
     """Adjust the "p_value" of every entry (one family: the tests behind one table's marks) in place: each gets
     "p_adjusted" and the "mark" of its adjusted p-value."""
     from gsr.uncertainty import adjust_p_values  # numpy: not for the command-line parser, which reads TESTS
+
     for entry, adjusted in zip(entries, adjust_p_values([e["p_value"] for e in entries], correction)):
         entry["p_adjusted"] = adjusted
         entry["mark"] = significance_mark(adjusted)
@@ -210,8 +237,10 @@ def correct_p_columns(rows: list[dict], correction: str) -> None:
 def marks_note(test: str, correction: str, what: str) -> str:
     """The sentence a table's notes give about its marks: which test, against what, and which correction."""
     corrected = CORRECTED[correction]
-    return (f"† / ‡: {TEST_NAMES[test]} {what}, {corrected} p < 0.05 / p < 0.01 "
-            f"(correction over every test marked in this table).")
+    return (
+        f"† / ‡: {TEST_NAMES[test]} {what}, {corrected} p < 0.05 / p < 0.01 "
+        f"(correction over every test marked in this table)."
+    )
 
 
 def check_run_ids(run: Run, docids: set[str], name: str) -> None:

@@ -4,6 +4,7 @@ GSR of every system, next to the two reference engines every table adds (the per
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from experiments.collections import Collection
 from experiments.config.experiment import ExperimentConfig
@@ -30,7 +31,7 @@ class ExperimentResult:
     evaluated_queries: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     reused: list[str] = field(default_factory=list)
-    analyses: dict[str, object] = field(default_factory=dict)  # analysis name -> its result (with to_dict)
+    analyses: dict[str, Any] = field(default_factory=dict)  # analysis name -> its result (with to_dict)
     analysis_errors: dict[str, str] = field(default_factory=dict)  # analysis name -> why it could not be computed
 
     def reference_genderedness(self) -> dict[str, float | None]:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from experiments.analyses import AnalysisError
 from experiments.collections import Collection, collection_docids, load_collection
@@ -23,7 +24,7 @@ from experiments.registry import ANALYSES, SYSTEMS
 from experiments.results import PERFECT, RANDOM, ExperimentResult
 from gsr.baselines import perfect_run, random_run
 from gsr.errors import InputError
-from gsr.evaluate import GSR, cached_document_stats
+from gsr.evaluate import GSR, GSRReport, cached_document_stats
 from gsr.infra import logs
 from gsr.infra.store import (
     CACHE_VARIABLE,
@@ -68,7 +69,7 @@ class Experiment:
         self.analyzer = Analyzer(stopwords_of(config.stopwords), exclusion=config.exclusion)
         self._embeddings: dict[str, LoadedEmbedding] = {}
         self._unit_embeddings: dict[str, LoadedEmbedding] = {}
-        self._shared: dict[str, object] = {}
+        self._shared: dict[str, Any] = {}
         self._runs: dict[str, Run] = {}  # cache key -> run, read once by this experiment (not by derived ones)
         self._collection: Collection | None = None
         # set on an experiment over edited queries: the one whose trained models score them (the adversarial probe)
@@ -118,6 +119,7 @@ class Experiment:
 
     def document_stats(self):
         """The collection's bag-of-words statistics after GSR's text handling (cached)."""
+
         def build():
             with self.step("document statistics"):
                 return cached_document_stats(self.collection.documents, self.analyzer, n_jobs=self.config.threads)
@@ -135,7 +137,7 @@ class Experiment:
         if self.config.embeddings[name].base is not None:
             return source
         if name not in self._unit_embeddings:
-            from debias import unit_normalised
+            from debias.hard import unit_normalised
             from embeddings.loading import cached_embedding
 
             key = "unit-" + content_key(source.key)
@@ -159,8 +161,9 @@ class Experiment:
                 else:
                     from embeddings.training import TrainingSettings, trained_embedding
 
-                    kv, key = trained_embedding(self.collection.documents, self.collection.key,
-                                                TrainingSettings(**spec.train))
+                    kv, key = trained_embedding(
+                        self.collection.documents, self.collection.key, TrainingSettings(**(spec.train or {}))
+                    )
             self._embeddings[name] = LoadedEmbedding(name, kv, key)
         return self._embeddings[name]
 
@@ -172,14 +175,17 @@ class Experiment:
         config = self.config
         used = {s.embedding for s in config.systems} | set(config.measuring)
         used |= {config.embeddings[name].base for name in list(used) if name in config.embeddings}
-        trained = [TrainingSettings(**spec.train) for name, spec in config.embeddings.items()
-                   if name in used and spec.train is not None and spec.base is None and spec.source is None]
+        trained = [
+            TrainingSettings(**spec.train)
+            for name, spec in config.embeddings.items()
+            if name in used and spec.train is not None and spec.base is None and spec.source is None
+        ]
         with self.step("training embeddings side by side"):
             train_embeddings(self.collection.documents, self.collection.key, trained, config.threads or 1)
 
     def _debiased(self, spec) -> tuple[object, str]:
         """A debiased copy of another named embedding, computed once and cached (memory-mapped) like any other."""
-        from debias import METHODS
+        from debias.hard import METHODS
         from debias.words import DEBIASWE_FILES, DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE
         from embeddings.loading import cached_embedding
 
@@ -192,13 +198,19 @@ class Experiment:
             options.update(gender_specific=lists.get("gender_specific"), equalize_pairs=lists.get("equalize"))
         # the default list files are part of the key, so editing a default list never serves a stale embedding
         defaults = [*DEBIASWE_FILES.values(), DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE]
-        key = "debiased-" + content_key(base.key, spec.debias, self.config.debias_list_set,
-                                        {k: file_content_key(Path(v)) for k, v in lists.items()},
-                                        [fast_digest(p) for p in defaults], DEBIAS_VERSION)
+        key = "debiased-" + content_key(
+            base.key,
+            spec.debias,
+            self.config.debias_list_set,
+            {k: file_content_key(Path(v)) for k, v in lists.items()},
+            [fast_digest(p) for p in defaults],
+            DEBIAS_VERSION,
+        )
         return cached_embedding(key, lambda: METHODS[spec.debias](**options).fit_transform(base.kv)), key
 
     def lexicon(self, name: str):
         """The GenderLexicon (Eq. 1) of a measuring embedding, with the config's definitional pairs (made once)."""
+
         def build():
             pairs = None
             if self.config.definitional:
@@ -212,8 +224,9 @@ class Experiment:
     def gendered(self, name: str):
         """The collection's per-document sums of g(w) under a measuring embedding (gsr.stats.GenderedDocuments),
         made once and shared by the GSR columns, the analyses and the label sources."""
-        return self.shared(f"gendered {name}",
-                           lambda: self.document_stats().gendered(self.lexicon(name), self.analyzer))
+        return self.shared(
+            f"gendered {name}", lambda: self.document_stats().gendered(self.lexicon(name), self.analyzer)
+        )
 
     def mention_words(self):
         """§4.2.5's gendered entity words and first names (gsr.labels.default_mention_words), loaded once: the
@@ -233,8 +246,11 @@ class Experiment:
             raise InputError(f"with_queries: query ids {', '.join(unknown[:3])} are not topics of the collection")
         derived = Experiment(self.config)
         derived._collection = replace(self.collection, queries=dict(queries))
-        derived._embeddings, derived._unit_embeddings, derived._shared = \
-            self._embeddings, self._unit_embeddings, self._shared
+        derived._embeddings, derived._unit_embeddings, derived._shared = (
+            self._embeddings,
+            self._unit_embeddings,
+            self._shared,
+        )
         derived.trained_by = self if reuse_training else None
         return derived
 
@@ -249,12 +265,22 @@ class Experiment:
         embedding_key = self.embedding(system.embedding).key if system.embedding else None
         upstream = self.system_key(self.upstream(system)) if system.rerank else None
         # systems with an embedding read the collection through GSR's analyzer, so its stop list is part of the key
-        stopwords = sorted(self.analyzer.stopwords) if system_type.needs_embedding else None
-        files = [file_content_key(Path(system.params[key])) for key in system_type.path_params]
+        stopwords = sorted(self.analyzer.stopwords or ()) if system_type.needs_embedding else None
+        files: list[object] = [file_content_key(Path(system.params[key])) for key in system_type.path_params]
         if system_type.cache_inputs is not None:  # appended only when declared: other systems' keys stay as they were
             files.append(system_type.cache_inputs(self, system))
-        return content_key(collection.key, sorted(collection.queries.items()), system.model, system.params,
-                           embedding_key, self.config.depth, upstream, system_type.version, stopwords, *files)
+        return content_key(
+            collection.key,
+            sorted(collection.queries.items()),
+            system.model,
+            system.params,
+            embedding_key,
+            self.config.depth,
+            upstream,
+            system_type.version,
+            stopwords,
+            *files,
+        )
 
     def system_run(self, system: SystemSpec) -> Run:
         """The system's run, from the cache when this exact (collection, queries, settings, embedding) was run; read
@@ -277,8 +303,9 @@ class Experiment:
         # the file's order (trec_eval's) is the one every later step sees, and a run just written is taken as the
         # file holds it (scores written exactly, queries in file order, ranked as read) without reading it back; a
         # system may retrieve nothing at all
-        self._runs[key] = (as_written(computed["run"], path) if "run" in computed
-                           else read_trec_run(path, allow_empty=True))
+        self._runs[key] = (
+            as_written(computed["run"], path) if "run" in computed else read_trec_run(path, allow_empty=True)
+        )
         return self._runs[key]
 
     # ------------------------------------------------------------ whole experiment
@@ -306,22 +333,45 @@ class Experiment:
         runs[RANDOM] = random_run({q: collection.qrels[q] for q in judged}, stats.docids, config.random_seed)
         with self.step("effectiveness"):
             effectiveness = {name: evaluate_run(run, collection.qrels, measures, judged) for name, run in runs.items()}
-        reports, per_system, genderedness = {}, {}, {}
+        reports: dict[str, GSRReport] = {}
+        per_system: dict[str, dict] = {}
+        genderedness: dict[str, dict] = {}
         for label, name, cutoff in config.gsr_columns():
             with self.step(f"GSR ({label})"):
                 lexicon = self.lexicon(name)
-                measure = GSR(lexicon, self.analyzer, cutoff=cutoff, random_seed=config.random_seed,
-                              resamples=config.resamples, level=config.level, seed=config.seed)
+                measure = GSR(
+                    lexicon,
+                    self.analyzer,
+                    cutoff=cutoff,
+                    random_seed=config.random_seed,
+                    resamples=config.resamples,
+                    level=config.level,
+                    seed=config.seed,
+                )
                 # the perfect and random engines are measured once, for every system's report
-                system_reports = measure.evaluate_many({s.name: runs[s.name] for s in config.systems},
-                                                       collection.queries, self.gendered(name), collection.qrels)
+                system_reports = measure.evaluate_many(
+                    {s.name: runs[s.name] for s in config.systems},
+                    collection.queries,
+                    self.gendered(name),
+                    collection.qrels,
+                )
                 results = {system: report.system for system, report in system_reports.items()}
                 report = system_reports[config.systems[-1].name]
                 results[PERFECT], results[RANDOM] = report.perfect, report.random
                 reports[label], per_system[label] = report, results
                 genderedness.setdefault(name, {q.qid: q.g_query for q in report.perfect.per_query})
-        result = ExperimentResult(config, collection, runs, effectiveness, reports, per_system, genderedness, judged,
-                                  dict(self.timings), list(self.reused))
+        result = ExperimentResult(
+            config,
+            collection,
+            runs,
+            effectiveness,
+            reports,
+            per_system,
+            genderedness,
+            judged,
+            dict(self.timings),
+            list(self.reused),
+        )
         with self.step("analyses"):
             self.analyses(result)
         return result
@@ -350,4 +400,3 @@ class Experiment:
             check = SYSTEMS.get(system.model).preflight
             if check is not None:
                 check(self, system)
-

@@ -60,8 +60,11 @@ def _caller_stacklevel() -> int:
 
 
 def warn_moved(old: str, new: str) -> None:
-    warnings.warn(f"{old} moved to {new}; import it from there ({old} goes away in gsr-bench {REMOVED_IN})",
-                  DeprecationWarning, stacklevel=_caller_stacklevel())
+    warnings.warn(
+        f"{old} moved to {new}; import it from there ({old} goes away in gsr-bench {REMOVED_IN})",
+        DeprecationWarning,
+        stacklevel=_caller_stacklevel(),
+    )
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

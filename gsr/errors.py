@@ -7,8 +7,15 @@ This module imports nothing of the project: every package can raise these withou
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "EmbeddingError", "GSRError", "InputError", "ParamError", "StorageError",
-           "UndefinedMeasureError"]
+__all__ = [
+    "ConfigError",
+    "EmbeddingError",
+    "GSRError",
+    "InputError",
+    "ParamError",
+    "StorageError",
+    "UndefinedMeasureError",
+]
 
 
 class GSRError(ValueError):

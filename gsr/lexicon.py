@@ -60,8 +60,9 @@ class GenderLexicon:
         return cls(index, np.array([mapping[w] for w in words], dtype=np.float64), name=name)
 
     @classmethod
-    def from_embedding(cls, kv, pairs=None, direction: GenderDirection | None = None,
-                       name: str = "embedding") -> GenderLexicon:
+    def from_embedding(
+        cls, kv, pairs=None, direction: GenderDirection | None = None, name: str = "embedding"
+    ) -> GenderLexicon:
         """g(w) of Eq. 1 for every word of the embedding `kv`, with the Bolukbasi direction fitted on the
         definitional `pairs` (default: Bolukbasi's ten) unless `direction` is given."""
         direction = direction or fit_gender_direction(kv, pairs)
@@ -194,7 +195,8 @@ def fit_gender_direction(kv, pairs=None) -> GenderDirection:
     missing = [w for pair in pairs for w in pair if lookup_word(kv, w) is None]
     if missing:
         raise EmbeddingError(
-            "definitional word(s) missing from the embedding: " + ", ".join(missing)
+            "definitional word(s) missing from the embedding: "
+            + ", ".join(missing)
             + " (give other pairs with --definitional)"
         )
     female = np.vstack([_definitional_unit(kv, f) for f, _ in pairs])

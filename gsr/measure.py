@@ -16,9 +16,22 @@ from numpy.typing import ArrayLike
 from gsr.errors import GSRError, InputError, UndefinedMeasureError
 from gsr.infra.numeric import mean_or_nan
 
-__all__ = ["GSRError", "UndefinedMeasureError", "document_genderedness", "gsr_slope", "gsr_slope_terms",
-           "list_genderedness", "list_genderedness_many", "mean_genderedness", "query_genderedness", "rank_discounts",
-           "relative_gsr", "slope_noise_floor", "tied_rank_weights", "tied_rank_weights_many"]
+__all__ = [
+    "GSRError",
+    "UndefinedMeasureError",
+    "document_genderedness",
+    "gsr_slope",
+    "gsr_slope_terms",
+    "list_genderedness",
+    "list_genderedness_many",
+    "mean_genderedness",
+    "query_genderedness",
+    "rank_discounts",
+    "relative_gsr",
+    "slope_noise_floor",
+    "tied_rank_weights",
+    "tied_rank_weights_many",
+]
 
 
 def mean_genderedness(values: Iterable[float | None]) -> float:
@@ -155,12 +168,14 @@ def relative_gsr(system_gsr: float, perfect_gsr: float, noise_floor: float = 0.0
     """§4.2.2 / Table 2: a system's GSR as a percentage above (or below) the perfect engine's.
 
     (m_s - m_P) / |m_P|, which is the paper's m_s / m_P - 1 whenever m_P > 0 and keeps its sign otherwise. Undefined
-    (UndefinedMeasureError saying why) when m_P is NaN or zero up to rounding, |m_P| ≤ `noise_floor` (see slope_noise_floor):
-    a percentage of rounding noise would be an arbitrary number such as -3e17 %.
+    (UndefinedMeasureError saying why) when m_P is NaN or zero up to rounding, |m_P| ≤ `noise_floor` (see
+    slope_noise_floor): a percentage of rounding noise would be an arbitrary number such as -3e17 %.
     """
     if math.isnan(perfect_gsr):
         raise UndefinedMeasureError("relative GSR is undefined: the perfect engine's GSR is undefined")
     if abs(perfect_gsr) <= noise_floor:
-        raise UndefinedMeasureError(f"relative GSR is undefined: the perfect engine's GSR is zero up to rounding "
-                       f"(|{perfect_gsr:.3g}| ≤ {noise_floor:.3g})")
+        raise UndefinedMeasureError(
+            f"relative GSR is undefined: the perfect engine's GSR is zero up to rounding "
+            f"(|{perfect_gsr:.3g}| ≤ {noise_floor:.3g})"
+        )
     return 100.0 * (system_gsr - perfect_gsr) / abs(perfect_gsr)

@@ -35,18 +35,43 @@ def checked_cutoff(value, label: str):
     raise ParamError(f"{label} must be 'relevant', a positive integer or 'none', not {value!r}")
 
 
-CUTOFF = Param("cutoff", object, RELEVANT, "top-K cut-off of every list: 'relevant' (K = the query's relevant "
-               "documents, §4.2.2; needs qrels), an integer K, or none (whole lists)", validator=checked_cutoff,
-               range_help="'relevant', an integer ≥ 1 or 'none'")
-EXCLUSION = Param("exclusion", str, DEFAULT_EXCLUSION, "which document words count as a query term in g_q(d): the "
-                  "same word (exact), the same lemma (lemma) or the same Snowball stem (stem)",
-                  choices=EXCLUSION_MODES)
+CUTOFF = Param(
+    "cutoff",
+    object,
+    RELEVANT,
+    "top-K cut-off of every list: 'relevant' (K = the query's relevant "
+    "documents, §4.2.2; needs qrels), an integer K, or none (whole lists)",
+    validator=checked_cutoff,
+    range_help="'relevant', an integer ≥ 1 or 'none'",
+)
+EXCLUSION = Param(
+    "exclusion",
+    str,
+    DEFAULT_EXCLUSION,
+    "which document words count as a query term in g_q(d): the "
+    "same word (exact), the same lemma (lemma) or the same Snowball stem (stem)",
+    choices=EXCLUSION_MODES,
+)
 RANDOM_SEED = Param("random_seed", int, 0, "seed of the random engine", minimum=0)
 MAX_RESAMPLES = 1_000_000  # and their memory is checked against the number of queries (uncertainty.check_memory)
-RESAMPLES = Param("resamples", int, DEFAULT_RESAMPLES, "bootstrap resamples over queries (0: no intervals) and "
-                  "randomisation draws", minimum=0, maximum=MAX_RESAMPLES)
-LEVEL = Param("level", float, DEFAULT_LEVEL, "confidence level of the bootstrap intervals", minimum=0,
-              open_minimum=True, maximum=1, open_maximum=True)
+RESAMPLES = Param(
+    "resamples",
+    int,
+    DEFAULT_RESAMPLES,
+    "bootstrap resamples over queries (0: no intervals) and randomisation draws",
+    minimum=0,
+    maximum=MAX_RESAMPLES,
+)
+LEVEL = Param(
+    "level",
+    float,
+    DEFAULT_LEVEL,
+    "confidence level of the bootstrap intervals",
+    minimum=0,
+    open_minimum=True,
+    maximum=1,
+    open_maximum=True,
+)
 SEED = Param("seed", int, 0, "seed of the bootstrap and of the randomisation tests", minimum=0)
 TIE_SCORES = Param("tie_scores", bool, True, "documents with equal scores share their rank's weight in Eq. 2")
 

@@ -68,8 +68,14 @@ class TestResult:
     alternative: str = "two-sided"
 
     def to_dict(self) -> dict:
-        return {"statistic": self.statistic, "p_value": self.p_value, "exact": self.exact,
-                "resamples": self.resamples, "n": self.n, "alternative": self.alternative}
+        return {
+            "statistic": self.statistic,
+            "p_value": self.p_value,
+            "exact": self.exact,
+            "resamples": self.resamples,
+            "n": self.n,
+            "alternative": self.alternative,
+        }
 
 
 # ----------------------------------------------------------------------------------------------- bootstrap
@@ -94,8 +100,10 @@ def check_resample_memory(n_queries: int, resamples: int, where: str = "resample
     needed = BYTES_PER_RESAMPLED_QUERY * resamples * n_queries
     available = available_memory()
     if needed > available // 2:
-        raise ParamError(f"{where} = {resamples:,} resamples of {n_queries:,} queries need about {needed / 2**30:.1f} "
-                         f"GiB, more than half of the {available / 2**30:.1f} GiB available; lower {where}")
+        raise ParamError(
+            f"{where} = {resamples:,} resamples of {n_queries:,} queries need about {needed / 2**30:.1f} "
+            f"GiB, more than half of the {available / 2**30:.1f} GiB available; lower {where}"
+        )
 
 
 def resample_counts(n: int, resamples: int, seed: int) -> np.ndarray:
@@ -141,8 +149,14 @@ def weighted_fits(x: ArrayLike, y: ArrayLike, weights: np.ndarray) -> tuple[np.n
     return slopes, intercepts
 
 
-def bootstrap_fit(queries: Sequence[str], x: ArrayLike, y: ArrayLike, resamples: int = DEFAULT_RESAMPLES,
-                  seed: int = 0, counts: np.ndarray | None = None) -> BootstrapFit:
+def bootstrap_fit(
+    queries: Sequence[str],
+    x: ArrayLike,
+    y: ArrayLike,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    counts: np.ndarray | None = None,
+) -> BootstrapFit:
     """Eq. 3 on `resamples` bootstrap resamples of `queries` (x = g(q), y = g_q(L), NaN where undefined); `counts`
     (resample_counts(len(queries), resamples, seed)) may be passed when several fits share the resamples."""
     if counts is None:
@@ -164,8 +178,9 @@ def percentile_interval(replicates: ArrayLike, level: float = DEFAULT_LEVEL) -> 
     return Interval(float(low), float(high), level, len(finite), undefined)
 
 
-def bootstrap_mean(values: ArrayLike, resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
-                   seed: int = 0) -> Interval:
+def bootstrap_mean(
+    values: ArrayLike, resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL, seed: int = 0
+) -> Interval:
     """Percentile bootstrap interval of the mean of per-query values (queries resampled with replacement)."""
     values = np.asarray(values, dtype=np.float64)
     if len(values) == 0:
@@ -177,11 +192,12 @@ def bootstrap_mean(values: ArrayLike, resamples: int = DEFAULT_RESAMPLES, level:
 def relative_replicates(system: BootstrapFit, perfect: BootstrapFit) -> np.ndarray:
     """Relative GSR, (m_s − m_P)/|m_P| × 100, on each resample; both fits must come from the same resamples."""
     if system.queries != perfect.queries or system.seed != perfect.seed or len(system.slopes) != len(perfect.slopes):
-        raise InputError("relative GSR needs the system and the perfect engine resampled identically "
-                         "(same queries, seed and number of resamples)")
+        raise InputError(
+            "relative GSR needs the system and the perfect engine resampled identically "
+            "(same queries, seed and number of resamples)"
+        )
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(perfect.slopes != 0, 100.0 * (system.slopes - perfect.slopes) / np.abs(perfect.slopes),
-                        np.nan)
+        return np.where(perfect.slopes != 0, 100.0 * (system.slopes - perfect.slopes) / np.abs(perfect.slopes), np.nan)
 
 
 def slope_standard_error(x: ArrayLike, y: ArrayLike) -> float | None:
@@ -203,8 +219,9 @@ def slope_standard_error(x: ArrayLike, y: ArrayLike) -> float | None:
 
 
 # ----------------------------------------------------------------------------------------------- randomisation
-def sign_flip_test(contributions: ArrayLike, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                   alternative: str = "two-sided") -> TestResult:
+def sign_flip_test(
+    contributions: ArrayLike, resamples: int = DEFAULT_RESAMPLES, seed: int = 0, alternative: str = "two-sided"
+) -> TestResult:
     """Paired randomisation test of T = Σ c_i: under H0 each query's contribution is as likely to have the opposite
     sign (the two systems' results for that query exchanged).
 
@@ -246,8 +263,7 @@ def sign_flip_test(contributions: ArrayLike, resamples: int = DEFAULT_RESAMPLES,
     return TestResult(observed, (1 + count) / (1 + resamples), False, resamples, n, alternative)
 
 
-def slope_difference_terms(x: ArrayLike, y_a: ArrayLike, y_b: ArrayLike
-                           ) -> tuple[np.ndarray, np.ndarray]:
+def slope_difference_terms(x: ArrayLike, y_a: ArrayLike, y_b: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Per-query terms (x_i − x̄)(y_a,i − y_b,i) / Σ (x_j − x̄)², summing to m_a − m_b (Eq. 3 of each system) over the
     queries where all three values are defined; returns (terms, mask of those queries). Swapping the two systems'
     lists for query i flips the sign of term i."""
@@ -256,12 +272,20 @@ def slope_difference_terms(x: ArrayLike, y_a: ArrayLike, y_b: ArrayLike
     dx = x[keep] - x[keep].mean() if keep.any() else x[keep]
     sxx = float(dx @ dx)
     if keep.sum() < 2 or sxx <= 1e-24 * float(x[keep] @ x[keep]) or sxx == 0:
-        raise UndefinedMeasureError(f"a GSR difference needs at least two common queries with different g(q), got {keep.sum()}")
+        raise UndefinedMeasureError(
+            f"a GSR difference needs at least two common queries with different g(q), got {keep.sum()}"
+        )
     return dx * (y_a[keep] - y_b[keep]) / sxx, keep
 
 
-def paired_gsr_test(x: ArrayLike, y_a: ArrayLike, y_b: ArrayLike,
-                    resamples: int = DEFAULT_RESAMPLES, seed: int = 0, alternative: str = "two-sided") -> TestResult:
+def paired_gsr_test(
+    x: ArrayLike,
+    y_a: ArrayLike,
+    y_b: ArrayLike,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    alternative: str = "two-sided",
+) -> TestResult:
     """Randomisation test of GSR_a − GSR_b (Eq. 3 of two systems, or a system and the perfect engine) on the same
     queries: per query, the two systems' ranked lists are exchanged with probability 1/2 (g(q) stays). The statistic
     is the slope difference over the queries both systems can be measured on."""
@@ -269,8 +293,9 @@ def paired_gsr_test(x: ArrayLike, y_a: ArrayLike, y_b: ArrayLike,
     return sign_flip_test(terms, resamples, seed, alternative)
 
 
-def randomization_test(a: ArrayLike, b: ArrayLike, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                       alternative: str = "two-sided") -> TestResult:
+def randomization_test(
+    a: ArrayLike, b: ArrayLike, resamples: int = DEFAULT_RESAMPLES, seed: int = 0, alternative: str = "two-sided"
+) -> TestResult:
     """Paired randomisation test of mean(a) − mean(b) over queries (per-query values of an effectiveness measure)."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or len(a) == 0:

@@ -23,9 +23,15 @@ def _device(value, label: str):
     raise ParamError(f"{label} must be one of auto, cpu, cuda or cuda:N, not {value!r}")
 
 
-DEVICE_PARAM = Param("device", object, "auto", "where the model runs: auto (a CUDA GPU where PyTorch sees one, else "
-                     "the CPU), cpu, or cuda (refused where there is no GPU)", validator=_device,
-                     range_help="auto, cpu, cuda or cuda:N")
+DEVICE_PARAM = Param(
+    "device",
+    object,
+    "auto",
+    "where the model runs: auto (a CUDA GPU where PyTorch sees one, else "
+    "the CPU), cpu, or cuda (refused where there is no GPU)",
+    validator=_device,
+    range_help="auto, cpu, cuda or cuda:N",
+)
 
 
 class DeviceError(InputError):
@@ -44,8 +50,10 @@ def resolve_device(device: str = "auto", setting: str = "device") -> str:
     if not str(device).startswith("cuda"):
         raise DeviceError(f"{setting} = {device!r}: choose auto, cpu, cuda or cuda:N")
     if not torch.cuda.is_available():
-        raise DeviceError(f"{setting} = {device!r}, but PyTorch sees no CUDA GPU on this machine (torch "
-                          f"{torch.__version__}); set {setting} = \"cpu\" or \"auto\"")
+        raise DeviceError(
+            f"{setting} = {device!r}, but PyTorch sees no CUDA GPU on this machine (torch "
+            f'{torch.__version__}); set {setting} = "cpu" or "auto"'
+        )
     index = int(device.split(":", 1)[1]) if ":" in device else 0
     if index >= torch.cuda.device_count():
         raise DeviceError(f"{setting} = {device!r}, but PyTorch sees only {torch.cuda.device_count()} CUDA GPU(s)")
@@ -57,8 +65,9 @@ def is_out_of_memory(error: BaseException) -> bool:
     import torch
 
     oom = getattr(torch.cuda, "OutOfMemoryError", None)
-    return (oom is not None and isinstance(error, oom)) or \
-        (isinstance(error, RuntimeError) and "out of memory" in str(error).lower())
+    return (oom is not None and isinstance(error, oom)) or (
+        isinstance(error, RuntimeError) and "out of memory" in str(error).lower()
+    )
 
 
 @contextmanager
@@ -74,4 +83,4 @@ def out_of_memory(what: str, device: str, hint: str):
 
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
-        raise DeviceError(f"{what}: out of memory on {device}; {hint}, or set device = \"cpu\"") from None
+        raise DeviceError(f'{what}: out of memory on {device}; {hint}, or set device = "cpu"') from None

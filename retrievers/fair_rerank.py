@@ -54,8 +54,10 @@ def _target(value, label: str):
     """'collection', 'uniform', 'retrieved' or explicit shares {female = .., male = ..[, neutral = ..]}."""
     if isinstance(value, str):
         if value == "relevant":
-            raise ParamError(f"{label} 'relevant' would feed the test qrels into the system; re-rankers take "
-                             f"{', '.join(RERANK_TARGETS)} or explicit shares")
+            raise ParamError(
+                f"{label} 'relevant' would feed the test qrels into the system; re-rankers take "
+                f"{', '.join(RERANK_TARGETS)} or explicit shares"
+            )
         if value in RERANK_TARGETS:
             return value
     elif isinstance(value, Mapping):
@@ -64,8 +66,10 @@ def _target(value, label: str):
         except ValueError as err:
             raise ParamError(f"{label}: {err}") from None
         return {str(k): float(v) for k, v in value.items()}
-    raise ParamError(f"{label} must be one of {', '.join(RERANK_TARGETS)} or shares such as {{female = 0.5, male = "
-                     f"0.5}}, not {value!r}")
+    raise ParamError(
+        f"{label} must be one of {', '.join(RERANK_TARGETS)} or shares such as {{female = 0.5, male = "
+        f"0.5}}, not {value!r}"
+    )
 
 
 def _depth(value, label: str):
@@ -75,24 +79,88 @@ def _depth(value, label: str):
 
 
 SEED = Param("seed", int, 0, "seed of the random draws (with the query id)", minimum=0)
-DEPTH = Param("depth", object, 100, "documents re-ranked per query (the rest follow unchanged): an integer ≥ 2 or "
-              "'all'", validator=_depth, range_help="int ≥ 2 or all")
-NEUTRAL = Param("neutral", str, "exclude", "neutral documents: keep their positions (exclude) or form a third group",
-                choices=NEUTRAL_POLICIES)
+DEPTH = Param(
+    "depth",
+    object,
+    100,
+    "documents re-ranked per query (the rest follow unchanged): an integer ≥ 2 or 'all'",
+    validator=_depth,
+    range_help="int ≥ 2 or all",
+)
+NEUTRAL = Param(
+    "neutral",
+    str,
+    "exclude",
+    "neutral documents: keep their positions (exclude) or form a third group",
+    choices=NEUTRAL_POLICIES,
+)
 METHOD_PARAMS: dict[str, tuple[Param, ...]] = {
-    "epsilon_greedy": (Param("epsilon", float, 0.3, "probability that an item swaps with a random later one "
-                             "(Algorithm 1)", minimum=0, maximum=1, open_minimum=True), SEED, DEPTH),
-    "relevance_swap": (Param("rho", float, 0.5, "swapping sensitivity: item i swaps with probability ρ(1 − W_i) "
-                             "(Algorithm 2, Eq. 2)", minimum=0, maximum=1, open_minimum=True), SEED, DEPTH),
-    "fairness_greedy": (Param("target", object, "collection", "target distribution T (Algorithm 3)", validator=_target,
-                              range_help="collection, uniform, retrieved or shares"), NEUTRAL, DEPTH),
-    "dash": (Param("w_r", float, 0.5, "weight of the relevance cost (Eq. 1); the KL cost weighs w_g = 1 − w_r",
-                   minimum=0, maximum=1),
-             Param("relevance", str, "score", "relevance cost: 1 − the min-max normalised score, or 1 − cosine of "
-                   "the query's and the document's mean word vectors", choices=RELEVANCE_COSTS),
-             Param("target", object, "retrieved", "target distribution p(g, I'): the candidates' own (retrieved), "
-                   "the collection's, uniform or shares", validator=_target,
-                   range_help="retrieved, collection, uniform or shares"), NEUTRAL, DEPTH),
+    "epsilon_greedy": (
+        Param(
+            "epsilon",
+            float,
+            0.3,
+            "probability that an item swaps with a random later one (Algorithm 1)",
+            minimum=0,
+            maximum=1,
+            open_minimum=True,
+        ),
+        SEED,
+        DEPTH,
+    ),
+    "relevance_swap": (
+        Param(
+            "rho",
+            float,
+            0.5,
+            "swapping sensitivity: item i swaps with probability ρ(1 − W_i) (Algorithm 2, Eq. 2)",
+            minimum=0,
+            maximum=1,
+            open_minimum=True,
+        ),
+        SEED,
+        DEPTH,
+    ),
+    "fairness_greedy": (
+        Param(
+            "target",
+            object,
+            "collection",
+            "target distribution T (Algorithm 3)",
+            validator=_target,
+            range_help="collection, uniform, retrieved or shares",
+        ),
+        NEUTRAL,
+        DEPTH,
+    ),
+    "dash": (
+        Param(
+            "w_r",
+            float,
+            0.5,
+            "weight of the relevance cost (Eq. 1); the KL cost weighs w_g = 1 − w_r",
+            minimum=0,
+            maximum=1,
+        ),
+        Param(
+            "relevance",
+            str,
+            "score",
+            "relevance cost: 1 − the min-max normalised score, or 1 − cosine of "
+            "the query's and the document's mean word vectors",
+            choices=RELEVANCE_COSTS,
+        ),
+        Param(
+            "target",
+            object,
+            "retrieved",
+            "target distribution p(g, I'): the candidates' own (retrieved), the collection's, uniform or shares",
+            validator=_target,
+            range_help="retrieved, collection, uniform or shares",
+        ),
+        NEUTRAL,
+        DEPTH,
+    ),
 }
 
 
@@ -159,8 +227,14 @@ def fairness_greedy(labels: Sequence[str], target: Mapping[str, float], groups: 
     return order
 
 
-def dash_greedy(labels: Sequence[str], costs: Sequence[float], target: Mapping[str, float], groups: Sequence[str],
-                w_r: float, epsilon: float = DEFAULT_EPSILON) -> list[int]:
+def dash_greedy(
+    labels: Sequence[str],
+    costs: Sequence[float],
+    target: Mapping[str, float],
+    groups: Sequence[str],
+    w_r: float,
+    epsilon: float = DEFAULT_EPSILON,
+) -> list[int]:
     """Dash Eq. 1: repeatedly append the candidate i of least C = w_r · cost_i + w_g · KL(p(g, R + i) ‖ T), w_g =
     1 − w_r (KL in natural log, zeros of T replaced by epsilon); ties go to the earliest position."""
     heaps: dict[str, list[tuple[float, int]]] = {g: [] for g in groups}
@@ -231,16 +305,24 @@ class Reranker:
         shares = group_shares(candidates, groups)  # 'retrieved': the candidates' own shares, uniform without any
         return {g: s for g, s in zip(groups, shares)} if shares else {g: 1 / len(groups) for g in groups}
 
-    def rerank_query(self, qid: str, ranked: list[tuple[str, float]], labels: DocumentLabels | None = None,
-                     relevance: Callable[[str, list[str]], list[float]] | None = None) -> list[tuple[str, float]]:
+    def rerank_query(
+        self,
+        qid: str,
+        ranked: list[tuple[str, float]],
+        labels: DocumentLabels | None = None,
+        relevance: Callable[[str, list[str]], list[float]] | None = None,
+    ) -> list[tuple[str, float]]:
         """One query's list re-ranked (its top depth), scored n − i + 1."""
         ranked = rank_order(ranked)
         depth = len(ranked) if self.params["depth"] == "all" else self.params["depth"]
         head, tail = ranked[:depth], ranked[depth:]
         if self.method in ("epsilon_greedy", "relevance_swap"):
             draw = query_rng(self.params["seed"], qid).random
-            head = epsilon_greedy(head, self.params["epsilon"], draw) if self.method == "epsilon_greedy" else \
-                relevance_aware_swapping(head, self.params["rho"], draw)
+            head = (
+                epsilon_greedy(head, self.params["epsilon"], draw)
+                if self.method == "epsilon_greedy"
+                else relevance_aware_swapping(head, self.params["rho"], draw)
+            )
         elif head:
             if labels is None:
                 raise RerankError(f"{self.method} needs document labels")
@@ -249,6 +331,7 @@ class Reranker:
             names = labels.ranked(docids, qid)[0]
             target = self._target(labels, groups, names)
             if self.method == "fairness_greedy":
+
                 def reorder(members):
                     return [members[i] for i in fairness_greedy([names[m] for m in members], target, groups)]
             else:
@@ -263,12 +346,17 @@ class Reranker:
                         costs = embedding_costs(qid, [docids[m] for m in members])
                     chosen = dash_greedy([names[m] for m in members], costs, target, groups, self.params["w_r"])
                     return [members[i] for i in chosen]
+
             head = [head[i] for i in _within_positions(names, groups, reorder)]
         documents = head + tail
         return [(docid, float(len(documents) - i)) for i, (docid, _) in enumerate(documents)]
 
-    def rerank(self, run: Run, labels: DocumentLabels | None = None,
-               relevance: Callable[[str, list[str]], list[float]] | None = None) -> Run:
+    def rerank(
+        self,
+        run: Run,
+        labels: DocumentLabels | None = None,
+        relevance: Callable[[str, list[str]], list[float]] | None = None,
+    ) -> Run:
         """Every query of `run` re-ranked (see rerank_query)."""
         return {qid: self.rerank_query(qid, ranked, labels, relevance) for qid, ranked in run.items()}
 

@@ -44,8 +44,14 @@ class VectorAverageRetriever:
     corrupt) and memory-mapped.
     """
 
-    def __init__(self, kv, stats: DocumentStats, weighting: str = "add", analyzer: Analyzer | None = None,
-                 cache_key: str | None = None):
+    def __init__(
+        self,
+        kv,
+        stats: DocumentStats,
+        weighting: str = "add",
+        analyzer: Analyzer | None = None,
+        cache_key: str | None = None,
+    ):
         if weighting not in WEIGHTINGS:
             raise ParamError(f"weighting {weighting!r} is unknown; choose one of {', '.join(WEIGHTINGS)}")
         self.kv = kv
@@ -68,8 +74,9 @@ class VectorAverageRetriever:
 
     def _term_weights(self) -> tuple[np.ndarray, np.ndarray]:
         """Per collection term: its row in the embedding (−1 when absent or a stop word) and its weight."""
-        rows = np.array([-1 if (row := self._embedding_row(t)) is None else row for t in self.stats.vocabulary],
-                        dtype=np.int64)
+        rows = np.array(
+            [-1 if (row := self._embedding_row(t)) is None else row for t in self.stats.vocabulary], dtype=np.int64
+        )
         weights = np.where(rows >= 0, self._si if self._si is not None else 1.0, 0.0)
         return rows, weights
 
@@ -82,7 +89,7 @@ class VectorAverageRetriever:
         matrix = np.empty((len(self.stats), vectors.shape[1]), dtype=np.float32)
         step = 50_000
         for start in progress(range(0, len(self.stats), step), desc="document vectors", unit="block"):
-            matrix[start:start + step] = counts[start:start + step] @ vectors
+            matrix[start : start + step] = counts[start : start + step] @ vectors
         return unit_rows(matrix, in_place=True)  # cosine ignores the Σ weight denominator, so the sum suffices
 
     def _cached_document_matrix(self, cache_key: str | None) -> np.ndarray:
@@ -134,16 +141,17 @@ class VectorAverageRetriever:
         return run
 
 
-def top_k_inner_products(documents: np.ndarray, queries: np.ndarray, k: int,
-                         step: int = 65_536) -> tuple[np.ndarray, np.ndarray]:
+def top_k_inner_products(
+    documents: np.ndarray, queries: np.ndarray, k: int, step: int = 65_536
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact top-k rows of documents·queryᵀ per query, scanned in blocks so memory stays O(step × queries)."""
     n_queries = len(queries)
     k = min(k, len(documents))
     best_scores = np.full((n_queries, 0), -np.inf, dtype=np.float32)
     best_rows = np.zeros((n_queries, 0), dtype=np.int64)
     for start in progress(range(0, len(documents), step), desc="scoring", unit="block"):
-        block = np.asarray(documents[start:start + step], dtype=np.float32)
-        scores = (queries @ block.T)  # queries × block
+        block = np.asarray(documents[start : start + step], dtype=np.float32)
+        scores = queries @ block.T  # queries × block
         rows = np.broadcast_to(np.arange(start, start + len(block)), scores.shape)
         scores = np.concatenate([best_scores, scores], axis=1)
         rows = np.concatenate([best_rows, rows], axis=1)

@@ -43,10 +43,22 @@ def own_cache(tmp_path, monkeypatch) -> Path:
 @pytest.fixture
 def tiny_lexicon() -> GenderLexicon:
     """Hand-picked g(w) values, so every expectation can be computed by hand."""
-    return GenderLexicon.from_mapping({
-        "man": -0.2, "woman": 0.3, "electrician": -0.1, "nurse": 0.25, "nurses": 0.2, "nursing": 0.15,
-        "she": 0.4, "he": -0.4, "care": 0.1, "tools": -0.3, "wire": -0.05, "hospital": 0.05,
-    })
+    return GenderLexicon.from_mapping(
+        {
+            "man": -0.2,
+            "woman": 0.3,
+            "electrician": -0.1,
+            "nurse": 0.25,
+            "nurses": 0.2,
+            "nursing": 0.15,
+            "she": 0.4,
+            "he": -0.4,
+            "care": 0.1,
+            "tools": -0.3,
+            "wire": -0.05,
+            "hospital": 0.05,
+        }
+    )
 
 
 def _have_glove() -> bool:

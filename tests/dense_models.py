@@ -10,11 +10,13 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-WORDS = ("she he her his hers him herself himself woman man women men girl boy mother father daughter son gal guy "
-         "female male mary john sister brother wife husband queen king actress actor nurse engineer doctor teacher "
-         "dancer plumber electrician carpenter receptionist secretary pilot chef care tools wire hospital school "
-         "report city market water policy union budget court season the a an is of and to in this that there here "
-         "it was for on with as at by from probe sentence another document").split()
+WORDS = (
+    "she he her his hers him herself himself woman man women men girl boy mother father daughter son gal guy "
+    "female male mary john sister brother wife husband queen king actress actor nurse engineer doctor teacher "
+    "dancer plumber electrician carpenter receptionist secretary pilot chef care tools wire hospital school "
+    "report city market water policy union budget court season the a an is of and to in this that there here "
+    "it was for on with as at by from probe sentence another document"
+).split()
 
 
 def _tokenizer(folder: Path):
@@ -29,12 +31,26 @@ def _tokenizer(folder: Path):
 def _bert_config(vocab_size: int, **extra):
     from transformers import BertConfig
 
-    return BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                      intermediate_size=64, max_position_embeddings=128, initializer_range=0.5, **extra)
+    return BertConfig(
+        vocab_size=vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        initializer_range=0.5,
+        **extra,
+    )
 
 
-def tiny_bi_encoder(folder: Path, seed: int = 0, vocab_size: int | None = None, max_seq_length: int = 64,
-                    normalize: bool = True, similarity: str | None = None) -> Path:
+def tiny_bi_encoder(
+    folder: Path,
+    seed: int = 0,
+    vocab_size: int | None = None,
+    max_seq_length: int = 64,
+    normalize: bool = True,
+    similarity: str | None = None,
+) -> Path:
     """A sentence-transformers bi-encoder (Transformer, mean pooling, Normalize) saved in `folder`; `vocab_size`
     smaller than the tokenizer's makes a model that loads but cannot encode."""
     import torch

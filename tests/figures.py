@@ -62,3 +62,32 @@ def assert_png(path, expected) -> None:
     data = expected.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 1000
     assert [p.name for p in expected.parent.iterdir() if p != expected] == []
+
+
+def _text_artists(fig) -> list:
+    """Every visible, non-empty text of `fig`: its titles, the panels' titles, axis labels, tick labels, notes and
+    the legends' entries."""
+    found = list(fig.texts)  # the figure's title among them
+    legends = list(fig.legends)
+    for ax in panels(fig):
+        found += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+        found += [*ax.get_xticklabels(), *ax.get_yticklabels()]
+        legends.append(ax.get_legend())
+    found += [t for legend in legends if legend is not None for t in [legend.get_title(), *legend.get_texts()]]
+    return [t for t in found if t.get_visible() and t.get_text().strip()]
+
+
+def overlapping_texts(fig, tolerance: float = 1.0) -> list[tuple[str, str]]:
+    """Pairs of texts of `fig` whose drawn boxes overlap by more than `tolerance` pixels each way, as drawn in the
+    saved file (bbox_inches="tight" moves nothing relative to the rest)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = _text_artists(fig)
+    boxes = np.array([t.get_window_extent(renderer).extents for t in texts]).reshape(-1, 4)
+    clashes = []
+    for i in range(len(texts)):
+        width = np.minimum(boxes[i, 2], boxes[i + 1 :, 2]) - np.maximum(boxes[i, 0], boxes[i + 1 :, 0])
+        height = np.minimum(boxes[i, 3], boxes[i + 1 :, 3]) - np.maximum(boxes[i, 1], boxes[i + 1 :, 1])
+        for j in np.flatnonzero((width > tolerance) & (height > tolerance)):
+            clashes.append((texts[i].get_text(), texts[i + 1 + j].get_text()))
+    return clashes

@@ -40,6 +40,7 @@ from tests.figures import (
     colours,
     fit_lines,
     legend_labels,
+    overlapping_texts,
     panels,
     points,
     slope,
@@ -48,6 +49,7 @@ from tests.figures import (
 )
 
 # ---------------------------------------------------------------- Kendall tau distance
+
 
 def brute_force_k_p(a: list[str], b: list[str], p: float) -> tuple[float, float]:
     """(K^(p), its largest value for the same pairs), enumerating every pair of the union case by case."""
@@ -122,10 +124,10 @@ def test_tau_distance_cuts_at_depth_and_takes_scored_pairs():
     assert kendall_tau_distance(before, after, depth=4) > 0.0
 
 
-@pytest.mark.parametrize("before, after, message", [
-    ([], ["a"], "before ranking is empty"),
-    (["a", "b", "a"], ["a"], "document a appears twice"),
-])
+@pytest.mark.parametrize(
+    "before, after, message",
+    [([], ["a"], "before ranking is empty"), (["a", "b", "a"], ["a"], "document a appears twice")],
+)
 def test_tau_distance_bad_input(before, after, message):
     with pytest.raises(AnalysisError, match=message):
         kendall_tau_distance(before, after)
@@ -139,6 +141,7 @@ def test_tau_distance_bad_parameters():
 
 
 # ---------------------------------------------------------------- Fig. 10
+
 
 def _run(ranked: dict[str, str]) -> dict:
     return {qid: [(d, float(len(docs) - i)) for i, d in enumerate(docs)] for qid, docs in ranked.items()}
@@ -173,6 +176,7 @@ def test_rank_change_undefined_correlation_and_errors():
 
 
 # ---------------------------------------------------------------- Fig. 11
+
 
 def test_query_genderedness_agreement_is_pearson_over_shared_queries():
     a = {"q1": 0.1, "q2": -0.2, "q3": 0.05, "q4": 0.3, "q5": None, "q6": 0.2}
@@ -210,6 +214,7 @@ def test_agreement_degenerate_input():
 
 # ---------------------------------------------------------------- word lists
 
+
 def _appendix_b(which: str) -> list[str]:
     text = PAPER.read_text(encoding="utf-8")
     heading = f"### Words associated with {which} entities:"
@@ -230,6 +235,7 @@ def test_gendered_entities_cover_appendix_b():
 
 # ---------------------------------------------------------------- Fig. 12
 
+
 def test_gender_gap_ratio_add_one_and_edge_cases():
     labels = ["male", "male", "female", "neutral", "male"]
     assert gender_gap(labels) == pytest.approx(3.0)  # the paper's m/f
@@ -244,29 +250,37 @@ def test_gender_gap_ratio_add_one_and_edge_cases():
         gender_gap(["male"], rule="smooth")
 
 
-@pytest.mark.parametrize("system, perfect, ratio, add_one", [
-    ((2, 1), (1, 1), 2 - 1, 3 / 2 - 1),                        # both defined: m/f − m/f
-    ((0, 2), (1, 3), 0 - 1 / 3, 1 / 3 - 2 / 4),
-    ((2, 0), (1, 1), math.inf, 3 / 1 - 1),                      # only the system has f = 0: more male
-    ((1, 1), (3, 0), -math.inf, 1 - 4 / 1),                     # only the perfect engine has f = 0: fewer male
-    ((3, 0), (1, 0), math.inf, 4 - 2),                          # both f = 0: the sign of m_sys − m_P
-    ((1, 0), (3, 0), -math.inf, 2 - 4),
-    ((2, 0), (2, 0), 0.0, 0.0),
-    ((0, 0), (0, 0), 0.0, 0.0),                                 # neither list has a gendered document
-    ((0, 0), (1, 2), None, 1 - 2 / 3),                          # only one has: undefined under the ratio
-])
+@pytest.mark.parametrize(
+    "system, perfect, ratio, add_one",
+    [
+        ((2, 1), (1, 1), 2 - 1, 3 / 2 - 1),  # both defined: m/f − m/f
+        ((0, 2), (1, 3), 0 - 1 / 3, 1 / 3 - 2 / 4),
+        ((2, 0), (1, 1), math.inf, 3 / 1 - 1),  # only the system has f = 0: more male
+        ((1, 1), (3, 0), -math.inf, 1 - 4 / 1),  # only the perfect engine has f = 0: fewer male
+        ((3, 0), (1, 0), math.inf, 4 - 2),  # both f = 0: the sign of m_sys − m_P
+        ((1, 0), (3, 0), -math.inf, 2 - 4),
+        ((2, 0), (2, 0), 0.0, 0.0),
+        ((0, 0), (0, 0), 0.0, 0.0),  # neither list has a gendered document
+        ((0, 0), (1, 2), None, 1 - 2 / 3),  # only one has: undefined under the ratio
+    ],
+)
 def test_gap_difference_by_hand(system, perfect, ratio, add_one):
     assert gap_difference(system, perfect) == (ratio if ratio is None or math.isinf(ratio) else pytest.approx(ratio))
     assert gap_difference(system, perfect, "add-one") == pytest.approx(add_one)
 
 
 TEXTS = {
-    "m1": "He said his brother would come.", "m2": "Mr Smith and his son.",
-    "f1": "She met her aunt.", "f2": "The queen and her daughters.",
-    "n1": "Budget figures fell sharply.", "n2": "He and she argued.",
+    "m1": "He said his brother would come.",
+    "m2": "Mr Smith and his son.",
+    "f1": "She met her aunt.",
+    "f2": "The queen and her daughters.",
+    "n1": "Budget figures fell sharply.",
+    "n2": "He and she argued.",
 }
-WORDS = MentionWords(female_entities=frozenset({"she", "her", "aunt", "queen", "daughters"}),
-                     male_entities=frozenset({"he", "his", "brother", "mr", "son"}))
+WORDS = MentionWords(
+    female_entities=frozenset({"she", "her", "aunt", "queen", "daughters"}),
+    male_entities=frozenset({"he", "his", "brother", "mr", "son"}),
+)
 
 
 def _rules_agree(delta, expected: dict):
@@ -276,10 +290,19 @@ def _rules_agree(delta, expected: dict):
 
 
 def test_delta_gap_by_hand():
-    perfect = _run({"q1": ["m1", "f1", "n1"], "q2": ["f1", "f2"], "q3": ["m1"], "q4": ["n1"], "q5": ["f1", "n1"],
-                    "q6": ["m1"]})
-    system = _run({"q1": ["m1", "m2", "f1", "f2"], "q2": ["f2", "n2", "m2"], "q3": [], "q5": ["m1", "m2"],
-                   "q6": ["n1"], "q9": ["m1"]})
+    perfect = _run(
+        {"q1": ["m1", "f1", "n1"], "q2": ["f1", "f2"], "q3": ["m1"], "q4": ["n1"], "q5": ["f1", "n1"], "q6": ["m1"]}
+    )
+    system = _run(
+        {
+            "q1": ["m1", "m2", "f1", "f2"],
+            "q2": ["f2", "n2", "m2"],
+            "q3": [],
+            "q5": ["m1", "m2"],
+            "q6": ["n1"],
+            "q9": ["m1"],
+        }
+    )
     cutoff = {"q1": 3, "q2": 2, "q3": 1, "q5": 2, "q6": 1}
     delta = delta_gap(system, perfect, TEXTS, cutoff, WORDS)
     # q1: system top 3 = m, m, f -> 2/1; perfect m, f, n -> 1/1.  q2: system f, n -> 0/1; perfect f, f -> 0/2.
@@ -287,8 +310,12 @@ def test_delta_gap_by_hand():
     _rules_agree(delta, {"q1": 1.0, "q2": 0.0, "q5": math.inf})
     assert delta.counts["q1"] == {"system": (2, 1), "perfect": (1, 1)}
     assert delta.zero_female == ["q5"]
-    assert delta.skipped == {"no_cutoff": ["q4"], "nothing_retrieved": ["q3"], "no_gendered_document": ["q6"],
-                             "not_in_perfect": ["q9"]}
+    assert delta.skipped == {
+        "no_cutoff": ["q4"],
+        "nothing_retrieved": ["q3"],
+        "no_gendered_document": ["q6"],
+        "not_in_perfect": ["q9"],
+    }
     assert delta.to_dict()["values"]["q5"] == "+inf" and delta.to_dict()["rule"] == "ratio"
     smoothed = delta_gap(system, perfect, TEXTS.__getitem__, cutoff, WORDS, rule="add-one")
     _rules_agree(smoothed, {"q1": 3 / 2 - 2 / 2, "q2": 1 / 2 - 1 / 3, "q5": 3 / 1 - 1 / 2, "q6": 1 - 2})
@@ -371,6 +398,7 @@ def test_favoured_share_bad_input():
 
 # ---------------------------------------------------------------- plots
 
+
 def _plot_inputs():
     """A rank change over 30 queries, the two agreements of Fig. 11 and Fig. 12's shares, from one seeded draw."""
     rng = np.random.default_rng(0)
@@ -382,8 +410,9 @@ def _plot_inputs():
     change = rank_change_by_genderedness(before, after, g)
     other = {q: v + rng.normal(0, 0.02) for q, v in g.items()}
     queries = query_genderedness_agreement(g, other, names=("glove", "trained"))
-    systems = system_ranking_agreement({"bm25": 0.1, "add": 0.2, "si": 0.15}, {"bm25": 0.12, "add": 0.25, "si": 0.1},
-                                       names=("glove", "trained"))
+    systems = system_ranking_agreement(
+        {"bm25": 0.1, "add": 0.2, "si": 0.15}, {"bm25": 0.12, "add": 0.25, "si": 0.1}, names=("glove", "trained")
+    )
     delta = {q: float(rng.choice([-1.0, 0.0, 1.0])) for q in qids}
     return change, queries, systems, favoured_share_by_bin(delta, g)
 
@@ -432,16 +461,25 @@ def test_reliability_figure_panels_for_queries_and_systems():
 def test_gap_shares_figure_stacks_male_neither_female():
     shares = _plot_inputs()[3]
     fig = gap_shares_figure({"w2v_add": shares, "bm25": shares, "mp": shares})
-    assert titles(fig) == ["w2v_add", "bm25", "mp"] and len(fig.axes) == 4  # 2 columns: the fourth panel hidden
+    assert titles(fig) == ["w2v_add", "bm25", "mp"] and len(fig.axes) == 3  # one row of up to 4 columns
+    assert overlapping_texts(fig) == []
+    (legend,) = fig.legends  # one legend, above the panels
+    assert legend_labels(fig) == ["male favoured", "neither", "female favoured"]
+    assert legend.get_window_extent().y0 >= max(ax.get_tightbbox().y1 for ax in fig.axes) - 1
     for ax in panels(fig):
         bars = ax.patches
         assert len(bars) == 3 * len(shares)  # male, neither, female per bin, stacked bottom to top
-        for side, colour, group in zip(("male", "neither", "female"), (ORANGE_MALE, GREY_NEUTRAL, PURPLE_FEMALE),
-                                       (bars[:len(shares)], bars[len(shares):2 * len(shares)], bars[2 * len(shares):])):
+        for side, colour, group in zip(
+            ("male", "neither", "female"),
+            (ORANGE_MALE, GREY_NEUTRAL, PURPLE_FEMALE),
+            (bars[: len(shares)], bars[len(shares) : 2 * len(shares)], bars[2 * len(shares) :]),
+        ):
             assert [b.get_height() for b in group] == pytest.approx([100 * (row[side] or 0) for row in shares])
             assert {to_hex(b.get_facecolor()) for b in group} == {colour}
-        tops = [bars[i].get_height() + bars[i + len(shares)].get_height() + bars[i + 2 * len(shares)].get_height()
-                for i in range(len(shares))]
+        tops = [
+            bars[i].get_height() + bars[i + len(shares)].get_height() + bars[i + 2 * len(shares)].get_height()
+            for i in range(len(shares))
+        ]
         assert tops == pytest.approx([100 if row["n"] else 0 for row in shares])
         assert texts(ax) == [f"n={row['n']}" if row["n"] else "empty" for row in shares]
         assert [t.get_text() for t in ax.get_xticklabels()] == [row["label"] for row in shares]

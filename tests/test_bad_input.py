@@ -34,6 +34,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 
 def bom(name: str) -> Callable[[Path], None]:
     """Prepend a UTF-8 byte-order mark (inside the compressed stream for .gz files)."""
+
     def mutate(folder: Path) -> None:
         path = folder / name
         if name.endswith(".gz"):
@@ -41,11 +42,13 @@ def bom(name: str) -> Callable[[Path], None]:
             path.write_bytes(gzip.compress(codecs.BOM_UTF8 + data))
         else:
             path.write_bytes(codecs.BOM_UTF8 + path.read_bytes())
+
     return mutate
 
 
 def latin1(name: str, line: int) -> Callable[[Path], None]:
     """Put a Latin-1 'é' (byte 0xe9, never valid UTF-8 on its own) at the start of line `line`."""
+
     def mutate(folder: Path) -> None:
         path = folder / name
         data = gzip.decompress(path.read_bytes()) if name.endswith(".gz") else path.read_bytes()
@@ -53,26 +56,31 @@ def latin1(name: str, line: int) -> Callable[[Path], None]:
         lines[line - 1] = b"\xe9" + lines[line - 1]
         data = b"\n".join(lines)
         path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+
     return mutate
 
 
 def later_bom(name: str, line: int) -> Callable[[Path], None]:
     """A UTF-8 byte-order mark at the start of line `line`, as `cat a b > c` leaves the second file's."""
+
     def mutate(folder: Path) -> None:
         path = folder / name
         lines = path.read_bytes().split(b"\n")
         lines[line - 1] = codecs.BOM_UTF8 + lines[line - 1]
         path.write_bytes(b"\n".join(lines))
+
     return mutate
 
 
 def nul(name: str, line: int) -> Callable[[Path], None]:
     """A NUL byte in the middle of the last field of line `line`."""
+
     def mutate(folder: Path) -> None:
         path = folder / name
         lines = path.read_bytes().split(b"\n")
         lines[line - 1] = lines[line - 1][:-2] + b"\0" + lines[line - 1][-2:]
         path.write_bytes(b"\n".join(lines))
+
     return mutate
 
 
@@ -89,12 +97,14 @@ def edit(name: str, old: str, new: str) -> Callable[[Path], None]:
         text = path.read_text(encoding="utf-8")
         assert old in text, f"{old!r} is not in {name}"
         path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
     return mutate
 
 
 def write(name: str, text: str) -> Callable[[Path], None]:
     def mutate(folder: Path) -> None:
         (folder / name).write_text(text, encoding="utf-8")
+
     return mutate
 
 
@@ -106,6 +116,7 @@ def chain(*mutations: Callable[[Path], None]) -> Callable[[Path], None]:
     def mutate(folder: Path) -> None:
         for mutation in mutations:
             mutation(folder)
+
     return mutate
 
 
@@ -113,6 +124,7 @@ def replace_by_folder(name: str) -> Callable[[Path], None]:
     def mutate(folder: Path) -> None:
         (folder / name).unlink()
         (folder / name).mkdir()
+
     return mutate
 
 
@@ -139,9 +151,23 @@ def perfect_lists_all_alike(folder: Path) -> None:
 def command(name: str, folder: Path, extra: tuple[str, ...] = ()) -> list[str]:
     """The `gsr` arguments of one command on the toy files in `folder`."""
     if name == "score":
-        return ["score", "--run", str(folder / "run.txt"), "--topics", str(folder / "topics.tsv"), "--docs",
-                str(folder / "docs.jsonl"), "--qrels", str(folder / "qrels.txt"), "--embedding",
-                str(folder / "vectors.txt"), "--jobs", "1", "--json", *extra]
+        return [
+            "score",
+            "--run",
+            str(folder / "run.txt"),
+            "--topics",
+            str(folder / "topics.tsv"),
+            "--docs",
+            str(folder / "docs.jsonl"),
+            "--qrels",
+            str(folder / "qrels.txt"),
+            "--embedding",
+            str(folder / "vectors.txt"),
+            "--jobs",
+            "1",
+            "--json",
+            *extra,
+        ]
     if name == "queries":
         return ["queries", "--embedding", str(folder / "vectors.txt"), "--json", *extra]
     if name == "run":
@@ -215,148 +241,283 @@ CASES = {
     "latin1-qrels": Case("score", latin1("qrels.txt", 3), "{dir}/qrels.txt:3: not UTF-8 text"),
     "latin1-tsv-topics": Case("score", latin1("topics.tsv", 2), "{dir}/topics.tsv:2: not UTF-8 text"),
     "latin1-jsonl-documents": Case("score", latin1("docs.jsonl", 4), "{dir}/docs.jsonl:4: not UTF-8 text"),
-    "latin1-tsv-documents": Case("score", latin1("docs.tsv", 2), "{dir}/docs.tsv:2: not UTF-8 text",
-                                 ("--docs", "{dir}/docs.tsv")),
-    "latin1-gz-documents": Case("score", latin1("docs.jsonl.gz", 5), "{dir}/docs.jsonl.gz:5: not UTF-8 text",
-                                ("--docs", "{dir}/docs.jsonl.gz")),
+    "latin1-tsv-documents": Case(
+        "score", latin1("docs.tsv", 2), "{dir}/docs.tsv:2: not UTF-8 text", ("--docs", "{dir}/docs.tsv")
+    ),
+    "latin1-gz-documents": Case(
+        "score", latin1("docs.jsonl.gz", 5), "{dir}/docs.jsonl.gz:5: not UTF-8 text", ("--docs", "{dir}/docs.jsonl.gz")
+    ),
     "latin1-embedding": Case("score", latin1("vectors.txt", 5), "{dir}/vectors.txt:5: not UTF-8 text"),
-    "latin1-definitional-pairs": Case("score", latin1("pairs.json", 1), "{dir}/pairs.json:1: not UTF-8 text",
-                                      ("--definitional", "{dir}/pairs.json")),
-    "latin1-stop-list": Case("score", latin1("stop.txt", 2), "{dir}/stop.txt:2: not UTF-8 text",
-                             ("--stopwords", "{dir}/stop.txt")),
-    "latin1-sgml-topics": Case("queries", latin1("topics.sgml", 3), "{dir}/topics.sgml:3: not UTF-8 text",
-                               ("--topics", "{dir}/topics.sgml")),
+    "latin1-definitional-pairs": Case(
+        "score", latin1("pairs.json", 1), "{dir}/pairs.json:1: not UTF-8 text", ("--definitional", "{dir}/pairs.json")
+    ),
+    "latin1-stop-list": Case(
+        "score", latin1("stop.txt", 2), "{dir}/stop.txt:2: not UTF-8 text", ("--stopwords", "{dir}/stop.txt")
+    ),
+    "latin1-sgml-topics": Case(
+        "queries", latin1("topics.sgml", 3), "{dir}/topics.sgml:3: not UTF-8 text", ("--topics", "{dir}/topics.sgml")
+    ),
     "latin1-config": Case("run", latin1("config.toml", 2), "{dir}/config.toml:2: not UTF-8 text"),
     "latin1-folds": Case("run", latin1("folds.json", 1), "{dir}/folds.json:1: not UTF-8 text"),
-    "latin1-word-list": Case("debias", latin1("words.json", 1), "{dir}/words.json:1: not UTF-8 text",
-                             ("--gender-specific", "{dir}/words.json")),
+    "latin1-word-list": Case(
+        "debias",
+        latin1("words.json", 1),
+        "{dir}/words.json:1: not UTF-8 text",
+        ("--gender-specific", "{dir}/words.json"),
+    ),
     # 2. formats are checked, not guessed
-    "sgml-misspelt-tag": Case("queries", edit("topics.sgml", "<title> budget", "<titel> budget"),
-                              "{dir}/topics.sgml:17: unknown tag '<titel>'", ("--topics", "{dir}/topics.sgml")),
-    "sgml-unknown-tag": Case("queries", edit("topics.sgml", "about nurse", "about <b>nurse</b>"),
-                             "{dir}/topics.sgml:12: unknown tag '<b>'", ("--topics", "{dir}/topics.sgml")),
-    "vectors-extra-value": Case("score", edit("vectors.txt", "she 1.0 0.0 0.2", "she 1.0 0.0 0.2 0.7"),
-                                "{dir}/vectors.txt:2: expected 3 vector values after the word, found 4"),
-    "vectors-missing-value": Case("score", edit("vectors.txt", "he -1.0 0.0 0.2", "he -1.0 0.0"),
-                                  "{dir}/vectors.txt:12: expected 3 vector values after the word, found 2"),
-    "vectors-fewer-than-header": Case("score", edit("vectors.txt", "38 3", "40 3"),
-                                      "{dir}/vectors.txt: the header announces 40 vectors but the file holds 38"),
-    "jsonl-contents-number": Case("score", edit("docs.jsonl", '"contents": "he is', '"contents": 7, "x": "he is'),
-                                  '{dir}/docs.jsonl:1: document text field "contents" is a number, not a string'),
-    "jsonl-contents-object": Case("score", edit("docs.jsonl", '"contents": "a woman nurse gives care"',
-                                                '"contents": {"text": "a woman nurse gives care"}'),
-                                  '{dir}/docs.jsonl:6: document text field "contents" is an object, not a string'),
-    "jsonl-id-float": Case("score", edit("docs.jsonl", '"id": "n1"', '"id": 1.5'),
-                           '{dir}/docs.jsonl:7: document id field "id" is a number, not a string or an integer'),
-    "jsonl-nested-too-deep": Case("score", edit("docs.jsonl", '"contents": "budget and weather"',
-                                                '"contents": "budget", "deep": ' + "[" * 100_000 + "]" * 100_000),
-                                  "{dir}/docs.jsonl:9: JSON nested too deeply"),
-    "json-pairs-nested-too-deep": Case("score", write("pairs.json", "[" * 100_000 + "]" * 100_000),
-                                       "{dir}/pairs.json:1: JSON nested too deeply",
-                                       ("--definitional", "{dir}/pairs.json")),
-    "docid-with-space": Case("score", edit("docs.jsonl", '"id": "m2"', '"id": "m 2"'),
-                             "{dir}/docs.jsonl:2: document id 'm 2' is empty or contains whitespace"),
-    "docid-empty": Case("score", edit("docs.jsonl", '"id": "x3"', '"id": ""'),
-                        "{dir}/docs.jsonl:12: document id '' is empty or contains whitespace"),
-    "docid-with-space-tsv": Case("score", edit("docs.tsv", "f2\t", "f 2\t"),
-                                 "{dir}/docs.tsv:5: document id 'f 2' is empty or contains whitespace",
-                                 ("--docs", "{dir}/docs.tsv")),
-    "docid-with-tab-vector-system": Case("run", edit("docs.jsonl", '"id": "m2"', '"id": "m\\t2"'),
-                                         "{dir}/docs.jsonl:2: document id 'm\\t2' is empty or contains whitespace"),
-    "grade-not-integer": Case("score", edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 0.5"),
-                              "{dir}/qrels.txt:2: relevance grade must be an integer, found '0.5'"),
-    "grade-judged-twice": Case("score", edit("qrels.txt", "q1 0 x2 0", "q1 0 m1 1"),
-                               "{dir}/qrels.txt:3: document m1 judged twice for query q1 with different grades"),
+    "sgml-misspelt-tag": Case(
+        "queries",
+        edit("topics.sgml", "<title> budget", "<titel> budget"),
+        "{dir}/topics.sgml:17: unknown tag '<titel>'",
+        ("--topics", "{dir}/topics.sgml"),
+    ),
+    "sgml-unknown-tag": Case(
+        "queries",
+        edit("topics.sgml", "about nurse", "about <b>nurse</b>"),
+        "{dir}/topics.sgml:12: unknown tag '<b>'",
+        ("--topics", "{dir}/topics.sgml"),
+    ),
+    "vectors-extra-value": Case(
+        "score",
+        edit("vectors.txt", "she 1.0 0.0 0.2", "she 1.0 0.0 0.2 0.7"),
+        "{dir}/vectors.txt:2: expected 3 vector values after the word, found 4",
+    ),
+    "vectors-missing-value": Case(
+        "score",
+        edit("vectors.txt", "he -1.0 0.0 0.2", "he -1.0 0.0"),
+        "{dir}/vectors.txt:12: expected 3 vector values after the word, found 2",
+    ),
+    "vectors-fewer-than-header": Case(
+        "score",
+        edit("vectors.txt", "38 3", "40 3"),
+        "{dir}/vectors.txt: the header announces 40 vectors but the file holds 38",
+    ),
+    "jsonl-contents-number": Case(
+        "score",
+        edit("docs.jsonl", '"contents": "he is', '"contents": 7, "x": "he is'),
+        '{dir}/docs.jsonl:1: document text field "contents" is a number, not a string',
+    ),
+    "jsonl-contents-object": Case(
+        "score",
+        edit(
+            "docs.jsonl", '"contents": "a woman nurse gives care"', '"contents": {"text": "a woman nurse gives care"}'
+        ),
+        '{dir}/docs.jsonl:6: document text field "contents" is an object, not a string',
+    ),
+    "jsonl-id-float": Case(
+        "score",
+        edit("docs.jsonl", '"id": "n1"', '"id": 1.5'),
+        '{dir}/docs.jsonl:7: document id field "id" is a number, not a string or an integer',
+    ),
+    "jsonl-nested-too-deep": Case(
+        "score",
+        edit(
+            "docs.jsonl",
+            '"contents": "budget and weather"',
+            '"contents": "budget", "deep": ' + "[" * 100_000 + "]" * 100_000,
+        ),
+        "{dir}/docs.jsonl:9: JSON nested too deeply",
+    ),
+    "json-pairs-nested-too-deep": Case(
+        "score",
+        write("pairs.json", "[" * 100_000 + "]" * 100_000),
+        "{dir}/pairs.json:1: JSON nested too deeply",
+        ("--definitional", "{dir}/pairs.json"),
+    ),
+    "docid-with-space": Case(
+        "score",
+        edit("docs.jsonl", '"id": "m2"', '"id": "m 2"'),
+        "{dir}/docs.jsonl:2: document id 'm 2' is empty or contains whitespace",
+    ),
+    "docid-empty": Case(
+        "score",
+        edit("docs.jsonl", '"id": "x3"', '"id": ""'),
+        "{dir}/docs.jsonl:12: document id '' is empty or contains whitespace",
+    ),
+    "docid-with-space-tsv": Case(
+        "score",
+        edit("docs.tsv", "f2\t", "f 2\t"),
+        "{dir}/docs.tsv:5: document id 'f 2' is empty or contains whitespace",
+        ("--docs", "{dir}/docs.tsv"),
+    ),
+    "docid-with-tab-vector-system": Case(
+        "run",
+        edit("docs.jsonl", '"id": "m2"', '"id": "m\\t2"'),
+        "{dir}/docs.jsonl:2: document id 'm\\t2' is empty or contains whitespace",
+    ),
+    "grade-not-integer": Case(
+        "score",
+        edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 0.5"),
+        "{dir}/qrels.txt:2: relevance grade must be an integer, found '0.5'",
+    ),
+    "grade-judged-twice": Case(
+        "score",
+        edit("qrels.txt", "q1 0 x2 0", "q1 0 m1 1"),
+        "{dir}/qrels.txt:3: document m1 judged twice for query q1 with different grades",
+    ),
     "run-empty": Case("score", write("run.txt", "\n"), "{dir}/run.txt: the run is empty"),
-    "run-five-columns": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 8"),
-                             "{dir}/run.txt:2: expected 6 columns"),
-    "run-document-twice": Case("score", edit("run.txt", "q1 Q0 x2", "q1 Q0 m1"),
-                               "{dir}/run.txt:2: document m1 appears twice for query q1"),
-    "run-score-nan": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 nan toy"),
-                          "{dir}/run.txt:2: score is NaN"),
+    "run-five-columns": Case(
+        "score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 8"), "{dir}/run.txt:2: expected 6 columns"
+    ),
+    "run-document-twice": Case(
+        "score", edit("run.txt", "q1 Q0 x2", "q1 Q0 m1"), "{dir}/run.txt:2: document m1 appears twice for query q1"
+    ),
+    "run-score-nan": Case(
+        "score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 nan toy"), "{dir}/run.txt:2: score is NaN"
+    ),
     "qrels-empty": Case("score", write("qrels.txt", ""), "{dir}/qrels.txt: the qrels are empty"),
-    "qrels-match-no-topic": Case("score", write("qrels.txt", "".join(f"t{q} 0 {d} {g}\n" for q, d, g in QRELS)),
-                                 "qrels: none of the 5 judged query ids is a topic id"),
+    "qrels-match-no-topic": Case(
+        "score",
+        write("qrels.txt", "".join(f"t{q} 0 {d} {g}\n" for q, d, g in QRELS)),
+        "qrels: none of the 5 judged query ids is a topic id",
+    ),
     "topics-empty": Case("score", write("topics.tsv", "\n\n"), "{dir}/topics.tsv: no queries in this file"),
     "documents-empty": Case("score", write("docs.jsonl", ""), "{dir}/docs.jsonl: no documents in this file"),
-    "gz-not-gzip": Case("score", write("docs.jsonl.gz", "plain text"), "{dir}/docs.jsonl.gz: broken or not gzip",
-                        ("--docs", "{dir}/docs.jsonl.gz")),
+    "gz-not-gzip": Case(
+        "score",
+        write("docs.jsonl.gz", "plain text"),
+        "{dir}/docs.jsonl.gz: broken or not gzip",
+        ("--docs", "{dir}/docs.jsonl.gz"),
+    ),
     "jobs-zero": Case("score", lambda folder: None, "argument --jobs: must be a positive integer", ("--jobs", "0")),
     # 3. names cannot collide
-    "system-named-perfect": Case("run", config('name = "add"', 'name = "perfect"'),
-                                 "system name 'perfect' is reserved"),
+    "system-named-perfect": Case(
+        "run", config('name = "add"', 'name = "perfect"'), "system name 'perfect' is reserved"
+    ),
     "system-named-Random": Case("run", config('name = "si"', 'name = "Random"'), "system name 'Random' is reserved"),
-    "system-names-one-file": Case("run", chain(config('name = "add"', 'name = "a b"'),
-                                               config('name = "si"', 'name = "a_b"')),
-                                  "systems 'a b' and 'a_b' would both write runs/a_b.run"),
-    "system-names-one-file-but-case": Case("run", chain(config('name = "add"', 'name = "A_B"'),
-                                                        config('name = "si"', 'name = "a b"')),
-                                           "systems 'A_B' and 'a b' would both write runs/a_b.run"),
+    "system-names-one-file": Case(
+        "run",
+        chain(config('name = "add"', 'name = "a b"'), config('name = "si"', 'name = "a_b"')),
+        "systems 'a b' and 'a_b' would both write runs/a_b.run",
+    ),
+    "system-names-one-file-but-case": Case(
+        "run",
+        chain(config('name = "add"', 'name = "A_B"'), config('name = "si"', 'name = "a b"')),
+        "systems 'A_B' and 'a b' would both write runs/a_b.run",
+    ),
     "system-name-twice": Case("run", config('name = "si"', 'name = "add"'), "system name 'add' is used twice"),
-    "system-name-blank": Case("run", config('name = "add"', 'name = "  "'),
-                              "systems[0].name is required (a non-blank string)"),
-    "measuring-names-one-plot": Case("run", chain(config("[embeddings.tiny]",
-                                                         '[embeddings."t 1"]\nsource = "vectors.txt"\n'
-                                                         '[embeddings.t_1]\nsource = "vectors.txt"\n[embeddings.tiny]'),
-                                                  config('measuring = "tiny"', 'measuring = ["t 1", "t_1"]')),
-                                     "gsr.measuring 't 1' and 't_1' would both write gsr_t_1.png"),
+    "system-name-blank": Case(
+        "run", config('name = "add"', 'name = "  "'), "systems[0].name is required (a non-blank string)"
+    ),
+    "measuring-names-one-plot": Case(
+        "run",
+        chain(
+            config(
+                "[embeddings.tiny]",
+                '[embeddings."t 1"]\nsource = "vectors.txt"\n'
+                '[embeddings.t_1]\nsource = "vectors.txt"\n[embeddings.tiny]',
+            ),
+            config('measuring = "tiny"', 'measuring = ["t 1", "t_1"]'),
+        ),
+        "gsr.measuring 't 1' and 't_1' would both write gsr_t_1.png",
+    ),
     # 5. everything is checked before the work, naming the key
     "depth-true": Case("run", config("threads = 1", "threads = 1\ndepth = true"), "depth must be an integer, not True"),
     "threads-text": Case("run", config("threads = 1", 'threads = "2"'), "threads must be an integer, not '2'"),
-    "threads-zero-option": Case("run", lambda folder: None, "argument --threads: threads must be in [1, 256], not 0",
-                                ("--threads", "0")),
+    "threads-zero-option": Case(
+        "run", lambda folder: None, "argument --threads: threads must be in [1, 256], not 0", ("--threads", "0")
+    ),
     "name-number": Case("run", config("threads = 1", "threads = 1\nname = 3"), "name must be a string, not 3"),
     "output-number": Case("run", config("threads = 1", "threads = 1\noutput = 5"), "output must be a string, not 5"),
-    "random-seed-text": Case("run", config(GSR_TABLE, GSR_TABLE + '\nrandom_seed = "x"'),
-                             "gsr.random_seed must be an integer, not 'x'"),
-    "random-seed-true": Case("run", config(GSR_TABLE, GSR_TABLE + "\nrandom_seed = true"),
-                             "gsr.random_seed must be an integer, not True"),
-    "random-seed-negative": Case("run", config(GSR_TABLE, GSR_TABLE + "\nrandom_seed = -1"),
-                                 "gsr.random_seed must be ≥ 0, not -1"),
-    "cutoff-true": Case("run", config(GSR_TABLE, GSR_TABLE + "\ncutoff = true"),
-                        "gsr.cutoff must be 'relevant', a positive integer or 'none', not True"),
-    "measuring-empty": Case("run", config('measuring = "tiny"', "measuring = []"),
-                            "gsr.measuring names no embedding, so GSR would measure nothing"),
-    "measuring-missing": Case("run", config('measuring = "tiny"', ""),
-                              "gsr.measuring names no embedding, so GSR would measure nothing"),
-    "measuring-number": Case("run", config('measuring = "tiny"', "measuring = 5"),
-                             "gsr.measuring must be a string or a list of strings, not 5"),
-    "topic-field-number": Case("run", config('qrels = "qrels.txt"', 'qrels = "qrels.txt"\ntopic_field = 3'),
-                               "collection.topic_field must be a string, not 3"),
-    "documents-number": Case("run", config('documents = "docs.jsonl"', "documents = 5"),
-                             "collection.documents must be a string, not 5"),
-    "plots-enabled-text": Case("run", config("enabled = false", 'enabled = "no"'),
-                               "plots.enabled must be true or false, not 'no'"),
-    "baseline-number": Case("run", config("[plots]", "[evaluation]\nbaseline = 1\n[plots]"),
-                            "evaluation.baseline must be a string, not 1"),
-    "measures-number": Case("run", config("[plots]", "[evaluation]\nmeasures = 5\n[plots]"),
-                            "evaluation.measures must be a string or a list of strings, not 5"),
-    "embedding-source-number": Case("run", config('source = "vectors.txt"', "source = 5"),
-                                    "embeddings.tiny.source must be a string"),
-    "training-dim-true": Case("run", config("[embeddings.tiny]", '[embeddings.w2v]\ntrain = "word2vec"\ndim = true\n'
-                                                                 "[embeddings.tiny]"),
-                              "embeddings.w2v.dim must be an integer, not True"),
-    "training-seed-text": Case("run", config("[embeddings.tiny]", '[embeddings.w2v]\ntrain = "word2vec"\nseed = "x"\n'
-                                                                  "[embeddings.tiny]"),
-                               "embeddings.w2v.seed must be an integer, not 'x'"),
-    "k1-text": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nk1 = "0.9"'),
-                    "systems[0].k1 must be a number, not '0.9'"),
-    "b-out-of-range": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nb = 1.5'),
-                           "systems[0].b must be in [0, 1], not 1.5"),
-    "mu-zero": Case("run", config(FIRST_SYSTEM, 'model = "qld"\nmu = 0'), "systems[0].mu must be in (0, 10,000,000], not 0"),
-    "gap-bins-decreasing": Case("run", config("intrinsic_gender = false",
-                                              "intrinsic_gender = true\ngap_bins = [0.1, 0.0]"),
-                                "analyses.gap_bins must be a positive number of bins or a list of strictly increasing"),
-    "gap-bins-true": Case("run", config("intrinsic_gender = false", "intrinsic_gender = true\ngap_bins = true"),
-                          "analyses.gap_bins must be a positive number of bins or a list of strictly increasing"),
-    "debias-variants-number": Case("run", config('variants = ["debiased"]', "variants = 5"),
-                                   "debias.variants must be a string or a list of strings, not 5"),
-    "output-is-a-file": Case("run", lambda folder: None, "--out {dir}/qrels.txt is a file, not a folder",
-                             ("--out", "{dir}/qrels.txt")),
-    "output-under-a-file": Case("run", lambda folder: None, "--out {dir}/qrels.txt/out cannot be created: "
-                                "{dir}/qrels.txt is a file", ("--out", "{dir}/qrels.txt/out")),
-    "output-not-writable": Case("run", locked_folder, "--out {dir}/locked/out cannot be created: {dir}/locked is not "
-                                "writable", ("--out", "{dir}/locked/out")),
+    "random-seed-text": Case(
+        "run", config(GSR_TABLE, GSR_TABLE + '\nrandom_seed = "x"'), "gsr.random_seed must be an integer, not 'x'"
+    ),
+    "random-seed-true": Case(
+        "run", config(GSR_TABLE, GSR_TABLE + "\nrandom_seed = true"), "gsr.random_seed must be an integer, not True"
+    ),
+    "random-seed-negative": Case(
+        "run", config(GSR_TABLE, GSR_TABLE + "\nrandom_seed = -1"), "gsr.random_seed must be ≥ 0, not -1"
+    ),
+    "cutoff-true": Case(
+        "run",
+        config(GSR_TABLE, GSR_TABLE + "\ncutoff = true"),
+        "gsr.cutoff must be 'relevant', a positive integer or 'none', not True",
+    ),
+    "measuring-empty": Case(
+        "run",
+        config('measuring = "tiny"', "measuring = []"),
+        "gsr.measuring names no embedding, so GSR would measure nothing",
+    ),
+    "measuring-missing": Case(
+        "run", config('measuring = "tiny"', ""), "gsr.measuring names no embedding, so GSR would measure nothing"
+    ),
+    "measuring-number": Case(
+        "run",
+        config('measuring = "tiny"', "measuring = 5"),
+        "gsr.measuring must be a string or a list of strings, not 5",
+    ),
+    "topic-field-number": Case(
+        "run",
+        config('qrels = "qrels.txt"', 'qrels = "qrels.txt"\ntopic_field = 3'),
+        "collection.topic_field must be a string, not 3",
+    ),
+    "documents-number": Case(
+        "run", config('documents = "docs.jsonl"', "documents = 5"), "collection.documents must be a string, not 5"
+    ),
+    "plots-enabled-text": Case(
+        "run", config("enabled = false", 'enabled = "no"'), "plots.enabled must be true or false, not 'no'"
+    ),
+    "baseline-number": Case(
+        "run", config("[plots]", "[evaluation]\nbaseline = 1\n[plots]"), "evaluation.baseline must be a string, not 1"
+    ),
+    "measures-number": Case(
+        "run",
+        config("[plots]", "[evaluation]\nmeasures = 5\n[plots]"),
+        "evaluation.measures must be a string or a list of strings, not 5",
+    ),
+    "embedding-source-number": Case(
+        "run", config('source = "vectors.txt"', "source = 5"), "embeddings.tiny.source must be a string"
+    ),
+    "training-dim-true": Case(
+        "run",
+        config("[embeddings.tiny]", '[embeddings.w2v]\ntrain = "word2vec"\ndim = true\n[embeddings.tiny]'),
+        "embeddings.w2v.dim must be an integer, not True",
+    ),
+    "training-seed-text": Case(
+        "run",
+        config("[embeddings.tiny]", '[embeddings.w2v]\ntrain = "word2vec"\nseed = "x"\n[embeddings.tiny]'),
+        "embeddings.w2v.seed must be an integer, not 'x'",
+    ),
+    "k1-text": Case(
+        "run", config(FIRST_SYSTEM, 'model = "bm25"\nk1 = "0.9"'), "systems[0].k1 must be a number, not '0.9'"
+    ),
+    "b-out-of-range": Case(
+        "run", config(FIRST_SYSTEM, 'model = "bm25"\nb = 1.5'), "systems[0].b must be in [0, 1], not 1.5"
+    ),
+    "mu-zero": Case(
+        "run", config(FIRST_SYSTEM, 'model = "qld"\nmu = 0'), "systems[0].mu must be in (0, 10,000,000], not 0"
+    ),
+    "gap-bins-decreasing": Case(
+        "run",
+        config("intrinsic_gender = false", "intrinsic_gender = true\ngap_bins = [0.1, 0.0]"),
+        "analyses.gap_bins must be a positive number of bins or a list of strictly increasing",
+    ),
+    "gap-bins-true": Case(
+        "run",
+        config("intrinsic_gender = false", "intrinsic_gender = true\ngap_bins = true"),
+        "analyses.gap_bins must be a positive number of bins or a list of strictly increasing",
+    ),
+    "debias-variants-number": Case(
+        "run",
+        config('variants = ["debiased"]', "variants = 5"),
+        "debias.variants must be a string or a list of strings, not 5",
+    ),
+    "output-is-a-file": Case(
+        "run", lambda folder: None, "--out {dir}/qrels.txt is a file, not a folder", ("--out", "{dir}/qrels.txt")
+    ),
+    "output-under-a-file": Case(
+        "run",
+        lambda folder: None,
+        "--out {dir}/qrels.txt/out cannot be created: {dir}/qrels.txt is a file",
+        ("--out", "{dir}/qrels.txt/out"),
+    ),
+    "output-not-writable": Case(
+        "run",
+        locked_folder,
+        "--out {dir}/locked/out cannot be created: {dir}/locked is not writable",
+        ("--out", "{dir}/locked/out"),
+    ),
     "config-is-a-folder": Case("run", replace_by_folder("config.toml"), "{dir}/config.toml: is a folder"),
     "config-missing": Case("run", remove("config.toml"), "{dir}/config.toml: no such config file"),
     "config-not-toml": Case("run", write("config.toml", "threads = \n"), "{dir}/config.toml: not valid TOML"),
@@ -372,90 +533,168 @@ CASES = {
     "nul-in-topic-text": Case("score", nul("topics.tsv", 2), "{dir}/topics.tsv:2: a NUL byte at column"),
     "nul-in-run": Case("score", nul("run.txt", 3), "{dir}/run.txt:3: a NUL byte at column"),
     "nul-in-qrels": Case("score", nul("qrels.txt", 2), "{dir}/qrels.txt:2: a NUL byte at column"),
-    "nul-in-tsv-documents": Case("score", nul("docs.tsv", 4), "{dir}/docs.tsv:4: a NUL byte at column",
-                                 ("--docs", "{dir}/docs.tsv")),
-    "nul-escaped-in-jsonl-document": Case("score", edit("docs.jsonl", "a woman nurse", "a woman\\u0000nurse"),
-                                          "{dir}/docs.jsonl:6: the document text holds a NUL character"),
-    "nul-in-sgml-topics": Case("queries", nul("topics.sgml", 3), "{dir}/topics.sgml:3: a NUL byte at column",
-                               ("--topics", "{dir}/topics.sgml")),
-    "lone-surrogate-document-id": Case("score", edit("docs.jsonl", '"id": "m2"', '"id": "m2\\ud800"'),
-                                       "{dir}/docs.jsonl:2: document id 'm2\\ud800' holds a lone surrogate"),
-    "lone-surrogate-query-text": Case("queries", edit("topics.jsonl", '"text": "budget report"',
-                                                      '"text": "budget \\udc00report"'),
-                                      "{dir}/topics.jsonl:3: query text 'budget \\udc00report' holds a lone surrogate",
-                                      ("--topics", "{dir}/topics.jsonl")),
+    "nul-in-tsv-documents": Case(
+        "score", nul("docs.tsv", 4), "{dir}/docs.tsv:4: a NUL byte at column", ("--docs", "{dir}/docs.tsv")
+    ),
+    "nul-escaped-in-jsonl-document": Case(
+        "score",
+        edit("docs.jsonl", "a woman nurse", "a woman\\u0000nurse"),
+        "{dir}/docs.jsonl:6: the document text holds a NUL character",
+    ),
+    "nul-in-sgml-topics": Case(
+        "queries", nul("topics.sgml", 3), "{dir}/topics.sgml:3: a NUL byte at column", ("--topics", "{dir}/topics.sgml")
+    ),
+    "lone-surrogate-document-id": Case(
+        "score",
+        edit("docs.jsonl", '"id": "m2"', '"id": "m2\\ud800"'),
+        "{dir}/docs.jsonl:2: document id 'm2\\ud800' holds a lone surrogate",
+    ),
+    "lone-surrogate-query-text": Case(
+        "queries",
+        edit("topics.jsonl", '"text": "budget report"', '"text": "budget \\udc00report"'),
+        "{dir}/topics.jsonl:3: query text 'budget \\udc00report' holds a lone surrogate",
+        ("--topics", "{dir}/topics.jsonl"),
+    ),
     # numbers are read as trec_eval reads them, or refused: no 1_000, no non-ASCII digits, no grade beyond a C int
-    "score-with-underscore": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 1_000 toy"),
-                                  "{dir}/run.txt:2: score must be a number written with ASCII digits"),
-    "score-fullwidth-digits": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 \uff18 toy"),
-                                   "{dir}/run.txt:2: score must be a number written with ASCII digits"),
-    "score-arabic-indic-digits": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 \u0668 toy"),
-                                      "{dir}/run.txt:2: score must be a number written with ASCII digits"),
-    "rank-with-underscore": Case("score", edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 1_0 8 toy"),
-                                 "{dir}/run.txt:2: rank must be an integer written with ASCII digits, not '1_0'"),
-    "grade-with-underscore": Case("score", edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 1_0"),
-                                  "{dir}/qrels.txt:2: relevance grade must be an integer, found '1_0'"),
-    "grade-fullwidth-digit": Case("score", edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 \uff19\uff19"),
-                                  "{dir}/qrels.txt:2: relevance grade must be an integer, found '\uff19\uff19'"),
-    "grade-arabic-indic-digit": Case("score", edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 \u0663"),
-                                     "{dir}/qrels.txt:2: relevance grade must be an integer, found '\u0663'"),
-    "grade-ten-to-the-30": Case("score", edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 1" + "0" * 30),
-                                "{dir}/qrels.txt:2: relevance grade 1" + "0" * 30 + " is outside"),
-    "grade-two-to-the-63": Case("score", edit("qrels.txt", "q1 0 m3 1", f"q1 0 m3 {2 ** 63}"),
-                                f"{{dir}}/qrels.txt:2: relevance grade {2 ** 63} is outside [-2147483648, 2147483647]"),
-    "vector-value-with-underscore": Case("score", edit("vectors.txt", "she 1.0 0.0 0.2", "she 1_0 0.0 0.2"),
-                                         "{dir}/vectors.txt:2: vector values must be numbers in ASCII digits"),
+    "score-with-underscore": Case(
+        "score",
+        edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 1_000 toy"),
+        "{dir}/run.txt:2: score must be a number written with ASCII digits",
+    ),
+    "score-fullwidth-digits": Case(
+        "score",
+        edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 \uff18 toy"),
+        "{dir}/run.txt:2: score must be a number written with ASCII digits",
+    ),
+    "score-arabic-indic-digits": Case(
+        "score",
+        edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 2 \u0668 toy"),
+        "{dir}/run.txt:2: score must be a number written with ASCII digits",
+    ),
+    "rank-with-underscore": Case(
+        "score",
+        edit("run.txt", "q1 Q0 x2 2 8 toy", "q1 Q0 x2 1_0 8 toy"),
+        "{dir}/run.txt:2: rank must be an integer written with ASCII digits, not '1_0'",
+    ),
+    "grade-with-underscore": Case(
+        "score",
+        edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 1_0"),
+        "{dir}/qrels.txt:2: relevance grade must be an integer, found '1_0'",
+    ),
+    "grade-fullwidth-digit": Case(
+        "score",
+        edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 \uff19\uff19"),
+        "{dir}/qrels.txt:2: relevance grade must be an integer, found '\uff19\uff19'",
+    ),
+    "grade-arabic-indic-digit": Case(
+        "score",
+        edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 \u0663"),
+        "{dir}/qrels.txt:2: relevance grade must be an integer, found '\u0663'",
+    ),
+    "grade-ten-to-the-30": Case(
+        "score",
+        edit("qrels.txt", "q1 0 m3 1", "q1 0 m3 1" + "0" * 30),
+        "{dir}/qrels.txt:2: relevance grade 1" + "0" * 30 + " is outside",
+    ),
+    "grade-two-to-the-63": Case(
+        "score",
+        edit("qrels.txt", "q1 0 m3 1", f"q1 0 m3 {2**63}"),
+        f"{{dir}}/qrels.txt:2: relevance grade {2**63} is outside [-2147483648, 2147483647]",
+    ),
+    "vector-value-with-underscore": Case(
+        "score",
+        edit("vectors.txt", "she 1.0 0.0 0.2", "she 1_0 0.0 0.2"),
+        "{dir}/vectors.txt:2: vector values must be numbers in ASCII digits",
+    ),
     # a writer round-trips what it writes, or refuses before the work
-    "debias-word-with-space": Case("debias", edit("vectors.txt", "\nbudget 0.0", "\nannual budget 0.0"),
-                                   "the word 'annual budget' contains whitespace, which a word2vec file cannot hold"),
-    "debias-out-is-a-folder": Case("debias", lambda folder: (folder / "debiased.txt").mkdir(),
-                                   "--out {dir}/debiased.txt is a folder"),
+    "debias-word-with-space": Case(
+        "debias",
+        edit("vectors.txt", "\nbudget 0.0", "\nannual budget 0.0"),
+        "the word 'annual budget' contains whitespace, which a word2vec file cannot hold",
+    ),
+    "debias-out-is-a-folder": Case(
+        "debias", lambda folder: (folder / "debiased.txt").mkdir(), "--out {dir}/debiased.txt is a folder"
+    ),
     "debias-out-exists": Case("debias", write("debiased.txt", "mine\n"), "--out {dir}/debiased.txt already exists"),
-    "debias-out-is-the-input": Case("debias", lambda folder: None, "--out {dir}/vectors.txt is the embedding being "
-                                    "debiased", ("--out", "{dir}/vectors.txt")),
+    "debias-out-is-the-input": Case(
+        "debias",
+        lambda folder: None,
+        "--out {dir}/vectors.txt is the embedding being debiased",
+        ("--out", "{dir}/vectors.txt"),
+    ),
     # no data file runs code: a gensim .kv embedding (a pickle) is read only after the opt-in that the error names
-    "kv-embedding-without-opt-in": Case("score", gensim_kv, "{dir}/vectors.kv: a gensim .kv file is a Python pickle, "
-                                        "which runs code when it is loaded", ("--embedding", "{dir}/vectors.kv")),
+    "kv-embedding-without-opt-in": Case(
+        "score",
+        gensim_kv,
+        "{dir}/vectors.kv: a gensim .kv file is a Python pickle, which runs code when it is loaded",
+        ("--embedding", "{dir}/vectors.kv"),
+    ),
     # every numeric setting has a range the code below it can take, checked with the config, naming the key
-    "k1-beyond-a-java-float": Case("run", config(FIRST_SYSTEM, 'model = "bm25"\nk1 = 1e308'),
-                                   "systems[0].k1 must be in (0, 1000], not 1e+308"),
-    "mu-beyond-a-java-float": Case("run", config(FIRST_SYSTEM, 'model = "qld"\nmu = 1e308'),
-                                   "systems[0].mu must be in (0, 10,000,000], not 1e+308"),
-    "depth-two-to-the-31": Case("run", config("threads = 1", f"threads = 1\ndepth = {2 ** 31}"),
-                                "depth must be in [1, 100,000], not 2147483648"),
-    "depth-400-digits": Case("run", config("threads = 1", "threads = 1\ndepth = " + "9" * 400),
-                             "depth must be in [1, 100,000], not 999999999999…999999 (400 digits)"),
-    "threads-thirty-thousand": Case("run", config("threads = 1", "threads = 30000"),
-                                    "threads must be in [1, 256], not 30000"),
-    "threads-option-thirty-thousand": Case("run", lambda folder: None, "threads must be in [1, 256], not 30000",
-                                           ("--threads", "30000")),
-    "resamples-beyond-the-limit": Case("run", config("[plots]", "[evaluation]\nresamples = 10000000000\n[plots]"),
-                                       "evaluation.resamples must be in [0, 1,000,000], not 10000000000"),
-    "training-seed-negative": Case("run", config("[embeddings.tiny]", '[embeddings.w2v]\ntrain = "word2vec"\n'
-                                                                      "seed = -1\n[embeddings.tiny]"),
-                                   "embeddings.w2v.seed must be in [0, 4,294,967,295], not -1"),
-    "neural-seed-negative": Case("run", config(FIRST_SYSTEM, 'model = "drmm"\nembedding = "tiny"\nseed = -3'),
-                                 "systems[0].seed must be in [0, 4,294,967,295], not -3"),
-    "score-seed-negative": Case("score", lambda folder: None, "argument --seed: seed must be ≥ 0, not -1",
-                                ("--seed", "-1")),
-    "score-resamples-huge": Case("score", lambda folder: None, "argument --resamples: resamples must be in",
-                                 ("--resamples", "10000000000")),
-    "toml-nested-thousands-deep": Case("run", config("threads = 1", "threads = 1\nx = " + "[" * 5000 + "]" * 5000),
-                                       "{dir}/config.toml: nested too deeply to read"),
-    "folds-leave-out-judged-topics": Case("run", write("folds.json", json.dumps([["q1", "q2"], ["q3"]])),
-                                          "the folds leave out 2 judged topics (q4, q5)"),
+    "k1-beyond-a-java-float": Case(
+        "run", config(FIRST_SYSTEM, 'model = "bm25"\nk1 = 1e308'), "systems[0].k1 must be in (0, 1000], not 1e+308"
+    ),
+    "mu-beyond-a-java-float": Case(
+        "run", config(FIRST_SYSTEM, 'model = "qld"\nmu = 1e308'), "systems[0].mu must be in (0, 10,000,000], not 1e+308"
+    ),
+    "depth-two-to-the-31": Case(
+        "run", config("threads = 1", f"threads = 1\ndepth = {2**31}"), "depth must be in [1, 100,000], not 2147483648"
+    ),
+    "depth-400-digits": Case(
+        "run",
+        config("threads = 1", "threads = 1\ndepth = " + "9" * 400),
+        "depth must be in [1, 100,000], not 999999999999…999999 (400 digits)",
+    ),
+    "threads-thirty-thousand": Case(
+        "run", config("threads = 1", "threads = 30000"), "threads must be in [1, 256], not 30000"
+    ),
+    "threads-option-thirty-thousand": Case(
+        "run", lambda folder: None, "threads must be in [1, 256], not 30000", ("--threads", "30000")
+    ),
+    "resamples-beyond-the-limit": Case(
+        "run",
+        config("[plots]", "[evaluation]\nresamples = 10000000000\n[plots]"),
+        "evaluation.resamples must be in [0, 1,000,000], not 10000000000",
+    ),
+    "training-seed-negative": Case(
+        "run",
+        config("[embeddings.tiny]", '[embeddings.w2v]\ntrain = "word2vec"\nseed = -1\n[embeddings.tiny]'),
+        "embeddings.w2v.seed must be in [0, 4,294,967,295], not -1",
+    ),
+    "neural-seed-negative": Case(
+        "run",
+        config(FIRST_SYSTEM, 'model = "drmm"\nembedding = "tiny"\nseed = -3'),
+        "systems[0].seed must be in [0, 4,294,967,295], not -3",
+    ),
+    "score-seed-negative": Case(
+        "score", lambda folder: None, "argument --seed: seed must be ≥ 0, not -1", ("--seed", "-1")
+    ),
+    "score-resamples-huge": Case(
+        "score", lambda folder: None, "argument --resamples: resamples must be in", ("--resamples", "10000000000")
+    ),
+    "toml-nested-thousands-deep": Case(
+        "run",
+        config("threads = 1", "threads = 1\nx = " + "[" * 5000 + "]" * 5000),
+        "{dir}/config.toml: nested too deeply to read",
+    ),
+    "folds-leave-out-judged-topics": Case(
+        "run", write("folds.json", json.dumps([["q1", "q2"], ["q3"]])), "the folds leave out 2 judged topics (q4, q5)"
+    ),
     # 6. undefined is undefined
-    "relative-gsr-of-a-zero-perfect-gsr": Case("score", perfect_lists_all_alike,
-                                               "relative GSR is undefined: the perfect engine's GSR is zero up to "
-                                               "rounding", status=0),
+    "relative-gsr-of-a-zero-perfect-gsr": Case(
+        "score",
+        perfect_lists_all_alike,
+        "relative GSR is undefined: the perfect engine's GSR is zero up to rounding",
+        status=0,
+    ),
 }
 
 
 def test_a_kv_embedding_read_with_the_opt_in_gives_the_numbers_of_its_word2vec_text(tmp_path, capsys, clean):
     folder = write_toy(tmp_path / "toy")
     gensim_kv(folder)
-    status, out, err = gsr(command("score", folder, ("--embedding", str(folder / "vectors.kv"), "--allow-pickle")),
-                           capsys)
+    status, out, err = gsr(
+        command("score", folder, ("--embedding", str(folder / "vectors.kv"), "--allow-pickle")), capsys
+    )
     assert status == 0, err
     assert outcome("score", folder, out) == clean("score", (), capsys)
 
@@ -530,6 +769,7 @@ def overwrite_embedding(debiased: bool) -> Callable[[Path], list[Path]]:
         entry = next(p for p in (cache / "embeddings").iterdir() if p.name.startswith("debiased-") == debiased)
         _overwrite(entry / "vectors.npy")
         return [entry]
+
     return damage
 
 
@@ -570,8 +810,11 @@ def garble_file_manifest(cache: Path) -> list[Path]:
 def staging_of_killed_process(cache: Path) -> list[Path]:
     """Half-written staging files and folders whose writer was killed a minute ago: nobody holds their lock."""
     pid = _dead_pid()
-    leftovers = [cache / "runs" / f".abc.run.staging-{pid}-00ff.tmp", cache / "collections" / f".files-0123.staging-{pid}-00ff",
-                 cache.parent / "out" / f".results.md.staging-{pid}-00ff.tmp"]
+    leftovers = [
+        cache / "runs" / f".abc.run.staging-{pid}-00ff.tmp",
+        cache / "collections" / f".files-0123.staging-{pid}-00ff",
+        cache.parent / "out" / f".results.md.staging-{pid}-00ff.tmp",
+    ]
     leftovers[0].write_text("q1 Q0 m1 1 1.0 half", encoding="utf-8")
     leftovers[1].mkdir()
     (leftovers[1] / "documents.jsonl").write_text('{"id": "m1", "cont', encoding="utf-8")
@@ -611,8 +854,9 @@ def _staging_leftovers(root: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize("damage", FAULTS.values(), ids=FAULTS.keys())
-def test_damaged_cache_entry_is_reported_by_path_rebuilt_and_gives_the_clean_numbers(damage, cached_toy, monkeypatch,
-                                                                                      caplog, capsys):
+def test_damaged_cache_entry_is_reported_by_path_rebuilt_and_gives_the_clean_numbers(
+    damage, cached_toy, monkeypatch, caplog, capsys
+):
     folder, cache, copy, rows = cached_toy
     shutil.rmtree(cache)
     shutil.copytree(copy, cache)
@@ -662,8 +906,9 @@ def test_damaged_lucene_index_is_reported_and_rebuilt(tmp_path, monkeypatch, cap
         _overwrite(largest, offset=largest.stat().st_size // 2)
         return [entry]
 
-    _damaged_rerun(_toy_with(tmp_path, '[[systems]]\nname = "BM25"\nmodel = "bm25"\n'), damage, monkeypatch, caplog,
-                   capsys)
+    _damaged_rerun(
+        _toy_with(tmp_path, '[[systems]]\nname = "BM25"\nmodel = "bm25"\n'), damage, monkeypatch, caplog, capsys
+    )
 
 
 @pytest.mark.slow
@@ -687,8 +932,10 @@ def test_damaged_checkpoint_is_reported_and_retrained(tmp_path, monkeypatch, cap
         _overwrite(checkpoint, offset=checkpoint.stat().st_size // 2)
         return [checkpoint]
 
-    systems = ('[[systems]]\nname = "add"\nmodel = "add"\nembedding = "tiny"\n[[systems]]\nname = "DRMM"\n'
-               'model = "drmm"\nembedding = "tiny"\nrerank = "add"\nepochs = 1\n')
+    systems = (
+        '[[systems]]\nname = "add"\nmodel = "add"\nembedding = "tiny"\n[[systems]]\nname = "DRMM"\n'
+        'model = "drmm"\nembedding = "tiny"\nrerank = "add"\nepochs = 1\n'
+    )
     _damaged_rerun(_toy_with(tmp_path, systems), damage, monkeypatch, caplog, capsys)
 
 
@@ -724,8 +971,10 @@ def test_damaged_demo_files_are_reported_and_regenerated(tmp_path, monkeypatch, 
 
 # ----------------------------------------------------------------------------------------------- interrupts
 
-INTERRUPTED = re.compile(r'^gsr: interrupted: gsr run( during "[^"]+")?; nothing half-written was kept, and running '
-                         r"it again resumes after the last finished step$")
+INTERRUPTED = re.compile(
+    r'^gsr: interrupted: gsr run( during "[^"]+")?; nothing half-written was kept, and running '
+    r"it again resumes after the last finished step$"
+)
 
 
 def _large_toy(folder: Path, documents: int = 60_000, systems: str = "") -> Path:
@@ -749,9 +998,15 @@ def _interrupt_run(folder: Path, when: str) -> tuple[int, str]:
     line contains `when`; (exit status, stderr). Every process of the group must be gone afterwards."""
     env = dict(os.environ, GSR_CACHE=str(folder / "cache"), TMPDIR=str(folder / "tmp"))
     (folder / "tmp").mkdir()
-    process = subprocess.Popen([sys.executable, "-m", "experiments.cli", "run", str(folder / "config.toml"), "--out",
-                                str(folder / "out")], cwd=PROJECT, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "experiments.cli", "run", str(folder / "config.toml"), "--out", str(folder / "out")],
+        cwd=PROJECT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     lines = []
     for line in process.stderr:
         lines.append(line)
@@ -845,22 +1100,38 @@ def _beir_qrels(folder: Path, data: bytes) -> Path:
 
 ENTITIES = b'{"female": ["queen", "aunt"], "male": ["king", "uncle"]}'
 API_CASES = {
-    "dict-qrels-grade-half": (lambda tmp: _evaluate({"q1": {"a": 0.5}}),
-                              "qrels, query q1, document a: relevance grade must be an integer, found 0.5"),
-    "dict-qrels-grade-true": (lambda tmp: _evaluate({"q1": {"a": True}}),
-                              "qrels, query q1, document a: relevance grade must be an integer, found True"),
-    "dict-qrels-grade-text": (lambda tmp: _evaluate({"q1": {"a": "high"}}),
-                              "qrels, query q1, document a: relevance grade must be an integer, found 'high'"),
-    "dict-run-score-true": (lambda tmp: _evaluate(run={"q1": {"a": True}}),
-                            "run, query q1, document a: score must be a number, not True"),
-    "dict-qrels-match-no-topic": (lambda tmp: _evaluate({"x1": {"a": 1}}),
-                                  "qrels: none of the 1 judged query ids is a topic id"),
-    "entity-list-not-utf8": (lambda tmp: _load_entities(_entities(tmp, b'{"female": ["\xe9"], "male": []}')),
-                             "{tmp}/entities.json:1: not UTF-8 text"),
-    "entity-list-invalid-json": (lambda tmp: _load_entities(_entities(tmp, b'{"female": ["queen",\n "male": []}')),
-                                 "{tmp}/entities.json:2: invalid JSON"),
-    "beir-qrels-grade-half": (lambda tmp: _read_beir(_beir_qrels(tmp, b"query-id\tcorpus-id\tscore\nq1\td1\t0.5\n")),
-                              "{tmp}/test.tsv:2: relevance grade must be an integer, found '0.5'"),
+    "dict-qrels-grade-half": (
+        lambda tmp: _evaluate({"q1": {"a": 0.5}}),
+        "qrels, query q1, document a: relevance grade must be an integer, found 0.5",
+    ),
+    "dict-qrels-grade-true": (
+        lambda tmp: _evaluate({"q1": {"a": True}}),
+        "qrels, query q1, document a: relevance grade must be an integer, found True",
+    ),
+    "dict-qrels-grade-text": (
+        lambda tmp: _evaluate({"q1": {"a": "high"}}),
+        "qrels, query q1, document a: relevance grade must be an integer, found 'high'",
+    ),
+    "dict-run-score-true": (
+        lambda tmp: _evaluate(run={"q1": {"a": True}}),
+        "run, query q1, document a: score must be a number, not True",
+    ),
+    "dict-qrels-match-no-topic": (
+        lambda tmp: _evaluate({"x1": {"a": 1}}),
+        "qrels: none of the 1 judged query ids is a topic id",
+    ),
+    "entity-list-not-utf8": (
+        lambda tmp: _load_entities(_entities(tmp, b'{"female": ["\xe9"], "male": []}')),
+        "{tmp}/entities.json:1: not UTF-8 text",
+    ),
+    "entity-list-invalid-json": (
+        lambda tmp: _load_entities(_entities(tmp, b'{"female": ["queen",\n "male": []}')),
+        "{tmp}/entities.json:2: invalid JSON",
+    ),
+    "beir-qrels-grade-half": (
+        lambda tmp: _read_beir(_beir_qrels(tmp, b"query-id\tcorpus-id\tscore\nq1\td1\t0.5\n")),
+        "{tmp}/test.tsv:2: relevance grade must be an integer, found '0.5'",
+    ),
 }
 
 
@@ -885,8 +1156,11 @@ def test_bad_input_through_the_api(call, message, tmp_path):
 
 def test_byte_order_marks_in_entity_lists_and_beir_qrels_are_skipped(tmp_path):
     (tmp_path / "plain").mkdir()
-    assert _load_entities(_entities(tmp_path, codecs.BOM_UTF8 + ENTITIES)) == _load_entities(
-        _entities(tmp_path / "plain", ENTITIES)) == ({"queen", "aunt"}, {"king", "uncle"})
+    assert (
+        _load_entities(_entities(tmp_path, codecs.BOM_UTF8 + ENTITIES))
+        == _load_entities(_entities(tmp_path / "plain", ENTITIES))
+        == ({"queen", "aunt"}, {"king", "uncle"})
+    )
     beir = b"query-id\tcorpus-id\tscore\nq1\td1\t2\n"
     assert _read_beir(_beir_qrels(tmp_path, codecs.BOM_UTF8 + beir)) == {"q1": {"d1": 2}}
 
@@ -910,8 +1184,10 @@ def test_an_undefined_relative_gsr_is_empty_in_the_results_with_its_reason(tmp_p
         assert rows[name]["gsr"]["tiny"]["relative"] is None
         assert "the perfect engine's GSR is zero up to rounding" in rows[name]["gsr"]["tiny"]["relative_error"]
     table = (folder / "out" / "results.md").read_text(encoding="utf-8")
-    assert "rel. GSR (tiny) is undefined (—): relative GSR is undefined: the perfect engine's GSR is zero up to " \
-           "rounding" in table
+    assert (
+        "rel. GSR (tiny) is undefined (—): relative GSR is undefined: the perfect engine's GSR is zero up to "
+        "rounding" in table
+    )
     assert re.search(r"\| perfect \|.*\| — \|$", table, re.M)
 
 
@@ -929,11 +1205,14 @@ def _edit_keeping_size_and_time(path: Path, old: str, new: str) -> None:
     assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
 
 
-@pytest.mark.parametrize("name, old, new", [
-    ("docs.jsonl", "a woman nurse gives care", "a man engineer gives war"),  # the documents
-    ("qrels.txt", "q2 0 x3 1", "q2 0 n2 1"),  # the judgments (the perfect engine)
-    ("vectors.txt", "nurse 0.6 0.30", "nurse -0.6 0.3"),  # the embedding (g(w) of 'nurse' flips)
-])
+@pytest.mark.parametrize(
+    "name, old, new",
+    [
+        ("docs.jsonl", "a woman nurse gives care", "a man engineer gives war"),  # the documents
+        ("qrels.txt", "q2 0 x3 1", "q2 0 n2 1"),  # the judgments (the perfect engine)
+        ("vectors.txt", "nurse 0.6 0.30", "nurse -0.6 0.3"),  # the embedding (g(w) of 'nurse' flips)
+    ],
+)
 def test_an_input_edited_with_the_same_size_and_time_is_read_again(name, old, new, tmp_path, capsys, monkeypatch):
     """A cache keyed by path, size and modification time would serve numbers computed from the old content."""
     folder = write_toy(tmp_path / "toy")
@@ -957,22 +1236,51 @@ def _frame(**columns):
     return pandas.DataFrame(columns)
 
 
-@pytest.mark.parametrize("read, source, message", [
-    ("queries", {"q1": None}, "queries, query q1: the text is None, not a string"),
-    ("queries", [("q1", None)], "queries, record 1: the query text is None, not a string"),
-    ("queries", [{"qid": "q1", "text": None}], "queries, record 1: the query text is None, not a string"),
-    ("queries", lambda: _frame(qid=["q1", "q2"], text=["nurse", None]), "queries DataFrame, row 1: the query text is"),
-    ("queries", lambda: _frame(qid=["q1", math.nan], text=["nurse", "care"]), "queries DataFrame, row 1: the query id"),
-    ("queries", lambda: _frame(qid=["q1", "q1"], text=["nurse", "care"]), "queries DataFrame, row 1: query q1 appears"),
-    ("run", lambda: _frame(qid=["q1", math.nan], docno=["a", "b"], score=[1.0, 0.5]),
-     "run DataFrame, row 1: the query id is nan"),
-    ("run", lambda: _frame(qid=["q1", "q1"], docno=["a", None], score=[1.0, 0.5]), "run DataFrame, row 1: the document id"),
-    ("run", lambda: _frame(qid=["q1", "q1"], docno=["a", "b"], score=[1.0, math.nan]), "run DataFrame, row 1: score is NaN"),
-    ("run", {"q1": {"a": "1_0"}}, "run, query q1, document a: score must be a number written with ASCII digits"),
-    ("qrels", lambda: _frame(query_id=["q1", "q1"], doc_id=["a", math.nan], relevance=[1, 0]),
-     "qrels DataFrame, row 1: the document id is nan"),
-    ("qrels", {"q1": {"a": 10 ** 30}}, "qrels, query q1, document a: relevance grade 1" + "0" * 30 + " is outside"),
-])
+@pytest.mark.parametrize(
+    "read, source, message",
+    [
+        ("queries", {"q1": None}, "queries, query q1: the text is None, not a string"),
+        ("queries", [("q1", None)], "queries, record 1: the query text is None, not a string"),
+        ("queries", [{"qid": "q1", "text": None}], "queries, record 1: the query text is None, not a string"),
+        (
+            "queries",
+            lambda: _frame(qid=["q1", "q2"], text=["nurse", None]),
+            "queries DataFrame, row 1: the query text is",
+        ),
+        (
+            "queries",
+            lambda: _frame(qid=["q1", math.nan], text=["nurse", "care"]),
+            "queries DataFrame, row 1: the query id",
+        ),
+        (
+            "queries",
+            lambda: _frame(qid=["q1", "q1"], text=["nurse", "care"]),
+            "queries DataFrame, row 1: query q1 appears",
+        ),
+        (
+            "run",
+            lambda: _frame(qid=["q1", math.nan], docno=["a", "b"], score=[1.0, 0.5]),
+            "run DataFrame, row 1: the query id is nan",
+        ),
+        (
+            "run",
+            lambda: _frame(qid=["q1", "q1"], docno=["a", None], score=[1.0, 0.5]),
+            "run DataFrame, row 1: the document id",
+        ),
+        (
+            "run",
+            lambda: _frame(qid=["q1", "q1"], docno=["a", "b"], score=[1.0, math.nan]),
+            "run DataFrame, row 1: score is NaN",
+        ),
+        ("run", {"q1": {"a": "1_0"}}, "run, query q1, document a: score must be a number written with ASCII digits"),
+        (
+            "qrels",
+            lambda: _frame(query_id=["q1", "q1"], doc_id=["a", math.nan], relevance=[1, 0]),
+            "qrels DataFrame, row 1: the document id is nan",
+        ),
+        ("qrels", {"q1": {"a": 10**30}}, "qrels, query q1, document a: relevance grade 1" + "0" * 30 + " is outside"),
+    ],
+)
 def test_api_inputs_with_missing_values_name_the_row(read, source, message):
     from gsr.errors import InputError
     from gsr.io import as_qrels, as_queries, as_run
@@ -983,12 +1291,26 @@ def test_api_inputs_with_missing_values_name_the_row(read, source, message):
     assert str(info.value).startswith(message), str(info.value)
 
 
-@pytest.mark.parametrize("tag, message", [("a b", "the run tag 'a b' cannot be a column of a TREC run"),
-                                          ("", "the run tag '' cannot be a column")])
+@pytest.mark.parametrize(
+    "tag, message",
+    [("a b", "the run tag 'a b' cannot be a column of a TREC run"), ("", "the run tag '' cannot be a column")],
+)
 def test_rerank_refuses_a_tag_its_run_could_not_hold(tag, message, tmp_path, capsys):
     folder = write_toy(tmp_path / "toy")
-    status, out, err = gsr(["rerank", "--run", str(folder / "run.txt"), "--method", "epsilon_greedy", "--out",
-                            str(folder / "out.run"), "--tag", tag], capsys)
+    status, out, err = gsr(
+        [
+            "rerank",
+            "--run",
+            str(folder / "run.txt"),
+            "--method",
+            "epsilon_greedy",
+            "--out",
+            str(folder / "out.run"),
+            "--tag",
+            tag,
+        ],
+        capsys,
+    )
     assert status == 2 and message in err and not (folder / "out.run").exists()
 
 
@@ -996,8 +1318,12 @@ def test_every_trec_run_writer_refuses_what_it_could_not_read_back(tmp_path):
     from gsr.errors import InputError
     from gsr.io import read_trec_run, write_trec_run
 
-    for run, tag in (({"q 1": [("a", 1.0)]}, "t"), ({"q1": [("a b", 1.0)]}, "t"), ({"q1": [("a", 1.0)]}, "x y"),
-                     ({"q1": [("a", math.nan)]}, "t")):
+    for run, tag in (
+        ({"q 1": [("a", 1.0)]}, "t"),
+        ({"q1": [("a b", 1.0)]}, "t"),
+        ({"q1": [("a", 1.0)]}, "x y"),
+        ({"q1": [("a", math.nan)]}, "t"),
+    ):
         with pytest.raises(InputError):
             write_trec_run(run, tmp_path / "run.txt", tag=tag)
         assert not (tmp_path / "run.txt").exists()
@@ -1012,10 +1338,12 @@ def test_a_relative_interval_whose_perfect_engine_interval_reaches_zero_is_undef
 
     rng = np.random.default_rng(3)
     x = rng.normal(0, 0.1, 60)
-    perfect = GSRResult(None, [QueryResult(f"q{i}", float(g), float(0.02 * g + rng.normal(0, 0.01)), 5)
-                               for i, g in enumerate(x)])
-    system = GSRResult(None, [QueryResult(f"q{i}", float(g), float(0.3 * g + rng.normal(0, 0.01)), 5)
-                              for i, g in enumerate(x)])
+    perfect = GSRResult(
+        None, [QueryResult(f"q{i}", float(g), float(0.02 * g + rng.normal(0, 0.01)), 5) for i, g in enumerate(x)]
+    )
+    system = GSRResult(
+        None, [QueryResult(f"q{i}", float(g), float(0.3 * g + rng.normal(0, 0.01)), 5) for i, g in enumerate(x)]
+    )
     from gsr.measure import gsr_slope
 
     for result in (perfect, system):
@@ -1025,8 +1353,9 @@ def test_a_relative_interval_whose_perfect_engine_interval_reaches_zero_is_undef
     interval = relative_interval(system, perfect)
     assert interval.low is None and interval.high is None
     assert "includes 0" in interval.reason and "unbounded" in interval.reason
-    far = GSRResult(None, [QueryResult(f"q{i}", float(g), float(0.2 * g + rng.normal(0, 0.01)), 5)
-                           for i, g in enumerate(x)])
+    far = GSRResult(
+        None, [QueryResult(f"q{i}", float(g), float(0.2 * g + rng.normal(0, 0.01)), 5) for i, g in enumerate(x)]
+    )
     far.gsr = gsr_slope(*far.points())
     add_uncertainty([system, far], resamples=500, seed=0)
     bounded = relative_interval(system, far)
@@ -1055,10 +1384,13 @@ def test_an_input_under_the_output_folder_is_never_overwritten(tmp_path, capsys)
         assert sorted(p.name for p in (folder / "out").rglob("*")) == ["ext.run", "runs"]
 
 
-@pytest.mark.parametrize("occupant, message", [
-    ("notes.txt", "holds files gsr did not write (e.g. notes.txt)"),
-    ("sub/deep.csv", "holds files gsr did not write (e.g. sub/deep.csv)"),
-])
+@pytest.mark.parametrize(
+    "occupant, message",
+    [
+        ("notes.txt", "holds files gsr did not write (e.g. notes.txt)"),
+        ("sub/deep.csv", "holds files gsr did not write (e.g. sub/deep.csv)"),
+    ],
+)
 def test_a_folder_holding_files_gsr_did_not_write_needs_overwrite(occupant, message, tmp_path, capsys):
     folder = write_toy(tmp_path / "toy")
     (folder / "out" / occupant).parent.mkdir(parents=True, exist_ok=True)
@@ -1086,7 +1418,8 @@ def test_another_experiments_results_are_replaced_only_with_overwrite_and_leave_
     assert not [n for n in left if Path(n).stem in ("si", "si__debiased_")], left  # the removed system's files
     manifest = json.loads((folder / "out" / ".gsr-output.json").read_text(encoding="utf-8"))
     assert manifest["experiment"]["name"] == "second" and sorted(manifest["files"]) == sorted(
-        n for n in left if n != ".gsr-output.json")
+        n for n in left if n != ".gsr-output.json"
+    )
 
 
 def test_a_rerun_of_the_same_experiment_removes_the_files_of_a_dropped_system(tmp_path, capsys):
@@ -1099,7 +1432,8 @@ def test_a_rerun_of_the_same_experiment_removes_the_files_of_a_dropped_system(tm
 
 
 def test_the_output_folder_expands_the_home_folder_and_a_system_named_dot_dot_writes_no_hidden_file(
-        tmp_path, capsys, monkeypatch):
+    tmp_path, capsys, monkeypatch
+):
     folder = write_toy(tmp_path / "toy")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     config("threads = 1", 'threads = 1\noutput = "~/results"')(folder)
@@ -1174,10 +1508,29 @@ def test_two_runs_in_separate_pid_namespaces_share_one_cache(tmp_path):
         pytest.skip("`unshare --pid --fork` is not permitted here (it needs root or user namespaces)")
     folder = write_toy(tmp_path / "toy")
     env = dict(os.environ, GSR_CACHE=str(tmp_path / "cache"), PYTHONPATH=str(PROJECT))
-    runs = [subprocess.Popen(["unshare", "--pid", "--fork", sys.executable, "-m", "experiments.cli", "run",
-                              str(folder / "config.toml"), "--out", str(tmp_path / f"out{i}"), "--quiet"],
-                             env=env, cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for i in (1, 2)]
+    runs = [
+        subprocess.Popen(
+            [
+                "unshare",
+                "--pid",
+                "--fork",
+                sys.executable,
+                "-m",
+                "experiments.cli",
+                "run",
+                str(folder / "config.toml"),
+                "--out",
+                str(tmp_path / f"out{i}"),
+                "--quiet",
+            ],
+            env=env,
+            cwd=PROJECT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in (1, 2)
+    ]
     finished = [run.communicate(timeout=600) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], finished
     rows = [json.loads((tmp_path / f"out{i}" / "results.json").read_text(encoding="utf-8"))["rows"] for i in (1, 2)]
@@ -1186,7 +1539,7 @@ def test_two_runs_in_separate_pid_namespaces_share_one_cache(tmp_path):
     assert [p for p in (tmp_path / "cache").rglob("*.lock")] == []
 
 
-# ----------------------------------------------------------------------------------------------- full and read-only disks
+# ------------------------------------------------------------------------------------------ full and read-only disks
 
 
 @pytest.fixture
@@ -1219,8 +1572,9 @@ def test_a_read_only_cache_in_gsr_score_is_one_line_naming_the_folder(tmp_path, 
 
 
 @pytest.mark.parametrize("where", ["cache", "out"])
-def test_a_full_disk_is_one_line_naming_the_folder_and_leaves_nothing_half_written(where, tmp_path, capsys,
-                                                                                   monkeypatch, small_disk):
+def test_a_full_disk_is_one_line_naming_the_folder_and_leaves_nothing_half_written(
+    where, tmp_path, capsys, monkeypatch, small_disk
+):
     folder = write_toy(tmp_path / "toy")
     disk = small_disk(where, size="16k")
     monkeypatch.setenv("GSR_CACHE", str(disk if where == "cache" else tmp_path / "cache"))
@@ -1233,18 +1587,21 @@ def test_a_full_disk_is_one_line_naming_the_folder_and_leaves_nothing_half_writt
 
 
 def test_an_ir_datasets_dataset_not_held_locally_is_one_line_naming_it_and_where_ir_datasets_looks(
-        tmp_path, capsys, monkeypatch):
+    tmp_path, capsys, monkeypatch
+):
     pytest.importorskip("ir_datasets")
     monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "irds"))
     folder = write_toy(tmp_path / "toy")
-    status, out, err = gsr(["queries", "--topics", "irds:antique/test", "--embedding", str(folder / "vectors.txt")],
-                           capsys)
+    status, out, err = gsr(
+        ["queries", "--topics", "irds:antique/test", "--embedding", str(folder / "vectors.txt")], capsys
+    )
     assert status == 2 and out == ""
     assert err.strip().splitlines() == [
         f"gsr: error: irds:antique/test: ir_datasets does not have the queries of antique/test here (it looks under "
         f"{tmp_path / 'irds'}, set by $IR_DATASETS_HOME) and gsr-bench never downloads "
         "(https://ciir.cs.umass.edu/downloads/Antique/antique-test-queries.txt); place the files there as "
-        "ir_datasets' documentation of the dataset says"]
+        "ir_datasets' documentation of the dataset says"
+    ]
 
 
 def test_resamples_the_memory_cannot_hold_are_refused_before_any_work(tmp_path, capsys, monkeypatch):

@@ -13,8 +13,22 @@ from tests.conftest import ROBUST04_TOPICS
 # axis, and a word at (g, √(1 − g²), 0) has cosine g with it (Eq. 1); float32 vectors hold g to about 1e-7
 FEMALE_WORDS = ("she", "her", "woman", "Mary", "herself", "daughter", "mother", "gal", "girl", "female")
 MALE_WORDS = ("he", "his", "man", "John", "himself", "son", "father", "guy", "boy", "male")
-G = {"women": 0.4, "labor": 0.1, "electrician": -0.5, "tools": -0.3, "wire": -0.2, "strong": -0.1, "nurse": 0.5,
-     "hospital": 0.2, "care": 0.3, "kind": 0.2, "budget": 0.0, "report": 0.05, "annual": -0.05, "weather": 0.02}
+G = {
+    "women": 0.4,
+    "labor": 0.1,
+    "electrician": -0.5,
+    "tools": -0.3,
+    "wire": -0.2,
+    "strong": -0.1,
+    "nurse": 0.5,
+    "hospital": 0.2,
+    "care": 0.3,
+    "kind": 0.2,
+    "budget": 0.0,
+    "report": 0.05,
+    "annual": -0.05,
+    "weather": 0.02,
+}
 
 
 def _write_embedding(folder):
@@ -26,9 +40,12 @@ def _write_embedding(folder):
 
 def _write_collection(folder):
     docs = {
-        "m1": "The man fixed the wire with his tools.", "m2": "He is a strong electrician.",
-        "f1": "The woman gave care at the hospital.", "f2": "She is a nurse, and her care is kind.",
-        "n1": "Report on the annual budget.", "n2": "Weather today: rain.",
+        "m1": "The man fixed the wire with his tools.",
+        "m2": "He is a strong electrician.",
+        "f1": "The woman gave care at the hospital.",
+        "f2": "She is a nurse, and her care is kind.",
+        "n1": "Report on the annual budget.",
+        "n2": "Weather today: rain.",
     }
     (folder / "docs.jsonl").write_text("".join(json.dumps({"id": k, "contents": v}) + "\n" for k, v in docs.items()))
     (folder / "topics.tsv").write_text("q1\telectrician tools\nq2\tnurse hospital\nq3\tbudget\n")
@@ -36,14 +53,25 @@ def _write_collection(folder):
     (folder / "run.txt").write_text(
         "q1 Q0 m1 1 3.0 t\nq1 Q0 f1 2 2.0 t\nq1 Q0 m2 3 1.0 t\n"
         "q2 Q0 f2 1 3.0 t\nq2 Q0 m1 2 2.0 t\nq2 Q0 ghost 3 1.0 t\n"
-        "q3 Q0 n1 1 1.0 t\n")
+        "q3 Q0 n1 1 1.0 t\n"
+    )
     _write_embedding(folder)
 
 
 def _score(folder, *extra):
     """`gsr score` on the collection in `folder`, with the hand-made embedding."""
-    return ["score", "--topics", str(folder / "topics.tsv"), "--docs", str(folder / "docs.jsonl"), "--jobs", "1",
-            "--embedding", str(folder / "vectors.txt"), *extra]
+    return [
+        "score",
+        "--topics",
+        str(folder / "topics.tsv"),
+        "--docs",
+        str(folder / "docs.jsonl"),
+        "--jobs",
+        "1",
+        "--embedding",
+        str(folder / "vectors.txt"),
+        *extra,
+    ]
 
 
 def test_validate_json_contract(glove_lexicon, capsys):
@@ -90,8 +118,10 @@ def test_queries_lists_all_robust04_topics(glove_lexicon, tmp_path, capsys):
 
 def test_score_json_with_qrels(tmp_path, capsys):
     _write_collection(tmp_path)
-    assert main(_score(tmp_path, "--run", str(tmp_path / "run.txt"), "--qrels", str(tmp_path / "qrels.txt"),
-                       "--json")) == 0
+    assert (
+        main(_score(tmp_path, "--run", str(tmp_path / "run.txt"), "--qrels", str(tmp_path / "qrels.txt"), "--json"))
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"gsr", "n_queries", "n_skipped", "per_query", "perfect", "random", "relative"}
     assert out["n_queries"] == 3 and out["unknown_docids"] == 0  # 'ghost' lies below q2's top-2
@@ -110,19 +140,26 @@ def test_score_table_reports_unknown_documents(tmp_path, capsys):
     assert "ghost retrieved for query q2 is not in the collection" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("exclusion, expected", [
-    ("lemma", 0.1),                # the default: women is the query's word, woman its lemma's other form: labor left
-    ("stem", (1.0 + 0.1) / 2),     # Snowball stems women and woman apart: woman (g = 1) and labor
-    ("exact", (1.0 + 0.1) / 2),
-])
+@pytest.mark.parametrize(
+    "exclusion, expected",
+    [
+        ("lemma", 0.1),  # the default: women is the query's word, woman its lemma's other form: labor left
+        ("stem", (1.0 + 0.1) / 2),  # Snowball stems women and woman apart: woman (g = 1) and labor
+        ("exact", (1.0 + 0.1) / 2),
+    ],
+)
 def test_score_exclusion_modes(tmp_path, capsys, exclusion, expected):
     """q1 = "women" on the one document "The woman and the women: labor.": g_q(d) over the words left (Eq. 2)."""
     (tmp_path / "docs.jsonl").write_text(json.dumps({"id": "d", "contents": "The woman and the women: labor."}) + "\n")
     (tmp_path / "topics.tsv").write_text("q1\twomen\nq2\tlabor\n")
     (tmp_path / "run.txt").write_text("q1 Q0 d 1 1.0 t\nq2 Q0 d 1 1.0 t\n")
     _write_embedding(tmp_path)
-    assert main(_score(tmp_path, "--run", str(tmp_path / "run.txt"), "--cutoff", "none", "--json", "--exclusion",
-                       exclusion)) == 0
+    assert (
+        main(
+            _score(tmp_path, "--run", str(tmp_path / "run.txt"), "--cutoff", "none", "--json", "--exclusion", exclusion)
+        )
+        == 0
+    )
     per_query = {q["qid"]: q for q in json.loads(capsys.readouterr().out)["per_query"]}
     assert per_query["q1"]["g_list"] == pytest.approx(expected, abs=1e-6)
 
@@ -137,20 +174,29 @@ def _malformed_run(content):
         _write_collection(folder)
         (folder / "run.txt").write_text(content)
         return _score(folder, "--run", str(folder / "run.txt"))
+
     return args
 
 
 # (the command's arguments in a folder, what stderr must say); exit status 2
 REFUSED = {
-    "unknown-embedding": (lambda folder: ["validate", "--embedding", str(folder / "nope.bin")],
-                          "no such embedding file, nor a built-in name (glove-6b-50d)"),
-    "missing-definitional-word": (_missing_definitional_word,
-                                  "definitional word(s) missing from the embedding: her, his, man"),
-    "bad-cutoff": (lambda folder: ["score", "--run", "r", "--topics", "t", "--docs", "d", "--cutoff", "zero"],
-                   "cutoff must be"),
+    "unknown-embedding": (
+        lambda folder: ["validate", "--embedding", str(folder / "nope.bin")],
+        "no such embedding file, nor a built-in name (glove-6b-50d)",
+    ),
+    "missing-definitional-word": (
+        _missing_definitional_word,
+        "definitional word(s) missing from the embedding: her, his, man",
+    ),
+    "bad-cutoff": (
+        lambda folder: ["score", "--run", "r", "--topics", "t", "--docs", "d", "--cutoff", "zero"],
+        "cutoff must be",
+    ),
     "run-with-five-columns": (_malformed_run("q1 Q0 m1 1 3.0\n"), "run.txt:1: expected 6 columns"),
-    "run-rank-not-an-integer": (_malformed_run("q1 Q0 m1 1 3.0 t\nq1 Q0 m2 x 2.0 t\n"),
-                                "run.txt:2: rank must be an integer"),
+    "run-rank-not-an-integer": (
+        _malformed_run("q1 Q0 m1 1 3.0 t\nq1 Q0 m2 x 2.0 t\n"),
+        "run.txt:2: rank must be an integer",
+    ),
 }
 
 
@@ -165,8 +211,23 @@ def test_refused_with_a_clear_error(args, message, tmp_path, capsys):
 
 def test_score_json_has_intervals_beside_every_gsr(tmp_path, capsys):
     _write_collection(tmp_path)
-    assert main(_score(tmp_path, "--run", str(tmp_path / "run.txt"), "--qrels", str(tmp_path / "qrels.txt"),
-                       "--json", "--resamples", "300", "--level", "0.9")) == 0
+    assert (
+        main(
+            _score(
+                tmp_path,
+                "--run",
+                str(tmp_path / "run.txt"),
+                "--qrels",
+                str(tmp_path / "qrels.txt"),
+                "--json",
+                "--resamples",
+                "300",
+                "--level",
+                "0.9",
+            )
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["run"] == "run.txt"
     for engine in (out, out["perfect"], out["random"]):
@@ -185,14 +246,17 @@ def test_score_several_runs_compares_every_pair(tmp_path, capsys):
     other = tmp_path / "other.txt"
     other.write_text("q1 Q0 f1 1 3.0 t\nq1 Q0 m2 2 2.0 t\nq2 Q0 m1 1 3.0 t\nq2 Q0 f1 2 2.0 t\nq3 Q0 m2 1 1.0 t\n")
     runs = [str(tmp_path / "run.txt"), str(other)]
+
     def holm_by_hand(tests):  # step-down over the m tests, monotone, capped at 1
         running = 0.0
         for rank, test in enumerate(sorted(tests, key=lambda t: t["p_value"])):
             running = max(running, min(1.0, (len(tests) - rank) * test["p_value"]))
             assert test["p_adjusted"] == pytest.approx(running)
 
-    assert main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"), "--json",
-                       "--measures", "none")) == 0
+    assert (
+        main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"), "--json", "--measures", "none"))
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert [r["run"] for r in out["runs"]] == ["run.txt", "other.txt"] and out["correction"] == "holm"
     (pair,) = out["comparisons"]
@@ -200,8 +264,10 @@ def test_score_several_runs_compares_every_pair(tmp_path, capsys):
     assert pair["difference"] == pytest.approx(out["runs"][0]["gsr"] - out["runs"][1]["gsr"])
     holm_by_hand([r["perfect_test"] for r in out["runs"]] + [pair])
     # with effectiveness, its tests against the baseline join the one family
-    assert main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"), "--json",
-                       "--measures", "AP,P@1")) == 0
+    assert (
+        main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"), "--json", "--measures", "AP,P@1"))
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     measured = [m for m in out["runs"][1]["measures"].values() if m["p_value"] is not None]
     assert len(measured) == 2 and all(m["p_value"] is None for m in out["runs"][0]["measures"].values())

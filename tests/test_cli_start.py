@@ -12,8 +12,21 @@ import pytest
 
 from experiments.cli import COMMANDS
 
-HEAVY = ("sklearn", "scipy", "matplotlib", "torch", "gensim", "pandas", "jnius", "pyserini", "sentence_transformers",
-         "transformers", "ir_datasets", "ir_measures", "plotly")
+HEAVY = (
+    "sklearn",
+    "scipy",
+    "matplotlib",
+    "torch",
+    "gensim",
+    "pandas",
+    "jnius",
+    "pyserini",
+    "sentence_transformers",
+    "transformers",
+    "ir_datasets",
+    "ir_measures",
+    "plotly",
+)
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -35,6 +48,7 @@ def test_the_parser_of_every_subcommand_loads_no_heavy_library(command):
 
 def test_every_subcommand_has_examples_in_its_help():
     for name in COMMANDS:
-        out = subprocess.run([sys.executable, "-m", "experiments.cli", name, "--help"], capture_output=True,
-                             text=True, cwd=ROOT)
+        out = subprocess.run(
+            [sys.executable, "-m", "experiments.cli", name, "--help"], capture_output=True, text=True, cwd=ROOT
+        )
         assert out.returncode == 0 and "examples:\n  gsr " in out.stdout, (name, out.stdout[-300:])

@@ -7,12 +7,7 @@ import json
 
 import pytest
 
-from experiments.collections import (
-    canonical_documents,
-    export_collection,
-    load_collection,
-    read_beir_qrels,
-)
+from experiments.collections import canonical_documents, export_collection, load_collection, read_beir_qrels
 from gsr.documents.opening import iter_documents
 from gsr.documents.sgml import TrecSgmlDocuments
 from gsr.errors import InputError
@@ -100,10 +95,14 @@ def test_files_collection_reports_unjudged_topics(tmp_path):
     assert any("q3" in note for note in collection.notes)
 
 
-@pytest.mark.parametrize("qrels, message", [
-    ("q1 0 XYZ-1 1\n", "none of the 1 judged document ids is in the documents"),
-    ("301 0 d1 1\n", "no topic id appears in the qrels"),
-], ids=["documents-of-another-collection", "foreign-topic-ids"])
+@pytest.mark.parametrize(
+    "qrels, message",
+    [
+        ("q1 0 XYZ-1 1\n", "none of the 1 judged document ids is in the documents"),
+        ("301 0 d1 1\n", "no topic id appears in the qrels"),
+    ],
+    ids=["documents-of-another-collection", "foreign-topic-ids"],
+)
 def test_qrels_of_another_collection_are_an_error(tmp_path, qrels, message):
     with pytest.raises(InputError, match=message):
         load_collection(_write_files(tmp_path, qrels))
@@ -118,10 +117,14 @@ def test_beir_folder(tmp_path):
     folder = tmp_path / "scifact"
     (folder / "qrels").mkdir(parents=True)
     (folder / "corpus.jsonl").write_text(
-        json.dumps({"_id": "10", "title": "Nurses", "text": "care work"}) + "\n"
-        + json.dumps({"_id": "11", "title": "", "text": "wires"}) + "\n")
-    (folder / "queries.jsonl").write_text(json.dumps({"_id": "1", "text": "nurse"}) + "\n"
-                                          + json.dumps({"_id": "2", "text": "train only"}) + "\n")
+        json.dumps({"_id": "10", "title": "Nurses", "text": "care work"})
+        + "\n"
+        + json.dumps({"_id": "11", "title": "", "text": "wires"})
+        + "\n"
+    )
+    (folder / "queries.jsonl").write_text(
+        json.dumps({"_id": "1", "text": "nurse"}) + "\n" + json.dumps({"_id": "2", "text": "train only"}) + "\n"
+    )
     (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\t10\t1\n")
     collection = load_collection({"kind": "beir", "path": str(folder)})
     assert collection.queries == {"1": "nurse"}
@@ -141,11 +144,13 @@ def test_trec_sgml_collection_with_pyserini_cached_topics(tmp_path, monkeypatch)
     cache = tmp_path / "pyserini"
     (cache / "topics-and-qrels").mkdir(parents=True)
     (cache / "topics-and-qrels" / "topics.robust04.txt").write_text(
-        "<top>\n<num> Number: 301\n<title> nurse\n<desc> Description:\nx\n<narr> Narrative:\ny\n</top>\n")
+        "<top>\n<num> Number: 301\n<title> nurse\n<desc> Description:\nx\n<narr> Narrative:\ny\n</top>\n"
+    )
     (cache / "topics-and-qrels" / "qrels.robust04.txt").write_text("301 0 FT911-1 1\n301 0 LA010189-0001 0\n")
     monkeypatch.setenv("PYSERINI_CACHE", str(cache))
-    collection = load_collection({"kind": "trec-sgml", "documents": [str(disks)], "topics": "pyserini:robust04",
-                                  "qrels": "pyserini:robust04"})
+    collection = load_collection(
+        {"kind": "trec-sgml", "documents": [str(disks)], "topics": "pyserini:robust04", "qrels": "pyserini:robust04"}
+    )
     assert collection.queries == {"301": "nurse"}
     assert collection.judged_queries() == ["301"]
 
@@ -154,8 +159,9 @@ def test_missing_pyserini_topics_say_where_they_were_looked_for(tmp_path, monkey
     monkeypatch.setenv("PYSERINI_CACHE", str(tmp_path))
     disks = write_sgml_sample(tmp_path / "disks")
     with pytest.raises(InputError, match="topics.robust04.txt: not in Pyserini's cache"):
-        load_collection({"kind": "trec-sgml", "documents": str(disks), "topics": "pyserini:robust04",
-                         "qrels": "pyserini:robust04"})
+        load_collection(
+            {"kind": "trec-sgml", "documents": str(disks), "topics": "pyserini:robust04", "qrels": "pyserini:robust04"}
+        )
 
 
 def test_unknown_collection_kind():

@@ -183,16 +183,20 @@ def test_regular_case_variants_switch():
     assert HardDebias().fit(kv).case_variants_ is False and HardDebias(lists="project").fit(kv).case_variants_
 
 
-@pytest.mark.parametrize("case_variants, expected", [
-    (True, (("Catholic_priest", "nun"), ("catholic_priest", "nun"))),  # as written, then lower, Title, UPPER
-    (False, (("catholic_priest", "nun"),)),                            # debiaswe: lower, Title, UPPER only
-])
+@pytest.mark.parametrize(
+    "case_variants, expected",
+    [
+        (True, (("Catholic_priest", "nun"), ("catholic_priest", "nun"))),  # as written, then lower, Title, UPPER
+        (False, (("catholic_priest", "nun"),)),  # debiaswe: lower, Title, UPPER only
+    ],
+)
 def test_equalize_pairs_are_matched_form_by_form(case_variants, expected):
     words = [f for f, _ in DEFAULT_DEFINITIONAL_PAIRS] + [m for _, m in DEFAULT_DEFINITIONAL_PAIRS]
     words += ["Catholic_priest", "catholic_priest", "nun", "Nun"]
     kv = _keyed(words, np.random.default_rng(0).normal(size=(len(words), DIM)))
-    debiaser = HardDebias(gender_specific=[], equalize_pairs=[("Catholic_priest", "nun")],
-                          case_variants=case_variants).fit(kv)
+    debiaser = HardDebias(
+        gender_specific=[], equalize_pairs=[("Catholic_priest", "nun")], case_variants=case_variants
+    ).fit(kv)
     assert debiaser.report(kv).equalized == expected
 
 
@@ -283,8 +287,9 @@ def debiaswe_debias(words: list[str], vectors: np.ndarray, definitional, gender_
     neutral = np.array([w not in specific for w in words])
     unit[neutral] -= np.outer(unit[neutral] @ g, g) / (g @ g)
     unit /= np.linalg.norm(unit, axis=1, keepdims=True)
-    candidates = {form for a, b in equalize for form in ((a.lower(), b.lower()), (a.title(), b.title()),
-                                                         (a.upper(), b.upper()))}
+    candidates = {
+        form for a, b in equalize for form in ((a.lower(), b.lower()), (a.title(), b.title()), (a.upper(), b.upper()))
+    }
     for a, b in sorted(candidates):
         if a in index and b in index:
             mean = (unit[index[a]] + unit[index[b]]) / 2
@@ -301,10 +306,17 @@ def test_gsr_debias_regular_matches_debiaswe_on_glove(glove, tmp_path):
     assert run(_args("--out", str(out))) == 0
     written = load_embedding(out, cache=False)
     assert written.index_to_key == glove.index_to_key
-    lists = {name: (load_pair_list if name != "gender_specific" else load_word_list)(_debiaswe(file.name))
-             for name, file in DEBIASWE_FILES.items()}
-    expected = debiaswe_debias(glove.index_to_key, np.asarray(glove.vectors), lists["definitional"],
-                               lists["gender_specific"], lists["equalize"])
+    lists = {
+        name: (load_pair_list if name != "gender_specific" else load_word_list)(_debiaswe(file.name))
+        for name, file in DEBIASWE_FILES.items()
+    }
+    expected = debiaswe_debias(
+        glove.index_to_key,
+        np.asarray(glove.vectors),
+        lists["definitional"],
+        lists["gender_specific"],
+        lists["equalize"],
+    )
     assert np.abs(written.vectors - expected).max() < 2e-6
 
 
@@ -345,11 +357,16 @@ def _zero_direction(debiaser, kv):
     return debiaser
 
 
-@pytest.mark.parametrize("debiaser", [
-    lambda kv: _zero_direction(StrongDebias(), kv),
-    lambda kv: _zero_direction(HardDebias(equalize_pairs=[]), kv),
-    lambda kv: HardDebias(gender_specific=list(kv.index_to_key), equalize_pairs=[]).fit(kv),  # nothing to neutralise
-])
+@pytest.mark.parametrize(
+    "debiaser",
+    [
+        lambda kv: _zero_direction(StrongDebias(), kv),
+        lambda kv: _zero_direction(HardDebias(equalize_pairs=[]), kv),
+        lambda kv: HardDebias(gender_specific=list(kv.index_to_key), equalize_pairs=[]).fit(
+            kv
+        ),  # nothing to neutralise
+    ],
+)
 def test_debiasing_that_removes_nothing_changes_no_vector_and_no_run(debiaser):
     """The regular systems retrieve with unit_normalised vectors, so a debiasing that removes nothing gives the very
     same vectors, bit for bit, and so the same runs and neural inputs."""
@@ -369,12 +386,16 @@ def test_debiasing_that_removes_nothing_changes_no_vector_and_no_run(debiaser):
     analyzer = Analyzer(frozenset())
     stats = DocumentStats.build(docs.items(), analyzer, n_jobs=1)
     for weighting in ("add", "si"):
-        runs = [VectorAverageRetriever(v, stats, weighting, analyzer).search(queries, k=10) for v in (regular, debiased)]
+        runs = [
+            VectorAverageRetriever(v, stats, weighting, analyzer).search(queries, k=10) for v in (regular, debiased)
+        ]
         assert runs[0] == runs[1]
     candidates = {q: [(d, 1.0) for d in sorted(docs)[:10]] for q in queries}
     qrels = {q: {"d0": 1} for q in queries}
-    inputs = [build_ranking_data(queries, docs, candidates, qrels, v, depth=10, tokenize=analyzer.tokens).digest()
-              for v in (regular, debiased)]
+    inputs = [
+        build_ranking_data(queries, docs, candidates, qrels, v, depth=10, tokenize=analyzer.tokens).digest()
+        for v in (regular, debiased)
+    ]
     assert inputs[0] == inputs[1]
 
 
@@ -420,8 +441,6 @@ def test_load_word_list_malformed(tmp_path, text, expected):
     assert str(info.value).startswith(f"{path}:") and expected in str(info.value)
     with pytest.raises(WordListError, match=re.escape(str(path))):
         HardDebias(gender_specific=path).fit(_random_kv())
-
-
 
 
 # --------------------------------------------------------------------------- command line
@@ -471,8 +490,21 @@ def test_cli_strong_and_custom_lists(tmp_path, caplog):
     definitional.write_text(json.dumps([["she", "he"], ["woman", "man"], ["girl", "boy"]]), encoding="utf-8")
     out = tmp_path / "strong.txt"
     with caplog.at_level(logging.INFO, logger="gsr.cli"):
-        assert run(_args("--embedding", str(source), "--method", "strong", "--definitional", str(definitional),
-                         "--out", str(out))) == 0
+        assert (
+            run(
+                _args(
+                    "--embedding",
+                    str(source),
+                    "--method",
+                    "strong",
+                    "--definitional",
+                    str(definitional),
+                    "--out",
+                    str(out),
+                )
+            )
+            == 0
+        )
     debiaser = StrongDebias(definitional_pairs=definitional).fit(load_embedding(source))
     _check_strong(load_embedding(source), load_embedding(out), debiaser)
     assert "(strong)" in caplog.text
@@ -484,6 +516,7 @@ def test_cli_defaults(tmp_path):
 
 
 # --------------------------------------------------------------------------- refusals
+
 
 def _file(folder: Path, name: str, text: str) -> Path:
     (folder / name).write_text(text, encoding="utf-8")
@@ -509,37 +542,70 @@ def _transform_other_dimension(folder):
 # (the call, in a temporary folder; the error; the start of its message, where "{dir}" is the folder)
 REFUSED = {
     "transform-before-fit": (_transform_unfitted, NotFittedError, ""),
-    "transform-other-dimension": (_transform_other_dimension, DebiasError,
-                                  f"the embedding has {DIM + 1}-dimensional vectors but the gender direction was "
-                                  f"fitted on {DIM} dimensions"),
-    "definitional-word-missing": (lambda folder: HardDebias().fit(_keyed(["she", "he", "her", "his"], np.eye(4, DIM))),
-                                  EmbeddingError, "definitional word(s) missing from the embedding: woman, man, girl, "
-                                  "boy, mother, father, daughter, son, gal, guy, female, male, herself, himself, Mary, "
-                                  "John"),
-    "pairs-in-code-not-a-pair": (lambda folder: HardDebias(equalize_pairs=[("queen", "king"), ("aunt",)]).fit(
-        _random_kv()), WordListError, "equalize_pairs: item 2 is not a pair of words"),
-    "words-in-code-not-a-word": (lambda folder: HardDebias(gender_specific=[3]).fit(_random_kv()), WordListError,
-                                 "gender_specific: item 1 is not a word: 3"),
-    "word-list-file-missing": (lambda folder: load_word_list(folder / "absent.json"), WordListError,
-                               "{dir}/absent.json: no such file"),
-    "pair-list-file-missing": (lambda folder: load_pair_list(folder / "absent.json"), WordListError,
-                               "{dir}/absent.json: no such file"),
-    "equalize-file-missing": (lambda folder: HardDebias(equalize_pairs=str(folder / "absent.json")).fit(_random_kv()),
-                              WordListError, "{dir}/absent.json: no such file"),
-    "pair-list-file-not-a-pair": (lambda folder: load_pair_list(_file(folder, "pairs.json",
-                                                                     '[["queen", "king"], ["aunt"]]')),
-                                  WordListError, "{dir}/pairs.json: item 2 is not a pair"),
-    "cli-gender-specific-invalid-json": (lambda folder: _debias_cli(folder, "--gender-specific",
-                                                                    str(_file(folder, "specific.json", '["she", '))),
-                                         WordListError, "{dir}/specific.json:1: invalid JSON"),
-    "cli-kv-output": (lambda folder: _debias_cli(folder, "--out", str(folder / "out.kv")), DebiasError,
-                      "{dir}/out.kv: --out writes word2vec files; name it .bin (binary) or .txt (text)"),
-    "cli-embedding-missing": (lambda folder: run(_args("--embedding", str(folder / "absent.txt"), "--out",
-                                                       str(folder / "out.txt"))),
-                              EmbeddingError, "{dir}/absent.txt: no such embedding file"),
-    "cli-strong-with-equalize": (lambda folder: _debias_cli(folder, "--method", "strong", "--equalize",
-                                                            str(_file(folder, "pairs.json", '[["she", "he"]]'))),
-                                 DebiasError, "--equalize apply to --method regular only"),
+    "transform-other-dimension": (
+        _transform_other_dimension,
+        DebiasError,
+        f"the embedding has {DIM + 1}-dimensional vectors but the gender direction was fitted on {DIM} dimensions",
+    ),
+    "definitional-word-missing": (
+        lambda folder: HardDebias().fit(_keyed(["she", "he", "her", "his"], np.eye(4, DIM))),
+        EmbeddingError,
+        "definitional word(s) missing from the embedding: woman, man, girl, "
+        "boy, mother, father, daughter, son, gal, guy, female, male, herself, himself, Mary, "
+        "John",
+    ),
+    "pairs-in-code-not-a-pair": (
+        lambda folder: HardDebias(equalize_pairs=[("queen", "king"), ("aunt",)]).fit(_random_kv()),
+        WordListError,
+        "equalize_pairs: item 2 is not a pair of words",
+    ),
+    "words-in-code-not-a-word": (
+        lambda folder: HardDebias(gender_specific=[3]).fit(_random_kv()),
+        WordListError,
+        "gender_specific: item 1 is not a word: 3",
+    ),
+    "word-list-file-missing": (
+        lambda folder: load_word_list(folder / "absent.json"),
+        WordListError,
+        "{dir}/absent.json: no such file",
+    ),
+    "pair-list-file-missing": (
+        lambda folder: load_pair_list(folder / "absent.json"),
+        WordListError,
+        "{dir}/absent.json: no such file",
+    ),
+    "equalize-file-missing": (
+        lambda folder: HardDebias(equalize_pairs=str(folder / "absent.json")).fit(_random_kv()),
+        WordListError,
+        "{dir}/absent.json: no such file",
+    ),
+    "pair-list-file-not-a-pair": (
+        lambda folder: load_pair_list(_file(folder, "pairs.json", '[["queen", "king"], ["aunt"]]')),
+        WordListError,
+        "{dir}/pairs.json: item 2 is not a pair",
+    ),
+    "cli-gender-specific-invalid-json": (
+        lambda folder: _debias_cli(folder, "--gender-specific", str(_file(folder, "specific.json", '["she", '))),
+        WordListError,
+        "{dir}/specific.json:1: invalid JSON",
+    ),
+    "cli-kv-output": (
+        lambda folder: _debias_cli(folder, "--out", str(folder / "out.kv")),
+        DebiasError,
+        "{dir}/out.kv: --out writes word2vec files; name it .bin (binary) or .txt (text)",
+    ),
+    "cli-embedding-missing": (
+        lambda folder: run(_args("--embedding", str(folder / "absent.txt"), "--out", str(folder / "out.txt"))),
+        EmbeddingError,
+        "{dir}/absent.txt: no such embedding file",
+    ),
+    "cli-strong-with-equalize": (
+        lambda folder: _debias_cli(
+            folder, "--method", "strong", "--equalize", str(_file(folder, "pairs.json", '[["she", "he"]]'))
+        ),
+        DebiasError,
+        "--equalize apply to --method regular only",
+    ),
 }
 
 

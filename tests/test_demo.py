@@ -45,8 +45,8 @@ def _bm25_run(stats: DocumentStats, queries: dict[str, str], k1: float = 0.9, b:
             j = column.get(term)
             if j is None:
                 continue
-            rows = counts.indices[counts.indptr[j]:counts.indptr[j + 1]]
-            tf = counts.data[counts.indptr[j]:counts.indptr[j + 1]]
+            rows = counts.indices[counts.indptr[j] : counts.indptr[j + 1]]
+            tf = counts.data[counts.indptr[j] : counts.indptr[j + 1]]
             scores[rows] += idf[j] * tf * (k1 + 1) / (tf + norm[rows])
         top = np.argsort(-scores, kind="stable")[:depth]
         run[qid] = [(stats.docids[i], float(scores[i])) for i in top if scores[i] > 0]
@@ -159,11 +159,14 @@ def test_sizes_follow_the_parameters(tmp_path, glove_lexicon):
     assert set(read_qrels(files.qrels)) == set(queries)
 
 
-@pytest.mark.parametrize("sizes, message", [
-    ({"n_documents": 100, "n_queries": 60}, "n_documents=100"),
-    ({"n_documents": 3_000, "n_queries": 2}, "n_queries=2"),
-    ({"n_documents": 3_000, "n_queries": 100_000}, "n_queries=100000"),
-])
+@pytest.mark.parametrize(
+    "sizes, message",
+    [
+        ({"n_documents": 100, "n_queries": 60}, "n_documents=100"),
+        ({"n_documents": 3_000, "n_queries": 2}, "n_queries=2"),
+        ({"n_documents": 3_000, "n_queries": 100_000}, "n_queries=100000"),
+    ],
+)
 @pytest.mark.slow
 def test_impossible_sizes_are_refused(tmp_path, glove_lexicon, sizes, message):
     with pytest.raises(DemoError, match=message):

@@ -37,8 +37,11 @@ TOP = 10
 @pytest.fixture(scope="module")
 def models(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("dense-models")
-    return {"bi": tiny_bi_encoder(root / "bi"), "cross": tiny_cross_encoder(root / "cross"),
-            "dot": tiny_bi_encoder(root / "dot", seed=1, normalize=False, similarity="dot")}
+    return {
+        "bi": tiny_bi_encoder(root / "bi"),
+        "cross": tiny_cross_encoder(root / "cross"),
+        "dot": tiny_bi_encoder(root / "dot", seed=1, normalize=False, similarity="dot"),
+    }
 
 
 def _texts(n: int, seed: int, low: int = 5, high: int = 30) -> list[str]:
@@ -65,8 +68,10 @@ def _independent_top(folder: Path, docs: dict[str, str], queries: dict[str, str]
     d = model.encode([docs[i] for i in ids], convert_to_numpy=True)
     q = model.encode(list(queries.values()), convert_to_numpy=True)
     scores = np.asarray(model.similarity(q, d))
-    return {qid: [(ids[j], float(scores[i, j])) for j in np.argsort(-scores[i], kind="stable")[:k]]
-            for i, qid in enumerate(queries)}
+    return {
+        qid: [(ids[j], float(scores[i, j])) for j in np.argsort(-scores[i], kind="stable")[:k]]
+        for i, qid in enumerate(queries)
+    }
 
 
 def _same_up_to_ties(ours: list[tuple[str, float]], theirs: list[tuple[str, float]], tolerance: float = 1e-5):
@@ -80,6 +85,7 @@ def _same_up_to_ties(ours: list[tuple[str, float]], theirs: list[tuple[str, floa
 
 
 # ------------------------------------------------------------------------------------------------ retrieval
+
 
 def test_dense_run_equals_an_independent_encoding(models, collection, own_cache):
     path, docs, queries = collection
@@ -143,8 +149,9 @@ def test_an_interrupted_encoding_leaves_no_entry_and_resumes(models, collection,
     monkeypatch.setattr(encoder, "encode", interrupted)
     with pytest.raises(KeyboardInterrupt):
         document_embeddings(encoder, path, "tiny", shard_documents=16)
-    entries = list((own_cache / "dense" / "documents").iterdir()) if (own_cache / "dense" / "documents").exists() \
-        else []
+    entries = (
+        list((own_cache / "dense" / "documents").iterdir()) if (own_cache / "dense" / "documents").exists() else []
+    )
     assert entries == []  # nothing under a final name, no staging folder left
     shards = sorted((own_cache / "dense" / "partial").rglob("shard-*.npy"))
     assert len(shards) == 2  # the two finished shards are kept, verified, for the next run
@@ -178,6 +185,7 @@ def test_a_dot_product_encoder_keeps_its_lengths(models, collection):
 
 # ------------------------------------------------------------------------------------------------ cross-encoder
 
+
 def test_cross_encoder_reranks_the_top_and_keeps_the_rest(models):
     from sentence_transformers import CrossEncoder
 
@@ -199,8 +207,10 @@ def test_cross_encoder_reranks_the_top_and_keeps_the_rest(models):
 
 # ------------------------------------------------------------------------------------------------ debiasing
 
-@pytest.mark.parametrize("method, unit, model", [("regular", True, "bi"), ("strong", True, "bi"),
-                                                 ("strong", False, "dot")])
+
+@pytest.mark.parametrize(
+    "method, unit, model", [("regular", True, "bi"), ("strong", True, "bi"), ("strong", False, "dot")]
+)
 def test_debiased_space_has_no_definitional_projection(models, method, unit, model):
     encoder = BiEncoder.load(locate_encoder(str(models[model])), "cpu")
     debiaser = EncoderDebias(method, dimensions=4, unit=unit).fit(encoder.encode)
@@ -215,8 +225,10 @@ def test_debiased_space_has_no_definitional_projection(models, method, unit, mod
     if unit:
         assert np.allclose(np.linalg.norm(after, axis=1), 1.0, atol=1e-6)
     # the female words lie on the positive side of each component before debiasing, on average
-    female, male = encoder.encode([f for f, _ in debiaser.definitional_pairs_]), \
-        encoder.encode([m for _, m in debiaser.definitional_pairs_])
+    female, male = (
+        encoder.encode([f for f, _ in debiaser.definitional_pairs_]),
+        encoder.encode([m for _, m in debiaser.definitional_pairs_]),
+    )
     report = debiaser.report(encoder.encode)
     assert report.components == k and report.max_projection_after < 1e-6
     assert report.projection_before[0] > 0 and 0 <= report.difference_left < 1
@@ -231,12 +243,14 @@ def test_subspace_removal_equals_one_projection():
     basis = np.linalg.qr(rng.standard_normal((16, 3)))[0].T
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     projected = unit - (unit @ basis.T) @ basis
-    assert np.allclose(remove_subspace(vectors, basis, True),
-                       projected / np.linalg.norm(projected, axis=1, keepdims=True), atol=1e-6)
+    assert np.allclose(
+        remove_subspace(vectors, basis, True), projected / np.linalg.norm(projected, axis=1, keepdims=True), atol=1e-6
+    )
     assert np.allclose(remove_subspace(vectors, basis, False), vectors - (vectors @ basis.T) @ basis, atol=1e-5)
 
 
 # ------------------------------------------------------------------------------------------------ bad input
+
 
 def test_bad_encoder_folders_fail_naming_the_folder(models, tmp_path):
     with pytest.raises(EncoderError, match=f"{tmp_path / 'nowhere'}: no such bi-encoder folder"):
@@ -319,7 +333,7 @@ def test_out_of_gpu_memory_is_one_error_naming_the_setting(models, monkeypatch):
 
     monkeypatch.setattr(encoder.model, "encode_document", full)
     monkeypatch.setattr(encoder, "device", "cuda:0")
-    with pytest.raises(DeviceError, match="out of memory on cuda:0; lower batch_size, or set device = \"cpu\""):
+    with pytest.raises(DeviceError, match='out of memory on cuda:0; lower batch_size, or set device = "cpu"'):
         encoder.encode(["a text"], "document")
     with pytest.raises(ValueError, match="other"), out_of_memory("x", "cuda", "hint"):
         raise ValueError("other errors pass through")
@@ -327,25 +341,33 @@ def test_out_of_gpu_memory_is_one_error_naming_the_setting(models, monkeypatch):
 
 # ------------------------------------------------------------------------------------------------ the harness
 
+
 def _config(tmp_path: Path, models: dict[str, Path], collection, **extra) -> dict:
     path, docs, queries = collection
     topics = tmp_path / "topics.tsv"
     topics.write_text("".join(f"{q}\t{t}\n" for q, t in queries.items()))
     qrels = tmp_path / "qrels.txt"
     ids = list(docs)
-    qrels.write_text("".join(f"{q} 0 {ids[(7 * i + j) % len(ids)]} 1\n" for i, q in enumerate(queries)
-                             for j in range(4)))
+    qrels.write_text(
+        "".join(f"{q} 0 {ids[(7 * i + j) % len(ids)]} 1\n" for i, q in enumerate(queries) for j in range(4))
+    )
     shutil.copytree(models["bi"], tmp_path / "encoder")
     shutil.copytree(models["cross"], tmp_path / "cross")
-    raw = {"name": "dense", "output": str(tmp_path / "out"), "depth": 20,
-           "collection": {"kind": "files", "documents": str(path), "topics": str(topics), "qrels": str(qrels)},
-           "embeddings": {"glove": {"source": "glove-6b-50d"}},
-           "systems": [{"name": "Dense", "model": "dense", "encoder": "encoder", "device": "cpu", "batch_size": 16},
-                       {"name": "Dense+CE", "model": "cross_encoder", "encoder": "cross", "rerank": "Dense",
-                        "depth": 10}],
-           "debias": {"variants": ["debiased", "strong"]}, "gsr": {"measuring": ["glove"]},
-           "evaluation": {"measures": ["AP", "nDCG@10"], "resamples": 100},
-           "analyses": {"intrinsic_gender": False}}
+    raw = {
+        "name": "dense",
+        "output": str(tmp_path / "out"),
+        "depth": 20,
+        "collection": {"kind": "files", "documents": str(path), "topics": str(topics), "qrels": str(qrels)},
+        "embeddings": {"glove": {"source": "glove-6b-50d"}},
+        "systems": [
+            {"name": "Dense", "model": "dense", "encoder": "encoder", "device": "cpu", "batch_size": 16},
+            {"name": "Dense+CE", "model": "cross_encoder", "encoder": "cross", "rerank": "Dense", "depth": 10},
+        ],
+        "debias": {"variants": ["debiased", "strong"]},
+        "gsr": {"measuring": ["glove"]},
+        "evaluation": {"measures": ["AP", "nDCG@10"], "resamples": 100},
+        "analyses": {"intrinsic_gender": False},
+    }
     raw.update(extra)
     return raw
 
@@ -378,7 +400,7 @@ def test_the_shipped_configs_hold_dense_systems():
         models = {s.name: s.model for s in config.systems}
         assert models["MiniLM"] == "dense" and "MiniLM (strong)" in models, name
         raw = tomllib.loads(BUILTIN_CONFIGS[name].read_text())
-        assert "# model = \"cross_encoder\"" in BUILTIN_CONFIGS[name].read_text() or name == "demo-dense"
+        assert '# model = "cross_encoder"' in BUILTIN_CONFIGS[name].read_text() or name == "demo-dense"
         assert all(s["model"] != "cross_encoder" for s in raw["systems"])  # only where a model folder is given
     assert all(s.model != "dense" for s in load_config(BUILTIN_CONFIGS["demo"]).systems)  # its 3-minute budget
 
@@ -415,8 +437,12 @@ def test_dense_systems_run_through_the_harness(models, collection, tmp_path, own
 
     if not torch.cuda.is_available():
         (tmp_path / "cuda").mkdir()
-        raw = _config(tmp_path / "cuda", models, collection,
-                      systems=[{"name": "Dense", "model": "dense", "encoder": str(models["bi"]), "device": "cuda"}])
+        raw = _config(
+            tmp_path / "cuda",
+            models,
+            collection,
+            systems=[{"name": "Dense", "model": "dense", "encoder": str(models["bi"]), "device": "cuda"}],
+        )
         with pytest.raises(DeviceError, match="Dense.device = 'cuda'"):
             Experiment(parse_config(raw, tmp_path / "cuda" / "x.toml")).run()
 
@@ -435,12 +461,17 @@ def test_the_built_in_minilm_is_verified_and_encodes_like_sentence_transformers(
     assert np.allclose(encoder.encode(texts), reference.encode(texts), atol=1e-5)
 
 
-@pytest.mark.parametrize("system, message", [
-    ({"encoder": "missing-model"}, "{dir}/missing-model: no such bi-encoder folder"),
-    ({"encoder": "encoder", "device": "cuda"}, "Dense.device = 'cuda', but PyTorch sees no CUDA GPU"),
-], ids=["missing-folder", "no-gpu"])
-def test_gsr_run_refuses_a_bad_encoder_before_any_work(system, message, models, collection, tmp_path, capsys,
-                                                        monkeypatch):
+@pytest.mark.parametrize(
+    "system, message",
+    [
+        ({"encoder": "missing-model"}, "{dir}/missing-model: no such bi-encoder folder"),
+        ({"encoder": "encoder", "device": "cuda"}, "Dense.device = 'cuda', but PyTorch sees no CUDA GPU"),
+    ],
+    ids=["missing-folder", "no-gpu"],
+)
+def test_gsr_run_refuses_a_bad_encoder_before_any_work(
+    system, message, models, collection, tmp_path, capsys, monkeypatch
+):
     """One line naming the folder or the setting, status 2, before the collection is even loaded (preflight)."""
     import torch
 
@@ -451,10 +482,18 @@ def test_gsr_run_refuses_a_bad_encoder_before_any_work(system, message, models, 
     raw = _config(tmp_path, models, collection)
     raw["systems"] = [{"name": "Dense", "model": "dense", **system}]
     raw.pop("debias")
-    lines = ['name = "x"', f'output = "{tmp_path / "out"}"', "[collection]",
-             *(f'{k} = "{v}"' for k, v in raw["collection"].items()), "[embeddings.glove]",
-             'source = "glove-6b-50d"', "[[systems]]", *(f'{k} = "{v}"' for k, v in raw["systems"][0].items()),
-             "[gsr]", 'measuring = ["glove"]']
+    lines = [
+        'name = "x"',
+        f'output = "{tmp_path / "out"}"',
+        "[collection]",
+        *(f'{k} = "{v}"' for k, v in raw["collection"].items()),
+        "[embeddings.glove]",
+        'source = "glove-6b-50d"',
+        "[[systems]]",
+        *(f'{k} = "{v}"' for k, v in raw["systems"][0].items()),
+        "[gsr]",
+        'measuring = ["glove"]',
+    ]
     (tmp_path / "x.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     def no_collection(self):

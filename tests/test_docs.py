@@ -20,7 +20,7 @@ PAGES = [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"(?:<!-- not run: (?P<why>[^>]*?) -->\n)?```(?P<lang>python|bash)\n(?P<code>.*?)```", re.S)
 
 # README.md's Python example before the docs moved (verbatim), with its inputs defined by the test
-OLD_README_EXAMPLE = '''\
+OLD_README_EXAMPLE = """\
 from embeddings import load_embedding
 from gsr import GSR, GenderLexicon
 
@@ -30,7 +30,7 @@ report = measure.evaluate(run, queries, documents, qrels)                 # file
 report.system.gsr, report.system.ci, report.system.se                     # GSR, bootstrap interval, SE
 report.perfect.gsr, report.relative, report.relative_ci_of(report.system)
 report.to_dict()                                                           # the `gsr score --json` object
-'''
+"""
 
 
 def blocks() -> list:
@@ -38,9 +38,10 @@ def blocks() -> list:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         for match in BLOCK.finditer(text):
-            line = text[:match.start("code")].count("\n") + 1
-            found.append(pytest.param(match["lang"], match["code"], match["why"],
-                                      id=f"{page.relative_to(PROJECT)}:{line}"))
+            line = text[: match.start("code")].count("\n") + 1
+            found.append(
+                pytest.param(match["lang"], match["code"], match["why"], id=f"{page.relative_to(PROJECT)}:{line}")
+            )
     return found
 
 
@@ -65,8 +66,9 @@ def test_every_code_block_runs(lang, code, why, toy_folder, capsys):
         pytest.skip(f"marked not run: {why}")
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
     if lang == "python":  # in its own process: a block may register things (docs/extending.md does)
-        done = subprocess.run([sys.executable, "-c", code], cwd=toy_folder, capture_output=True, text=True,
-                              timeout=300, env=env)
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=toy_folder, capture_output=True, text=True, timeout=300, env=env
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         return
     for command in re.sub(r"\\\n\s*", " ", code).splitlines():
@@ -76,14 +78,24 @@ def test_every_code_block_runs(lang, code, why, toy_folder, capsys):
         if words[0] == "bash" and words[1:2] == ["setup.sh"]:
             continue  # the README's two commands: CI runs the second; the first is `gsr run` on the demo
         assert words[0] in (".venv/bin/gsr", "gsr"), f"a shell block runs gsr commands only: {command}"
-        done = subprocess.run([sys.executable, "-m", "experiments.cli", *words[1:]], cwd=toy_folder,
-                              capture_output=True, text=True, timeout=300, env=env)
+        done = subprocess.run(
+            [sys.executable, "-m", "experiments.cli", *words[1:]],
+            cwd=toy_folder,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+        )
         assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
 
 
 def test_the_old_readme_python_example_still_runs(toy_folder):
-    inputs = {"run": "toy/stereotypical.run", "queries": "toy/topics.tsv", "documents": "toy/documents.jsonl",
-              "qrels": "toy/qrels.txt"}
+    inputs = {
+        "run": "toy/stereotypical.run",
+        "queries": "toy/topics.tsv",
+        "documents": "toy/documents.jsonl",
+        "qrels": "toy/qrels.txt",
+    }
     namespace = dict(inputs)
     exec(compile(OLD_README_EXAMPLE, "<old README>", "exec"), namespace)
     assert namespace["report"].system.gsr > 0  # the stereotypical engine reinforces
@@ -103,7 +115,12 @@ def test_the_site_builds_strictly_offline(tmp_path):
     mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent))
     if mkdocs is None:
         pytest.skip("mkdocs is not installed (pip install -e '.[test]')")
-    done = subprocess.run([mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")], cwd=PROJECT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert (tmp_path / "site" / "index.html").is_file()

@@ -49,8 +49,9 @@ class Demo:
         self.jsonl = folder / "documents.jsonl"
         self.jsonl.write_text(_jsonl(self.docs.items()), encoding="utf-8")
         (folder / "topics.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in self.queries.items()), encoding="utf-8")
-        (folder / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, judged in self.qrels.items()
-                                                  for d, g in judged.items()), encoding="utf-8")
+        (folder / "qrels.txt").write_text(
+            "".join(f"{q} 0 {d} {g}\n" for q, judged in self.qrels.items() for d, g in judged.items()), encoding="utf-8"
+        )
         self.run = {}
         for qid in self.queries:
             picked = list(self.qrels.get(qid, {})) + rng.sample(ids, 15)
@@ -96,7 +97,7 @@ def _sgml(docs) -> str:
 def _thirds(docs):
     items = list(docs.items())
     size = len(items) // 3 + 1
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def write_form(form: str, docs: dict[str, str], folder: Path) -> Path:
@@ -168,8 +169,25 @@ def test_gsr_score_reads_gzipped_jsonl(demo, tmp_path, capsys):
     gz = write_form("jsonl.gz", demo.docs, tmp_path / "gz")
     outputs = []
     for docs in (demo.jsonl, gz):
-        assert main(["score", "--run", str(run), "--topics", str(demo.jsonl.parent / "topics.tsv"), "--docs",
-                     str(docs), "--qrels", str(demo.jsonl.parent / "qrels.txt"), "--json", "--jobs", "1"]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "--run",
+                    str(run),
+                    "--topics",
+                    str(demo.jsonl.parent / "topics.tsv"),
+                    "--docs",
+                    str(docs),
+                    "--qrels",
+                    str(demo.jsonl.parent / "qrels.txt"),
+                    "--json",
+                    "--jobs",
+                    "1",
+                ]
+            )
+            == 0
+        )
         outputs.append(json.loads(capsys.readouterr().out))
     assert outputs[0]["n_queries"] > 20
     assert_same_report(outputs[1], outputs[0])
@@ -196,8 +214,9 @@ def irds_name(demo, tmp_path_factory):
 
 
 def test_ir_datasets_id_gives_the_gsr_of_the_documents_in_memory(irds_name, demo, expected, glove_lexicon):
-    report = GSR(glove_lexicon, random_seed=3).evaluate(demo.run, demo.queries, f"irds:{irds_name}", demo.qrels,
-                                                        n_jobs=1)
+    report = GSR(glove_lexicon, random_seed=3).evaluate(
+        demo.run, demo.queries, f"irds:{irds_name}", demo.qrels, n_jobs=1
+    )
     assert_same_report(report.to_dict(), expected)
 
 
@@ -275,8 +294,9 @@ def test_a_file_is_listed_once_then_read_only_where_needed(tmp_path, tiny_lexico
     passes, read = [], []
     records, read_at = LineDocuments.records, LineDocuments.read_at
     monkeypatch.setattr(LineDocuments, "records", lambda self, i, p: passes.append(p) or records(self, i, p))
-    monkeypatch.setattr(LineDocuments, "read_at",
-                        lambda self, i, p, offsets: read.append(len(offsets)) or read_at(self, i, p, offsets))
+    monkeypatch.setattr(
+        LineDocuments, "read_at", lambda self, i, p, offsets: read.append(len(offsets)) or read_at(self, i, p, offsets)
+    )
     first = GSR(tiny_lexicon, random_seed=1).evaluate(run, queries, path, qrels, n_jobs=1)
     assert passes == [path] and read == [9]  # one listing pass; then 3 run + 3 perfect + 3 drawn documents
     GSR(tiny_lexicon, random_seed=2).evaluate(run, queries, path, qrels, n_jobs=1)  # another draw
@@ -291,8 +311,9 @@ def test_a_file_is_listed_once_then_read_only_where_needed(tmp_path, tiny_lexico
 def test_needed_statistics_hold_only_the_needed_documents_and_are_cached_in_two_parts():
     docs = {f"d{i}": f"{'ab' * (i + 1)} common" for i in range(30)}
     source = CountingSource(docs)
-    needed = needed_document_stats(source, {"d4", "d9", "gone"}, {"d9", "d11"}, np.array([2, 9, 29]), Analyzer(),
-                                   n_jobs=1)
+    needed = needed_document_stats(
+        source, {"d4", "d9", "gone"}, {"d9", "d11"}, np.array([2, 9, 29]), Analyzer(), n_jobs=1
+    )
     assert needed.drawn == ["d2", "d9", "d29"]
     assert sorted(needed.runs.docids) == ["d4", "d9"]
     assert sorted(needed.engines.docids) == ["d11", "d2", "d29", "d9"]
@@ -341,9 +362,11 @@ def test_random_engine_draw_is_unchanged(seed, n):
 
 def test_sgml_source_reads_trec_web_without_headers_or_scripts(tmp_path):
     path = tmp_path / "web.gz"
-    page = ("<DOC>\n<DOCNO>WTX001-B01-1</DOCNO>\n<DOCHDR>\nhttp://example.org/ HTTP/1.0 200 OK\n</DOCHDR>\n"
-            "<html><head><script>var man = 1;</script><style>p {}</style></head>\n"
-            "<body><!-- he said --><p>The nurse &amp; her patient.</p></body></html>\n</DOC>\n")
+    page = (
+        "<DOC>\n<DOCNO>WTX001-B01-1</DOCNO>\n<DOCHDR>\nhttp://example.org/ HTTP/1.0 200 OK\n</DOCHDR>\n"
+        "<html><head><script>var man = 1;</script><style>p {}</style></head>\n"
+        "<body><!-- he said --><p>The nurse &amp; her patient.</p></body></html>\n</DOC>\n"
+    )
     path.write_bytes(gzip.compress(page.encode("latin-1")))
     source = open_documents(path)
     assert isinstance(source, TrecSgmlDocuments)
@@ -351,17 +374,26 @@ def test_sgml_source_reads_trec_web_without_headers_or_scripts(tmp_path):
     assert dict(source.texts(["WTX001-B01-1"])) == {"WTX001-B01-1": "The nurse her patient."}
 
 
-@pytest.mark.parametrize("name, content, message", [
-    ("dup.jsonl", '{"id": "a", "contents": "x"}\n\n{"id": "b", "contents": "y"}\n{"id": "a", "contents": "z"}\n',
-     r"dup.jsonl:4: document id a appears twice \(first at .*dup.jsonl:1\)"),
-    ("bad.jsonl", '{"id": "a", "contents": "x"}\n{"id": "b"\n', r"bad.jsonl:2: invalid JSON"),
-    ("notext.jsonl", '{"id": "a"}\n', r"notext.jsonl:1: no document text field"),
-    ("bad.tsv", "a\tx\nb only\n", r"bad.tsv:2: expected 'docid<TAB>text'"),
-    ("prose.txt", "just some words\n", r"prose.txt: not a documents file"),
-    ("empty.jsonl", "\n\n", r"empty.jsonl: no documents"),
-    ("dup.sgml", "<DOC><DOCNO>A</DOCNO>x</DOC>\n<DOC>\n<DOCNO>A</DOCNO></DOC>\n",
-     r"dup.sgml:2: document id A appears twice \(first at .*dup.sgml:1\)"),
-])
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        (
+            "dup.jsonl",
+            '{"id": "a", "contents": "x"}\n\n{"id": "b", "contents": "y"}\n{"id": "a", "contents": "z"}\n',
+            r"dup.jsonl:4: document id a appears twice \(first at .*dup.jsonl:1\)",
+        ),
+        ("bad.jsonl", '{"id": "a", "contents": "x"}\n{"id": "b"\n', r"bad.jsonl:2: invalid JSON"),
+        ("notext.jsonl", '{"id": "a"}\n', r"notext.jsonl:1: no document text field"),
+        ("bad.tsv", "a\tx\nb only\n", r"bad.tsv:2: expected 'docid<TAB>text'"),
+        ("prose.txt", "just some words\n", r"prose.txt: not a documents file"),
+        ("empty.jsonl", "\n\n", r"empty.jsonl: no documents"),
+        (
+            "dup.sgml",
+            "<DOC><DOCNO>A</DOCNO>x</DOC>\n<DOC>\n<DOCNO>A</DOCNO></DOC>\n",
+            r"dup.sgml:2: document id A appears twice \(first at .*dup.sgml:1\)",
+        ),
+    ],
+)
 def test_bad_documents_name_file_and_line(tmp_path, name, content, message):
     path = tmp_path / name
     path.write_text(content)
@@ -406,8 +438,9 @@ def test_resolvers_come_from_registration_and_entry_points(tmp_path, monkeypatch
 
     monkeypatch.setattr(gsr.documents.opening, "_RESOLVERS", [])
     monkeypatch.setattr(gsr.documents.opening, "_entry_points_loaded", False)
-    monkeypatch.setattr(importlib.metadata, "entry_points",
-                        lambda group: [EntryPoint()] if group == "gsr.document_sources" else [])
+    monkeypatch.setattr(
+        importlib.metadata, "entry_points", lambda group: [EntryPoint()] if group == "gsr.document_sources" else []
+    )
     (tmp_path / "docs.mine").write_text("")
     assert isinstance(open_documents(tmp_path / "docs.mine"), Named)
     assert gsr.documents.opening._RESOLVERS == [resolver]
@@ -429,10 +462,17 @@ def test_gsr_does_not_import_the_other_packages():
     import subprocess
     import sys
 
-    code = ("import sys, gsr, gsr.documents, gsr.evaluate; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('retrievers', 'experiments', 'embeddings')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[1])
+    code = (
+        "import sys, gsr, gsr.documents, gsr.evaluate; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('retrievers', 'experiments', 'embeddings')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -441,8 +481,14 @@ def test_files_collection_kind_takes_any_documents_form(demo, tmp_path):
 
     gz = write_form("sgml.gz", demo.docs, tmp_path / "sgml")
     folder = demo.jsonl.parent
-    collection = load_collection({"kind": "files", "documents": str(gz), "topics": str(folder / "topics.tsv"),
-                                  "qrels": str(folder / "qrels.txt")})
+    collection = load_collection(
+        {
+            "kind": "files",
+            "documents": str(gz),
+            "topics": str(folder / "topics.tsv"),
+            "qrels": str(folder / "qrels.txt"),
+        }
+    )
     assert dict(open_documents(collection.documents)) == demo.docs
 
 
@@ -450,9 +496,11 @@ def test_config_keeps_irds_names_as_names(tmp_path):
     from experiments.config.experiment import load_config
 
     config = tmp_path / "c.toml"
-    config.write_text('[collection]\nkind = "files"\ndocuments = "irds:msmarco-passage"\ntopics = "t.tsv"\n'
-                      'qrels = "q.txt"\n[embeddings]\nglove = { source = "glove-6b-50d" }\n'
-                      '[gsr]\nmeasuring = ["glove"]\n[[systems]]\nname = "BM25"\nmodel = "bm25"\n')
+    config.write_text(
+        '[collection]\nkind = "files"\ndocuments = "irds:msmarco-passage"\ntopics = "t.tsv"\n'
+        'qrels = "q.txt"\n[embeddings]\nglove = { source = "glove-6b-50d" }\n'
+        '[gsr]\nmeasuring = ["glove"]\n[[systems]]\nname = "BM25"\nmodel = "bm25"\n'
+    )
     assert load_config(config).collection["documents"] == "irds:msmarco-passage"
 
 
@@ -466,20 +514,25 @@ def indexes(demo, tmp_path_factory):
     (as build_index does by default) or only the contents."""
     lucene = pytest.importorskip("retrievers.lucene")
     folder = tmp_path_factory.mktemp("indexes")
-    return {store: lucene.build_index(demo.jsonl, folder / store, threads=1, store=(store,))
-            for store in ("raw", "contents")}
+    return {
+        store: lucene.build_index(demo.jsonl, folder / store, threads=1, store=(store,))
+        for store in ("raw", "contents")
+    }
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("store", ["raw", "contents"])
-def test_lucene_index_gives_the_gsr_of_the_documents_in_memory(store, indexes, demo, expected, glove_lexicon,
-                                                               monkeypatch):
+def test_lucene_index_gives_the_gsr_of_the_documents_in_memory(
+    store, indexes, demo, expected, glove_lexicon, monkeypatch
+):
     import retrievers.lucene.source
 
-    monkeypatch.setattr(retrievers.lucene.source, "stored_documents",
-                        lambda *a, **k: pytest.fail("the whole index was exported"))
-    report = GSR(glove_lexicon, random_seed=3).evaluate(demo.run, demo.queries, str(indexes[store]), demo.qrels,
-                                                        n_jobs=1)
+    monkeypatch.setattr(
+        retrievers.lucene.source, "stored_documents", lambda *a, **k: pytest.fail("the whole index was exported")
+    )
+    report = GSR(glove_lexicon, random_seed=3).evaluate(
+        demo.run, demo.queries, str(indexes[store]), demo.qrels, n_jobs=1
+    )
     assert_same_report(report.to_dict(), expected)
 
 

@@ -62,8 +62,10 @@ def test_wilcoxon_and_randomization_tests():
     b = {"1": 0.4, "2": 0.5, "3": 0.5, "4": 0.35, "5": 0.8}
     assert paired_test(a, b, "wilcoxon") == pytest.approx(stats.wilcoxon(list(a.values()), list(b.values())).pvalue)
     # differences 0.1, 0.1, 0.4, 0.05, -0.1 (sum 0.55): 2^5 = 32 sign vectors enumerated (exact, 32 <= 1000)
-    signed = [abs(sum(s * d for s, d in zip(signs, (0.1, 0.1, 0.4, 0.05, -0.1))))
-              for signs in itertools.product((1, -1), repeat=5)]
+    signed = [
+        abs(sum(s * d for s, d in zip(signs, (0.1, 0.1, 0.4, 0.05, -0.1))))
+        for signs in itertools.product((1, -1), repeat=5)
+    ]
     assert paired_test(a, b, "randomization") == pytest.approx(sum(v >= 0.55 - 1e-12 for v in signed) / 32)
     assert paired_test(a, a, "wilcoxon") is None and paired_test(a, a, "randomization") is None
     with pytest.raises(ValueError, match="test must be one of"):

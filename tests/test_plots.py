@@ -23,7 +23,7 @@ from experiments.report.plots import (
     system_scatter_figure,
     toy_engines_figure,
 )
-from gsr.evaluate import GSRResult, QueryResult
+from gsr.evaluate import GSRResult, QueryResult, add_uncertainty
 from gsr.validation.stereotypes import StereotypeTest
 from gsr.validation.toys import ParityAgreement
 from tests.figures import (
@@ -34,6 +34,7 @@ from tests.figures import (
     colours,
     fit_lines,
     legend_labels,
+    overlapping_texts,
     panels,
     points,
     slope,
@@ -42,10 +43,18 @@ from tests.figures import (
 )
 
 STEREOTYPE_TESTS = [
-    StereotypeTest("agency_communion", -0.19, -0.02, 3.6e-3, {"strong": -0.3, "proud": -0.1, "selfish": -0.17},
-                   {"nurturing": 0.1, "emotional": -0.05, "polite": -0.1}, missing=["corageous"]),
-    StereotypeTest("jobs", -0.07, 0.19, 0.0, {"plumber": -0.12, "welder": 0.09}, {"nurse": 0.26, "maid": 0.33},
-                   exact=True),
+    StereotypeTest(
+        "agency_communion",
+        -0.19,
+        -0.02,
+        3.6e-3,
+        {"strong": -0.3, "proud": -0.1, "selfish": -0.17},
+        {"nurturing": 0.1, "emotional": -0.05, "polite": -0.1},
+        missing=["corageous"],
+    ),
+    StereotypeTest(
+        "jobs", -0.07, 0.19, 0.0, {"plumber": -0.12, "welder": 0.09}, {"nurse": 0.26, "maid": 0.33}, exact=True
+    ),
     StereotypeTest("custom_pair", -0.2, 0.2, 0.4, {"a": -0.2}, {"b": 0.2}, exact=False),
 ]
 REFERENCE = {"woman": 0.23, "man": -0.17, "her": 0.14, "his": -0.3}
@@ -58,8 +67,12 @@ def toy_result(slope_value, xs, ys):
 
 
 def query(qid, g, terms):
-    return {"qid": qid, "text": " ".join(t for t, _ in terms), "genderedness": g,
-            "terms": [{"term": t, "g": v} for t, v in terms]}
+    return {
+        "qid": qid,
+        "text": " ".join(t for t, _ in terms),
+        "genderedness": g,
+        "terms": [{"term": t, "g": v} for t, v in terms],
+    }
 
 
 QUERIES = [
@@ -81,12 +94,17 @@ def parity(stereotype="polarity"):
 
 # ----------------------------------------------------------------------------------------------- Fig. 1
 
+
 def test_stereotype_tests_figure_rows_points_means_and_p_values():
     fig = stereotype_tests_figure(STEREOTYPE_TESTS, REFERENCE)
     (ax,) = panels(fig)
     # rows from the top: one per contrast (named as in the paper's Fig. 1), then the reference words
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["agency vs communion", "jobs_m vs jobs_f",
-                                                           "custom vs pair", "reference words"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "agency vs communion",
+        "jobs_m vs jobs_f",
+        "custom vs pair",
+        "reference words",
+    ]
     assert list(ax.get_yticks()) == [4, 3, 2, 1]
     # per contrast: the male words (orange) just above the row, the female words (purple) just below, then the means
     scatters = ax.collections
@@ -101,8 +119,12 @@ def test_stereotype_tests_figure_rows_points_means_and_p_values():
     # the reference row: each word at its g, coloured by its sign, labelled
     reference = [c for c in scatters if len(c.get_offsets()) == 1 and c.get_offsets()[0][1] == 1.0]
     assert sorted(points(c)[0][0] for c in reference) == [-0.3, -0.17, 0.14, 0.23]
-    assert {points(c)[0][0]: colours(c)[0] for c in reference} == {-0.3: ORANGE_MALE, -0.17: ORANGE_MALE,
-                                                                   0.14: PURPLE_FEMALE, 0.23: PURPLE_FEMALE}
+    assert {points(c)[0][0]: colours(c)[0] for c in reference} == {
+        -0.3: ORANGE_MALE,
+        -0.17: ORANGE_MALE,
+        0.14: PURPLE_FEMALE,
+        0.23: PURPLE_FEMALE,
+    }
     assert texts(ax)[3:] == ["his", "man", "her", "woman"]  # sorted by g
     assert legend_labels(ax) == ["male-stereotyped words", "female-stereotyped words", "set mean"]
     assert [t.get_text() for t in fig.texts] == ["not in the embedding: corageous"]
@@ -119,6 +141,7 @@ def test_stereotype_tests_figure_without_reference_words():
 
 
 # ----------------------------------------------------------------------------------------------- Figs. 4 and 6
+
 
 def test_toy_engines_figure_panels_titles_points_and_fit_lines():
     results = {  # deliberately out of order: panels still come S, N, CS
@@ -150,6 +173,7 @@ def test_toy_engines_figure_with_unmeasured_queries_and_no_slope():
 
 # ----------------------------------------------------------------------------------------------- Fig. 5
 
+
 @pytest.mark.parametrize("stereotype, definition", [("polarity", "polarity of g(q)"), ("census", "census majority")])
 def test_parity_agreement_figure(stereotype, definition):
     agreement = parity(stereotype)
@@ -168,6 +192,7 @@ def test_parity_agreement_figure(stereotype, definition):
 
 # ----------------------------------------------------------------------------------------------- Fig. 7
 
+
 def _rows(ax) -> list[str]:
     """The query ids of a Fig. 7 panel, top to bottom (the bold labels)."""
     return [t.get_text() for t in ax.texts if t.get_fontweight() == "bold"]
@@ -179,8 +204,11 @@ def test_query_genderedness_figure_panels_order_and_term_colours():
     assert titles(fig) == ["most female queries", "most male queries"]
     assert _rows(female) == ["313", "310", "400"] and _rows(male) == ["327", "351", "350"]  # by g(q); 399 left out
     assert "+0.370" in texts(female) and "-0.420" in texts(male)
-    boxes = {t.get_text(): t.get_bbox_patch().get_facecolor() for t in female.texts + male.texts
-             if t.get_bbox_patch() is not None}
+    boxes = {
+        t.get_text(): t.get_bbox_patch().get_facecolor()
+        for t in female.texts + male.texts
+        if t.get_bbox_patch() is not None
+    }
     for word, g in (("mothers", 0.4), ("daughters", 0.33), ("women", 0.19), ("baseball", -0.39), ("strike", -0.44)):
         red, _, blue, _ = boxes[word]
         assert (blue > red) == (g > 0), word  # PuOr: purple (blue > red) for female, orange for male
@@ -199,13 +227,15 @@ def test_query_genderedness_figure_with_nothing_measurable():
 
 # ----------------------------------------------------------------------------------------------- Figs. 8 and 9
 
+
 def test_system_scatter_figure_panels_titles_and_the_perfect_engine_line():
-    systems = {name: toy_result(m, X, m * X) for name, m in (("A", 0.5), ("B", 0.25), ("C", -0.2), ("D", 0.0),
-                                                            ("E", 1.0))}
+    systems = {
+        name: toy_result(m, X, m * X) for name, m in (("A", 0.5), ("B", 0.25), ("C", -0.2), ("D", 0.0), ("E", 1.0))
+    }
     perfect = toy_result(0.1, X, 0.1 * X + 0.03)
     fig = system_scatter_figure(systems, perfect, "glove", columns=4)
     assert len(fig.axes) == 8 and len(panels(fig)) == 5  # 2 rows of 4, the last 3 hidden
-    assert titles(fig) == ["A: GSR = 0.50", "B: GSR = 0.25", "C: GSR = -0.20", "D: GSR = 0.00", "E: GSR = 1.00"]
+    assert titles(fig) == [f"{n}\nGSR = {g}" for n, g in zip("ABCDE", ("0.50", "0.25", "-0.20", "0.00", "1.00"))]
     assert fig.get_suptitle() == "glove (dashed: perfect engine)"
     for ax, result in zip(panels(fig), systems.values()):
         np.testing.assert_allclose(points(ax), np.column_stack(result.points()))
@@ -226,7 +256,7 @@ def test_system_scatter_figure_shows_the_bootstrap_band():
     without = toy_result(0.1, x, 0.1 * x)
     fig = system_scatter_figure({"A": with_band, "B": without}, None)
     axes = panels(fig)
-    assert [title.split(":")[0] for title in titles(fig)] == ["A", "B"]
+    assert [title.split("\n")[0] for title in titles(fig)] == ["A", "B"]
     band = [c for c in axes[0].collections if c.get_label() == "bootstrap band"]
     assert len(band) == 1 and not [c for c in axes[1].collections if c.get_label() == "bootstrap band"]
     vertices = band[0].get_paths()[0].vertices
@@ -234,6 +264,19 @@ def test_system_scatter_figure_shows_the_bootstrap_band():
     assert with_band.ci.low < with_band.ci.high and f"[{with_band.ci.low:.2f}, " in axes[0].get_title()
     assert abs(middle[1] - np.mean(with_band.points()[1])) < 0.05  # the band surrounds the fitted line
     assert fit_lines(axes[0], "--") == []  # no perfect engine given
+
+
+def test_system_scatter_figure_of_thirty_two_long_named_systems_has_no_text_over_another():
+    """The demo's layout: 32 panels, names such as 'BM25+EG (epsilon=0.1, seed=0)', intervals, the figure's title."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(scale=0.2, size=60)
+    systems = {}
+    for i in range(32):
+        result = toy_result(0.3, x, 0.3 * x + rng.normal(scale=0.05, size=60))
+        add_uncertainty([result], resamples=50, level=0.95, seed=i)
+        systems[f"BM25+EG (epsilon=0.{i % 9 + 1}, seed={i}) (strong-debiased)"] = result
+    fig = system_scatter_figure(systems, systems[next(iter(systems))], "demo: GSR (glove)")
+    assert overlapping_texts(fig) == []
 
 
 # ----------------------------------------------------------------------------------------------- the PNG files

@@ -41,3 +41,24 @@ def test_every_data_file_of_the_packages_is_installed_with_them():
             if not any(fnmatch.fnmatch(relative, pattern) for pattern in globs.get(package, [])):
                 missing.append(f"{package}/{relative}")
     assert not missing, f"not in pyproject.toml's package-data: {missing}"
+
+
+SOURCES = ["gsr", "retrievers", "embeddings", "debias", "experiments", "tests", "benchmarks", "docs"]
+
+
+def test_ruff_finds_nothing_to_lint():
+    result = subprocess.run([_tool("ruff"), "check", "-q", *SOURCES], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_code_is_formatted_as_ruff_formats_it():
+    result = subprocess.run(
+        [_tool("ruff"), "format", "--check", "-q", *SOURCES], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, "run `ruff format` on:\n" + result.stdout + result.stderr
+
+
+def test_mypy_finds_no_type_error():
+    """mypy over the five packages as pyproject.toml's [tool.mypy] configures it (check_untyped_defs)."""
+    result = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr

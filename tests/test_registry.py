@@ -1,4 +1,5 @@
-"""The registries: the config reference tables generated from them (docs/experiments.md), the Extending example, sweeps and declared-parameter checks."""
+"""The registries: the config reference tables generated from them (docs/experiments.md), the Extending example,
+sweeps and declared-parameter checks."""
 
 from __future__ import annotations
 
@@ -40,28 +41,42 @@ def test_registry_refuses_unknown_and_duplicate_names():
 
 
 def _config(*systems, **extra):
-    return {"collection": {"kind": "demo"}, "embeddings": {"glove": {"source": "glove-6b-50d"}},
-            "systems": list(systems), "gsr": {"measuring": ["glove"]}, **extra}
+    return {
+        "collection": {"kind": "demo"},
+        "embeddings": {"glove": {"source": "glove-6b-50d"}},
+        "systems": list(systems),
+        "gsr": {"measuring": ["glove"]},
+        **extra,
+    }
 
 
 def test_list_values_of_a_scalar_parameter_sweep_into_one_system_each():
     config = parse_config(_config({"name": "BM25", "model": "bm25", "k1": [0.6, 1.2], "b": [0.4, 0.75]}))
-    assert [s.name for s in config.systems] == ["BM25 (k1=0.6, b=0.4)", "BM25 (k1=0.6, b=0.75)",
-                                                "BM25 (k1=1.2, b=0.4)", "BM25 (k1=1.2, b=0.75)"]
+    assert [s.name for s in config.systems] == [
+        "BM25 (k1=0.6, b=0.4)",
+        "BM25 (k1=0.6, b=0.75)",
+        "BM25 (k1=1.2, b=0.4)",
+        "BM25 (k1=1.2, b=0.75)",
+    ]
     assert config.systems[3].params == {"k1": 1.2, "b": 0.75}
 
 
-@pytest.mark.parametrize("system, message", [
-    ({"name": "B", "model": "bm25", "k1": True}, "systems[0].k1 must be a number, not True"),
-    ({"name": "B", "model": "bm25", "b": 1.5}, "systems[0].b must be in [0, 1], not 1.5"),
-    ({"name": "B", "model": "qld", "mu": "1000"}, "systems[0].mu must be a number, not '1000'"),
-    ({"name": "B", "model": "qld", "mu": 0}, "systems[0].mu must be in (0, 10,000,000], not 0"),
-    ({"name": "D", "model": "drmm", "embedding": "glove", "depth": 2.5},
-         "systems[0].depth must be an integer in [1, 100,000] or 'auto', not 2.5"),
-    ({"name": "D", "model": "drmm", "embedding": "glove"}, "D re-ranks another system: give 'rerank = NAME'"),
-    ({"name": "perfect", "model": "bm25"}, "system name 'perfect' is reserved"),
-    ({"name": "Random", "model": "bm25"}, "system name 'Random' is reserved"),
-])
+@pytest.mark.parametrize(
+    "system, message",
+    [
+        ({"name": "B", "model": "bm25", "k1": True}, "systems[0].k1 must be a number, not True"),
+        ({"name": "B", "model": "bm25", "b": 1.5}, "systems[0].b must be in [0, 1], not 1.5"),
+        ({"name": "B", "model": "qld", "mu": "1000"}, "systems[0].mu must be a number, not '1000'"),
+        ({"name": "B", "model": "qld", "mu": 0}, "systems[0].mu must be in (0, 10,000,000], not 0"),
+        (
+            {"name": "D", "model": "drmm", "embedding": "glove", "depth": 2.5},
+            "systems[0].depth must be an integer in [1, 100,000] or 'auto', not 2.5",
+        ),
+        ({"name": "D", "model": "drmm", "embedding": "glove"}, "D re-ranks another system: give 'rerank = NAME'"),
+        ({"name": "perfect", "model": "bm25"}, "system name 'perfect' is reserved"),
+        ({"name": "Random", "model": "bm25"}, "system name 'Random' is reserved"),
+    ],
+)
 def test_declared_parameters_and_names_are_checked_before_any_work(system, message):
     with pytest.raises(ConfigError) as err:
         parse_config(_config(system))
@@ -88,9 +103,15 @@ def test_the_readme_extending_example_runs(tmp_path):
     if "boolean" in SYSTEMS:
         pytest.skip("the example system is already registered in this process")
     exec(compile(code, "README-extending", "exec"), namespace)
-    config = parse_config({"collection": {"kind": "toy1"}, "embeddings": {"glove": {"source": "glove-6b-50d"}},
-                           "systems": [{"name": "Boolean", "model": "boolean", "depth": 5}],
-                           "gsr": {"measuring": ["glove"]}, "output": str(tmp_path)})
+    config = parse_config(
+        {
+            "collection": {"kind": "toy1"},
+            "embeddings": {"glove": {"source": "glove-6b-50d"}},
+            "systems": [{"name": "Boolean", "model": "boolean", "depth": 5}],
+            "gsr": {"measuring": ["glove"]},
+            "output": str(tmp_path),
+        }
+    )
     result = Experiment(config).run()
     assert result.runs["Boolean"]["nurse"][0][0] in ("man_nurse", "woman_nurse")
     assert result.system_gsr["glove"]["Boolean"].gsr == pytest.approx(0.0, abs=1e-9)  # engine N of §3.4

@@ -63,8 +63,11 @@ def test_scatter_points_and_lists_are_the_measured_ones(toy_report):
     label = data["labels"][0]
     for system in data["systems"]:
         points = data["scatter"][label][system]
-        expected = {r["qid"]: (float(r[f"g(q) ({label})"]), float(r[f"g_q(L) ({label})"])) for r in rows
-                    if r["system"] == system and r[f"g_q(L) ({label})"]}
+        expected = {
+            r["qid"]: (float(r[f"g(q) ({label})"]), float(r[f"g_q(L) ({label})"]))
+            for r in rows
+            if r["system"] == system and r[f"g_q(L) ({label})"]
+        }
         assert sorted(points["q"]) == sorted(expected)  # one point per measured query
         for qid, x, y in zip(points["q"], points["x"], points["y"]):
             assert (x, y) == pytest.approx(expected[qid], abs=1e-4)
@@ -79,15 +82,30 @@ def test_scatter_points_and_lists_are_the_measured_ones(toy_report):
 
 def test_score_html_writes_a_new_file_only(tmp_path, capsys):
     folder = write_toy(tmp_path / "toy")
-    args = ["-q", "score", "--run", str(folder / "run.txt"), "--topics", str(folder / "topics.tsv"), "--docs",
-            str(folder / "docs.jsonl"), "--qrels", str(folder / "qrels.txt"), "--embedding",
-            str(folder / "vectors.txt"), "--jobs", "1", "--json"]
+    args = [
+        "-q",
+        "score",
+        "--run",
+        str(folder / "run.txt"),
+        "--topics",
+        str(folder / "topics.tsv"),
+        "--docs",
+        str(folder / "docs.jsonl"),
+        "--qrels",
+        str(folder / "qrels.txt"),
+        "--embedding",
+        str(folder / "vectors.txt"),
+        "--jobs",
+        "1",
+        "--json",
+    ]
     assert main([*args, "--html", str(tmp_path / "scored.html")]) == 0
     scored = json.loads(capsys.readouterr().out)
     data = embedded_data(tmp_path / "scored.html")
     assert data["systems"] == ["run.txt"] and data["table"]["rows"][0]["sort"][-2] == scored["gsr"]
     assert sorted(data["scatter"]["vectors.txt"]["run.txt"]["q"]) == sorted(
-        q["qid"] for q in scored["per_query"] if q["g_list"] is not None)
+        q["qid"] for q in scored["per_query"] if q["g_list"] is not None
+    )
     with pytest.raises(SystemExit):
         main([*args, "--html", str(tmp_path / "scored.html")])  # exists: refused, nothing overwritten
     assert "exists; give a new file" in capsys.readouterr().err
@@ -96,13 +114,19 @@ def test_score_html_writes_a_new_file_only(tmp_path, capsys):
 # ------------------------------------------------------------------------------------------ in a real browser
 def _browser():
     if not (CHROMIUM and CHROMEDRIVER):
-        pytest.skip("headless Chromium not installed (Debian: apt-get install chromium chromium-driver; .ci/run "
-                    "installs them)")
+        pytest.skip(
+            "headless Chromium not installed (Debian: apt-get install chromium chromium-driver; .ci/run installs them)"
+        )
     webdriver = pytest.importorskip("selenium.webdriver")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1400,1000"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     from selenium.webdriver.chrome.service import Service
@@ -126,22 +150,27 @@ def test_the_report_in_headless_chromium(toy_report, tmp_path):
         driver.get((toy_report / "report.html").as_uri())
         data = embedded_data(toy_report / "report.html")
         # every system of results.json in the table
-        names = [r.get_attribute("data-system") for r in driver.find_elements(By.CSS_SELECTOR, "#results-grid tbody tr")]
+        names = [
+            r.get_attribute("data-system") for r in driver.find_elements(By.CSS_SELECTOR, "#results-grid tbody tr")
+        ]
         assert names == [row["system"] for row in json.loads((toy_report / "results.json").read_text())["rows"]]
         _screenshot(driver, tmp_path, "results")
         # sorting by GSR orders the rows by the number results.json holds
         header = driver.find_elements(By.CSS_SELECTOR, "#results-grid th")
         column = next(i for i, h in enumerate(header) if h.text.startswith("GSR"))
         header[column].click()
-        sorted_values = [float(c.get_attribute("data-sort")) for c in
-                         driver.find_elements(By.CSS_SELECTOR, f"#results-grid tbody tr td:nth-child({column + 1})")]
+        sorted_values = [
+            float(c.get_attribute("data-sort"))
+            for c in driver.find_elements(By.CSS_SELECTOR, f"#results-grid tbody tr td:nth-child({column + 1})")
+        ]
         assert sorted_values == sorted(sorted_values, reverse=True)
         # the scatter: one point per measured query of the first system
         first = data["systems"][0]
         driver.find_element(By.CSS_SELECTOR, f'#results-grid tr[data-system="{first}"]').click()
         shown = driver.execute_script(
             "return document.getElementById('scatter-plot').data.filter(t => t.mode === 'markers' && "
-            "t.visible === true).map(t => [t.name, t.x.length])")
+            "t.visible === true).map(t => [t.name, t.x.length])"
+        )
         assert shown == [[first, len(data["scatter"][data["labels"][0]][first]["q"])]]
         _screenshot(driver, tmp_path, "scatter")
         # clicking a point opens that query's documents, words coloured by g(w)
@@ -160,8 +189,10 @@ def test_the_report_in_headless_chromium(toy_report, tmp_path):
         _screenshot(driver, tmp_path, "query")
         # the contrast view lists queries by |Δ g_q(L)|, largest first
         driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="contrast"]').click()
-        deltas = [float(c.get_attribute("data-sort")) for c in
-                  driver.find_elements(By.CSS_SELECTOR, "#contrast-table tbody tr td:last-child")]
+        deltas = [
+            float(c.get_attribute("data-sort"))
+            for c in driver.find_elements(By.CSS_SELECTOR, "#contrast-table tbody tr td:last-child")
+        ]
         assert deltas and deltas == sorted(deltas, reverse=True)
         assert len(driver.find_elements(By.CSS_SELECTOR, "#contrast-lists .list")) == 2
         _screenshot(driver, tmp_path, "contrast")

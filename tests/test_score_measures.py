@@ -19,8 +19,9 @@ MEASURES = ("AP", "nDCG@3", "P@2", "RR")
 
 def _write_runs(folder) -> None:
     for name, run in (("first.run", RUN), ("second.run", REVERSED)):
-        (folder / name).write_text("".join(f"{q} Q0 {d} {r} {10 - r} {name}\n" for q, docs in run.items()
-                                           for r, d in enumerate(docs, 1)))
+        (folder / name).write_text(
+            "".join(f"{q} Q0 {d} {r} {10 - r} {name}\n" for q, docs in run.items() for r, d in enumerate(docs, 1))
+        )
     (folder / "runs.toml").write_text(f"""threads = 1
 output = {json.dumps(str(folder / "out"))}
 [collection]
@@ -58,10 +59,33 @@ def test_score_measures_equal_gsr_run_on_the_same_runs(tmp_path, capsys):
     assert main(["-q", "run", str(folder / "runs.toml")]) == 0
     rows = {row["system"]: row for row in json.loads((folder / "out" / "results.json").read_text())["rows"]}
     capsys.readouterr()
-    assert main(["-q", "score", "--run", str(folder / "first.run"), str(folder / "second.run"), "--topics",
-                 str(folder / "topics.tsv"), "--docs", str(folder / "docs.jsonl"), "--qrels",
-                 str(folder / "qrels.txt"), "--embedding", str(folder / "vectors.txt"), "--resamples", "200",
-                 "--measures", ",".join(MEASURES), "--jobs", "1", "--json"]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "score",
+                "--run",
+                str(folder / "first.run"),
+                str(folder / "second.run"),
+                "--topics",
+                str(folder / "topics.tsv"),
+                "--docs",
+                str(folder / "docs.jsonl"),
+                "--qrels",
+                str(folder / "qrels.txt"),
+                "--embedding",
+                str(folder / "vectors.txt"),
+                "--resamples",
+                "200",
+                "--measures",
+                ",".join(MEASURES),
+                "--jobs",
+                "1",
+                "--json",
+            ]
+        )
+        == 0
+    )
     scored = {entry["run"]: entry for entry in json.loads(capsys.readouterr().out)["runs"]}
     for system, run in (("first", "first.run"), ("second", "second.run")):
         for measure in MEASURES:
@@ -76,9 +100,21 @@ def test_score_measures_equal_gsr_run_on_the_same_runs(tmp_path, capsys):
 def test_score_measures_table_latex_and_refusals(tmp_path, capsys):
     folder = write_toy(tmp_path / "toy")
     _write_runs(folder)
-    base = ["-q", "score", "--run", str(folder / "first.run"), str(folder / "second.run"), "--topics",
-            str(folder / "topics.tsv"), "--docs", str(folder / "docs.jsonl"), "--embedding",
-            str(folder / "vectors.txt"), "--jobs", "1"]
+    base = [
+        "-q",
+        "score",
+        "--run",
+        str(folder / "first.run"),
+        str(folder / "second.run"),
+        "--topics",
+        str(folder / "topics.tsv"),
+        "--docs",
+        str(folder / "docs.jsonl"),
+        "--embedding",
+        str(folder / "vectors.txt"),
+        "--jobs",
+        "1",
+    ]
     assert main([*base, "--qrels", str(folder / "qrels.txt"), "--baseline", "second.run"]) == 0
     text = capsys.readouterr().out
     assert "Effectiveness (ir_measures) over the 5 judged topics" in text

@@ -14,8 +14,29 @@ from gsr.measure import list_genderedness_many, tied_rank_weights, tied_rank_wei
 from gsr.ranked import RankedRows
 
 # words sharing a Snowball stem (nurse/nurses/nursing, …), gendered words, words the lexicon lacks, a stop word
-WORDS = ["nurse", "nurses", "nursing", "care", "caring", "cares", "tools", "tool", "wire", "wired", "man", "men",
-         "woman", "women", "she", "he", "hospital", "hospitals", "zebra", "quokka", "the"]
+WORDS = [
+    "nurse",
+    "nurses",
+    "nursing",
+    "care",
+    "caring",
+    "cares",
+    "tools",
+    "tool",
+    "wire",
+    "wired",
+    "man",
+    "men",
+    "woman",
+    "women",
+    "she",
+    "he",
+    "hospital",
+    "hospitals",
+    "zebra",
+    "quokka",
+    "the",
+]
 UNKNOWN = {"zebra", "quokka"}
 
 
@@ -62,8 +83,11 @@ def _naive_point(query: str, ranked, docs, lexicon, analyzer):
     banned = {analyzer.inflection_class(t) for t in terms}
     values = []
     for docid, _ in ranked:
-        kept = [lexicon.get(t) for t in analyzer.tokens(docs.get(docid, ""))
-                if analyzer.inflection_class(t) not in banned and lexicon.get(t) is not None]
+        kept = [
+            lexicon.get(t)
+            for t in analyzer.tokens(docs.get(docid, ""))
+            if analyzer.inflection_class(t) not in banned and lexicon.get(t) is not None
+        ]
         values.append(sum(kept) / len(kept) if docid in docs and kept else None)
     weights = _naive_weights([s for _, s in ranked])
     measured = [(w, v) for w, v in zip(weights, values) if v is not None]
@@ -133,8 +157,11 @@ def test_a_placed_run_scores_as_the_run_itself():
     docs, queries, run = _case(8)
     stats = DocumentStats.build(docs.items(), analyzer, n_jobs=1)
     placed = RankedRows.place(run, stats)
-    assert placed.unknown == {q: next(d for d, _ in ranked if d not in docs) for q, ranked in run.items()
-                              if any(d not in docs for d, _ in ranked)}
+    assert placed.unknown == {
+        q: next(d for d, _ in ranked if d not in docs)
+        for q, ranked in run.items()
+        if any(d not in docs for d, _ in ranked)
+    }
     for seed in (1, 2):  # one placement, two lexicons
         gendered = stats.gendered(_lexicon(seed), analyzer)
         assert measure_run(placed, queries, gendered).to_dict() == measure_run(run, queries, gendered).to_dict()
@@ -152,17 +179,15 @@ def test_strict_names_the_first_unknown_document_of_the_first_query_in_order():
         measure_run(run, {"q1": "nurse", "q2": "nurse"}, gendered, strict=True)
 
 
-@pytest.mark.parametrize("lists", [
-    [[3.0, 3.0, 1.0], [], [2.0], [5.0, 5.0, 5.0, 5.0], [1.0, 2.0, 2.0]],
-    [[], []],
-    [[7.0]],
-])
+@pytest.mark.parametrize(
+    "lists", [[[3.0, 3.0, 1.0], [], [2.0], [5.0, 5.0, 5.0, 5.0], [1.0, 2.0, 2.0]], [[], []], [[7.0]]]
+)
 def test_eq2_weights_and_lists_of_many_lists_equal_one_list_at_a_time(lists):
     offsets = np.concatenate([[0], np.cumsum([len(x) for x in lists])]).astype(np.int64)
     flat = np.array([s for x in lists for s in x], dtype=np.float64)
     weights = tied_rank_weights_many(flat, offsets)
     for i, scores in enumerate(lists):
-        part = weights[offsets[i]:offsets[i + 1]]
+        part = weights[offsets[i] : offsets[i + 1]]
         assert part == pytest.approx(_naive_weights(scores), abs=1e-15)
         assert part == pytest.approx(tied_rank_weights(scores), abs=1e-15)
     values = np.linspace(-0.3, 0.4, len(flat))
@@ -170,7 +195,7 @@ def test_eq2_weights_and_lists_of_many_lists_equal_one_list_at_a_time(lists):
         values[1] = np.nan
     g_lists = list_genderedness_many(values, weights, offsets)
     for i in range(len(lists)):
-        v, w = values[offsets[i]:offsets[i + 1]], weights[offsets[i]:offsets[i + 1]]
+        v, w = values[offsets[i] : offsets[i + 1]], weights[offsets[i] : offsets[i + 1]]
         known = ~np.isnan(v)
         if known.any():
             assert g_lists[i] == pytest.approx(float(np.sum(w[known] * v[known]) / np.sum(w[known])), abs=1e-15)

@@ -85,8 +85,10 @@ def test_two_processes_building_one_entry_take_turns_and_both_read_it(tmp_path):
         "print(json.dumps([(folder / 'value.json').read_text(), reused]))\n"
     )
     entry = tmp_path / "cache" / "entry"
-    processes = [subprocess.Popen([sys.executable, "-c", script, str(entry), name], stdout=subprocess.PIPE, text=True)
-                 for name in ("first", "second")]
+    processes = [
+        subprocess.Popen([sys.executable, "-c", script, str(entry), name], stdout=subprocess.PIPE, text=True)
+        for name in ("first", "second")
+    ]
     outputs = [json.loads(p.communicate(timeout=60)[0]) for p in processes]
     assert all(p.returncode == 0 for p in processes)
     assert outputs[0][0] == outputs[1][0] and sorted(reused for _, reused in outputs) == [False, True]

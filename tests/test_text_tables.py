@@ -24,8 +24,10 @@ def test_the_lemma_table_is_lemminflects_dictionary_word_for_word():
     assert table.lemmas_of(unknown) == unknown and [table.lemma(w) for w in unknown] == unknown
 
 
-@pytest.mark.parametrize("lemma, forms", [("woman", {"woman", "women"}), ("child", {"child", "children"}),
-                                          ("see", {"see", "seeing", "seen", "sees"})])
+@pytest.mark.parametrize(
+    "lemma, forms",
+    [("woman", {"woman", "women"}), ("child", {"child", "children"}), ("see", {"see", "seeing", "seen", "sees"})],
+)
 def test_a_lemmas_members_are_every_word_whose_lemma_it_is(lemma, forms):
     from lemminflect import getAllLemmas
 
@@ -54,10 +56,34 @@ def test_a_cached_lexicon_is_the_embeddings_own_and_is_read_back_from_the_cache(
 
     path = tmp_path / "vectors.txt"
     rng = np.random.default_rng(0)
-    words = ["she", "he", "her", "his", "woman", "man", "Mary", "John", "herself", "himself", "daughter", "son",
-             "mother", "father", "gal", "guy", "girl", "boy", "female", "male", "nurse", "wire"]
-    path.write_text(f"{len(words)} 4\n" + "".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.normal(size=4))}\n"
-                                                   for w in words), encoding="utf-8")
+    words = [
+        "she",
+        "he",
+        "her",
+        "his",
+        "woman",
+        "man",
+        "Mary",
+        "John",
+        "herself",
+        "himself",
+        "daughter",
+        "son",
+        "mother",
+        "father",
+        "gal",
+        "guy",
+        "girl",
+        "boy",
+        "female",
+        "male",
+        "nurse",
+        "wire",
+    ]
+    path.write_text(
+        f"{len(words)} 4\n" + "".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.normal(size=4))}\n" for w in words),
+        encoding="utf-8",
+    )
     direct = GenderLexicon.from_embedding(load_embedding(path))
     first, again = cached_lexicon(path), cached_lexicon(path)
     for lexicon in (first, again):

@@ -19,25 +19,36 @@ from experiments.config.experiment import parse_config
 from experiments.config.params import ConfigError
 
 
-@pytest.mark.parametrize("settings, message", [
-    ({"dim": True}, "training dim must be an integer"),
-    ({"epochs": 0}, r"training epochs must be in \[1, 1000\]"),
-    ({"sample": 1.5}, r"training sample must be in \[0, 1\]"),
-    ({"min_n": 5, "max_n": 4}, r"max_n \(4\) must be at least min_n \(5\)"),
-    ({"buckets": -1}, "training buckets must be ≥ 0"),
-    ({"method": "glove"}, "training method 'glove' is unknown"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"dim": True}, "training dim must be an integer"),
+        ({"epochs": 0}, r"training epochs must be in \[1, 1000\]"),
+        ({"sample": 1.5}, r"training sample must be in \[0, 1\]"),
+        ({"min_n": 5, "max_n": 4}, r"max_n \(4\) must be at least min_n \(5\)"),
+        ({"buckets": -1}, "training buckets must be ≥ 0"),
+        ({"method": "glove"}, "training method 'glove' is unknown"),
+    ],
+)
 def test_bad_training_settings_are_refused(settings, message):
     with pytest.raises(ValueError, match=message):
         TrainingSettings(**settings)
 
 
 def test_training_settings_are_config_keys_checked_with_the_config():
-    raw = {"collection": {"kind": "toy1"}, "systems": [{"name": "add", "model": "add", "embedding": "e"}],
-           "embeddings": {"e": {"train": "fasttext", "sample": 0.001, "buckets": 5000, "min_n": 2, "max_n": 4}},
-           "gsr": {"measuring": ["e"]}}
-    assert parse_config(raw).embeddings["e"].train == {"method": "fasttext", "sample": 0.001, "buckets": 5000,
-                                                       "min_n": 2, "max_n": 4}
+    raw = {
+        "collection": {"kind": "toy1"},
+        "systems": [{"name": "add", "model": "add", "embedding": "e"}],
+        "embeddings": {"e": {"train": "fasttext", "sample": 0.001, "buckets": 5000, "min_n": 2, "max_n": 4}},
+        "gsr": {"measuring": ["e"]},
+    }
+    assert parse_config(raw).embeddings["e"].train == {
+        "method": "fasttext",
+        "sample": 0.001,
+        "buckets": 5000,
+        "min_n": 2,
+        "max_n": 4,
+    }
     raw["embeddings"]["e"]["sample"] = "often"
     with pytest.raises(ConfigError, match=r"config: embeddings\.e\.sample must be a number"):
         parse_config(raw)

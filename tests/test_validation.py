@@ -13,18 +13,39 @@ from gsr.validation.stereotypes import STEREOTYPE_CONTRASTS, count_subsets_at_le
 from gsr.validation.toys import parity_agreement, toy1, toy2, toy_slopes
 
 # Toy 1's jobs (§3.3, the paper's list from the 2019 US census): high female, then high male representation
-FEMALE_JOBS = ("hygienist", "secretary", "hairdresser", "dietician", "paralegal", "receptionist", "phlebotomist",
-               "maid", "nurse", "typist")
-MALE_JOBS = ("stonemason", "roofer", "electrician", "plumber", "carpenter", "firefighter", "millwright", "welder",
-             "machinist", "driver")
+FEMALE_JOBS = (
+    "hygienist",
+    "secretary",
+    "hairdresser",
+    "dietician",
+    "paralegal",
+    "receptionist",
+    "phlebotomist",
+    "maid",
+    "nurse",
+    "typist",
+)
+MALE_JOBS = (
+    "stonemason",
+    "roofer",
+    "electrician",
+    "plumber",
+    "carpenter",
+    "firefighter",
+    "millwright",
+    "welder",
+    "machinist",
+    "driver",
+)
 
 
 def _brute_p(male, female) -> float:
     pooled = np.concatenate([female, male])
     k = len(female)
     observed = float(np.sum(female))
-    hits = sum(1 for idx in itertools.combinations(range(len(pooled)), k)
-               if pooled[list(idx)].sum() >= observed - 1e-12)
+    hits = sum(
+        1 for idx in itertools.combinations(range(len(pooled)), k) if pooled[list(idx)].sum() >= observed - 1e-12
+    )
     return hits / math.comb(len(pooled), k)
 
 
@@ -117,9 +138,14 @@ def test_parity_agreement_dp_equals_brute_force_enumeration(stereotype):
     lexicon = GenderLexicon.from_mapping(values)
     full = toy1(lexicon)
     keep = ["nurse", "maid", "typist", "driver", "welder", "roofer"]
-    toy = type(full)("small", {q: q for q in keep},
-                     {d: t for d, t in full.documents.items() if d.split("_")[1] in keep},
-                     {}, {q: full.stereotypical[q] for q in keep}, {q: full.counter[q] for q in keep})
+    toy = type(full)(
+        "small",
+        {q: q for q in keep},
+        {d: t for d, t in full.documents.items() if d.split("_")[1] in keep},
+        {},
+        {q: full.stereotypical[q] for q in keep},
+        {q: full.counter[q] for q in keep},
+    )
     agreement = parity_agreement(toy, lexicon, sample=10, stereotype=stereotype)
     assert agreement.n_solutions == 3 ** len(keep) and agreement.disagreeing == ("welder",)
     x = np.array([lexicon.get(q) for q in sorted(keep)])

@@ -119,7 +119,7 @@ def test_corrupt_cached_document_vectors_are_rebuilt_not_read(tmp_path, monkeypa
     [cached] = (tmp_path / "document-vectors").glob("*.npy")
     content = bytearray(cached.read_bytes())
     middle = len(content) // 2
-    content[middle:middle + 8] = b"\x7f" * 8  # same size, other numbers: only the content hash can tell
+    content[middle : middle + 8] = b"\x7f" * 8  # same size, other numbers: only the content hash can tell
     cached.write_bytes(bytes(content))
     with caplog.at_level(logging.WARNING, logger="gsr.store"):
         again = VectorAverageRetriever(_kv(), stats, cache_key="corrupt")

@@ -13,21 +13,67 @@ from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS
 FEMALE = [f for f, _ in DEFAULT_DEFINITIONAL_PAIRS]
 MALE = [m for _, m in DEFAULT_DEFINITIONAL_PAIRS]
 # g(w) of the content words: the embedding's first axis is the gender direction (female > 0)
-CONTENT = {"nurse": 0.6, "hospital": 0.3, "care": 0.4, "kind": 0.2, "teacher": 0.35, "school": 0.1,
-           "electrician": -0.6, "tools": -0.4, "wire": -0.3, "strong": -0.2, "engineer": -0.5, "bridge": -0.25,
-           "budget": 0.0, "report": 0.05, "weather": -0.05, "rain": 0.02, "annual": 0.01, "city": -0.02}
-DOCS = {"m1": "he is an electrician with strong tools and wire", "m2": "the engineer built a bridge with his father",
-        "m3": "a man and his son fixed the wire", "f1": "she is a nurse at the hospital and gives kind care",
-        "f2": "the teacher at the school is a mother with her daughter", "f3": "a woman nurse gives care",
-        "n1": "the annual budget report of the city", "n2": "weather report with rain in the city",
-        "n3": "budget and weather", "x1": "the girl and the boy at school", "x2": "his tools and her care",
-        "x3": "the city hospital report"}
-TOPICS = {"q1": "electrician tools", "q2": "nurse hospital", "q3": "budget report", "q4": "teacher school",
-          "q5": "engineer bridge"}
-QRELS = [("q1", "m1", 2), ("q1", "m3", 1), ("q1", "x2", 0), ("q2", "f1", 2), ("q2", "f3", 1), ("q2", "x3", 1),
-         ("q3", "n1", 1), ("q3", "n3", 1), ("q4", "f2", 2), ("q4", "x1", 1), ("q5", "m2", 1)]
-RUN = {"q1": ["m1", "x2", "m3", "f1"], "q2": ["f1", "x3", "m1", "f3"], "q3": ["n1", "n2", "n3"],
-       "q4": ["x1", "f2", "n1"], "q5": ["m2", "m1", "x1"]}
+CONTENT = {
+    "nurse": 0.6,
+    "hospital": 0.3,
+    "care": 0.4,
+    "kind": 0.2,
+    "teacher": 0.35,
+    "school": 0.1,
+    "electrician": -0.6,
+    "tools": -0.4,
+    "wire": -0.3,
+    "strong": -0.2,
+    "engineer": -0.5,
+    "bridge": -0.25,
+    "budget": 0.0,
+    "report": 0.05,
+    "weather": -0.05,
+    "rain": 0.02,
+    "annual": 0.01,
+    "city": -0.02,
+}
+DOCS = {
+    "m1": "he is an electrician with strong tools and wire",
+    "m2": "the engineer built a bridge with his father",
+    "m3": "a man and his son fixed the wire",
+    "f1": "she is a nurse at the hospital and gives kind care",
+    "f2": "the teacher at the school is a mother with her daughter",
+    "f3": "a woman nurse gives care",
+    "n1": "the annual budget report of the city",
+    "n2": "weather report with rain in the city",
+    "n3": "budget and weather",
+    "x1": "the girl and the boy at school",
+    "x2": "his tools and her care",
+    "x3": "the city hospital report",
+}
+TOPICS = {
+    "q1": "electrician tools",
+    "q2": "nurse hospital",
+    "q3": "budget report",
+    "q4": "teacher school",
+    "q5": "engineer bridge",
+}
+QRELS = [
+    ("q1", "m1", 2),
+    ("q1", "m3", 1),
+    ("q1", "x2", 0),
+    ("q2", "f1", 2),
+    ("q2", "f3", 1),
+    ("q2", "x3", 1),
+    ("q3", "n1", 1),
+    ("q3", "n3", 1),
+    ("q4", "f2", 2),
+    ("q4", "x1", 1),
+    ("q5", "m2", 1),
+]
+RUN = {
+    "q1": ["m1", "x2", "m3", "f1"],
+    "q2": ["f1", "x3", "m1", "f3"],
+    "q3": ["n1", "n2", "n3"],
+    "q4": ["x1", "f2", "n1"],
+    "q5": ["m2", "m1", "x1"],
+}
 CONFIG = """threads = 1
 [collection]
 kind = "files"
@@ -73,8 +119,10 @@ def write_toy(folder: Path) -> Path:
         "docs.tsv": "".join(f"{d}\t{t}\n" for d, t in DOCS.items()),
         "topics.tsv": "".join(f"{q}\t{t}\n" for q, t in TOPICS.items()),
         "topics.jsonl": "".join(json.dumps({"qid": q, "text": t}) + "\n" for q, t in TOPICS.items()),
-        "topics.sgml": "".join(f"<top>\n<num> Number: {q}\n<title> {t}\n<desc> Description:\nabout {t}\n</top>\n\n"
-                               for q, t in TOPICS.items()),
+        "topics.sgml": "".join(
+            f"<top>\n<num> Number: {q}\n<title> {t}\n<desc> Description:\nabout {t}\n</top>\n\n"
+            for q, t in TOPICS.items()
+        ),
         "qrels.txt": "".join(f"{q} 0 {d} {g}\n" for q, d, g in QRELS),
         "run.txt": "".join(f"{q} Q0 {d} {r} {10 - r} toy\n" for q, ds in RUN.items() for r, d in enumerate(ds, 1)),
         "vectors.txt": vectors_text(),

@@ -4,8 +4,15 @@ here plus its name below."""
 
 import importlib
 
-BUILTIN_MODULES = ("rank_change", "reliability", "intrinsic_gender", "gender_versions", "label_bias",
-                   "adversarial_probe", "encoder_debiasing")
+BUILTIN_MODULES = (
+    "rank_change",
+    "reliability",
+    "intrinsic_gender",
+    "gender_versions",
+    "label_bias",
+    "adversarial_probe",
+    "encoder_debiasing",
+)
 
 for _module in BUILTIN_MODULES:
     importlib.import_module(f"{__name__}.{_module}")
@@ -40,8 +47,28 @@ from experiments.analyses.reliability import (  # noqa: E402
     system_ranking_agreement,
 )
 
-__all__ = ["GAP_RULES", "PAPER_GAP_BIN_EDGES", "Agreement", "AnalysisError", "DeltaGap",
-           "IntrinsicGender", "RankChange", "RankChanges", "Reliability", "delta_gap", "favoured_share_by_bin",
-           "gap_difference", "gap_shares_figure", "gender_gap", "kendall_tau_distance", "plot_gap_shares",
-           "plot_rank_change", "plot_reliability", "query_genderedness_agreement", "rank_change_by_genderedness",
-           "rank_change_figure", "reliability_figure", "system_ranking_agreement"]
+__all__ = [
+    "GAP_RULES",
+    "PAPER_GAP_BIN_EDGES",
+    "Agreement",
+    "AnalysisError",
+    "DeltaGap",
+    "IntrinsicGender",
+    "RankChange",
+    "RankChanges",
+    "Reliability",
+    "delta_gap",
+    "favoured_share_by_bin",
+    "gap_difference",
+    "gap_shares_figure",
+    "gender_gap",
+    "kendall_tau_distance",
+    "plot_gap_shares",
+    "plot_rank_change",
+    "plot_reliability",
+    "query_genderedness_agreement",
+    "rank_change_by_genderedness",
+    "rank_change_figure",
+    "reliability_figure",
+    "system_ranking_agreement",
+]

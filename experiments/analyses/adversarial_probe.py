@@ -67,7 +67,7 @@ def is_occupation_query(text: str, terms: list[tuple[str, ...]]) -> bool:
     tokens = word_tokens(text)
     for term in terms:
         for start in range(len(tokens) - len(term) + 1):
-            window = tokens[start:start + len(term)]
+            window = tokens[start : start + len(term)]
             if window[:-1] == list(term[:-1]) and _matches(window[-1], term[-1]):
                 return True
     return False
@@ -79,7 +79,7 @@ def probe_queries(collection, query_ids: list[str], selection: str, occupations:
     if selection == ALL:
         return list(query_ids)
     if selection.startswith(CATEGORY_PREFIX):
-        category = selection[len(CATEGORY_PREFIX):]
+        category = selection[len(CATEGORY_PREFIX) :]
         return [q for q in query_ids if collection.query_categories.get(q) == category]
     terms = occupation_terms(occupations or OCCUPATIONS)
     return [q for q in query_ids if is_occupation_query(collection.queries[q], terms)]
@@ -102,19 +102,32 @@ class AdversarialProbe:
     rows: list[dict]
 
     def to_dict(self) -> dict:
-        return {"words": self.words, "queries": self.queries, "selection": self.selection, "settings": self.settings,
-                "rows": self.rows}
+        return {
+            "words": self.words,
+            "queries": self.queries,
+            "selection": self.selection,
+            "settings": self.settings,
+            "rows": self.rows,
+        }
 
 
 def _gsr_values(measure: GSR, runs: dict, queries, gendered, qrels, probed) -> dict[str, tuple]:
     """{system: (its GSR, the perfect engine's GSR, {qid: g(q)})} over the probed queries; the engines are measured
     once for all systems (GSR.evaluate_many)."""
-    reports = measure.evaluate_many({name: {q: run[q] for q in probed if run.get(q)} for name, run in runs.items()},
-                                    {q: queries[q] for q in probed}, gendered,
-                                    {q: qrels[q] for q in probed if q in qrels})
-    return {name: (report.system, report.perfect, {p.qid: p.g_query for p in report.perfect.per_query
-                                                  if p.g_query is not None})
-            for name, report in reports.items()}
+    reports = measure.evaluate_many(
+        {name: {q: run[q] for q in probed if run.get(q)} for name, run in runs.items()},
+        {q: queries[q] for q in probed},
+        gendered,
+        {q: qrels[q] for q in probed if q in qrels},
+    )
+    return {
+        name: (
+            report.system,
+            report.perfect,
+            {p.qid: p.g_query for p in report.perfect.per_query if p.g_query is not None},
+        )
+        for name, report in reports.items()
+    }
 
 
 def compute(experiment, result, options: dict) -> AdversarialProbe:
@@ -130,8 +143,9 @@ def compute(experiment, result, options: dict) -> AdversarialProbe:
     except InputError as err:
         raise AnalysisError(str(err)) from None
     if not probed:
-        raise AnalysisError(f"no {options['probe_queries']} query among the {len(result.evaluated_queries)} judged "
-                            "topics to probe")
+        raise AnalysisError(
+            f"no {options['probe_queries']} query among the {len(result.evaluated_queries)} judged topics to probe"
+        )
     wanted = options["probe_systems"]
     systems = [s for s in config.systems if wanted == ALL or s.name in wanted]
     unknown = [] if wanted == ALL else sorted(set(wanted) - {s.name for s in config.systems})
@@ -140,18 +154,27 @@ def compute(experiment, result, options: dict) -> AdversarialProbe:
     names = [s.name for s in systems]
     measuring = config.measuring[0]
     lexicon = experiment.lexicon(measuring)
-    measure = GSR(lexicon, experiment.analyzer, cutoff=config.cutoff, random_seed=config.random_seed,
-                  resamples=config.resamples, level=config.level, seed=config.seed)
+    measure = GSR(
+        lexicon,
+        experiment.analyzer,
+        cutoff=config.cutoff,
+        random_seed=config.random_seed,
+        resamples=config.resamples,
+        level=config.level,
+        seed=config.seed,
+    )
     gendered = experiment.gendered(measuring)
     k = bias_settings(options).k
     try:
         labels = collection_labels(experiment, options["bias_labels"])
-        before_bias = bias_of_runs(experiment, {name: result.runs[name] for name in [PERFECT, *names]}, probed,
-                                   options, labels)
+        before_bias = bias_of_runs(
+            experiment, {name: result.runs[name] for name in [PERFECT, *names]}, probed, options, labels
+        )
     except InputError as err:
         raise AnalysisError(str(err)) from None
-    before = _gsr_values(measure, {name: result.runs[name] for name in names}, collection.queries, gendered,
-                         collection.qrels, probed)
+    before = _gsr_values(
+        measure, {name: result.runs[name] for name in names}, collection.queries, gendered, collection.qrels, probed
+    )
     rows = []
     for word in options["probe_words"]:
         queries = appended(collection.queries, probed, word)
@@ -171,12 +194,37 @@ def compute(experiment, result, options: dict) -> AdversarialProbe:
             perfect = (perfect_before, perfect_after)
             if index == 0:
                 # the perfect engine's documents do not change: only g(q) moves its GSR
-                rows.append(_row(PERFECT, word, probed, (perfect_before, perfect_after), perfect, (g_before, g_after),
-                                 (before_bias[PERFECT], before_bias[PERFECT]), k))
-            rows.append(_row(system.name, word, probed, (gsr_before, gsr_after), perfect, (g_before, g_after),
-                             (before_bias[system.name], after_bias[system.name]), k))
-    return AdversarialProbe(list(options["probe_words"]), probed, options["probe_queries"],
-                            {"labels": labels.source, "k": k, "measuring": measuring}, rows)
+                rows.append(
+                    _row(
+                        PERFECT,
+                        word,
+                        probed,
+                        (perfect_before, perfect_after),
+                        perfect,
+                        (g_before, g_after),
+                        (before_bias[PERFECT], before_bias[PERFECT]),
+                        k,
+                    )
+                )
+            rows.append(
+                _row(
+                    system.name,
+                    word,
+                    probed,
+                    (gsr_before, gsr_after),
+                    perfect,
+                    (g_before, g_after),
+                    (before_bias[system.name], after_bias[system.name]),
+                    k,
+                )
+            )
+    return AdversarialProbe(
+        list(options["probe_words"]),
+        probed,
+        options["probe_queries"],
+        {"labels": labels.source, "k": k, "measuring": measuring},
+        rows,
+    )
 
 
 def _row(system: str, word: str, probed, gsr: tuple, perfect: tuple, g: tuple, bias: tuple, k: int) -> dict:
@@ -184,20 +232,34 @@ def _row(system: str, word: str, probed, gsr: tuple, perfect: tuple, g: tuple, b
     measure before, after and its mean per-query change."""
     (before, after), (bias_before, bias_after) = gsr, bias
     relative = [relative_to_perfect(result, reference)[0] for result, reference in zip(gsr, perfect)]
-    row = {"system": system, "appended": word, "queries": len(probed), "GSR": finite(before.gsr),
-           "GSR′": finite(after.gsr),
-           "ΔGSR": None if before.gsr is None or after.gsr is None else after.gsr - before.gsr,
-           "rel. GSR %": relative[0], "rel. GSR′ %": relative[1],
-           "Δrel. GSR %": None if None in relative else relative[1] - relative[0], "Δg(q)": mean_paired_difference(g[1], g[0])}
+    row = {
+        "system": system,
+        "appended": word,
+        "queries": len(probed),
+        "GSR": finite(before.gsr),
+        "GSR′": finite(after.gsr),
+        "ΔGSR": None if before.gsr is None or after.gsr is None else after.gsr - before.gsr,
+        "rel. GSR %": relative[0],
+        "rel. GSR′ %": relative[1],
+        "Δrel. GSR %": None if relative[0] is None or relative[1] is None else relative[1] - relative[0],
+        "Δg(q)": mean_paired_difference(g[1], g[0]),
+    }
     for kind in PROBE_MEASURES:
         name = f"{kind}@{k}"
         if name not in bias_before.measures:
             continue
         value_of = per_query_value(name)
-        values = [{q.qid: value_of(q) for q in report.per_query if value_of(q) is not None}
-                  for report in (bias_before, bias_after)]
-        row.update({name: bias_before.measures[name], f"{name}′": bias_after.measures[name],
-                    f"Δ{name}": mean_paired_difference(values[1], values[0])})
+        values = [
+            {q.qid: value_of(q) for q in report.per_query if value_of(q) is not None}
+            for report in (bias_before, bias_after)
+        ]
+        row.update(
+            {
+                name: bias_before.measures[name],
+                f"{name}′": bias_after.measures[name],
+                f"Δ{name}": mean_paired_difference(values[1], values[0]),
+            }
+        )
     return row
 
 
@@ -232,20 +294,40 @@ def plot_probe(probe: AdversarialProbe, path, columns: int = 4) -> Path:
 
 def write(probe: AdversarialProbe, out: Path, plots: bool) -> dict[str, Path]:
     """adversarial_probe.* (the changes), adversarial_probe_values.* (every value) and, with plots, its PNG."""
-    note = (f"Feng & Shah §3: each of the {len(probe.queries)} probed queries ({probe.selection}) with a word "
-            f"appended; X: the measure on the original queries, X′: on the modified ones, ΔX: X′ − X (for the "
-            "label-based measures the mean per-query change over the queries where both are defined). GSR over the "
-            f"probed queries under {probe.settings['measuring']}; Δg(q): mean change of the queries' genderedness, "
-            "which moves GSR by itself (see the perfect engine's row: its documents do not change); rel. GSR, "
-            "against the perfect engine on the same queries, takes that out. Labels: "
-            f"{probe.settings['labels']}, k = {probe.settings['k']}. Words beyond 'United States' and 'UK' are "
-            "gsr-bench's extension of the paper's probe.")
-    changes = [{c: v for c, v in row.items() if c in ("system", "appended", "queries", "GSR", "GSR′", "rel. GSR %",
-                                                      "rel. GSR′ %") or c.startswith("Δ")} for row in probe.rows]
-    written = write_table(out, "adversarial_probe", "Adversarial query probe: occupation queries with a location "
-                          "word appended", changes, note)
-    written.update(write_table(out, "adversarial_probe_values", "Adversarial query probe: every measure before (X) "
-                               "and after (X′) the edit", probe.rows, note))
+    note = (
+        f"Feng & Shah §3: each of the {len(probe.queries)} probed queries ({probe.selection}) with a word "
+        f"appended; X: the measure on the original queries, X′: on the modified ones, ΔX: X′ − X (for the "
+        "label-based measures the mean per-query change over the queries where both are defined). GSR over the "
+        f"probed queries under {probe.settings['measuring']}; Δg(q): mean change of the queries' genderedness, "
+        "which moves GSR by itself (see the perfect engine's row: its documents do not change); rel. GSR, "
+        "against the perfect engine on the same queries, takes that out. Labels: "
+        f"{probe.settings['labels']}, k = {probe.settings['k']}. Words beyond 'United States' and 'UK' are "
+        "gsr-bench's extension of the paper's probe."
+    )
+    changes = [
+        {
+            c: v
+            for c, v in row.items()
+            if c in ("system", "appended", "queries", "GSR", "GSR′", "rel. GSR %", "rel. GSR′ %") or c.startswith("Δ")
+        }
+        for row in probe.rows
+    ]
+    written = write_table(
+        out,
+        "adversarial_probe",
+        "Adversarial query probe: occupation queries with a location word appended",
+        changes,
+        note,
+    )
+    written.update(
+        write_table(
+            out,
+            "adversarial_probe_values",
+            "Adversarial query probe: every measure before (X) and after (X′) the edit",
+            probe.rows,
+            note,
+        )
+    )
     if plots and probe.rows:
         written["adversarial_probe"] = plot_probe(probe, out / "adversarial_probe.png")
     return written
@@ -258,13 +340,14 @@ def _words(value, label: str) -> list[str]:
 
 
 def _selection(value, label: str) -> str:
-    if isinstance(value, str) and (value in (OCCUPATION_QUERIES, ALL) or
-                                   (value.startswith(CATEGORY_PREFIX) and value[len(CATEGORY_PREFIX):])):
+    if isinstance(value, str) and (
+        value in (OCCUPATION_QUERIES, ALL) or (value.startswith(CATEGORY_PREFIX) and value[len(CATEGORY_PREFIX) :])
+    ):
         return value
     raise ParamError(f"{label} must be occupations, all or category:NAME, not {value!r}")
 
 
-def _systems(value, label: str) -> list[str]:
+def _systems(value, label: str) -> list[str] | str:
     if value == ALL:
         return ALL
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
@@ -272,19 +355,50 @@ def _systems(value, label: str) -> list[str]:
     raise ParamError(f"{label} must be 'all' or a list of system names, not {value!r}")
 
 
-ANALYSES.register(AnalysisType(
-    "adversarial_probe", "Feng & Shah's adversarial query probe: occupation queries with a location word appended "
-    "('United States', 'UK'), every system run again; the change of GSR, g(q) and the label-based measures",
-    compute, write,
-    params=(Param("probe_words", object, list(PAPER_WORDS), "words appended to each probed query (the paper's: "
-                  "United States, UK)", validator=_words, range_help="a list of words or phrases"),
-            Param("probe_queries", object, OCCUPATION_QUERIES, "the probed queries: those naming an occupation, all, "
-                  "or category:NAME", validator=_selection, range_help="occupations, all or category:NAME"),
-            Param("probe_occupations", str, None, "occupation list, one per line, relative to the config file "
-                  "(default: the project's, experiments/wordlists/occupations.txt)"),
-            Param("probe_systems", object, ALL, "the systems probed: all, or a list of names (re-run on the "
-                  "modified queries; trained ones score them with the models trained on the originals)",
-                  validator=_systems, range_help="all or names"),
-            *BIAS_PARAMS),
-    default=False, needs="switched on (adversarial_probe = true): it runs every probed system again per word",
-    writes=("adversarial_probe", "adversarial_probe_values")))
+ANALYSES.register(
+    AnalysisType(
+        "adversarial_probe",
+        "Feng & Shah's adversarial query probe: occupation queries with a location word appended "
+        "('United States', 'UK'), every system run again; the change of GSR, g(q) and the label-based measures",
+        compute,
+        write,
+        params=(
+            Param(
+                "probe_words",
+                object,
+                list(PAPER_WORDS),
+                "words appended to each probed query (the paper's: United States, UK)",
+                validator=_words,
+                range_help="a list of words or phrases",
+            ),
+            Param(
+                "probe_queries",
+                object,
+                OCCUPATION_QUERIES,
+                "the probed queries: those naming an occupation, all, or category:NAME",
+                validator=_selection,
+                range_help="occupations, all or category:NAME",
+            ),
+            Param(
+                "probe_occupations",
+                str,
+                None,
+                "occupation list, one per line, relative to the config file "
+                "(default: the project's, experiments/wordlists/occupations.txt)",
+            ),
+            Param(
+                "probe_systems",
+                object,
+                ALL,
+                "the systems probed: all, or a list of names (re-run on the "
+                "modified queries; trained ones score them with the models trained on the originals)",
+                validator=_systems,
+                range_help="all or names",
+            ),
+            *BIAS_PARAMS,
+        ),
+        default=False,
+        needs="switched on (adversarial_probe = true): it runs every probed system again per word",
+        writes=("adversarial_probe", "adversarial_probe_values"),
+    )
+)

@@ -7,7 +7,14 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, draw_fit_line, new_figure
+from experiments.report.plots import (
+    FEMALE_COLOUR,
+    MALE_COLOUR,
+    NEUTRAL_COLOUR,
+    draw_fit_line,
+    new_figure,
+    prune_end_ticks,
+)
 from gsr.errors import GSRError
 from gsr.infra.numeric import finite
 
@@ -54,6 +61,8 @@ def panel_grid(count: int, columns: int, width: float, height: float):
     rows = math.ceil(count / columns)
     fig = new_figure(width * columns + 0.4, height * rows + 0.4)
     axes = fig.subplots(rows, columns, squeeze=False).ravel()
+    for ax in axes:
+        prune_end_ticks(ax)
     for ax in axes[count:]:
         ax.set_visible(False)
     return fig, axes

@@ -28,8 +28,9 @@ OVERALL = "all"
 TIE_TOLERANCE = 2e-6
 
 
-def document_ranks(ranked: list[tuple[str, float]], n_documents: int, tolerance: float = 0.0
-                   ) -> tuple[dict[str, float], float]:
+def document_ranks(
+    ranked: list[tuple[str, float]], n_documents: int, tolerance: float = 0.0
+) -> tuple[dict[str, float], float]:
     """({docid: rank}, rank of every document not retrieved): documents whose scores are tied share the mean of the
     positions they span (a tie runs on while each next score is within `tolerance` of the previous one); the
     unretrieved ones share the mean of the positions after the list, up to n_documents."""
@@ -39,14 +40,20 @@ def document_ranks(ranked: list[tuple[str, float]], n_documents: int, tolerance:
         end = start
         while end + 1 < len(ranked) and ranked[end][1] - ranked[end + 1][1] <= tolerance:
             end += 1
-        for docid, _ in ranked[start:end + 1]:
+        for docid, _ in ranked[start : end + 1]:
             ranks[docid] = (start + end + 2) / 2
         start = end + 1
     return ranks, (len(ranked) + 1 + max(n_documents, len(ranked))) / 2
 
 
-def version_ranks(run: Run, qrels: Mapping[str, Mapping[str, int]], genders: Mapping[str, str], n_documents: int,
-                  relevant: bool = True, tolerance: float = 0.0) -> tuple[dict[str, dict[str, float]], list[str]]:
+def version_ranks(
+    run: Run,
+    qrels: Mapping[str, Mapping[str, int]],
+    genders: Mapping[str, str],
+    n_documents: int,
+    relevant: bool = True,
+    tolerance: float = 0.0,
+) -> tuple[dict[str, dict[str, float]], list[str]]:
     """Per query, the rank of each gendered version (female, male, neutral) of its relevant (or non-relevant)
     document: ({qid: {version: rank}}, queries skipped because they lack one version or have two)."""
     out, skipped = {}, []
@@ -66,21 +73,38 @@ def version_ranks(run: Run, qrels: Mapping[str, Mapping[str, int]], genders: Map
     return out, skipped
 
 
-def compare_versions(ranks: Mapping[str, Mapping[str, float]], a: str, b: str, resamples: int = 1000,
-                     level: float = 0.95, seed: int = 0, test: bool = True) -> dict:
+def compare_versions(
+    ranks: Mapping[str, Mapping[str, float]],
+    a: str,
+    b: str,
+    resamples: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    test: bool = True,
+) -> dict:
     """Version a against version b over the queries of `ranks`: the share of queries ranking a above b (a tie counts
     1/2), the mean rank difference rank(a) − rank(b) (negative: a ranked higher), their percentile bootstrap intervals
     and the p-value of a paired randomisation test of the mean difference (H0: the two versions are exchangeable)."""
     differences = np.array([ranks[q][a] - ranks[q][b] for q in sorted(ranks)], dtype=np.float64)
     above = np.where(differences < 0, 1.0, np.where(differences == 0, 0.5, 0.0))
     n = len(differences)
-    entry: dict[str, Any] = {"queries": n, "share": None, "share_ci": None, "difference": None, "difference_ci": None,
-                             "p_value": None}
+    entry: dict[str, Any] = {
+        "queries": n,
+        "share": None,
+        "share_ci": None,
+        "difference": None,
+        "difference_ci": None,
+        "p_value": None,
+    }
     if n == 0:
         return entry
     share_ci, difference_ci = (bootstrap_mean(v, resamples, level, seed) for v in (above, differences))
-    entry.update(share=float(above.mean()), share_ci=share_ci.to_list(), difference=float(differences.mean()),
-                 difference_ci=difference_ci.to_list())
+    entry.update(
+        share=float(above.mean()),
+        share_ci=share_ci.to_list(),
+        difference=float(differences.mean()),
+        difference_ci=difference_ci.to_list(),
+    )
     if test and differences.any():
         entry["p_value"] = sign_flip_test(differences / n, resamples, seed).p_value
     return entry
@@ -97,8 +121,12 @@ class GenderVersions:
     tie_tolerance: float = 0.0
 
     def to_dict(self) -> dict:
-        return {"documents": self.documents, "tie_tolerance": self.tie_tolerance, "comparisons": self.comparisons,
-                "skipped": self.skipped}
+        return {
+            "documents": self.documents,
+            "tie_tolerance": self.tie_tolerance,
+            "comparisons": self.comparisons,
+            "skipped": self.skipped,
+        }
 
     def rows(self) -> list[dict]:
         """One row per (system, category): per pair the share, the mean rank difference (with interval bounds), its
@@ -112,10 +140,16 @@ class GenderVersions:
                 for key, entry in pairs.items():
                     a, b = key.split(">")
                     share, rank = f"{a} above {b}", f"rank {a} − {b}"
-                    row.update({share: entry["share"], f"{share} ci low": (entry["share_ci"] or [None])[0],
-                                f"{share} ci high": (entry["share_ci"] or [None, None])[1], rank: entry["difference"],
-                                f"{rank} ci low": (entry["difference_ci"] or [None])[0],
-                                f"{rank} ci high": (entry["difference_ci"] or [None, None])[1]})
+                    row.update(
+                        {
+                            share: entry["share"],
+                            f"{share} ci low": (entry["share_ci"] or [None])[0],
+                            f"{share} ci high": (entry["share_ci"] or [None, None])[1],
+                            rank: entry["difference"],
+                            f"{rank} ci low": (entry["difference_ci"] or [None])[0],
+                            f"{rank} ci high": (entry["difference_ci"] or [None, None])[1],
+                        }
+                    )
                     if (a, b) == TESTED_PAIR:
                         row[f"{rank} p"] = entry["p_value"]
                 rows.append(row)
@@ -136,17 +170,28 @@ def compute(experiment, result, options: dict) -> GenderVersions:
     judged = {q: collection.qrels[q] for q in collection.qrels if q in collection.queries}
     comparisons, skipped = {}, {}
     for name in [s.name for s in config.systems] + [PERFECT, RANDOM]:
-        ranks, missing = version_ranks(result.runs[name], judged, collection.document_genders, n_documents, relevant,
-                                       options["tie_tolerance"])
+        ranks, missing = version_ranks(
+            result.runs[name], judged, collection.document_genders, n_documents, relevant, options["tie_tolerance"]
+        )
         skipped[name] = missing
         groups = {OVERALL: sorted(ranks)}
         for qid in sorted(ranks):
             groups.setdefault(collection.query_categories.get(qid, "uncategorised"), []).append(qid)
-        comparisons[name] = {category: {f"{a}>{b}": compare_versions({q: ranks[q] for q in qids}, a, b,
-                                                                      config.resamples, config.level, config.seed,
-                                                                      test=(a, b) == TESTED_PAIR)
-                                        for a, b in PAIRS}
-                             for category, qids in groups.items()}
+        comparisons[name] = {
+            category: {
+                f"{a}>{b}": compare_versions(
+                    {q: ranks[q] for q in qids},
+                    a,
+                    b,
+                    config.resamples,
+                    config.level,
+                    config.seed,
+                    test=(a, b) == TESTED_PAIR,
+                )
+                for a, b in PAIRS
+            }
+            for category, qids in groups.items()
+        }
     return GenderVersions(options["versions_of"], comparisons, skipped, config.correction, options["tie_tolerance"])
 
 
@@ -162,8 +207,17 @@ def gender_versions_figure(versions: GenderVersions, columns: int = 4):
         lows = np.array([np.nan if not e["share_ci"] else e["share_ci"][0] for e in entries])
         highs = np.array([np.nan if not e["share_ci"] else e["share_ci"][1] for e in entries])
         y = np.arange(len(systems))[::-1]
-        ax.errorbar(shares, y, xerr=[shares - lows, highs - shares], fmt="o", color=FEMALE_COLOUR, ms=4,
-                    ecolor="#777777", elinewidth=1, capsize=2)
+        ax.errorbar(
+            shares,
+            y,
+            xerr=[shares - lows, highs - shares],
+            fmt="o",
+            color=FEMALE_COLOUR,
+            ms=4,
+            ecolor="#777777",
+            elinewidth=1,
+            capsize=2,
+        )
         ax.axvline(0.5, color="#999999", ls="--", lw=0.8)
         ax.set_xlim(0, 1)
         ax.set_yticks(y, systems if index % columns == 0 else [""] * len(systems), fontsize=7)
@@ -182,27 +236,53 @@ def plot_gender_versions(versions: GenderVersions, path, columns: int = 4) -> Pa
 
 def write(versions: GenderVersions, out: Path, plots: bool) -> dict[str, Path]:
     """gender_versions.{md,tex,csv,json} (one row per system and category) and, with plots, its PNG."""
-    note = (f"Versions of each query's {versions.documents} document. 'a above b': share of queries whose a version "
-            "ranks above its b version (ties 1/2); 'rank a − b': mean rank difference (negative: a ranked higher; a "
-            "document not retrieved shares the mean of the positions below the list; scores within "
-            f"{versions.tie_tolerance:g} of each other are tied). [low, high]: percentile "
-            "bootstrap intervals over queries. † / ‡ on the female − male rank difference: paired randomisation test "
-            f"of the mean difference (H0: the two versions are exchangeable), {versions.correction} correction over "
-            "the table's tests, p < 0.05 / p < 0.01.")
-    written = write_table(out, "gender_versions", "Ranks of the female, male and neutral versions of the same "
-                          "document (Grep-BiasIR)", versions.rows(), note)
+    note = (
+        f"Versions of each query's {versions.documents} document. 'a above b': share of queries whose a version "
+        "ranks above its b version (ties 1/2); 'rank a − b': mean rank difference (negative: a ranked higher; a "
+        "document not retrieved shares the mean of the positions below the list; scores within "
+        f"{versions.tie_tolerance:g} of each other are tied). [low, high]: percentile "
+        "bootstrap intervals over queries. † / ‡ on the female − male rank difference: paired randomisation test "
+        f"of the mean difference (H0: the two versions are exchangeable), {versions.correction} correction over "
+        "the table's tests, p < 0.05 / p < 0.01."
+    )
+    written = write_table(
+        out,
+        "gender_versions",
+        "Ranks of the female, male and neutral versions of the same document (Grep-BiasIR)",
+        versions.rows(),
+        note,
+    )
     if plots:
         written["gender_versions"] = plot_gender_versions(versions, out / "gender_versions.png")
     return written
 
 
-ANALYSES.register(AnalysisType(
-    "gender_versions", "how each system ranks the female, male and neutral versions of the same document, per query "
-    "category and overall (share ranked above, mean rank difference, intervals, corrected tests)", compute, write,
-    params=(Param("versions_of", str, "relevant", "whose versions are compared: each query's relevant or "
-                  "non-relevant document", choices=("relevant", "non-relevant")),
-            Param("tie_tolerance", float, TIE_TOLERANCE, "scores this close to the next one are tied (Anserini breaks "
-                  "exact ties by document id, subtracting 1e-6 per document)", minimum=0)),
-    needs="a collection with per-document gender labels (kind grepbiasir)",
-    applicable=lambda config: "document_gender" in COLLECTION_KINDS.get(config.collection["kind"]).provides,
-    writes=("gender_versions",)))
+ANALYSES.register(
+    AnalysisType(
+        "gender_versions",
+        "how each system ranks the female, male and neutral versions of the same document, per query "
+        "category and overall (share ranked above, mean rank difference, intervals, corrected tests)",
+        compute,
+        write,
+        params=(
+            Param(
+                "versions_of",
+                str,
+                "relevant",
+                "whose versions are compared: each query's relevant or non-relevant document",
+                choices=("relevant", "non-relevant"),
+            ),
+            Param(
+                "tie_tolerance",
+                float,
+                TIE_TOLERANCE,
+                "scores this close to the next one are tied (Anserini breaks "
+                "exact ties by document id, subtracting 1e-6 per document)",
+                minimum=0,
+            ),
+        ),
+        needs="a collection with per-document gender labels (kind grepbiasir)",
+        applicable=lambda config: "document_gender" in COLLECTION_KINDS.get(config.collection["kind"]).provides,
+        writes=("gender_versions",),
+    )
+)

@@ -97,9 +97,13 @@ class DeltaGap:
     rule: str = "ratio"
 
     def to_dict(self) -> dict:
-        return {"rule": self.rule, "values": {q: _json_number(v) for q, v in self.values.items()},
-                "skipped": self.skipped, "zero_female": self.zero_female,
-                "counts": {q: {k: list(v) for k, v in c.items()} for q, c in self.counts.items()}}
+        return {
+            "rule": self.rule,
+            "values": {q: _json_number(v) for q, v in self.values.items()},
+            "skipped": self.skipped,
+            "zero_female": self.zero_female,
+            "counts": {q: {k: list(v) for k, v in c.items()} for q, c in self.counts.items()},
+        }
 
 
 def _text_source(texts) -> Callable[[str], str]:
@@ -110,8 +114,14 @@ def _text_source(texts) -> Callable[[str], str]:
     raise AnalysisError(f"texts must be a mapping docid -> text or a callable, not {type(texts).__name__}")
 
 
-def delta_gap(system: Run, perfect: Run, texts: Mapping[str, str] | Callable[[str], str],
-              cutoff: Mapping[str, int] | int, words: MentionWords | None = None, rule: str = "ratio") -> DeltaGap:
+def delta_gap(
+    system: Run,
+    perfect: Run,
+    texts: Mapping[str, str] | Callable[[str], str],
+    cutoff: Mapping[str, int] | int,
+    words: MentionWords | None = None,
+    rule: str = "ratio",
+) -> DeltaGap:
     """§4.2.5: Δgap(q) = gap_system(q) − gap_perfect(q) over each list's top K (K per query, e.g. its number of
     relevant documents); positive favours intrinsically male documents, negative female ones (gap_difference).
 
@@ -125,8 +135,10 @@ def delta_gap(system: Run, perfect: Run, texts: Mapping[str, str] | Callable[[st
     if not system:
         raise AnalysisError("delta_gap: the system run is empty")
     if not set(system) & set(perfect):
-        raise AnalysisError(f"delta_gap: the system run shares no query with the perfect run "
-                            f"(e.g. {sorted(system)[0]} vs {sorted(perfect)[0]})")
+        raise AnalysisError(
+            f"delta_gap: the system run shares no query with the perfect run "
+            f"(e.g. {sorted(system)[0]} vs {sorted(perfect)[0]})"
+        )
     words = words or default_mention_words()
     text_of = _text_source(texts)
     labels: dict[str, str] = {}
@@ -150,8 +162,10 @@ def delta_gap(system: Run, perfect: Run, texts: Mapping[str, str] | Callable[[st
         if not retrieved:
             result.skipped.setdefault("nothing_retrieved", []).append(qid)
             continue
-        counts = {"system": _gender_counts([label(d, qid) for d, _ in retrieved]),
-                  "perfect": _gender_counts([label(d, qid) for d, _ in perfect[qid][:k]])}
+        counts = {
+            "system": _gender_counts([label(d, qid) for d, _ in retrieved]),
+            "perfect": _gender_counts([label(d, qid) for d, _ in perfect[qid][:k]]),
+        }
         value = gap_difference(counts["system"], counts["perfect"], rule)
         if value is None:
             result.skipped.setdefault("no_gendered_document", []).append(qid)
@@ -171,8 +185,10 @@ def _bin_edges(bins, values: list[float]) -> tuple[list[float], list[tuple[float
         if bins < 1:
             raise AnalysisError(f"favoured_share_by_bin: bins must be >= 1, not {bins}")
         edges = list(np.linspace(min(values), max(values), bins + 1))
-        spans = [(lo, hi, f"[{lo:.3g}, {hi:.3g}{']' if i == bins - 1 else ')'}")
-                 for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))]
+        spans = [
+            (lo, hi, f"[{lo:.3g}, {hi:.3g}{']' if i == bins - 1 else ')'}")
+            for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))
+        ]
         return edges[1:-1], spans
     inner = [float(e) for e in bins]
     if not inner or any(b <= a for a, b in zip(inner, inner[1:])):
@@ -183,8 +199,12 @@ def _bin_edges(bins, values: list[float]) -> tuple[list[float], list[tuple[float
     return inner, spans
 
 
-def favoured_share_by_bin(delta: Mapping[str, float], g_query: Mapping[str, float | None],
-                          bins: int | Sequence[float] = PAPER_GAP_BIN_EDGES, eps: float = 0.0) -> list[dict]:
+def favoured_share_by_bin(
+    delta: Mapping[str, float],
+    g_query: Mapping[str, float | None],
+    bins: int | Sequence[float] = PAPER_GAP_BIN_EDGES,
+    eps: float = 0.0,
+) -> list[dict]:
     """Fig. 12: per g(q) bin, the share of queries whose Δgap favours male (Δ > eps), female (Δ < -eps) or neither.
 
     bins: inner edges (bins [low, high), the first and last open-ended) or a number of equal-width bins spanning the
@@ -193,14 +213,18 @@ def favoured_share_by_bin(delta: Mapping[str, float], g_query: Mapping[str, floa
     """
     if eps < 0:
         raise AnalysisError(f"favoured_share_by_bin: eps must be >= 0, not {eps!r}")
-    measured = [(qid, g, float(delta[qid])) for qid in sorted(delta)  # ±inf Δgap (f(q) = 0) keeps its sign
-                if (g := finite(g_query.get(qid))) is not None and delta[qid] is not None
-                and not math.isnan(delta[qid])]
+    measured = [
+        (qid, g, float(delta[qid]))
+        for qid in sorted(delta)  # ±inf Δgap (f(q) = 0) keeps its sign
+        if (g := finite(g_query.get(qid))) is not None and delta[qid] is not None and not math.isnan(delta[qid])
+    ]
     if not measured:
         raise AnalysisError(f"favoured_share_by_bin: none of the {len(delta)} queries with a Δgap has a genderedness")
     inner, spans = _bin_edges(bins, [g for _, g, _ in measured])
-    rows: list[dict[str, Any]] = [{"label": label, "low": lo, "high": hi, "n": 0, "n_male": 0, "n_female": 0,
-                                   "n_neither": 0} for lo, hi, label in spans]
+    rows: list[dict[str, Any]] = [
+        {"label": label, "low": lo, "high": hi, "n": 0, "n_male": 0, "n_female": 0, "n_neither": 0}
+        for lo, hi, label in spans
+    ]
     for _, g, d in measured:
         row = rows[bisect.bisect_right(inner, g)]
         row["n"] += 1
@@ -222,19 +246,27 @@ class IntrinsicGender:
     names_source: str = "nltk"
 
     def to_dict(self) -> dict:
-        return {"rule": self.rule, "names": self.names_source,
-                "delta_gap": {name: d.to_dict() for name, d in self.delta_gap.items()}, "shares": self.shares}
+        return {
+            "rule": self.rule,
+            "names": self.names_source,
+            "delta_gap": {name: d.to_dict() for name, d in self.delta_gap.items()},
+            "shares": self.shares,
+        }
 
     def note(self) -> str:
         """What the table rests on: the labelling lists, the gap rule and how many queries needed its f(q) = 0 case."""
-        names = {"nltk": "NLTK's names corpus", "census": "the 1990 US census first names (NLTK's names corpus is "
-                 "not installed)"}.get(self.names_source, self.names_source)
+        names = {
+            "nltk": "NLTK's names corpus",
+            "census": "the 1990 US census first names (NLTK's names corpus is not installed)",
+        }.get(self.names_source, self.names_source)
         text = f"Intrinsic gender from Appendix B's entity words and {names}. "
         if self.rule == "add-one":
             return text + "gap(q) = (m + 1)/(f + 1) (add-one)."
         needed = ", ".join(f"{name} {len(d.zero_female)}" for name, d in self.delta_gap.items())
-        return text + ("gap(q) = m/f; with f(q) = 0 < m(q) gap is +inf (when both lists have f = 0, Δgap takes the "
-                       f"sign of m_sys − m_P). Queries that needed this rule: {needed}.")
+        return text + (
+            "gap(q) = m/f; with f(q) = 0 < m(q) gap is +inf (when both lists have f = 0, Δgap takes the "
+            f"sign of m_sys − m_P). Queries that needed this rule: {needed}."
+        )
 
 
 def compute(experiment, result, options: dict) -> IntrinsicGender:
@@ -244,19 +276,27 @@ def compute(experiment, result, options: dict) -> IntrinsicGender:
     judged = set(result.evaluated_queries)
     cutoff = {q: k for q, k in relevant_counts(result.collection.qrels).items() if q in judged}
     systems = [s.name for s in experiment.config.systems] + [RANDOM]
-    wanted = {d for name in systems + [PERFECT] for q, ranked in result.runs[name].items() if q in cutoff
-              for d, _ in ranked[:cutoff[q]]}
+    wanted = {
+        d
+        for name in systems + [PERFECT]
+        for q, ranked in result.runs[name].items()
+        if q in cutoff
+        for d, _ in ranked[: cutoff[q]]
+    }
     texts = result.collection.texts(wanted)
     words = experiment.mention_words()
     rule = options["gap"]
-    deltas = {name: delta_gap(result.runs[name], result.runs[PERFECT], texts, cutoff, words, rule)
-              for name in systems}
+    deltas = {name: delta_gap(result.runs[name], result.runs[PERFECT], texts, cutoff, words, rule) for name in systems}
     g_query = result.reference_genderedness()
-    return IntrinsicGender(deltas, {name: favoured_share_by_bin(d.values, g_query, bins=options["gap_bins"])
-                                    for name, d in deltas.items()}, rule, words.names_source)
+    return IntrinsicGender(
+        deltas,
+        {name: favoured_share_by_bin(d.values, g_query, bins=options["gap_bins"]) for name, d in deltas.items()},
+        rule,
+        words.names_source,
+    )
 
 
-def gap_shares_figure(shares: dict, columns: int = 2):
+def gap_shares_figure(shares: dict, columns: int = 4):
     """Fig. 12: per system, stacked bars over g(q) bins: % of queries over-representing intrinsically male documents
     (orange, bottom), neither (grey) and female (purple, top); n above each bar, empty bins marked."""
     if not shares:
@@ -265,11 +305,13 @@ def gap_shares_figure(shares: dict, columns: int = 2):
     for ax, (name, rows) in zip(axes, shares.items()):
         positions = np.arange(len(rows))
         bottom = np.zeros(len(rows))
-        for side, colour, label in (("male", MALE_COLOUR, "male favoured"), ("neither", NEUTRAL_COLOUR, "neither"),
-                                    ("female", FEMALE_COLOUR, "female favoured")):
+        for side, colour, label in (
+            ("male", MALE_COLOUR, "male favoured"),
+            ("neither", NEUTRAL_COLOUR, "neither"),
+            ("female", FEMALE_COLOUR, "female favoured"),
+        ):
             heights = np.array([100.0 * (row[side] or 0.0) for row in rows])
-            ax.bar(positions, heights, bottom=bottom, color=colour, width=0.75, label=label, edgecolor="white",
-                   lw=0.5)
+            ax.bar(positions, heights, bottom=bottom, color=colour, width=0.75, label=label, edgecolor="white", lw=0.5)
             bottom += heights
         for x, row in zip(positions, rows):
             ax.text(x, 101, f"n={row['n']}" if row["n"] else "empty", ha="center", va="bottom", fontsize=7)
@@ -278,13 +320,13 @@ def gap_shares_figure(shares: dict, columns: int = 2):
         ax.set_ylabel("queries (%)")
         ax.set_xlabel("$g(q)$ (female > 0)")
         ax.set_title(name, fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))  # a strip on top for the one legend
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False, fontsize=8)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=8)
     return fig
 
 
-def plot_gap_shares(shares: dict, path, columns: int = 2) -> Path:
+def plot_gap_shares(shares: dict, path, columns: int = 4) -> Path:
     """Fig. 12 as a PNG at `path` (gap_shares_figure)."""
     return save_figure(gap_shares_figure(shares, columns), path)
 
@@ -292,8 +334,13 @@ def plot_gap_shares(shares: dict, path, columns: int = 2) -> Path:
 def write(gender: IntrinsicGender, out: Path, plots: bool) -> dict[str, Path]:
     """fig12_intrinsic_gender.{md,csv,json} (one row per system and bin) and, with plots, its PNG."""
     rows = [{"system": system, **row} for system, bins in gender.shares.items() for row in bins]
-    written = write_table(out, "fig12_intrinsic_gender", "Fig. 12: share of queries whose Δgap favours male / female / "
-                          "neither, per g(q) bin", rows, note=gender.note())
+    written = write_table(
+        out,
+        "fig12_intrinsic_gender",
+        "Fig. 12: share of queries whose Δgap favours male / female / neither, per g(q) bin",
+        rows,
+        note=gender.note(),
+    )
     if plots:
         written["fig12"] = plot_gap_shares(gender.shares, out / "fig12_intrinsic_gender.png")
     return written
@@ -305,19 +352,42 @@ def _gap_bins(value, label: str):
         if value < 1:
             raise ParamError(f"{label} must be a positive number of bins or a list of increasing edges, not {value}")
         return value
-    if (isinstance(value, list) and value and all(isinstance(e, (int, float)) and not isinstance(e, bool)
-                                                  for e in value)
-            and all(b > a for a, b in zip(value, value[1:]))):
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in value)
+        and all(b > a for a, b in zip(value, value[1:]))
+    ):
         return [float(e) for e in value]
-    raise ParamError(f"{label} must be a positive number of bins or a list of strictly increasing numbers, "
-                     f"not {value!r}")
+    raise ParamError(
+        f"{label} must be a positive number of bins or a list of strictly increasing numbers, not {value!r}"
+    )
 
 
-ANALYSES.register(AnalysisType(
-    "intrinsic_gender", "Fig. 12: share of queries whose top K over-represents intrinsically male or female "
-    "documents compared with the perfect engine, by g(q) bin", compute, write,
-    params=(Param("gap_bins", object, list(PAPER_GAP_BIN_EDGES), "inner edges of the g(q) bins, or a number of "
-                  "equal-width bins", validator=_gap_bins, range_help="int ≥ 1 or increasing numbers"),
-            Param("gap", str, "ratio", "gap(q): the paper's m/f (ratio; +inf when f = 0 < m) or (m + 1)/(f + 1) "
-                  "(add-one)", choices=GAP_RULES)),
-    writes=("fig12_intrinsic_gender",)))
+ANALYSES.register(
+    AnalysisType(
+        "intrinsic_gender",
+        "Fig. 12: share of queries whose top K over-represents intrinsically male or female "
+        "documents compared with the perfect engine, by g(q) bin",
+        compute,
+        write,
+        params=(
+            Param(
+                "gap_bins",
+                object,
+                list(PAPER_GAP_BIN_EDGES),
+                "inner edges of the g(q) bins, or a number of equal-width bins",
+                validator=_gap_bins,
+                range_help="int ≥ 1 or increasing numbers",
+            ),
+            Param(
+                "gap",
+                str,
+                "ratio",
+                "gap(q): the paper's m/f (ratio; +inf when f = 0 < m) or (m + 1)/(f + 1) (add-one)",
+                choices=GAP_RULES,
+            ),
+        ),
+        writes=("fig12_intrinsic_gender",),
+    )
+)

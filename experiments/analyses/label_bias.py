@@ -16,7 +16,7 @@ from experiments.analyses.common import AnalysisError, correlation, mean_paired_
 from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.effectiveness import correct_p_columns, display_name, marks_note, paired_test
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
+from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, label_points, save_figure
 from experiments.report.tables import write_table
 from gsr.errors import InputError, UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test
@@ -35,8 +35,10 @@ def effectiveness_measure(config, chosen: str | None) -> str:
     measures = [str(m) for m in config.measures]
     if chosen is not None:
         if chosen not in measures:
-            raise AnalysisError(f"label_bias: bias_effectiveness {chosen!r} is not a measure of [evaluation] measures "
-                                f"({', '.join(measures)})")
+            raise AnalysisError(
+                f"label_bias: bias_effectiveness {chosen!r} is not a measure of [evaluation] measures "
+                f"({', '.join(measures)})"
+            )
         return chosen
     return next((m for m in measures if m.startswith("nDCG")), measures[0])
 
@@ -47,7 +49,7 @@ def sweep_group(system) -> tuple[str, str] | None:
     if SEED not in system.sweep:
         return None
     suffix = f" ({', '.join(f'{k}={v}' for k, v in system.sweep.items())})"
-    base = system.name[:-len(suffix)] if system.name.endswith(suffix) else system.name
+    base = system.name[: -len(suffix)] if system.name.endswith(suffix) else system.name
     others = ", ".join(f"{k}={v}" for k, v in system.sweep.items() if k != SEED)
     return (f"{base} ({others})" if others else base), str(system.sweep[SEED])
 
@@ -68,9 +70,15 @@ class LabelBias:
     agreement_rows: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"settings": self.settings, "effectiveness": self.effectiveness, "table": self.rows,
-                "rerankers": self.rerank_rows, "seeds": self.seed_rows, "agreement": self.agreement_rows,
-                "reports": self.reports}
+        return {
+            "settings": self.settings,
+            "effectiveness": self.effectiveness,
+            "table": self.rows,
+            "rerankers": self.rerank_rows,
+            "seeds": self.seed_rows,
+            "agreement": self.agreement_rows,
+            "reports": self.reports,
+        }
 
 
 def _gsr_cells(result, name: str) -> dict:
@@ -78,8 +86,9 @@ def _gsr_cells(result, name: str) -> dict:
     for label, per_system in result.system_gsr.items():
         measured = per_system[name]
         ci = measured.ci.to_list() if measured.ci else [None, None]
-        cells.update({f"GSR ({label})": finite(measured.gsr), f"GSR ({label}) ci low": ci[0],
-                      f"GSR ({label}) ci high": ci[1]})
+        cells.update(
+            {f"GSR ({label})": finite(measured.gsr), f"GSR ({label}) ci low": ci[0], f"GSR ({label}) ci high": ci[1]}
+        )
     return cells
 
 
@@ -95,17 +104,29 @@ def _rerank_rows(result, reports, measure: str, k: int) -> list[dict]:
         row = {"system": system.name, "re-ranks": upstream}
         tests = []
         a, b = result.effectiveness[system.name].per_query[measure], result.effectiveness[upstream].per_query[measure]
-        tests.append((f"Δ {display_name(measure)}", mean_paired_difference(a, b),
-                      paired_test(a, b, config.test, config.resamples, config.seed)))
+        tests.append(
+            (
+                f"Δ {display_name(measure)}",
+                mean_paired_difference(a, b),
+                paired_test(a, b, config.test, config.resamples, config.seed),
+            )
+        )
         for kind in TESTED_MEASURES:
             name = f"{kind}@{k}"
             if name not in reports[system.name].measures:
                 continue
             value_of = per_query_value(name)
-            a, b = ({q.qid: value for q in reports[s].per_query if (value := value_of(q)) is not None}
-                    for s in (system.name, upstream))
-            tests.append((f"Δ {name}", mean_paired_difference(a, b), paired_test(a, b, config.test, config.resamples,
-                                                                            config.seed)))
+            a, b = (
+                {q.qid: value for q in reports[s].per_query if (value := value_of(q)) is not None}
+                for s in (system.name, upstream)
+            )
+            tests.append(
+                (
+                    f"Δ {name}",
+                    mean_paired_difference(a, b),
+                    paired_test(a, b, config.test, config.resamples, config.seed),
+                )
+            )
         for label, per_system in result.system_gsr.items():
             mine, theirs = per_system[system.name], per_system[upstream]
             difference = p = None
@@ -130,8 +151,11 @@ def _agreement_rows(rows: list[dict], systems: set[str], gsr_columns: list[str],
     for gsr in gsr_columns:
         for kind in TESTED_MEASURES:
             name = f"{kind}@{k}"
-            pairs = [(row[name], row[gsr]) for row in rows if row["system"] in systems and row.get(name) is not None
-                     and row.get(gsr) is not None]
+            pairs = [
+                (row[name], row[gsr])
+                for row in rows
+                if row["system"] in systems and row.get(name) is not None and row.get(gsr) is not None
+            ]
             rho, p = correlation("spearman", *zip(*pairs)) if len(pairs) >= 3 else (None, None)
             out.append({"measure": name, "GSR": gsr, "systems": len(pairs), "Spearman ρ": rho, "p": p})
     return out
@@ -169,33 +193,50 @@ def compute(experiment, result, options: dict) -> LabelBias:
     names = [s.name for s in config.systems] + [PERFECT, RANDOM]
     try:
         labels = collection_labels(experiment, options["bias_labels"])
-        reports = bias_of_runs(experiment, {n: result.runs[n] for n in names}, result.evaluated_queries, options,
-                               labels)
+        reports = bias_of_runs(
+            experiment, {n: result.runs[n] for n in names}, result.evaluated_queries, options, labels
+        )
     except InputError as err:
         raise AnalysisError(str(err)) from None
     systems = {s.name: s for s in config.systems}
     rows = []
     for name in names:
         spec = systems.get(name)
-        row = {"system": name, "method": spec.params.get("method") if spec and spec.model == "rerank" else None,
-               "re-ranks": spec.rerank if spec and spec.model == "rerank" else None}
+        row = {
+            "system": name,
+            "method": spec.params.get("method") if spec and spec.model == "rerank" else None,
+            "re-ranks": spec.rerank if spec and spec.model == "rerank" else None,
+        }
         row.update({str(m): result.effectiveness[name].mean(str(m)) for m in config.measures})
         row.update(_gsr_cells(result, name))
         measures = reports[name].measures
-        row.update({f"{kind}@{k}": measures.get(f"{kind}@{k}") for kind in TABLE_MEASURES
-                    if f"{kind}@{k}" in measures})
+        row.update({f"{kind}@{k}": measures.get(f"{kind}@{k}") for kind in TABLE_MEASURES if f"{kind}@{k}" in measures})
         rows.append(row)
     gsr_label = next(iter(result.system_gsr))
     plotted = [f"{kind}@{k}" for kind in PLOTTED_MEASURES if f"{kind}@{k}" in rows[0]] + [f"GSR ({gsr_label})"]
-    points = {panel: [(row["system"], row[panel], row[measure], row["re-ranks"]) for row in rows
-                      if row["system"] in systems and row[panel] is not None and row[measure] is not None]
-              for panel in plotted}
+    points = {
+        panel: [
+            (row["system"], row[panel], row[measure], row["re-ranks"])
+            for row in rows
+            if row["system"] in systems and row[panel] is not None and row[measure] is not None
+        ]
+        for panel in plotted
+    }
     seed_columns = [measure, *plotted[:-1], *(f"GSR ({label})" for label in result.system_gsr)]
     shown = {key: value for key, value in reports[names[0]].settings.items() if key not in ("skipped", "unlabelled")}
     gsr_columns = [f"GSR ({label})" for label in result.system_gsr]
-    return LabelBias(shown, measure, rows, _rerank_rows(result, reports, measure, k),
-                     _seed_rows(config, rows, seed_columns), points, {n: r.to_dict() for n, r in reports.items()},
-                     config.correction, config.test, _agreement_rows(rows, set(systems), gsr_columns, k))
+    return LabelBias(
+        shown,
+        measure,
+        rows,
+        _rerank_rows(result, reports, measure, k),
+        _seed_rows(config, rows, seed_columns),
+        points,
+        {n: r.to_dict() for n, r in reports.items()},
+        config.correction,
+        config.test,
+        _agreement_rows(rows, set(systems), gsr_columns, k),
+    )
 
 
 def axis_meaning(panel: str) -> str:
@@ -225,12 +266,12 @@ def tradeoff_figure(bias: LabelBias, columns: int = 3):
                 ax.plot([ux, x], [uy, y], color=NEUTRAL_COLOUR, lw=0.7, zorder=1)
         plain = [(x, y) for _, x, y, upstream in points if upstream is None]
         reranked = [(x, y) for _, x, y, upstream in points if upstream is not None]
-        for group, marker, colour, label in ((plain, "o", MALE_COLOUR, "system"),
-                                             (reranked, "^", FEMALE_COLOUR, "re-ranked")):
+        for group, marker, colour, label in (
+            (plain, "o", MALE_COLOUR, "system"),
+            (reranked, "^", FEMALE_COLOUR, "re-ranked"),
+        ):
             if group:
                 ax.scatter(*np.array(group).T, marker=marker, s=22, color=colour, zorder=2, label=label)
-        for name, x, y, _ in points:
-            ax.annotate(name, (x, y), fontsize=5, xytext=(2, 2), textcoords="offset points")
         ax.set_title(panel, fontsize=9)
         ax.set_xlabel(f"{panel} ({axis_meaning(panel)})", fontsize=8)
         ax.set_ylabel(display_name(bias.effectiveness), fontsize=8)
@@ -239,6 +280,8 @@ def tradeoff_figure(bias: LabelBias, columns: int = 3):
     if handles:
         axes[0].legend(handles, labels, fontsize=7, loc="best")
     fig.tight_layout()
+    for ax, panel in zip(axes, panels):  # named once the layout is final, where a name covers no other
+        label_points(ax, [(name, x, y) for name, x, y, _ in bias.points[panel]], fontsize=5)
     return fig
 
 
@@ -250,41 +293,92 @@ def plot_tradeoff(bias: LabelBias, path, columns: int = 3) -> Path:
 def note(bias: LabelBias) -> str:
     s = bias.settings
     target = s["target"] if isinstance(s["target"], str) else ", ".join(f"{g} {v:g}" for g, v in s["target"].items())
-    return (f"Labels: {s['labels']}. Cut-off k = {s['k']}; target: {target}; neutral documents: {s['neutral']}; KL in "
-            f"natural log, zeros smoothed to {s['epsilon']:g}; RaB/ARaB magnitudes: {s['rab']} (> 0: male-leaning); "
-            "β = model − target share of female documents (MB mean, SB population standard deviation, MAB mean "
-            "of |β|). Each measure is the mean over the queries where it is defined (lower KL, FSKL, NDKL, MAB: less "
-            "bias). GSR: as in results.md, with its bootstrap interval.")
+    return (
+        f"Labels: {s['labels']}. Cut-off k = {s['k']}; target: {target}; neutral documents: {s['neutral']}; KL in "
+        f"natural log, zeros smoothed to {s['epsilon']:g}; RaB/ARaB magnitudes: {s['rab']} (> 0: male-leaning); "
+        "β = model − target share of female documents (MB mean, SB population standard deviation, MAB mean "
+        "of |β|). Each measure is the mean over the queries where it is defined (lower KL, FSKL, NDKL, MAB: less "
+        "bias). GSR: as in results.md, with its bootstrap interval."
+    )
 
 
 def write(bias: LabelBias, out: Path, plots: bool) -> dict[str, Path]:
     """label_bias.*, label_bias_rerankers.*, label_bias_seeds.* (when seeds were swept), label_bias_agreement.* and
     the trade-off PNG."""
-    written = write_table(out, "label_bias", "GSR and the label-based bias measures, side by side", bias.rows,
-                          note(bias), display=display_name)
+    written = write_table(
+        out,
+        "label_bias",
+        "GSR and the label-based bias measures, side by side",
+        bias.rows,
+        note(bias),
+        display=display_name,
+    )
     if bias.rerank_rows:
-        written.update(write_table(out, "label_bias_rerankers", "Each re-ranker against the run it re-ranks "
-                                   "(mean per-query difference)", bias.rerank_rows,
-                                   "Δ = re-ranked − original. " + marks_note(
-                                       bias.test, bias.correction, "of the per-query differences (GSR: paired "
-                                       "randomisation test of the slopes)")))
+        written.update(
+            write_table(
+                out,
+                "label_bias_rerankers",
+                "Each re-ranker against the run it re-ranks (mean per-query difference)",
+                bias.rerank_rows,
+                "Δ = re-ranked − original. "
+                + marks_note(
+                    bias.test,
+                    bias.correction,
+                    "of the per-query differences (GSR: paired randomisation test of the slopes)",
+                ),
+            )
+        )
     if bias.seed_rows:
-        written.update(write_table(out, "label_bias_seeds", "Randomised re-rankers over seeds: mean and standard "
-                                   "deviation", bias.seed_rows, note(bias)))
+        written.update(
+            write_table(
+                out,
+                "label_bias_seeds",
+                "Randomised re-rankers over seeds: mean and standard deviation",
+                bias.seed_rows,
+                note(bias),
+            )
+        )
     if bias.agreement_rows:
-        written.update(write_table(out, "label_bias_agreement", "Do the label-based measures and GSR rank the systems "
-                                   "alike? (Spearman's ρ across the config's systems)", bias.agreement_rows,
-                                   "Over every system and re-ranker of the config (not the perfect and random "
-                                   "engines); p: two-sided, uncorrected."))
+        written.update(
+            write_table(
+                out,
+                "label_bias_agreement",
+                "Do the label-based measures and GSR rank the systems "
+                "alike? (Spearman's ρ across the config's systems)",
+                bias.agreement_rows,
+                "Over every system and re-ranker of the config (not the perfect and random "
+                "engines); p: two-sided, uncorrected.",
+            )
+        )
     if plots:
         written["label_bias_tradeoff"] = plot_tradeoff(bias, out / "label_bias_tradeoff.png")
     return written
 
 
-ANALYSES.register(AnalysisType(
-    "label_bias", "GSR beside the label-based bias measures (KL bias, NDKL, β with MB/SB/MAB, RaB/ARaB) for every "
-    "system and re-ranker; re-rankers tested against the run they re-rank; the effectiveness/bias trade-off plot",
-    compute, write, params=(*BIAS_PARAMS, Param("bias_effectiveness", str, None, "the trade-off plot's effectiveness "
-                                                "measure (default: the first nDCG of [evaluation] measures)")),
-    default=False, needs="switched on (label_bias = true): it labels every document of the collection",
-    writes=("label_bias", "label_bias_rerankers", "label_bias_seeds", "label_bias_agreement", "label_bias_tradeoff")))
+ANALYSES.register(
+    AnalysisType(
+        "label_bias",
+        "GSR beside the label-based bias measures (KL bias, NDKL, β with MB/SB/MAB, RaB/ARaB) for every "
+        "system and re-ranker; re-rankers tested against the run they re-rank; the effectiveness/bias trade-off plot",
+        compute,
+        write,
+        params=(
+            *BIAS_PARAMS,
+            Param(
+                "bias_effectiveness",
+                str,
+                None,
+                "the trade-off plot's effectiveness measure (default: the first nDCG of [evaluation] measures)",
+            ),
+        ),
+        default=False,
+        needs="switched on (label_bias = true): it labels every document of the collection",
+        writes=(
+            "label_bias",
+            "label_bias_rerankers",
+            "label_bias_seeds",
+            "label_bias_agreement",
+            "label_bias_tradeoff",
+        ),
+    )
+)

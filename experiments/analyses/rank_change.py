@@ -40,8 +40,12 @@ def _pairs(n: int) -> int:
     return n * (n - 1) // 2
 
 
-def kendall_tau_distance(before: Sequence[str] | Sequence[tuple[str, float]],
-                         after: Sequence[str] | Sequence[tuple[str, float]], depth: int = 100, p: float = 0.5) -> float:
+def kendall_tau_distance(
+    before: Sequence[str] | Sequence[tuple[str, float]],
+    after: Sequence[str] | Sequence[tuple[str, float]],
+    depth: int = 100,
+    p: float = 0.5,
+) -> float:
     """Fig. 10's Kendall tau distance: Fagin et al.'s (2003) K^(p) between two top-`depth` lists, normalised to [0, 1].
 
     Over every pair of documents in the union of the two lists, K^(p) charges 1 when both lists hold both documents
@@ -59,12 +63,12 @@ def kendall_tau_distance(before: Sequence[str] | Sequence[tuple[str, float]],
     a, b = _top(before, depth, "before"), _top(after, depth, "after")
     pos_a = {d: i for i, d in enumerate(a)}
     pos_b = {d: i for i, d in enumerate(b)}
-    common_in_a = np.array([pos_a[d] for d in a if d in pos_b])            # ascending
+    common_in_a = np.array([pos_a[d] for d in a if d in pos_b])  # ascending
     common_in_b = np.array(sorted(pos_b[d] for d in b if d in pos_a))
     only_a = [pos_a[d] for d in a if d not in pos_b]
     only_b = [pos_b[d] for d in b if d not in pos_a]
     c, na, nb = len(common_in_a), len(only_a), len(only_b)
-    order_in_b = np.array([pos_b[d] for d in a if d in pos_b])             # shared documents in a's order
+    order_in_b = np.array([pos_b[d] for d in a if d in pos_b])  # shared documents in a's order
     discordant = int(np.triu(order_in_b[:, None] > order_in_b[None, :], 1).sum()) if c > 1 else 0
     # A document missing from b that a ranks above a shared one: b implicitly ranks it below, so the pair flips.
     flipped_a = sum(c - int(np.searchsorted(common_in_a, i)) for i in only_a)
@@ -101,16 +105,25 @@ class RankChange:
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(|g(q)|, distance) of every measured query."""
-        return (np.array([q.abs_g for q in self.points], dtype=float),
-                np.array([q.distance for q in self.points], dtype=float))
+        return (
+            np.array([q.abs_g for q in self.points], dtype=float),
+            np.array([q.distance for q in self.points], dtype=float),
+        )
 
     def to_dict(self) -> dict:
-        return {"r": self.r, "p_value": self.p_value, "n": self.n, "depth": self.depth, "skipped": self.skipped,
-                "per_query": [vars(q).copy() for q in self.points]}
+        return {
+            "r": self.r,
+            "p_value": self.p_value,
+            "n": self.n,
+            "depth": self.depth,
+            "skipped": self.skipped,
+            "per_query": [vars(q).copy() for q in self.points],
+        }
 
 
-def rank_change_by_genderedness(before: Run, after: Run, g_query: Mapping[str, float | None], depth: int = 100,
-                                p: float = 0.5) -> RankChange:
+def rank_change_by_genderedness(
+    before: Run, after: Run, g_query: Mapping[str, float | None], depth: int = 100, p: float = 0.5
+) -> RankChange:
     """Fig. 10: per query, |g(q)| against the Kendall tau distance of its top-`depth` lists before and after debiasing.
 
     Queries without a genderedness (None, NaN or absent from g_query) or with an empty or missing list in either run
@@ -136,7 +149,6 @@ def rank_change_by_genderedness(before: Run, after: Run, g_query: Mapping[str, f
     return RankChange(points, r, p_value, depth, skipped)
 
 
-
 @dataclass
 class RankChanges:
     """Fig. 10 for every debiased system: its RankChange against the same system with regular embeddings."""
@@ -150,9 +162,15 @@ class RankChanges:
 def compute(experiment, result, options: dict) -> RankChanges:
     """Each debiased variant's top lists against its regular system's, by the first measuring embedding's g(q)."""
     g_query = result.reference_genderedness()
-    return RankChanges({spec.name: rank_change_by_genderedness(result.runs[spec.base_system], result.runs[spec.name],
-                                                               g_query, depth=options["rank_depth"])
-                        for spec in experiment.config.systems if spec.base_system})
+    return RankChanges(
+        {
+            spec.name: rank_change_by_genderedness(
+                result.runs[spec.base_system], result.runs[spec.name], g_query, depth=options["rank_depth"]
+            )
+            for spec in experiment.config.systems
+            if spec.base_system
+        }
+    )
 
 
 def rank_change_figure(changes: dict, columns: int = 3):
@@ -163,11 +181,13 @@ def rank_change_figure(changes: dict, columns: int = 3):
     fig, axes = panel_grid(len(changes), columns, 3.6, 3.3)
     for ax, (name, change) in zip(axes, changes.items()):
         x, y = change.arrays()
-        ax.scatter(x, y, s=12, c=gender_colours([q.g_query for q in change.points]), alpha=0.7, edgecolor="none",
-                   zorder=2)
+        ax.scatter(
+            x, y, s=12, c=gender_colours([q.g_query for q in change.points]), alpha=0.7, edgecolor="none", zorder=2
+        )
         fit_line(ax, x, y)
-        ax.set_title(f"{name}: {coefficient_text('r', change.r)}, {format_p(change.p_value)} (n = {change.n})",
-                     fontsize=9)
+        ax.set_title(
+            f"{name}: {coefficient_text('r', change.r)}, {format_p(change.p_value)} (n = {change.n})", fontsize=9
+        )
         ax.set_xlabel("$|g(q)|$")
         ax.set_ylabel(f"Kendall $\\tau$ distance, top {change.depth}")
         ax.set_xlim(left=0)
@@ -184,19 +204,38 @@ def plot_rank_change(changes: dict, path, columns: int = 3) -> Path:
 
 def write(changes: RankChanges, out: Path, plots: bool) -> dict[str, Path]:
     """fig10_rank_change.{md,csv,json} (one row per debiased system) and, with plots, fig10_rank_change.png."""
-    rows = [{"system": name, "queries": c.n, "mean tau distance": float(np.mean([q.distance for q in c.points])),
-             "pearson r": c.r, "p": c.p_value} for name, c in changes.systems.items()]
+    rows = [
+        {
+            "system": name,
+            "queries": c.n,
+            "mean tau distance": float(np.mean([q.distance for q in c.points])),
+            "pearson r": c.r,
+            "p": c.p_value,
+        }
+        for name, c in changes.systems.items()
+    ]
     depth = next(iter(changes.systems.values())).depth
-    written = write_table(out, "fig10_rank_change", f"Fig. 10: Kendall τ distance of the top-{depth} before and "
-                          "after debiasing vs |g(q)|", rows)
+    written = write_table(
+        out,
+        "fig10_rank_change",
+        f"Fig. 10: Kendall τ distance of the top-{depth} before and after debiasing vs |g(q)|",
+        rows,
+    )
     if plots:
         written["fig10"] = plot_rank_change(changes.systems, out / "fig10_rank_change.png")
     return written
 
 
-ANALYSES.register(AnalysisType(
-    "rank_change", "Fig. 10: Kendall τ distance between each system's rankings before and after debiasing, "
-    "against the query's absolute genderedness", compute, write,
-    params=(Param("rank_depth", int, 100, "top documents compared (Fig. 10)", minimum=1),),
-    needs="[debias] variants", applicable=lambda config: bool(config.debias_variants),
-    writes=("fig10_rank_change",)))
+ANALYSES.register(
+    AnalysisType(
+        "rank_change",
+        "Fig. 10: Kendall τ distance between each system's rankings before and after debiasing, "
+        "against the query's absolute genderedness",
+        compute,
+        write,
+        params=(Param("rank_depth", int, 100, "top documents compared (Fig. 10)", minimum=1),),
+        needs="[debias] variants",
+        applicable=lambda config: bool(config.debias_variants),
+        writes=("fig10_rank_change",),
+    )
+)

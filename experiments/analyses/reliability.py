@@ -10,7 +10,7 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, coefficient_text, correlation, fit_line, gender_colours
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.report.plots import FEMALE_COLOUR, format_p, new_figure, save_figure
+from experiments.report.plots import FEMALE_COLOUR, format_p, label_points, new_figure, prune_end_ticks, save_figure
 from experiments.report.tables import write_table
 from gsr.infra.numeric import finite
 
@@ -31,13 +31,21 @@ class Agreement:
         return len(self.points)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        return (np.array([a for _, a, _ in self.points], dtype=float),
-                np.array([b for _, _, b in self.points], dtype=float))
+        return (
+            np.array([a for _, a, _ in self.points], dtype=float),
+            np.array([b for _, _, b in self.points], dtype=float),
+        )
 
     def to_dict(self) -> dict:
-        return {"method": self.method, "coefficient": self.coefficient, "p_value": self.p_value, "n": self.n,
-                "names": list(self.names), "skipped": self.skipped,
-                "points": [{"key": k, self.names[0]: a, self.names[1]: b} for k, a, b in self.points]}
+        return {
+            "method": self.method,
+            "coefficient": self.coefficient,
+            "p_value": self.p_value,
+            "n": self.n,
+            "names": list(self.names),
+            "skipped": self.skipped,
+            "points": [{"key": k, self.names[0]: a, self.names[1]: b} for k, a, b in self.points],
+        }
 
 
 def _agreement(method: str, a: Mapping[str, float | None], b: Mapping[str, float | None], names, what: str):
@@ -49,23 +57,25 @@ def _agreement(method: str, a: Mapping[str, float | None], b: Mapping[str, float
         else:
             points.append((key, va, vb))
     if not points:
-        raise AnalysisError(f"{what}: no key has a value under both {names[0]} and {names[1]} "
-                            f"({len(a)} and {len(b)} keys given)")
+        raise AnalysisError(
+            f"{what}: no key has a value under both {names[0]} and {names[1]} ({len(a)} and {len(b)} keys given)"
+        )
     coefficient, p_value = correlation(method, [v for _, v, _ in points], [v for _, _, v in points])
     return Agreement(method, coefficient, p_value, points, skipped, tuple(names))
 
 
-def query_genderedness_agreement(g_a: Mapping[str, float | None], g_b: Mapping[str, float | None],
-                                 names: tuple[str, str] = ("a", "b")) -> Agreement:
+def query_genderedness_agreement(
+    g_a: Mapping[str, float | None], g_b: Mapping[str, float | None], names: tuple[str, str] = ("a", "b")
+) -> Agreement:
     """Fig. 11: Pearson's r between g(q) measured with two embeddings, over queries measured by both."""
     return _agreement("pearson", g_a, g_b, names, "query genderedness agreement")
 
 
-def system_ranking_agreement(gsr_a: Mapping[str, float | None], gsr_b: Mapping[str, float | None],
-                             names: tuple[str, str] = ("a", "b")) -> Agreement:
+def system_ranking_agreement(
+    gsr_a: Mapping[str, float | None], gsr_b: Mapping[str, float | None], names: tuple[str, str] = ("a", "b")
+) -> Agreement:
     """§4.2.4 (Table 2): Spearman's rho between systems' GSR measured with two embeddings."""
     return _agreement("spearman", gsr_a, gsr_b, names, "system ranking agreement")
-
 
 
 @dataclass
@@ -76,8 +86,10 @@ class Reliability:
     system_ranking: Agreement
 
     def to_dict(self) -> dict:
-        return {"query_genderedness": self.query_genderedness.to_dict(),
-                "system_ranking": self.system_ranking.to_dict()}
+        return {
+            "query_genderedness": self.query_genderedness.to_dict(),
+            "system_ranking": self.system_ranking.to_dict(),
+        }
 
 
 def compute(experiment, result, options: dict) -> Reliability:
@@ -89,8 +101,12 @@ def compute(experiment, result, options: dict) -> Reliability:
     systems = [s.name for s in experiment.config.systems] + [PERFECT]
     return Reliability(
         query_genderedness_agreement(result.query_genderedness[a], result.query_genderedness[b], names=(a, b)),
-        system_ranking_agreement({s: result.system_gsr[a][s].gsr for s in systems},
-                                 {s: result.system_gsr[b][s].gsr for s in systems}, names=(a, b)))
+        system_ranking_agreement(
+            {s: result.system_gsr[a][s].gsr for s in systems},
+            {s: result.system_gsr[b][s].gsr for s in systems},
+            names=(a, b),
+        ),
+    )
 
 
 def reliability_figure(query_agreement, ranking_agreement):
@@ -102,6 +118,7 @@ def reliability_figure(query_agreement, ranking_agreement):
     fig = new_figure(4.4 * len(panels) + 0.4, 4.2)
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     for ax, agreement in zip(axes, panels):
+        prune_end_ticks(ax)
         x, y = agreement.arrays()
         a_name, b_name = agreement.names
         if agreement is query_agreement:
@@ -113,8 +130,6 @@ def reliability_figure(query_agreement, ranking_agreement):
             title = f"queries: Pearson's {coefficient_text('r', agreement.coefficient)}"
         else:
             ax.scatter(x, y, s=28, color=FEMALE_COLOUR, edgecolor="black", lw=0.5, zorder=2)
-            for key, xa, yb in agreement.points:
-                ax.annotate(str(key), (xa, yb), xytext=(3, 3), textcoords="offset points", fontsize=7)
             ax.set_xlabel(f"GSR, {a_name}")
             ax.set_ylabel(f"GSR, {b_name}")
             rho = coefficient_text(r"$\rho$", agreement.coefficient)
@@ -123,6 +138,8 @@ def reliability_figure(query_agreement, ranking_agreement):
         ax.set_title(f"{title}, {format_p(agreement.p_value)} (n = {agreement.n})", fontsize=9)
         ax.grid(alpha=0.25)
     fig.tight_layout()
+    if ranking_agreement is not None:  # named once the layout is final, where a name covers no other
+        label_points(axes[-1], [(str(key), xa, yb) for key, xa, yb in ranking_agreement.points], fontsize=7)
     return fig
 
 
@@ -134,18 +151,35 @@ def plot_reliability(query_agreement, ranking_agreement, path) -> Path:
 def write(reliability: Reliability, out: Path, plots: bool) -> dict[str, Path]:
     """fig11_reliability.{md,csv,json} (the two coefficients) and, with plots, fig11_reliability.png."""
     queries, ranking = reliability.query_genderedness, reliability.system_ranking
-    rows = [{"agreement": "g(q), Pearson r", "coefficient": queries.coefficient, "p": queries.p_value, "n": queries.n},
-            {"agreement": "system ranking by GSR, Spearman ρ", "coefficient": ranking.coefficient,
-             "p": ranking.p_value, "n": ranking.n}]
-    written = write_table(out, "fig11_reliability", "Fig. 11: reliability across measuring embeddings "
-                          f"({' vs '.join(queries.names)})", rows)
+    rows = [
+        {"agreement": "g(q), Pearson r", "coefficient": queries.coefficient, "p": queries.p_value, "n": queries.n},
+        {
+            "agreement": "system ranking by GSR, Spearman ρ",
+            "coefficient": ranking.coefficient,
+            "p": ranking.p_value,
+            "n": ranking.n,
+        },
+    ]
+    written = write_table(
+        out,
+        "fig11_reliability",
+        f"Fig. 11: reliability across measuring embeddings ({' vs '.join(queries.names)})",
+        rows,
+    )
     if plots:
         written["fig11"] = plot_reliability(queries, ranking, out / "fig11_reliability.png")
     return written
 
 
-ANALYSES.register(AnalysisType(
-    "reliability", "Fig. 11: Pearson r of g(q) and Spearman ρ of the GSR of Table 2's rows (every system and variant, "
-    "and the perfect engine) under two measuring embeddings",
-    compute, write, needs="two measuring embeddings ([gsr] measuring)",
-    applicable=lambda config: len(config.measuring) >= 2, writes=("fig11_reliability",)))
+ANALYSES.register(
+    AnalysisType(
+        "reliability",
+        "Fig. 11: Pearson r of g(q) and Spearman ρ of the GSR of Table 2's rows (every system and variant, "
+        "and the perfect engine) under two measuring embeddings",
+        compute,
+        write,
+        needs="two measuring embeddings ([gsr] measuring)",
+        applicable=lambda config: len(config.measuring) >= 2,
+        writes=("fig11_reliability",),
+    )
+)

@@ -23,5 +23,13 @@ from experiments.collections.base import (  # noqa: E402  (after the kinds are r
 )
 from experiments.collections.files import read_beir_qrels  # noqa: E402
 
-__all__ = ["Collection", "canonical_documents", "check_consistency", "collection_docids", "export_collection",
-           "load_collection", "read_beir_qrels", "read_texts"]
+__all__ = [
+    "Collection",
+    "canonical_documents",
+    "check_consistency",
+    "collection_docids",
+    "export_collection",
+    "load_collection",
+    "read_beir_qrels",
+    "read_texts",
+]

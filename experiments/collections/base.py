@@ -85,8 +85,10 @@ def source_key(paths: Iterable[Path], *extra) -> str:
 def _write_canonical(documents: Iterable[tuple[str, str]], folder: Path) -> None:
     digest = hashlib.sha256()
     seen: set[str] = set()
-    with open(folder / "documents.jsonl", "w", encoding="utf-8") as out, \
-            progress(desc="converting the collection", unit="doc", unit_scale=True) as bar:
+    with (
+        open(folder / "documents.jsonl", "w", encoding="utf-8") as out,
+        progress(desc="converting the collection", unit="doc", unit_scale=True) as bar,
+    ):
         for n, (docid, text) in enumerate(documents, start=1):
             checked_document_id(docid, f"document {n} of the collection")
             if docid in seen:
@@ -106,8 +108,7 @@ def canonical_documents(source: str, documents: Callable[[], Iterable[tuple[str,
 
     Duplicate document ids are an error: qrels and runs could not tell the copies apart.
     """
-    folder, _ = cached_folder(collections_cache() / source,
-                              lambda staging: _write_canonical(documents(), staging))
+    folder, _ = cached_folder(collections_cache() / source, lambda staging: _write_canonical(documents(), staging))
     return folder / "documents.jsonl", (folder / "documents.sha256").read_text(encoding="utf-8").strip()
 
 
@@ -129,8 +130,9 @@ def read_topics(value: str, field: str = "title") -> dict[str, str]:
     from gsr.io.records import IRDS_PREFIX
     from gsr.io.topics import read_queries
 
-    return as_queries(value, field) if value.startswith(IRDS_PREFIX) else read_queries(topics_path(value, "topics"),
-                                                                                        field)
+    return (
+        as_queries(value, field) if value.startswith(IRDS_PREFIX) else read_queries(topics_path(value, "topics"), field)
+    )
 
 
 def read_judgments(value: str) -> Qrels:
@@ -139,7 +141,11 @@ def read_judgments(value: str) -> Qrels:
     from gsr.io.qrels import read_qrels
     from gsr.io.records import IRDS_PREFIX
 
-    return as_qrels(value) if value.startswith(IRDS_PREFIX) else read_qrels(topics_path(value, "qrels"))
+    if value.startswith(IRDS_PREFIX):
+        qrels = as_qrels(value)
+        assert qrels is not None  # only None becomes None
+        return qrels
+    return read_qrels(topics_path(value, "qrels"))
 
 
 def pyserini_cache_file(name: str) -> Path:
@@ -181,25 +187,35 @@ def check_consistency(collection: Collection) -> None:
     known = judged_ids & docids
     if not known:
         example = next(iter(sorted(judged_ids)))
-        raise InputError(f"collection {collection.name}: none of the {len(judged_ids):,} judged document ids is in "
-                         f"the documents (e.g. {example}); do the qrels belong to this collection?")
+        raise InputError(
+            f"collection {collection.name}: none of the {len(judged_ids):,} judged document ids is in "
+            f"the documents (e.g. {example}); do the qrels belong to this collection?"
+        )
     if len(known) < len(judged_ids):
-        collection.notes.append(f"{len(judged_ids) - len(known):,} of {len(judged_ids):,} judged documents are not in "
-                                "the collection (counted as not retrieved)")
+        collection.notes.append(
+            f"{len(judged_ids) - len(known):,} of {len(judged_ids):,} judged documents are not in "
+            "the collection (counted as not retrieved)"
+        )
     if not set(collection.qrels) & set(collection.queries):
-        raise InputError(f"collection {collection.name}: no topic id appears in the qrels "
-                         f"(topics e.g. {sorted(collection.queries)[:3]}, qrels e.g. {sorted(collection.qrels)[:3]})")
+        raise InputError(
+            f"collection {collection.name}: no topic id appears in the qrels "
+            f"(topics e.g. {sorted(collection.queries)[:3]}, qrels e.g. {sorted(collection.qrels)[:3]})"
+        )
     if collection.folds is not None:  # the neural rankers would keep their upstream run's order for any other topic
         covered = {q for fold in collection.folds for q in fold}
         uncovered = [q for q in collection.judged_queries() if q not in covered]
         if uncovered:
-            raise InputError(f"collection {collection.name}: the folds leave out {len(uncovered)} judged topics "
-                             f"({', '.join(uncovered[:10])}{' …' if len(uncovered) > 10 else ''}); every judged topic "
-                             "must be in one fold, or the neural rankers would measure those with their upstream run")
+            raise InputError(
+                f"collection {collection.name}: the folds leave out {len(uncovered)} judged topics "
+                f"({', '.join(uncovered[:10])}{' …' if len(uncovered) > 10 else ''}); every judged topic "
+                "must be in one fold, or the neural rankers would measure those with their upstream run"
+            )
     unjudged = collection.unjudged_queries()
     if unjudged:
-        collection.notes.append(f"{len(unjudged)} topics have no relevant judgment and are left out of every "
-                                f"average: {', '.join(unjudged[:20])}{' …' if len(unjudged) > 20 else ''}")
+        collection.notes.append(
+            f"{len(unjudged)} topics have no relevant judgment and are left out of every "
+            f"average: {', '.join(unjudged[:20])}{' …' if len(unjudged) > 20 else ''}"
+        )
 
 
 _DOCIDS: dict[tuple[str, int], set[str]] = {}
@@ -244,5 +260,6 @@ def export_collection(name: str, out: Path) -> dict[str, Path]:
     return paths
 
 
-TOY_ENGINES = {toy: {"S": "stereotypical.run", "CS": "counter-stereotypical.run", "N": "neutral.run"}
-               for toy in ("toy1", "toy2")}
+TOY_ENGINES = {
+    toy: {"S": "stereotypical.run", "CS": "counter-stereotypical.run", "N": "neutral.run"} for toy in ("toy1", "toy2")
+}

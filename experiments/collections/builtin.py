@@ -27,8 +27,7 @@ def demo_files():
 
 def load_demo(spec: dict) -> Collection:
     files = demo_files()
-    documents, key = canonical_documents(f"demo-{files.documents.parent.name}",
-                                         lambda: iter_documents(files.documents))
+    documents, key = canonical_documents(f"demo-{files.documents.parent.name}", lambda: iter_documents(files.documents))
     return Collection("demo", documents, read_tsv_queries(files.topics), read_qrels(files.qrels), key)
 
 
@@ -38,13 +37,20 @@ def load_toy(spec: dict) -> Collection:
     toy = toys.toy1() if spec["kind"] == "toy1" else toys.toy2()
     source = content_key(toy.name, sorted(toy.documents.items()))
     documents, key = canonical_documents(f"{toy.name}-{source}", lambda: toy.documents.items())
-    return Collection(toy.name, documents, dict(toy.queries), toy.qrels("N"), key,
-                      notes=[f"{toy.name}: every document of engine N (stereotypical and counter-stereotypical) "
-                             "is relevant"])
+    return Collection(
+        toy.name,
+        documents,
+        dict(toy.queries),
+        toy.qrels("N"),
+        key,
+        notes=[f"{toy.name}: every document of engine N (stereotypical and counter-stereotypical) is relevant"],
+    )
 
 
-COLLECTION_KINDS.register(CollectionKind(
-    "demo", "the generated demo collection: 20,000 documents, 250 queries with planted stereotypes", load_demo))
+COLLECTION_KINDS.register(
+    CollectionKind(
+        "demo", "the generated demo collection: 20,000 documents, 250 queries with planted stereotypes", load_demo
+    )
+)
 COLLECTION_KINDS.register(CollectionKind("toy1", "§3.4's toy collection: 'The <person> is a <job>'", load_toy))
-COLLECTION_KINDS.register(CollectionKind("toy2", "§4.1's synthetic collection: 'The <job> is <adjective>'",
-                                         load_toy))
+COLLECTION_KINDS.register(CollectionKind("toy2", "§4.1's synthetic collection: 'The <job> is <adjective>'", load_toy))

@@ -8,7 +8,6 @@ from experiments.collections.base import Collection, canonical_documents, read_j
 from experiments.registry import COLLECTION_KINDS, CollectionKind
 from gsr.documents.irds import IrdsDocuments
 from gsr.infra.store import content_key
-from gsr.io.convert import as_qrels
 from gsr.io.records import IRDS_PREFIX
 
 
@@ -22,7 +21,7 @@ def load_ir_datasets(spec: dict) -> Collection:
     for query in dataset.queries_iter():
         text = getattr(query, field_name, None) if field_name else None
         queries[query.query_id] = text if text is not None else query.default_text()
-    return Collection(spec.get("name", name), documents, queries, as_qrels(f"{IRDS_PREFIX}{name}"), key)
+    return Collection(spec.get("name", name), documents, queries, read_judgments(f"{IRDS_PREFIX}{name}"), key)
 
 
 def load_lucene_index(spec: dict) -> Collection:
@@ -30,17 +29,31 @@ def load_lucene_index(spec: dict) -> Collection:
 
     index = Path(spec["index"])
     # "sgml-text-2": texts of the reader that reads raw SGML as gsr.sgml reads the files
-    documents, key = canonical_documents(f"lucene-{source_key([index], 'sgml-text-2')}",
-                                         lambda: stored_documents(index))
+    documents, key = canonical_documents(
+        f"lucene-{source_key([index], 'sgml-text-2')}", lambda: stored_documents(index)
+    )
     queries = read_topics(spec["topics"], spec.get("topic_field", "title"))
     qrels = read_judgments(spec["qrels"])
     return Collection(spec.get("name", index.name), documents, queries, qrels, key)
 
 
-COLLECTION_KINDS.register(CollectionKind(
-    "ir_datasets", "an ir_datasets dataset (e.g. disks45/nocr/trec-robust-2004, with its files where ir_datasets "
-    "expects them)", load_ir_datasets, required=("dataset",), optional=("topic_field", "folds"), path_keys=("folds",)))
-COLLECTION_KINDS.register(CollectionKind(
-    "lucene-index", "an Anserini/Pyserini index built with stored raw text or contents", load_lucene_index,
-    required=("index", "topics", "qrels"), optional=("topic_field", "folds"),
-    path_keys=("index", "topics", "qrels", "folds")))
+COLLECTION_KINDS.register(
+    CollectionKind(
+        "ir_datasets",
+        "an ir_datasets dataset (e.g. disks45/nocr/trec-robust-2004, with its files where ir_datasets expects them)",
+        load_ir_datasets,
+        required=("dataset",),
+        optional=("topic_field", "folds"),
+        path_keys=("folds",),
+    )
+)
+COLLECTION_KINDS.register(
+    CollectionKind(
+        "lucene-index",
+        "an Anserini/Pyserini index built with stored raw text or contents",
+        load_lucene_index,
+        required=("index", "topics", "qrels"),
+        optional=("topic_field", "folds"),
+        path_keys=("index", "topics", "qrels", "folds"),
+    )
+)

@@ -19,8 +19,9 @@ def load_files(spec: dict) -> Collection:
     source = open_documents(spec["documents"])  # any form gsr reads: files, folders, indexes, irds:NAME
     documents, key = canonical_documents(f"files-{source.version()}", lambda: iter(source))
     queries = read_topics(spec["topics"], spec.get("topic_field", "title"))
-    return Collection(spec.get("name", Path(spec["documents"]).stem), documents, queries,
-                      read_judgments(spec["qrels"]), key)
+    return Collection(
+        spec.get("name", Path(spec["documents"]).stem), documents, queries, read_judgments(spec["qrels"]), key
+    )
 
 
 def read_beir_qrels(path: Path) -> Qrels:
@@ -33,7 +34,9 @@ def read_beir_qrels(path: Path) -> Qrels:
         if not line.strip():
             continue
         if len(parts) != 3:
-            raise InputError(f"{path}:{lineno}: expected 'query-id<TAB>corpus-id<TAB>score', found {len(parts)} columns")
+            raise InputError(
+                f"{path}:{lineno}: expected 'query-id<TAB>corpus-id<TAB>score', found {len(parts)} columns"
+            )
         where = f"{path}:{lineno}"
         add_judgment(qrels, parts[0].strip(), parts[1].strip(), relevance_grade(parts[2].strip(), where), where)
     if not qrels:
@@ -44,7 +47,11 @@ def read_beir_qrels(path: Path) -> Qrels:
 def load_beir(spec: dict) -> Collection:
     folder = Path(spec["path"])
     split = spec.get("split", "test")
-    corpus, queries_file, qrels_file = folder / "corpus.jsonl", folder / "queries.jsonl", folder / "qrels" / f"{split}.tsv"
+    corpus, queries_file, qrels_file = (
+        folder / "corpus.jsonl",
+        folder / "queries.jsonl",
+        folder / "qrels" / f"{split}.tsv",
+    )
     for path in (corpus, queries_file, qrels_file):
         if not path.exists():
             raise InputError(f"{path}: no such file (BEIR layout: corpus.jsonl, queries.jsonl, qrels/{split}.tsv)")
@@ -54,11 +61,24 @@ def load_beir(spec: dict) -> Collection:
     return Collection(spec.get("name", folder.name), documents, queries, qrels, key)
 
 
-COLLECTION_KINDS.register(CollectionKind(
-    "files", "documents in any form gsr reads (JSONL or TSV, maybe .gz; TREC SGML; a Lucene index; irds:NAME), "
-    "TREC/TSV/JSONL topics and TREC qrels", load_files,
-    required=("documents", "topics", "qrels"), optional=("topic_field", "folds"),
-    path_keys=("documents", "topics", "qrels", "folds")))
-COLLECTION_KINDS.register(CollectionKind(
-    "beir", "a BEIR folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv", load_beir, required=("path",),
-    optional=("split",), path_keys=("path",)))
+COLLECTION_KINDS.register(
+    CollectionKind(
+        "files",
+        "documents in any form gsr reads (JSONL or TSV, maybe .gz; TREC SGML; a Lucene index; irds:NAME), "
+        "TREC/TSV/JSONL topics and TREC qrels",
+        load_files,
+        required=("documents", "topics", "qrels"),
+        optional=("topic_field", "folds"),
+        path_keys=("documents", "topics", "qrels", "folds"),
+    )
+)
+COLLECTION_KINDS.register(
+    CollectionKind(
+        "beir",
+        "a BEIR folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv",
+        load_beir,
+        required=("path",),
+        optional=("split",),
+        path_keys=("path",),
+    )
+)

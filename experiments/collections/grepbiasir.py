@@ -26,8 +26,9 @@ def _rows(path: Path, columns: tuple[str, ...]):
     try:
         handle = open(path, encoding="utf-8-sig", newline="")
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file (Grep-BiasIR's {QUERIES_FILE} and {DOCUMENTS_GLOB} files are "
-                         "expected in the folder)") from None
+        raise InputError(
+            f"{path}: no such file (Grep-BiasIR's {QUERIES_FILE} and {DOCUMENTS_GLOB} files are expected in the folder)"
+        ) from None
     with handle:
         reader = csv.DictReader(handle)
         missing = [c for c in columns if c not in (reader.fieldnames or [])]
@@ -82,16 +83,34 @@ def read_grepbiasir(folder: Path):
 def load_grepbiasir(spec: dict) -> Collection:
     folder = Path(spec["path"])
     if not folder.is_dir():
-        raise InputError(f"{folder}: no such folder (download Grep-BiasIR from https://github.com/KlaraKrieg/"
-                         "GrepBiasIR and give its folder as collection.path)")
+        raise InputError(
+            f"{folder}: no such folder (download Grep-BiasIR from https://github.com/KlaraKrieg/"
+            "GrepBiasIR and give its folder as collection.path)"
+        )
     queries, categories, texts, genders, qrels, notes = read_grepbiasir(folder)
     key_source = sorted(folder.glob("*.csv"))
     documents, key = canonical_documents(f"grepbiasir-{source_key(key_source)}", lambda: iter(texts.items()))
-    return Collection(spec.get("name", "Grep-BiasIR"), documents, queries, qrels, key, notes=notes,
-                      query_categories=categories, document_genders=genders)
+    return Collection(
+        spec.get("name", "Grep-BiasIR"),
+        documents,
+        queries,
+        qrels,
+        key,
+        notes=notes,
+        query_categories=categories,
+        document_genders=genders,
+    )
 
 
-COLLECTION_KINDS.register(CollectionKind(
-    "grepbiasir", "Grep-BiasIR's CSV files (Krieg et al. 2023): 117 bias-sensitive queries in 7 categories, each "
-    "with a relevant and a non-relevant document in female, male and neutral wording", load_grepbiasir,
-    required=("path",), optional=("folds",), path_keys=("path", "folds"), provides=("document_gender",)))
+COLLECTION_KINDS.register(
+    CollectionKind(
+        "grepbiasir",
+        "Grep-BiasIR's CSV files (Krieg et al. 2023): 117 bias-sensitive queries in 7 categories, each "
+        "with a relevant and a non-relevant document in female, male and neutral wording",
+        load_grepbiasir,
+        required=("path",),
+        optional=("folds",),
+        path_keys=("path", "folds"),
+        provides=("document_gender",),
+    )
+)

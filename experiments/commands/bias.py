@@ -58,28 +58,44 @@ def parse_shares(text: str):
         except ValueError:
             equals = ""
         if not equals:
-            raise argparse.ArgumentTypeError(f"target must be one of {', '.join(TARGETS)} or shares such as "
-                                             f"'female=0.4,male=0.6', not {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"target must be one of {', '.join(TARGETS)} or shares such as 'female=0.4,male=0.6', not {text!r}"
+            )
     return shares
 
 
 def add_label_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
     """--labels, --docs, --names, --strict and the embedding options (for genderedness:τ)."""
-    parser.add_argument("--labels", required=required, metavar="FILE|intrinsic|genderedness:TAU",
-                        help="document labels: a 'docid<TAB>female|male|neutral' file; 'intrinsic' (§4.2.5: entity "
-                             "words and first names in --docs); or 'genderedness:TAU' (female when g(d) > TAU, male "
-                             "when g(d) < -TAU, under --embedding)")
-    parser.add_argument("--docs", help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text); needed by "
-                        "intrinsic and genderedness labels and by RaB's tf, tc and bool magnitudes")
-    parser.add_argument("--names", choices=("nltk", "census"), default="nltk",
-                        help="first names of the intrinsic rule (default nltk, the census lists where it is absent)")
-    parser.add_argument("--strict", action="store_true",
-                        help="a run document without a label in the labels file is an error (default: neutral)")
+    parser.add_argument(
+        "--labels",
+        required=required,
+        metavar="FILE|intrinsic|genderedness:TAU",
+        help="document labels: a 'docid<TAB>female|male|neutral' file; 'intrinsic' (§4.2.5: entity "
+        "words and first names in --docs); or 'genderedness:TAU' (female when g(d) > TAU, male "
+        "when g(d) < -TAU, under --embedding)",
+    )
+    parser.add_argument(
+        "--docs",
+        help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text); needed by "
+        "intrinsic and genderedness labels and by RaB's tf, tc and bool magnitudes",
+    )
+    parser.add_argument(
+        "--names",
+        choices=("nltk", "census"),
+        default="nltk",
+        help="first names of the intrinsic rule (default nltk, the census lists where it is absent)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="a run document without a label in the labels file is an error (default: neutral)",
+    )
     add_embedding_options(parser)
 
 
 def cmd_bias(args) -> int:
-    from gsr.fairness import BiasMeasures, BiasSettings, gendered_word_counts
+    from gsr.fairness.evaluate import BiasMeasures, BiasSettings
+    from gsr.fairness.labels import gendered_word_counts
     from gsr.io.convert import as_qrels, as_run
     from gsr.io.types import rank_order
 
@@ -87,23 +103,32 @@ def cmd_bias(args) -> int:
     qrels = as_qrels(args.qrels) if args.qrels else None
     if args.target == "relevant" and qrels is None:
         raise CommandError("--target relevant needs --qrels")
-    settings = BiasSettings(k=args.k, target=args.target, neutral=args.neutral, epsilon=args.epsilon,
-                            short_lists=args.short_lists, rab=args.rab)
+    settings = BiasSettings(
+        k=args.k,
+        target=args.target,
+        neutral=args.neutral,
+        epsilon=args.epsilon,
+        short_lists=args.short_lists,
+        rab=args.rab,
+    )
     labels = document_labels(args)
     mentions = None
     if args.rab != LABEL_MAGNITUDES:
         if args.docs is None:
-            raise CommandError(f"--rab {args.rab} counts gendered words in the documents: give --docs (or --rab "
-                               "labels)")
-        wanted = {d for ranked in run.values() for d, _ in rank_order(ranked)[:args.k]}
+            raise CommandError(
+                f"--rab {args.rab} counts gendered words in the documents: give --docs (or --rab labels)"
+            )
+        wanted = {d for ranked in run.values() for d, _ in rank_order(ranked)[: args.k]}
         mentions = gendered_word_counts(args.docs, wanted=wanted)
     report = BiasMeasures(labels, settings, mentions).evaluate(run, qrels)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
         return 0
     counts = ", ".join(f"{n} {v}" for n, v in labels.counts().items())
-    print(f"label-based bias of {args.run}: labels {labels.source} ({counts}), k = {args.k}, target {args.target}, "
-          f"neutral {args.neutral}")
+    print(
+        f"label-based bias of {args.run}: labels {labels.source} ({counts}), k = {args.k}, target {args.target}, "
+        f"neutral {args.neutral}"
+    )
     for name, value in report.measures.items():
         shown = "undefined" if value is None else f"{value:.4f}"
         defined = report.defined(name)
@@ -118,23 +143,43 @@ def cmd_bias(args) -> int:
 def configure(parser) -> None:
     """The options of `gsr bias`, and the function that runs it."""
     parser.add_argument("--run", required=True, help="TREC run file (or irds:ID)")
-    parser.add_argument("--qrels", help="TREC qrels (or irds:ID): the judged topics are measured, and --target "
-                        "relevant reads them")
+    parser.add_argument(
+        "--qrels", help="TREC qrels (or irds:ID): the judged topics are measured, and --target relevant reads them"
+    )
     parser.add_argument("--k", type=positive_int, default=10, help="cut-off (default 10)")
-    parser.add_argument("--target", type=parse_shares, default="collection",
-                        help=f"target distribution: {', '.join(TARGETS)} or shares 'female=0.4,male=0.6' (default "
-                             "collection: the labelled documents' shares)")
-    parser.add_argument("--neutral", choices=NEUTRAL_POLICIES, default="exclude",
-                        help="neutral documents keep their positions but count in no distribution (exclude, the "
-                             "default), or form a third group (group)")
-    parser.add_argument("--epsilon", type=float, default=DEFAULT_EPSILON,
-                        help=f"what a zero share of the smoothed distribution becomes in KL (default "
-                             f"{DEFAULT_EPSILON})")
-    parser.add_argument("--short-lists", dest="short_lists", choices=SHORT_LISTS, default="present",
-                        help="β's denominator for lists shorter than k: the documents present (default) or k (paper)")
-    parser.add_argument("--rab", choices=(*RAB_VARIANTS, LABEL_MAGNITUDES), default="tf",
-                        help="RaB/ARaB gender magnitudes: ln(1 + entity-word count) (tf, default), the count (tc), "
-                             "count > 0 (bool), or the labels")
+    parser.add_argument(
+        "--target",
+        type=parse_shares,
+        default="collection",
+        help=f"target distribution: {', '.join(TARGETS)} or shares 'female=0.4,male=0.6' (default "
+        "collection: the labelled documents' shares)",
+    )
+    parser.add_argument(
+        "--neutral",
+        choices=NEUTRAL_POLICIES,
+        default="exclude",
+        help="neutral documents keep their positions but count in no distribution (exclude, the "
+        "default), or form a third group (group)",
+    )
+    parser.add_argument(
+        "--epsilon",
+        type=float,
+        default=DEFAULT_EPSILON,
+        help=f"what a zero share of the smoothed distribution becomes in KL (default {DEFAULT_EPSILON})",
+    )
+    parser.add_argument(
+        "--short-lists",
+        dest="short_lists",
+        choices=SHORT_LISTS,
+        default="present",
+        help="β's denominator for lists shorter than k: the documents present (default) or k (paper)",
+    )
+    parser.add_argument(
+        "--rab",
+        choices=(*RAB_VARIANTS, LABEL_MAGNITUDES),
+        default="tf",
+        help="RaB/ARaB gender magnitudes: ln(1 + entity-word count) (tf, default), the count (tc), "
+        "count > 0 (bool), or the labels",
+    )
     add_label_options(parser)
     parser.set_defaults(func=cmd_bias)
-

@@ -26,23 +26,32 @@ def positive_int(text: str) -> int:
 
 def add_embedding_options(parser: argparse.ArgumentParser) -> None:
     """--embedding, --definitional, --stopwords and --json."""
-    parser.add_argument("--embedding", default=DEFAULT_EMBEDDING,
-                        help=f"built-in name or vectors file (.bin, .txt, .vec; .kv with --allow-pickle); default "
-                             f"{DEFAULT_EMBEDDING}")
+    parser.add_argument(
+        "--embedding",
+        default=DEFAULT_EMBEDDING,
+        help=f"built-in name or vectors file (.bin, .txt, .vec; .kv with --allow-pickle); default {DEFAULT_EMBEDDING}",
+    )
     add_pickle_option(parser)
-    parser.add_argument("--definitional", metavar="FILE",
-                        help="definitional pairs as debiaswe JSON (default: Bolukbasi's ten pairs)")
-    parser.add_argument("--stopwords", metavar="nltk|sklearn|FILE",
-                        help="stop list: 'nltk' (NLTK's English stop words, the default), 'sklearn' (scikit-learn's) "
-                             "or a file, one word per line; gendered pronouns are always kept")
+    parser.add_argument(
+        "--definitional", metavar="FILE", help="definitional pairs as debiaswe JSON (default: Bolukbasi's ten pairs)"
+    )
+    parser.add_argument(
+        "--stopwords",
+        metavar="nltk|sklearn|FILE",
+        help="stop list: 'nltk' (NLTK's English stop words, the default), 'sklearn' (scikit-learn's) "
+        "or a file, one word per line; gendered pronouns are always kept",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
 def add_pickle_option(parser: argparse.ArgumentParser) -> None:
     """--allow-pickle: the explicit opt-in a gensim .kv embedding (a pickle) needs."""
-    parser.add_argument("--allow-pickle", action="store_true",
-                        help="read a gensim .kv --embedding, which is a Python pickle and runs code when loaded: only "
-                             "for files you trust")
+    parser.add_argument(
+        "--allow-pickle",
+        action="store_true",
+        help="read a gensim .kv --embedding, which is a Python pickle and runs code when loaded: only "
+        "for files you trust",
+    )
 
 
 def embedding_of(args):
@@ -58,8 +67,9 @@ def lexicon_of(args):
     from gsr.lexicon import load_word_pairs
 
     pairs = load_word_pairs(args.definitional) if args.definitional else None
-    return cached_lexicon(args.embedding, pairs, name=str(args.embedding), allow_pickle=getattr(args, "allow_pickle",
-                                                                                                 False))
+    return cached_lexicon(
+        args.embedding, pairs, name=str(args.embedding), allow_pickle=getattr(args, "allow_pickle", False)
+    )
 
 
 def analyzer_of(args):

@@ -37,11 +37,19 @@ def cmd_label(args) -> int:
 def configure(parser) -> None:
     """The options of `gsr label`, and the function that runs it."""
     parser.add_argument("--docs", required=True, help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text)")
-    parser.add_argument("--names", choices=("nltk", "census"), default="nltk",
-                        help="first names: NLTK's names corpus (the paper's; the census lists where it is not "
-                             "installed) or the 1990 US census lists")
-    parser.add_argument("--entities", metavar="FILE",
-                        help="entity words as JSON {\"female\": [...], \"male\": [...]} (default: Appendix B)")
-    parser.add_argument("--json", action="store_true",
-                        help='one JSON object per line: {"id", "label", "female_mentions", "male_mentions"}')
+    parser.add_argument(
+        "--names",
+        choices=("nltk", "census"),
+        default="nltk",
+        help="first names: NLTK's names corpus (the paper's; the census lists where it is not "
+        "installed) or the 1990 US census lists",
+    )
+    parser.add_argument(
+        "--entities", metavar="FILE", help='entity words as JSON {"female": [...], "male": [...]} (default: Appendix B)'
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='one JSON object per line: {"id", "label", "female_mentions", "male_mentions"}',
+    )
     parser.set_defaults(func=cmd_label)

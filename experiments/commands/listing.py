@@ -16,21 +16,34 @@ def _default(row: dict, required: tuple[str, ...]) -> str:
 def _parameters(params, required: tuple[str, ...] = ()) -> str:
     """Each parameter as `name` (type, range, default): help; `required` names parameters a system must be given."""
     rows = params_table(params)
-    return "; ".join(f"`{r['name']}` ({r['type']}, {r['range']}, {_default(r, required)}): {r['help']}"
-                     for r in rows) or "—"
+    return (
+        "; ".join(f"`{r['name']}` ({r['type']}, {r['range']}, {_default(r, required)}): {r['help']}" for r in rows)
+        or "—"
+    )
 
 
 def systems_markdown() -> str:
     """One row per system type: model name, what it is, what it needs, its parameters."""
     lines = ["| model | system | needs | parameters |", "| --- | --- | --- | --- |"]
     for entry in SYSTEMS:
-        needs = [n for n, flag in (("embedding", entry.needs_embedding),
-                                   (f"a run to re-rank (`rerank`, default: the first {entry.default_upstream} "
-                                    "system)" if entry.default_upstream else "a run to re-rank (`rerank`)",
-                                    entry.reranks)) if flag]
+        needs = [
+            n
+            for n, flag in (
+                ("embedding", entry.needs_embedding),
+                (
+                    f"a run to re-rank (`rerank`, default: the first {entry.default_upstream} system)"
+                    if entry.default_upstream
+                    else "a run to re-rank (`rerank`)",
+                    entry.reranks,
+                ),
+            )
+            if flag
+        ]
         reference = f" ({entry.reference})" if entry.reference else ""
-        lines.append(f"| `{entry.name}` | {entry.description}{reference} | {', '.join(needs) or '—'} | "
-                     f"{_parameters(entry.params, entry.path_params)} |")
+        lines.append(
+            f"| `{entry.name}` | {entry.description}{reference} | {', '.join(needs) or '—'} | "
+            f"{_parameters(entry.params, entry.path_params)} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -39,8 +52,9 @@ def analyses_markdown() -> str:
     lines = ["| analysis | what | needs | options | writes |", "| --- | --- | --- | --- | --- |"]
     for entry in ANALYSES:
         writes = ", ".join(f"`{stem}.*`" for stem in entry.writes) or "—"
-        lines.append(f"| `{entry.name}` | {entry.description} | {entry.needs or '—'} | {_parameters(entry.params)} | "
-                     f"{writes} |")
+        lines.append(
+            f"| `{entry.name}` | {entry.description} | {entry.needs or '—'} | {_parameters(entry.params)} | {writes} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -28,8 +28,10 @@ def cmd_queries(args) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     unmeasured = sum(1 for r in rows if r["genderedness"] is None)
-    print(f"{len(rows)} queries from {args.topics} ({args.field}), most female first; "
-          f"{unmeasured} with no term in the embedding")
+    print(
+        f"{len(rows)} queries from {args.topics} ({args.field}), most female first; "
+        f"{unmeasured} with no term in the embedding"
+    )
     print(f"  {'qid':<8} {'g(q)':>8}  terms (g)")
     for r in rows:
         terms = " ".join(f"{t['term']}({format_signed(t['g'], 2)})" for t in r["terms"])

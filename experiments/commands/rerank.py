@@ -55,17 +55,23 @@ def cmd_rerank(args) -> int:
     from gsr.io.runs import write_trec_run
 
     names = {p.name for p in METHOD_PARAMS[args.method]}
-    given = {name: getattr(args, name) for name in ("epsilon", "rho", "w_r", "relevance", "target", "neutral",
-                                                     "seed", "depth") if getattr(args, name) is not None}
+    given = {
+        name: getattr(args, name)
+        for name in ("epsilon", "rho", "w_r", "relevance", "target", "neutral", "seed", "depth")
+        if getattr(args, name) is not None
+    }
     unused = sorted(set(given) - names)
     if unused:
-        raise CommandError(f"--method {args.method} takes no --{unused[0].replace('_', '-')} (its parameters: "
-                           f"{', '.join(sorted(names))})")
+        raise CommandError(
+            f"--method {args.method} takes no --{unused[0].replace('_', '-')} (its parameters: "
+            f"{', '.join(sorted(names))})"
+        )
     reranker = Reranker(args.method, given)
     run = as_run(args.run)
     if reranker.needs_labels and args.labels is None:
-        raise CommandError(f"--method {args.method} reads document labels: give --labels FILE|intrinsic|"
-                           "genderedness:TAU")
+        raise CommandError(
+            f"--method {args.method} reads document labels: give --labels FILE|intrinsic|genderedness:TAU"
+        )
     labels = document_labels(args) if reranker.needs_labels else None
     relevance = relevance_costs(args) if reranker.params.get("relevance") == "embedding" else None
     reranked = reranker.rerank(run, labels, relevance)
@@ -85,15 +91,30 @@ def configure(parser) -> None:
     parser.add_argument("--tag", type=run_tag, help="run tag, without whitespace (default: RUN+METHOD)")
     parser.add_argument("--epsilon", type=float, help="epsilon_greedy: swap probability ϵ in (0, 1] (default 0.3)")
     parser.add_argument("--rho", type=float, help="relevance_swap: sensitivity ρ in (0, 1] (default 0.5)")
-    parser.add_argument("--w-r", dest="w_r", type=float, help="dash: weight of the relevance cost in [0, 1] "
-                        "(default 0.5; the KL cost weighs 1 − w_r)")
-    parser.add_argument("--relevance", choices=RELEVANCE_COSTS, help="dash: relevance cost from the min-max "
-                        "normalised score (default) or the embedding cosine (needs --docs, --topics, --embedding)")
+    parser.add_argument(
+        "--w-r",
+        dest="w_r",
+        type=float,
+        help="dash: weight of the relevance cost in [0, 1] (default 0.5; the KL cost weighs 1 − w_r)",
+    )
+    parser.add_argument(
+        "--relevance",
+        choices=RELEVANCE_COSTS,
+        help="dash: relevance cost from the min-max "
+        "normalised score (default) or the embedding cosine (needs --docs, --topics, --embedding)",
+    )
     parser.add_argument("--topics", help="queries, for --relevance embedding")
-    parser.add_argument("--target", type=parse_shares, help="fairness_greedy, dash: collection (fairness_greedy's "
-                        "default), uniform, retrieved (dash's default) or shares 'female=0.4,male=0.6'")
-    parser.add_argument("--neutral", choices=("exclude", "group"), help="fairness_greedy, dash: neutral documents "
-                        "keep their positions (exclude, default) or form a third group")
+    parser.add_argument(
+        "--target",
+        type=parse_shares,
+        help="fairness_greedy, dash: collection (fairness_greedy's "
+        "default), uniform, retrieved (dash's default) or shares 'female=0.4,male=0.6'",
+    )
+    parser.add_argument(
+        "--neutral",
+        choices=("exclude", "group"),
+        help="fairness_greedy, dash: neutral documents keep their positions (exclude, default) or form a third group",
+    )
     parser.add_argument("--seed", type=int, help="epsilon_greedy, relevance_swap: seed (default 0)")
     parser.add_argument("--depth", type=parse_depth, help="documents re-ranked per query (default 100; 'all')")
     add_label_options(parser, required=False)

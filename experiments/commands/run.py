@@ -43,8 +43,11 @@ def cmd_run(args) -> int:
     output.finish(written.values())
     # the table write_report just made: building it again would redo every paired test and bootstrap
     print(written["markdown"].read_text(encoding="utf-8"))
-    log.info("wrote %d files under %s/ (report.html, results.md, results.csv, results.json, per_query.csv, runs/, "
-             "plots)", len(written), config.output)
+    log.info(
+        "wrote %d files under %s/ (report.html, results.md, results.csv, results.json, per_query.csv, runs/, plots)",
+        len(written),
+        config.output,
+    )
     return 0
 
 
@@ -59,15 +62,23 @@ def cmd_export(args) -> int:
 
 def configure_run(parser) -> None:
     """The options of `gsr run`."""
-    parser.add_argument("config", nargs="?", default="demo",
-                        help="TOML config file, or a built-in config: demo (default), robust04, grepbiasir, demo-dense")
+    parser.add_argument(
+        "config",
+        nargs="?",
+        default="demo",
+        help="TOML config file, or a built-in config: demo (default), robust04, grepbiasir, demo-dense",
+    )
     parser.add_argument("--out", help="output folder (default: the config's 'output')")
-    parser.add_argument("--threads", type=argparse_type(THREADS),
-                        help="threads/processes for indexing, search and statistics")
+    parser.add_argument(
+        "--threads", type=argparse_type(THREADS), help="threads/processes for indexing, search and statistics"
+    )
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG scatter plots")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="write into an output folder that holds files this experiment did not write (another "
-                             "experiment's results are replaced; an input of this experiment is never overwritten)")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="write into an output folder that holds files this experiment did not write (another "
+        "experiment's results are replaced; an input of this experiment is never overwritten)",
+    )
     parser.set_defaults(func=cmd_run)
 
 

@@ -15,7 +15,7 @@ from itertools import combinations
 from pathlib import Path
 
 from experiments.commands.common import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
-from experiments.commands.validate import format_signed
+from experiments.commands.score_output import baseline_name, latex_table, print_effectiveness, print_table, write_page
 from experiments.effectiveness import DEFAULT_MEASURES, TESTS
 from gsr.infra import logs
 from gsr.infra.params import argparse_type
@@ -38,17 +38,23 @@ def run_names(paths: list[str]) -> list[str]:
 def check_shared_queries(name: str, run: dict, queries: dict, qrels: dict | None) -> None:
     """A run that answers none of the topics (or none of the judged ones) was made for other topics."""
     if not set(run) & set(queries):
-        raise CommandError(f"run {name} and the topics share no query id (run e.g. {', '.join(sorted(run)[:3])}; "
-                           f"topics e.g. {', '.join(sorted(queries)[:3])})")
+        raise CommandError(
+            f"run {name} and the topics share no query id (run e.g. {', '.join(sorted(run)[:3])}; "
+            f"topics e.g. {', '.join(sorted(queries)[:3])})"
+        )
     if qrels is not None:
         if not set(qrels) & set(queries):
-            raise CommandError(f"qrels: none of the {len(qrels)} judged query ids is a topic id (qrels e.g. "
-                               f"{', '.join(sorted(qrels)[:3])}; topics e.g. {', '.join(sorted(queries)[:3])}); "
-                               "do they belong together?")
+            raise CommandError(
+                f"qrels: none of the {len(qrels)} judged query ids is a topic id (qrels e.g. "
+                f"{', '.join(sorted(qrels)[:3])}; topics e.g. {', '.join(sorted(queries)[:3])}); "
+                "do they belong together?"
+            )
         judged = {q for q, docs in qrels.items() if any(g > 0 for g in docs.values())} & set(queries)
         if not set(run) & judged:
-            raise CommandError(f"run {name} answers none of the {len(judged)} topics with relevant judgments "
-                               f"(qrels e.g. {', '.join(sorted(judged)[:3])})")
+            raise CommandError(
+                f"run {name} answers none of the {len(judged)} topics with relevant judgments "
+                f"(qrels e.g. {', '.join(sorted(judged)[:3])})"
+            )
 
 
 def _test_record(test, a: str | None = None, b: str | None = None) -> dict:
@@ -57,7 +63,7 @@ def _test_record(test, a: str | None = None, b: str | None = None) -> dict:
     return record
 
 
-def compare(names: list[str], reports: list, args) -> tuple[list[dict], list[dict]]:
+def compare(names: list[str], reports: list, args) -> tuple[list[dict | None], list[dict]]:
     """(each run's test against the perfect engine, every pair's test), p-values corrected as one family."""
     from gsr.errors import UndefinedMeasureError
     from gsr.evaluate import gsr_difference_test
@@ -71,8 +77,10 @@ def compare(names: list[str], reports: list, args) -> tuple[list[dict], list[dic
             return None
 
     against_perfect = [_test_record(test(r.system, r.perfect)) if r.perfect is not None else None for r in reports]
-    pairs = [_test_record(test(reports[i].system, reports[j].system), names[i], names[j])
-             for i, j in combinations(range(len(reports)), 2)]
+    pairs = [
+        _test_record(test(reports[i].system, reports[j].system), names[i], names[j])
+        for i, j in combinations(range(len(reports)), 2)
+    ]
     return against_perfect, pairs
 
 
@@ -97,147 +105,7 @@ def effectiveness(names: list[str], runs: list, queries: dict, qrels: dict, args
     evaluated = {name: evaluate_run(run, qrels, measures, judged) for name, run in zip(names, runs)}
     evaluated["perfect"] = evaluate_run(perfect_run(qrels), qrels, measures, judged)
     baseline = baseline_name(names, args.run, args.baseline) if args.resamples else None  # 0: no tests
-    return measure_entries(evaluated, measures, baseline, set(names), args.test, args.resamples or 1,
-                           args.seed), judged
-
-
-def baseline_name(names: list[str], paths: list[str], chosen: str | None) -> str:
-    """The run the others are tested against: --baseline (a run's name as printed, or its path), else the first."""
-    if chosen is None:
-        return names[0]
-    for name, path in zip(names, paths):
-        if chosen in (name, path):
-            return name
-    raise CommandError(f"--baseline {chosen!r} is not one of the runs ({', '.join(names)})")
-
-
-def _bounds(interval, digits: int = 4) -> str:
-    if interval is None or interval.low is None:
-        return "—"
-    return f"[{interval.low:+.{digits}f}, {interval.high:+.{digits}f}]"
-
-
-def _p(value) -> str:
-    return "—" if value is None else f"{value:.3g}"
-
-
-def print_effectiveness(measures: dict, judged: list[str], args, names: list[str]) -> None:
-    from experiments.effectiveness import CORRECTED, TEST_NAMES, display_name
-    from gsr.infra.numeric import format_number
-
-    listed = list(next(iter(measures.values())))
-    print(f"Effectiveness (ir_measures) over the {len(judged)} judged topics (a topic a run does not answer scores 0)")
-    print(f"  {'run':<24}" + "".join(f" {display_name(m):>10}" for m in listed))
-    for name, entries in measures.items():
-        print(f"  {name:<24}" + "".join(f" {format_number(e['mean']) + e['mark']:>10}" for e in entries.values()))
-    if len(names) > 1 and args.resamples:
-        print(f"  † / ‡: {TEST_NAMES[args.test]} against {baseline_name(names, args.run, args.baseline)}, "
-              f"{CORRECTED[args.correction]} p < 0.05 / p < 0.01 (correction over every p-value of this output)")
-    print()
-
-
-def print_table(names, reports, against_perfect, pairs, args) -> None:
-    first = reports[0]
-    cutoff = args.cutoff if args.cutoff else "none"
-    if args.cutoff == "relevant" and args.qrels is None:
-        cutoff = "none (no --qrels: the relevant-documents cut-off needs judgments)"
-    print(f"GSR (Eq. 3) under {args.embedding}, cut-off {cutoff}, query terms excluded by {args.exclusion}; "
-          f"{args.level:.0%} percentile bootstrap intervals over queries ({args.resamples} resamples, seed {args.seed})")
-    print(f"  {'run':<24} {'GSR':>9} {'interval':>20} {'SE':>7} {'relative':>9} {'interval':>16} {'queries':>7} "
-          f"{'p vs perfect':>12}")
-    rows = [(n, r.system, r.relative_ci_of(r.system), t) for n, r, t in zip(names, reports, against_perfect)]
-    if first.perfect is not None:
-        rows += [("perfect", first.perfect, None, None), ("random", first.random, first.relative_ci_of(first.random),
-                                                          None)]
-    for name, result, relative_ci, test in rows:
-        relative = first.relative_of(result)
-        rel = "—" if relative is None else f"{relative:+.1f}%"
-        se = "—" if result.se is None else f"{result.se:.4f}"
-        p = "—" if test is None else f"{_p(test['p_adjusted'])}"
-        print(f"  {name:<24} {format_signed(result.gsr, 4):>9} {_bounds(result.ci):>20} {se:>7} {rel:>9} "
-              f"{_bounds(relative_ci, 1):>16} {result.n_queries:>7} {p:>12}")
-    if pairs:
-        print(f"\n  paired randomisation tests of GSR differences ({args.correction} correction over every p-value "
-              "above and below)")
-        print(f"  {'a':<24} {'b':<24} {'GSR a − b':>10} {'p':>8} {'p adjusted':>10}")
-        for pair in pairs:
-            print(f"  {pair['a']:<24} {pair['b']:<24} {format_signed(pair['difference'], 4):>10} "
-                  f"{_p(pair['p_value']):>8} {_p(pair['p_adjusted']):>10}")
-    elif first.perfect is not None:
-        print(f"  p vs perfect: paired randomisation test of the run's GSR against the perfect engine's "
-              f"({args.correction} correction)")
-    for name, _, relative_ci, _ in rows:
-        if relative_ci is not None and relative_ci.reason:
-            print(f"  {name}: no interval of relative GSR: {relative_ci.reason}")
-    for name, report in zip(names, reports):
-        system = report.system
-        for reason, qids in sorted(system.skipped.items()):
-            print(f"  {name}: skipped ({reason}): {len(qids)} — {', '.join(qids[:10])}{' …' if len(qids) > 10 else ''}")
-        if system.unknown_docids:
-            print(f"  {name}: {system.unknown_docids} retrieved document ids are not in {args.docs} "
-                  "(use --strict to fail)")
-        if system.unmeasurable_docs:
-            print(f"  {name}: {system.unmeasurable_docs} retrieved documents have no in-vocabulary word besides the "
-                  "query's")
-        if system.error:
-            print(f"  {name}: GSR undefined: {system.error}")
-
-
-def results_cells(names: list[str], reports: list, against_perfect: list, measures: dict | None,
-                  args) -> tuple[list[dict], list[str]]:
-    """The results in `gsr run`'s layout (experiments.report.results), each run then the perfect and random engines:
-    ([{"cells": table cells, "sort": sort keys}], the measures)."""
-    from experiments.report.results import row_cells
-
-    first = reports[0]
-    listed = list(next(iter(measures.values()))) if measures else []
-    engines = [("perfect", first.perfect, None), ("random", first.random, None)] if first.perfect is not None else []
-    rows = []
-    for name, result, test in [*zip(names, (r.system for r in reports), against_perfect), *engines]:
-        relative_ci = first.relative_ci_of(result) if first.perfect is not None and name != "perfect" else None
-        entries = (measures or {}).get(name, {m: {"mean": None, "mark": ""} for m in listed})
-        relative = first.relative_of(result)
-        row = {"system": name, "measures": entries, "gsr": {args.embedding: {
-            "gsr": result.gsr, "ci": result.ci.to_list() if result.ci else None, "relative": relative,
-            "mark": test["mark"] if test else "", "relative_ci": relative_ci.to_list() if relative_ci else None}}}
-        rows.append({"cells": row_cells(row), "sort": [name, *(e["mean"] for e in entries.values()), result.gsr,
-                                                       relative]})
-    return rows, listed
-
-
-def latex_table(names: list[str], reports: list, against_perfect: list, measures: dict | None, args) -> str:
-    """The results as a booktabs table in `gsr run`'s layout: each run, then the perfect and random engines; means
-    with marks, GSR and rel. GSR with their intervals."""
-    from experiments.report.results import table_header
-    from experiments.report.tables import latex_grid
-
-    rows, listed = results_cells(names, reports, against_perfect, measures, args)
-    note = (f"GSR under {args.embedding}, cut-off {args.cutoff}; {args.level:.0%} percentile bootstrap intervals "
-            f"({args.resamples} resamples, seed {args.seed}); marks on rel. GSR: paired randomisation test against "
-            f"the perfect engine; p-values {args.correction}-corrected together; p < 0.05 / p < 0.01.")
-    return latex_grid(table_header(listed, [args.embedding], "run"), [row["cells"] for row in rows],
-                      "GSR of the scored runs", note)
-
-
-def write_page(args, names, runs, reports, against_perfect, measures, queries, qrels, measure) -> None:
-    """--html: the scored runs as report.html (experiments.report.html), its table the one --latex prints."""
-    from experiments.report.html import scored_report, write_html
-    from experiments.report.results import table_header
-    from gsr.documents.opening import open_documents
-
-    rows, listed = results_cells(names, reports, against_perfect, measures, args)
-    table = {"columns": table_header(listed, [Path(args.embedding).name], "run"), "rows": rows,
-             "notes": [f"GSR under {args.embedding}, cut-off {args.cutoff}; {args.level:.0%} percentile bootstrap "
-                       f"intervals ({args.resamples} resamples, seed {args.seed}); p-values {args.correction}-"
-                       "corrected together."]}
-    # g_q(d) reads a document's own words only: the retrieved documents alone give every value the page shows
-    wanted = {d for run in runs for ranked in run.values() for d, _ in ranked}
-    texts = dict(open_documents(args.docs).texts(wanted))
-    gendered = measure.documents(texts, n_jobs=1)
-    page = scored_report(names, reports, runs, queries, qrels, gendered, Path(args.embedding).name, args.cutoff, table,
-                         lambda ids: {d: texts[d] for d in ids if d in texts})
-    write_html(page, args.html)
-    log.info("wrote %s", args.html)
+    return measure_entries(evaluated, measures, baseline, set(names), args.test, args.resamples or 1, args.seed), judged
 
 
 def cmd_score(args) -> int:
@@ -256,14 +124,23 @@ def cmd_score(args) -> int:
         run = as_run(path)
         check_shared_queries(name, run, queries, qrels)
         runs.append(run)
-    measures, judged = effectiveness(names, runs, queries, qrels, args) if qrels is not None and args.measures \
-        else (None, [])
+    measures, judged = (
+        effectiveness(names, runs, queries, qrels, args) if qrels is not None and args.measures else (None, [])
+    )
     lexicon = lexicon_of(args)
-    measure = GSR(lexicon, analyzer_of(args), cutoff=args.cutoff, random_seed=args.seed, resamples=args.resamples,
-                  level=args.level, seed=args.seed)
+    measure = GSR(
+        lexicon,
+        analyzer_of(args),
+        cutoff=args.cutoff,
+        random_seed=args.seed,
+        resamples=args.resamples,
+        level=args.level,
+        seed=args.seed,
+    )
     # one read of the documents for every run: only those the runs and the engines need (gsr.documents)
-    evaluated = measure.evaluate_many(dict(enumerate(runs)), queries, args.docs, qrels, strict=args.strict,
-                                      n_jobs=args.jobs)
+    evaluated = measure.evaluate_many(
+        dict(enumerate(runs)), queries, args.docs, qrels, strict=args.strict, n_jobs=args.jobs
+    )
     reports = [evaluated[i] for i in range(len(runs))]
     against_perfect, pairs = compare(names, reports, args)
     correct_all(against_perfect, pairs, measures, args.correction)
@@ -276,12 +153,16 @@ def cmd_score(args) -> int:
             if measures is not None:
                 out["measures"] = measures[name]
             objects.append(out)
-        document = objects[0] if len(objects) == 1 else {"runs": objects, "comparisons": pairs,
-                                                         "correction": args.correction}
+        document = (
+            objects[0] if len(objects) == 1 else {"runs": objects, "comparisons": pairs, "correction": args.correction}
+        )
         if measures is not None:
             document["effectiveness"] = {
-                "judged_topics": len(judged), "perfect": measures["perfect"], "test": args.test,
-                "baseline": baseline_name(names, args.run, args.baseline) if len(names) > 1 else None}
+                "judged_topics": len(judged),
+                "perfect": measures["perfect"],
+                "test": args.test,
+                "baseline": baseline_name(names, args.run, args.baseline) if len(names) > 1 else None,
+            }
         print(json.dumps(document, indent=2))
     elif args.latex:
         print(latex_table(names, reports, against_perfect, measures, args), end="")
@@ -300,42 +181,88 @@ def cmd_score(args) -> int:
 
 def configure(parser) -> None:
     """The options of `gsr score`, and the function that runs it."""
-    parser.add_argument("--run", required=True, nargs="+", action="extend",
-                        help="TREC run file(s) (or irds:ID for a dataset's scored documents); several runs are "
-                             "compared pairwise")
+    parser.add_argument(
+        "--run",
+        required=True,
+        nargs="+",
+        action="extend",
+        help="TREC run file(s) (or irds:ID for a dataset's scored documents); several runs are compared pairwise",
+    )
     parser.add_argument("--topics", required=True, help="TREC topics, TSV or JSONL queries, or irds:ID")
-    parser.add_argument("--docs", required=True,
-                        help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text), maybe .gz; TREC SGML files "
-                             "or folders; a Lucene index with stored raw text or contents; irds:NAME (ir_datasets); "
-                             "only the documents the runs and the engines need are read")
+    parser.add_argument(
+        "--docs",
+        required=True,
+        help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text), maybe .gz; TREC SGML files "
+        "or folders; a Lucene index with stored raw text or contents; irds:NAME (ir_datasets); "
+        "only the documents the runs and the engines need are read",
+    )
     parser.add_argument("--qrels", help="TREC qrels or irds:ID: adds the perfect and random engines and relative GSR")
     parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
-    parser.add_argument("--cutoff", type=argparse_type(CUTOFF, cutoff_text), default=CUTOFF.default,
-                        help=f"{CUTOFF.help}; default {CUTOFF.default}")
-    parser.add_argument("--exclusion", choices=EXCLUSION.choices, default=EXCLUSION.default,
-                        help=f"{EXCLUSION.help}; default {EXCLUSION.default}")
+    parser.add_argument(
+        "--cutoff",
+        type=argparse_type(CUTOFF, cutoff_text),
+        default=CUTOFF.default,
+        help=f"{CUTOFF.help}; default {CUTOFF.default}",
+    )
+    parser.add_argument(
+        "--exclusion",
+        choices=EXCLUSION.choices,
+        default=EXCLUSION.default,
+        help=f"{EXCLUSION.help}; default {EXCLUSION.default}",
+    )
     parser.add_argument("--strict", action="store_true", help="fail on retrieved ids missing from --docs")
-    parser.add_argument("--seed", type=argparse_type(SEED), default=SEED.default,
-                        help="seed of the random engine, the bootstrap and the randomisation tests (default 0)")
-    parser.add_argument("--resamples", type=argparse_type(RESAMPLES), default=RESAMPLES.default,
-                        help=f"{RESAMPLES.help} (default {RESAMPLES.default}; 0: no intervals nor tests)")
-    parser.add_argument("--level", type=argparse_type(LEVEL, float), default=LEVEL.default,
-                        help=f"{LEVEL.help}, {LEVEL.range_text()} (default {LEVEL.default})")
-    parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                        help="multiple-comparison correction of the tests (default holm)")
-    parser.add_argument("--measures", type=measure_list, default=None,
-                        help="effectiveness measures beside GSR, comma-separated ir_measures strings (e.g. "
-                             f"nDCG@10,AP,P@10); default with --qrels: {','.join(DEFAULT_MEASURES)}; 'none': GSR only")
-    parser.add_argument("--baseline", help="the run each other run is tested against on every measure (its name or "
-                                           "path; default the first)")
-    parser.add_argument("--test", choices=TESTS, default="t",
-                        help="paired test of the measures against the baseline (default t, as in configs)")
+    parser.add_argument(
+        "--seed",
+        type=argparse_type(SEED),
+        default=SEED.default,
+        help="seed of the random engine, the bootstrap and the randomisation tests (default 0)",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=argparse_type(RESAMPLES),
+        default=RESAMPLES.default,
+        help=f"{RESAMPLES.help} (default {RESAMPLES.default}; 0: no intervals nor tests)",
+    )
+    parser.add_argument(
+        "--level",
+        type=argparse_type(LEVEL, float),
+        default=LEVEL.default,
+        help=f"{LEVEL.help}, {LEVEL.range_text()} (default {LEVEL.default})",
+    )
+    parser.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="multiple-comparison correction of the tests (default holm)",
+    )
+    parser.add_argument(
+        "--measures",
+        type=measure_list,
+        default=None,
+        help="effectiveness measures beside GSR, comma-separated ir_measures strings (e.g. "
+        f"nDCG@10,AP,P@10); default with --qrels: {','.join(DEFAULT_MEASURES)}; 'none': GSR only",
+    )
+    parser.add_argument(
+        "--baseline",
+        help="the run each other run is tested against on every measure (its name or path; default the first)",
+    )
+    parser.add_argument(
+        "--test",
+        choices=TESTS,
+        default="t",
+        help="paired test of the measures against the baseline (default t, as in configs)",
+    )
     parser.add_argument("--latex", action="store_true", help="print the results as a LaTeX (booktabs) table")
-    parser.add_argument("--html", type=new_file, metavar="FILE",
-                        help="also write report.html to FILE: the table, each run's GSR scatter, each query's "
-                             "documents with their words coloured by g(w), two runs contrasted (a new file)")
-    parser.add_argument("--jobs", type=positive_int, default=None,
-                        help="processes for document statistics (default: cores)")
+    parser.add_argument(
+        "--html",
+        type=new_file,
+        metavar="FILE",
+        help="also write report.html to FILE: the table, each run's GSR scatter, each query's "
+        "documents with their words coloured by g(w), two runs contrasted (a new file)",
+    )
+    parser.add_argument(
+        "--jobs", type=positive_int, default=None, help="processes for document statistics (default: cores)"
+    )
     add_embedding_options(parser)
     parser.set_defaults(func=cmd_score)
 

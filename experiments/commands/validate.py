@@ -48,31 +48,40 @@ def cmd_validate(args) -> int:
         from experiments.report import plots
 
         folder = Path(args.plots)
-        out["plots"] = [str(p) for p in (
-            plots.plot_stereotype_tests(tests, out["reference_words"], folder / "fig1_stereotypes.png"),
-            plots.plot_toy_engines(slopes["toy1"], folder / "fig4_toy1.png", "Toy 1: The <person> is a <job>"),
-            plots.plot_parity_agreement(parity, folder / "fig5_parity.png"),
-            plots.plot_toy_engines(slopes["toy2"], folder / "fig6_toy2.png", "Toy 2: The <job> is <adjective>"),
-        )]
+        out["plots"] = [
+            str(p)
+            for p in (
+                plots.plot_stereotype_tests(tests, out["reference_words"], folder / "fig1_stereotypes.png"),
+                plots.plot_toy_engines(slopes["toy1"], folder / "fig4_toy1.png", "Toy 1: The <person> is a <job>"),
+                plots.plot_parity_agreement(parity, folder / "fig5_parity.png"),
+                plots.plot_toy_engines(slopes["toy2"], folder / "fig6_toy2.png", "Toy 2: The <job> is <adjective>"),
+            )
+        ]
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    print(f"embedding {args.embedding}: gender direction explains {lexicon.direction.explained_variance:.1%} "
-          f"of the definitional pairs' variance")
+    print(
+        f"embedding {args.embedding}: gender direction explains {lexicon.direction.explained_variance:.1%} "
+        f"of the definitional pairs' variance"
+    )
     print("\nStereotype tests (Fig. 1), one-tailed permutation, H1: female set more female than male set")
     print(f"  {'contrast':<18} {'male mean':>10} {'female mean':>12} {'p-value':>10}  missing")
     for t in tests:
         kind = "" if t.exact else " (Monte Carlo)"
-        print(f"  {t.name:<18} {format_signed(t.male_mean):>10} {format_signed(t.female_mean):>12} {t.p_value:>10.2e}  "
-              f"{', '.join(t.missing) or '-'}{kind}")
+        print(
+            f"  {t.name:<18} {format_signed(t.male_mean):>10} {format_signed(t.female_mean):>12} {t.p_value:>10.2e}  "
+            f"{', '.join(t.missing) or '-'}{kind}"
+        )
     print("\nToy collections, GSR of the stereotypical (S), neutral (N), counter-stereotypical (CS) engines")
     for name in ("toy1", "toy2"):
         row = "  ".join(f"{e}={format_signed(out[name][e])}" for e in ("S", "N", "CS"))
         print(f"  {name}: {row}")
     definition = "same polarity as g(q)" if parity.stereotype == "polarity" else "the job's census majority"
-    print(f"\nFig. 5: Pearson r between GSR and share of stereotypical documents = {parity.pearson_r:.3f} "
-          f"over all {parity.n_solutions:,} reasonable toy-1 solutions (stereotypical: {definition}; "
-          f"g(q) and the census disagree on {', '.join(parity.disagreeing) or 'no job'})")
+    print(
+        f"\nFig. 5: Pearson r between GSR and share of stereotypical documents = {parity.pearson_r:.3f} "
+        f"over all {parity.n_solutions:,} reasonable toy-1 solutions (stereotypical: {definition}; "
+        f"g(q) and the census disagree on {', '.join(parity.disagreeing) or 'no job'})"
+    )
     for path in out.get("plots", []):
         print(f"wrote {path}")
     return 0
@@ -82,8 +91,12 @@ def configure(parser) -> None:
     """The options of `gsr validate`, and the function that runs it."""
     add_embedding_options(parser)
     parser.add_argument("--plots", metavar="DIR", help="also draw Figs. 1, 4, 5 and 6 as PNG files in DIR")
-    parser.add_argument("--stereotype", choices=STEREOTYPE_DEFINITIONS, default="polarity",
-                        help="Fig. 5: a retrieved document is stereotypical when its genderedness has the polarity "
-                             "of g(q) (polarity, §3.5, the default) or when it matches the job's census majority "
-                             "(census)")
+    parser.add_argument(
+        "--stereotype",
+        choices=STEREOTYPE_DEFINITIONS,
+        default="polarity",
+        help="Fig. 5: a retrieved document is stereotypical when its genderedness has the polarity "
+        "of g(q) (polarity, §3.5, the default) or when it matches the job's census majority "
+        "(census)",
+    )
     parser.set_defaults(func=cmd_validate)

@@ -42,14 +42,33 @@ from gsr.infra.params import Param, ParamError
 from gsr.io.files import read_text
 
 EXPERIMENTS_FOLDER = Path(__file__).resolve().parents[1]
-BUILTIN_CONFIGS = {"demo": EXPERIMENTS_FOLDER / "demo.toml", "robust04": EXPERIMENTS_FOLDER / "robust04.toml",
-                   "grepbiasir": EXPERIMENTS_FOLDER / "grepbiasir.toml",
-                   "demo-dense": EXPERIMENTS_FOLDER / "demo-dense.toml"}
+BUILTIN_CONFIGS = {
+    "demo": EXPERIMENTS_FOLDER / "demo.toml",
+    "robust04": EXPERIMENTS_FOLDER / "robust04.toml",
+    "grepbiasir": EXPERIMENTS_FOLDER / "grepbiasir.toml",
+    "demo-dense": EXPERIMENTS_FOLDER / "demo-dense.toml",
+}
 
-TOP_KEYS = ("name", "output", "depth", "threads", "collection", "embeddings", "systems", "evaluation", "gsr", "plots",
-            "debias", "analyses")
-ALLOW_PICKLE = Param("allow_pickle", bool, False, "read a gensim .kv source, a Python pickle that runs code when "
-                     "loaded: only for files you trust")
+TOP_KEYS = (
+    "name",
+    "output",
+    "depth",
+    "threads",
+    "collection",
+    "embeddings",
+    "systems",
+    "evaluation",
+    "gsr",
+    "plots",
+    "debias",
+    "analyses",
+)
+ALLOW_PICKLE = Param(
+    "allow_pickle",
+    bool,
+    False,
+    "read a gensim .kv source, a Python pickle that runs code when loaded: only for files you trust",
+)
 EMBEDDING_KEYS = ("source", "allow_pickle", "train", *(p.name for p in TRAINING_PARAMS))
 
 
@@ -113,8 +132,9 @@ def load_config(path_or_name: str | Path) -> ExperimentConfig:
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML ({err})") from None
     except RecursionError:  # tables or arrays nested thousands deep: no config needs more than a few levels
-        raise ConfigError(f"{path}: nested too deeply to read (arrays or tables inside each other thousands of "
-                          "levels deep)") from None
+        raise ConfigError(
+            f"{path}: nested too deeply to read (arrays or tables inside each other thousands of levels deep)"
+        ) from None
     return parse_config(raw, path)
 
 
@@ -136,11 +156,15 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     from experiments.effectiveness import EVALUATION_PARAMS as STATISTICS_PARAMS
     from experiments.effectiveness import evaluation_settings
 
-    refuse_unknown(evaluation, (*declared_names(EVALUATION_PARAMS), *declared_names(STATISTICS_PARAMS)), "evaluation.",
-                   source)
-    listed = checked_table(EVALUATION_PARAMS,
-                           {k: v for k, v in evaluation.items() if k in declared_names(EVALUATION_PARAMS)},
-                           "evaluation.", source)
+    refuse_unknown(
+        evaluation, (*declared_names(EVALUATION_PARAMS), *declared_names(STATISTICS_PARAMS)), "evaluation.", source
+    )
+    listed = checked_table(
+        EVALUATION_PARAMS,
+        {k: v for k, v in evaluation.items() if k in declared_names(EVALUATION_PARAMS)},
+        "evaluation.",
+        source,
+    )
     settings = {k: v for k, v in evaluation.items() if k not in declared_names(EVALUATION_PARAMS)}
     if listed["measures"] is not None:
         settings["measures"] = listed["measures"]
@@ -162,8 +186,10 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
         raise ConfigError(f"{source}: evaluation.measures names the same GSR cut-off twice")
     if cutoffs:
         if "cutoff" in gsr_table and gsr_table["cutoff"] != cutoffs[0]:
-            raise ConfigError(f"{source}: gsr.cutoff {gsr_table['cutoff']!r} disagrees with the first GSR measure of "
-                              "evaluation.measures; give the cut-off in one place")
+            raise ConfigError(
+                f"{source}: gsr.cutoff {gsr_table['cutoff']!r} disagrees with the first GSR measure of "
+                "evaluation.measures; give the cut-off in one place"
+            )
         cutoff = cutoffs[0]
 
     from gsr.settings import STOP_LISTS
@@ -179,13 +205,29 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     check_system_names(systems, source)
     stem = path.stem if path else "experiment"
     config = ExperimentConfig(
-        path=path, name=top["name"] or stem, output=Path(top["output"] or Path("out") / stem).expanduser(),
-        collection=collection, embeddings=embeddings, systems=systems, measures=measures, baseline=baseline,
-        measuring=gsr["measuring"], cutoff=cutoff, stopwords=stopwords, exclusion=gsr["exclusion"],
+        path=path,
+        name=top["name"] or stem,
+        output=Path(top["output"] or Path("out") / stem).expanduser(),
+        collection=collection,
+        embeddings=embeddings,
+        systems=systems,
+        measures=measures,
+        baseline=baseline,
+        measuring=gsr["measuring"],
+        cutoff=cutoff,
+        stopwords=stopwords,
+        exclusion=gsr["exclusion"],
         definitional=Path(resolve_path(base, gsr["definitional"])) if gsr["definitional"] else None,
-        random_seed=gsr["random_seed"], depth=top["depth"], threads=top["threads"],
-        plots=plots["enabled"], debias_variants=variants, debias_lists=lists, debias_list_set=list_set,
-        extra_cutoffs=cutoffs[1:], **statistics)
+        random_seed=gsr["random_seed"],
+        depth=top["depth"],
+        threads=top["threads"],
+        plots=plots["enabled"],
+        debias_variants=variants,
+        debias_lists=lists,
+        debias_list_set=list_set,
+        extra_cutoffs=cutoffs[1:],
+        **statistics,
+    )
     config.analyses = enabled_analyses(raw.get("analyses", {}), config, source)
     return config
 
@@ -196,8 +238,9 @@ def _collection(raw, base: Path, source: str) -> dict:
     try:
         declared = COLLECTION_KINDS.get(kind)
     except RegistryError:
-        raise ConfigError(f"{source}: collection.kind {kind!r} is unknown (choose one of "
-                          f"{', '.join(COLLECTION_KINDS.names())})") from None
+        raise ConfigError(
+            f"{source}: collection.kind {kind!r} is unknown (choose one of {', '.join(COLLECTION_KINDS.names())})"
+        ) from None
     refuse_unknown(collection, ("kind", "name", *declared.required, *declared.optional), "collection.", source)
     for key in declared.required:
         if key not in collection:
@@ -219,22 +262,28 @@ def _embeddings(raw, base: Path, source: str) -> dict[str, EmbeddingSpec]:
         table = config_table(table, f"embeddings.{name}", source)
         refuse_unknown(table, EMBEDDING_KEYS, f"embeddings.{name}.", source)
         if ("source" in table) == ("train" in table):
-            raise ConfigError(f"{source}: embeddings.{name} needs exactly one of 'source' (a built-in name or file) "
-                              "or 'train' ('word2vec' or 'fasttext')")
+            raise ConfigError(
+                f"{source}: embeddings.{name} needs exactly one of 'source' (a built-in name or file) "
+                "or 'train' ('word2vec' or 'fasttext')"
+            )
         if "source" in table:
             if not isinstance(table["source"], str):
-                raise ConfigError(f"{source}: embeddings.{name}.source must be a string (a built-in name or a "
-                                  f"file), not {table['source']!r}")
+                raise ConfigError(
+                    f"{source}: embeddings.{name}.source must be a string (a built-in name or a "
+                    f"file), not {table['source']!r}"
+                )
             extra = sorted(set(table) - {"source", "allow_pickle"})
             if extra:
                 raise ConfigError(f"{source}: embeddings.{name}.{extra[0]} only applies to trained embeddings")
-            allow_pickle = checked_table((ALLOW_PICKLE,), {k: v for k, v in table.items() if k == "allow_pickle"},
-                                         f"embeddings.{name}.", source)["allow_pickle"]
+            allow_pickle = checked_table(
+                (ALLOW_PICKLE,), {k: v for k, v in table.items() if k == "allow_pickle"}, f"embeddings.{name}.", source
+            )["allow_pickle"]
             from embeddings.loading import BUILTIN_EMBEDDINGS
 
             value = table["source"]
-            embeddings[name] = EmbeddingSpec(name, value if value in BUILTIN_EMBEDDINGS else resolve_path(base, value),
-                                             allow_pickle=allow_pickle)
+            embeddings[name] = EmbeddingSpec(
+                name, value if value in BUILTIN_EMBEDDINGS else resolve_path(base, value), allow_pickle=allow_pickle
+            )
         else:
             from embeddings.training import TrainingSettings
 
@@ -253,16 +302,18 @@ def _check_measuring(measuring: list[str], embeddings: dict, source: str) -> Non
     """At least one measuring embedding, each defined, no two drawn into the same gsr_NAME.png."""
     if not measuring:
         defined = ", ".join(embeddings) or "none yet"
-        raise ConfigError(f"{source}: gsr.measuring names no embedding, so GSR would measure nothing; set "
-                          f"[gsr] measuring = [\"NAME\"] with NAME under [embeddings] (defined: {defined})")
+        raise ConfigError(
+            f"{source}: gsr.measuring names no embedding, so GSR would measure nothing; set "
+            f'[gsr] measuring = ["NAME"] with NAME under [embeddings] (defined: {defined})'
+        )
     plots: dict[str, str] = {}
     for name in measuring:
         if name not in embeddings:
             raise ConfigError(f"{source}: gsr.measuring {name!r} is not defined under [embeddings]")
         stem = output_name(name).casefold()
         if stem in plots:
-            raise ConfigError(f"{source}: gsr.measuring {plots[stem]!r} and {name!r} would both write "
-                              f"gsr_{output_name(name)}.png; rename one")
+            raise ConfigError(
+                f"{source}: gsr.measuring {plots[stem]!r} and {name!r} would both write "
+                f"gsr_{output_name(name)}.png; rename one"
+            )
         plots[stem] = name
-
-

@@ -13,12 +13,15 @@ from gsr.settings import CUTOFF, EXCLUSION, RANDOM_SEED
 
 MAX_DEPTH = 100_000  # documents per query: every run is held in memory, 250 queries × this many pairs
 MAX_THREADS = 256  # each thread or process holds files open; tens of thousands exhaust the descriptors
-THREADS = Param("threads", int, 2, "threads and processes for indexing, search and statistics", minimum=1,
-                maximum=MAX_THREADS)
-TOP_PARAMS = (Param("depth", int, 1000, "documents retrieved per query", minimum=1, maximum=MAX_DEPTH),
-              THREADS,
-              Param("name", str, None, "the experiment's name (default: the config file's name)"),
-              Param("output", str, None, "output folder (default: out/NAME)"))
+THREADS = Param(
+    "threads", int, 2, "threads and processes for indexing, search and statistics", minimum=1, maximum=MAX_THREADS
+)
+TOP_PARAMS = (
+    Param("depth", int, 1000, "documents retrieved per query", minimum=1, maximum=MAX_DEPTH),
+    THREADS,
+    Param("name", str, None, "the experiment's name (default: the config file's name)"),
+    Param("output", str, None, "output folder (default: out/NAME)"),
+)
 
 
 def _string_list(value, label: str) -> list[str]:
@@ -30,23 +33,44 @@ def _string_list(value, label: str) -> list[str]:
     raise ParamError(f"{label} must be a string or a list of strings, not {value!r}")
 
 
-GSR_PARAMS = (Param("measuring", object, [], "the embeddings GSR is measured with (at least one)",
-                    validator=_string_list, range_help="an [embeddings] name or a list of them"),
-              CUTOFF,
-              Param("stopwords", str, None, "stop list: 'nltk' (default), 'sklearn' or a file, one word per line"),
-              EXCLUSION,
-              Param("definitional", str, None, "definitional pairs, debiaswe JSON"),
-              RANDOM_SEED)
-EVALUATION_PARAMS = (Param("measures", object, None, "ir_measures measure names", validator=_string_list,
-                           range_help="a measure name or a list of them"),
-                     Param("baseline", str, None, "the system significance is tested against (default: the first)"))
+GSR_PARAMS = (
+    Param(
+        "measuring",
+        object,
+        [],
+        "the embeddings GSR is measured with (at least one)",
+        validator=_string_list,
+        range_help="an [embeddings] name or a list of them",
+    ),
+    CUTOFF,
+    Param("stopwords", str, None, "stop list: 'nltk' (default), 'sklearn' or a file, one word per line"),
+    EXCLUSION,
+    Param("definitional", str, None, "definitional pairs, debiaswe JSON"),
+    RANDOM_SEED,
+)
+EVALUATION_PARAMS = (
+    Param(
+        "measures",
+        object,
+        None,
+        "ir_measures measure names",
+        validator=_string_list,
+        range_help="a measure name or a list of them",
+    ),
+    Param("baseline", str, None, "the system significance is tested against (default: the first)"),
+)
 PLOTS_PARAMS = (Param("enabled", bool, True, "draw the PNG figures"),)
-DEBIAS_PARAMS = (Param("variants", object, None, "debiased variants", validator=_string_list, range_help="names"),
-                 Param("lists", str, DEFAULT_LISTS, "word lists: debiaswe's own or the project's", choices=LIST_SETS),
-                 Param("systems", object, None, "systems that get debiased variants", validator=_string_list,
-                       range_help="system names"),
-                 *(Param(key, str, None, f"{key} word list, debiaswe JSON")
-                   for key in ("definitional", "gender_specific", "equalize")))
+DEBIAS_PARAMS = (
+    Param("variants", object, None, "debiased variants", validator=_string_list, range_help="names"),
+    Param("lists", str, DEFAULT_LISTS, "word lists: debiaswe's own or the project's", choices=LIST_SETS),
+    Param(
+        "systems", object, None, "systems that get debiased variants", validator=_string_list, range_help="system names"
+    ),
+    *(
+        Param(key, str, None, f"{key} word list, debiaswe JSON")
+        for key in ("definitional", "gender_specific", "equalize")
+    ),
+)
 
 
 def declared_names(declared) -> tuple[str, ...]:

@@ -88,11 +88,15 @@ def parse_systems(raw_systems, embeddings: dict, source: str, base: Path) -> lis
         try:
             system_type = SYSTEMS.get(model)
         except RegistryError:
-            raise ConfigError(f"{source}: {where}.model {model!r} is unknown (choose one of "
-                              f"{', '.join(SYSTEMS.names())})") from None
+            raise ConfigError(
+                f"{source}: {where}.model {model!r} is unknown (choose one of {', '.join(SYSTEMS.names())})"
+            ) from None
         declared = system_type.declared_params(table)
-        structural = (*SYSTEM_KEYS, *(("embedding",) if system_type.needs_embedding else ()),
-                      *(("rerank",) if system_type.reranks else ()))
+        structural = (
+            *SYSTEM_KEYS,
+            *(("embedding",) if system_type.needs_embedding else ()),
+            *(("rerank",) if system_type.reranks else ()),
+        )
         refuse_unknown(table, (*structural, *(p.name for p in declared)), f"{where}.", source)
         embedding = table.get("embedding")
         if system_type.needs_embedding:
@@ -128,8 +132,10 @@ def resolve_reranking(systems: list[SystemSpec], source: str) -> None:
         if system.rerank is None:
             system.rerank = next((s.name for s in systems if s.model == system_type.default_upstream), None)
             if system.rerank is None:
-                raise ConfigError(f"{source}: {system.name} re-ranks another system: give 'rerank = NAME' "
-                                  f"(or add a {system_type.default_upstream} system)")
+                raise ConfigError(
+                    f"{source}: {system.name} re-ranks another system: give 'rerank = NAME' "
+                    f"(or add a {system_type.default_upstream} system)"
+                )
         elif system.rerank not in names:
             raise ConfigError(f"{source}: {system.name}.rerank {system.rerank!r} is not a system of this config")
         elif system.rerank == system.name:
@@ -141,15 +147,19 @@ def check_system_names(systems: list[SystemSpec], source: str) -> None:
     seen: dict[str, str] = {}
     for system in systems:
         if output_name(system.name).casefold() in RESERVED_SYSTEM_NAMES:
-            raise ConfigError(f"{source}: system name {system.name!r} is reserved for the reference engine every "
-                              "table adds; choose another name")
+            raise ConfigError(
+                f"{source}: system name {system.name!r} is reserved for the reference engine every "
+                "table adds; choose another name"
+            )
         if system.name in seen.values():
             raise ConfigError(f"{source}: system name {system.name!r} is used twice")
         # compared ignoring case: on macOS and Windows runs/A.run and runs/a.run are one file
         stem = output_name(system.name)
         if stem.casefold() in seen:
-            raise ConfigError(f"{source}: systems {seen[stem.casefold()]!r} and {system.name!r} would both write "
-                              f"runs/{stem}.run (file names compared ignoring case); rename one")
+            raise ConfigError(
+                f"{source}: systems {seen[stem.casefold()]!r} and {system.name!r} would both write "
+                f"runs/{stem}.run (file names compared ignoring case); rename one"
+            )
         seen[stem.casefold()] = system.name
 
 
@@ -158,8 +168,9 @@ def enabled_analyses(raw, config, source: str) -> dict[str, dict]:
     default=False only when switched on)."""
     table = config_table(raw, "analyses", source)
     analyses = list(ANALYSES)
-    refuse_unknown(table, [a.name for a in analyses] + [p.name for a in analyses for p in a.params], "analyses.",
-                   source)
+    refuse_unknown(
+        table, [a.name for a in analyses] + [p.name for a in analyses for p in a.params], "analyses.", source
+    )
     enabled = {}
     for analysis in analyses:
         switch = table.get(analysis.name)
@@ -172,7 +183,8 @@ def enabled_analyses(raw, config, source: str) -> dict[str, dict]:
             continue
         try:
             enabled[analysis.name] = check_params(
-                analysis.params, {p.name: table[p.name] for p in analysis.params if p.name in table}, "analyses.")
+                analysis.params, {p.name: table[p.name] for p in analysis.params if p.name in table}, "analyses."
+            )
         except ParamError as err:
             raise ConfigError(f"{source}: {err}") from None
     return enabled
@@ -191,27 +203,42 @@ def debias_variants(raw: dict, embeddings: dict, systems: list, base: Path, sour
     variants = table.get("variants", list(DEBIAS_VARIANTS))
     for variant in variants:
         if variant not in DEBIAS_VARIANTS:
-            raise ConfigError(f"{source}: debias.variants {variant!r} is unknown (choose from "
-                              f"{', '.join(DEBIAS_VARIANTS)})")
+            raise ConfigError(
+                f"{source}: debias.variants {variant!r} is unknown (choose from {', '.join(DEBIAS_VARIANTS)})"
+            )
     with_embedding = [s for s in systems if s.embedding is not None or SYSTEMS.get(s.model).debiases_itself]
     names = table.get("systems", [s.name for s in with_embedding])
     for name in names:
         if name not in {s.name for s in with_embedding}:
             model = next((s.model for s in systems if s.name == name), None)
             if model == "run":
-                raise ConfigError(f"{source}: debias.systems {name!r} is a run file (model = \"run\"): a run "
-                                  "cannot be debiased, only a system that retrieves with an embedding")
-            raise ConfigError(f"{source}: debias.systems {name!r} is not a system with an embedding (or a dense "
-                              "encoder)")
-    lists = {k: Path(resolve_path(base, table[k])) for k in ("definitional", "gender_specific", "equalize")
-             if k in table}
+                raise ConfigError(
+                    f'{source}: debias.systems {name!r} is a run file (model = "run"): a run '
+                    "cannot be debiased, only a system that retrieves with an embedding"
+                )
+            raise ConfigError(
+                f"{source}: debias.systems {name!r} is not a system with an embedding (or a dense encoder)"
+            )
+    lists = {
+        k: Path(resolve_path(base, table[k])) for k in ("definitional", "gender_specific", "equalize") if k in table
+    }
     for system in [s for s in with_embedding if s.name in names]:
         for variant in variants:
             embedding = None  # a system that debiases itself (SystemType.debiases_itself) reads the variant alone
             if system.embedding is not None:
                 embedding = f"{system.embedding}:{variant}"
-                embeddings.setdefault(embedding, EmbeddingSpec(embedding, base=system.embedding,
-                                                               debias=DEBIAS_VARIANTS[variant]))
-            systems.append(SystemSpec(f"{system.name} ({variant})", system.model, embedding, dict(system.params),
-                                      rerank=system.rerank, variant=variant, base_system=system.name))
+                embeddings.setdefault(
+                    embedding, EmbeddingSpec(embedding, base=system.embedding, debias=DEBIAS_VARIANTS[variant])
+                )
+            systems.append(
+                SystemSpec(
+                    f"{system.name} ({variant})",
+                    system.model,
+                    embedding,
+                    dict(system.params),
+                    rerank=system.rerank,
+                    variant=variant,
+                    base_system=system.name,
+                )
+            )
     return list(variants), lists, list_set

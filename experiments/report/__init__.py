@@ -6,8 +6,17 @@ from __future__ import annotations
 
 import importlib
 
-_WRITER_NAMES = ("write_report", "results_rows", "markdown_table", "latex_table", "csv_table", "per_query_csv",
-                 "trec_eval_q", "debias_gsr_rows", "debias_effectiveness_rows")
+_WRITER_NAMES = (
+    "write_report",
+    "results_rows",
+    "markdown_table",
+    "latex_table",
+    "csv_table",
+    "per_query_csv",
+    "trec_eval_q",
+    "debias_gsr_rows",
+    "debias_effectiveness_rows",
+)
 
 __all__ = list(_WRITER_NAMES)
 

@@ -3,6 +3,8 @@ and strong-debiased embeddings, each debiased variant tested against the same sy
 
 from __future__ import annotations
 
+from typing import Any
+
 from experiments.config.experiment import ExperimentConfig
 from experiments.effectiveness import correct_p_columns, marks_note, paired_test
 from experiments.report.results import REFERENCE_ROWS
@@ -13,18 +15,25 @@ from gsr.infra.numeric import finite
 
 
 def table2_note(config: ExperimentConfig) -> str:
-    return ("GSR measured with each measuring embedding (always the regular one); the column's variant is the "
-            "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100, empty "
-            "where GSR_perfect is zero up to rounding (results.md says why); its interval is empty where the perfect "
-            "engine's own interval includes 0 (a ratio's interval is then unbounded; the CSV and JSON say why). "
-            f"[low, high]: {config.level:.0%} percentile bootstrap interval over queries ({config.resamples} "
-            "resamples). " + marks_note("randomization", config.correction,
-                                       "of the variant's GSR against the same system's with the regular embedding"))
+    return (
+        "GSR measured with each measuring embedding (always the regular one); the column's variant is the "
+        "embedding the system retrieves with. rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100, empty "
+        "where GSR_perfect is zero up to rounding (results.md says why); its interval is empty where the perfect "
+        "engine's own interval includes 0 (a ratio's interval is then unbounded; the CSV and JSON say why). "
+        f"[low, high]: {config.level:.0%} percentile bootstrap interval over queries ({config.resamples} "
+        "resamples). "
+        + marks_note(
+            "randomization",
+            config.correction,
+            "of the variant's GSR against the same system's with the regular embedding",
+        )
+    )
 
 
 def table3_note(config: ExperimentConfig) -> str:
-    return ("change % = (variant − regular) / regular × 100. " +
-            marks_note(config.test, config.correction, "against the same system with the regular embedding"))
+    return "change % = (variant − regular) / regular × 100. " + marks_note(
+        config.test, config.correction, "against the same system with the regular embedding"
+    )
 
 
 def _variant_rows(result: ExperimentResult) -> list[tuple[str, dict]]:
@@ -46,7 +55,7 @@ def _gsr_cells(result: ExperimentResult, label: str, name: str | None, regular: 
     ci = measured.ci.to_list() if measured and measured.ci else [None, None]
     interval = relative_interval(measured, perfect) if measured and name != PERFECT else None
     relative_ci = interval.to_list() if interval else [None, None]
-    cells = {key: value, f"{key} ci low": ci[0], f"{key} ci high": ci[1]}
+    cells: dict[str, Any] = {key: value, f"{key} ci low": ci[0], f"{key} ci high": ci[1]}
     if variant != "regular":
         p = None
         if measured is not None and regular is not None and value is not None:
@@ -55,9 +64,14 @@ def _gsr_cells(result: ExperimentResult, label: str, name: str | None, regular: 
             except UndefinedMeasureError:
                 p = None
         cells[f"{key} p"] = p
-    cells.update({f"rel. GSR ({label}) {variant} %": relative, f"rel. GSR ({label}) {variant} % ci low": relative_ci[0],
-                  f"rel. GSR ({label}) {variant} % ci high": relative_ci[1],
-                  f"rel. GSR ({label}) {variant} % ci error": interval.reason if interval else None})
+    cells.update(
+        {
+            f"rel. GSR ({label}) {variant} %": relative,
+            f"rel. GSR ({label}) {variant} % ci low": relative_ci[0],
+            f"rel. GSR ({label}) {variant} % ci high": relative_ci[1],
+            f"rel. GSR ({label}) {variant} % ci error": interval.reason if interval else None,
+        }
+    )
     return cells
 
 
@@ -93,7 +107,7 @@ def debias_effectiveness_rows(result: ExperimentResult) -> list[dict]:
         if len(specs) < 2:
             continue
         regular = result.effectiveness[name]
-        row = {"system": name}
+        row: dict[str, Any] = {"system": name}
         for measure in config.measures:
             label = str(measure)
             base = regular.mean(label)
@@ -103,8 +117,9 @@ def debias_effectiveness_rows(result: ExperimentResult) -> list[dict]:
                 value = other.mean(label)
                 row[f"{label} {variant}"] = finite(value)
                 row[f"{label} {variant} change %"] = finite((value - base) / base * 100) if base else None
-                row[f"{label} {variant} change % p"] = paired_test(other.per_query[label], regular.per_query[label],
-                                                          config.test, config.resamples, config.seed)
+                row[f"{label} {variant} change % p"] = paired_test(
+                    other.per_query[label], regular.per_query[label], config.test, config.resamples, config.seed
+                )
         rows.append(row)
     correct_p_columns(rows, config.correction)
     return rows

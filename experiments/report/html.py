@@ -47,8 +47,7 @@ class ReportData:
     provenance: dict = field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps(self.__dict__, ensure_ascii=False, allow_nan=False, default=_plain,
-                          separators=(",", ":"))
+        return json.dumps(self.__dict__, ensure_ascii=False, allow_nan=False, default=_plain, separators=(",", ":"))
 
 
 def _plain(value):
@@ -70,8 +69,14 @@ def scatter_points(result) -> dict:
             y.append(_rounded(point.g_list))
             q.append(point.qid)
     xs, ys = result.points()
-    return {"gsr": result.gsr, "ci": result.ci.to_list() if result.ci else None,
-            "centre": [float(np.mean(xs)), float(np.mean(ys))] if len(xs) else None, "x": x, "y": y, "q": q}
+    return {
+        "gsr": result.gsr,
+        "ci": result.ci.to_list() if result.ci else None,
+        "centre": [float(np.mean(xs)), float(np.mean(ys))] if len(xs) else None,
+        "x": x,
+        "y": y,
+        "q": q,
+    }
 
 
 def list_cutoffs(cutoff, qrels: dict | None, queries) -> dict[str, int | None]:
@@ -81,8 +86,9 @@ def list_cutoffs(cutoff, qrels: dict | None, queries) -> dict[str, int | None]:
     return dict.fromkeys(queries, cutoff if isinstance(cutoff, int) else None)
 
 
-def query_lists(runs: dict, queries: dict[str, str], gendered, cutoffs: dict,
-                qrels: dict | None) -> tuple[dict, set[str]]:
+def query_lists(
+    runs: dict, queries: dict[str, str], gendered, cutoffs: dict, qrels: dict | None
+) -> tuple[dict, set[str]]:
     """Each system's measured list per query, its top MAX_DOCUMENTS documents as [docid, g_q(d), grade], with
     g_q(d) computed as Eq. 2 does (gsr.documents.stats.GenderedDocuments); and every document shown."""
     analyzer, index = gendered.analyzer, gendered.stats.doc_index
@@ -110,7 +116,7 @@ def query_lists(runs: dict, queries: dict[str, str], gendered, cutoffs: dict,
     return lists, shown
 
 
-def word_values(texts: dict[str, str], gendered) -> dict[str, float]:
+def word_values(texts: dict[str, str], gendered) -> dict[str, float | None]:
     """g(w) of every word of `texts` that Eq. 2 counts (in the lexicon, not a stop word), keyed as the page splits
     text: lowercase runs of letters, digits and apostrophes."""
     import re
@@ -118,8 +124,7 @@ def word_values(texts: dict[str, str], gendered) -> dict[str, float]:
     analyzer, lexicon = gendered.analyzer, gendered.lexicon
     words = {w for text in texts.values() for w in re.findall(r"[\w']+", text.lower())}
     counted = {w for w in words if analyzer.tokens(w) == [w]}
-    return {w: _rounded(g) for w, g in zip(sorted(counted), lexicon.values(sorted(counted)).tolist())
-            if g == g}
+    return {w: _rounded(g) for w, g in zip(sorted(counted), lexicon.values(sorted(counted)).tolist()) if g == g}
 
 
 def excluded_words(queries: dict[str, str], gendered, words: set[str]) -> dict[str, list[str]]:
@@ -133,8 +138,11 @@ def excluded_words(queries: dict[str, str], gendered, words: set[str]) -> dict[s
 
 
 def png_entry(name: str, caption: str, path: Path) -> dict:
-    return {"name": name, "caption": caption,
-            "png": "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii")}
+    return {
+        "name": name,
+        "caption": caption,
+        "png": "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii"),
+    }
 
 
 def table_entry(name: str, caption: str, rows: list[dict]) -> dict:
@@ -150,10 +158,13 @@ def table_entry(name: str, caption: str, rows: list[dict]) -> dict:
             value = row.get(c)
             text = "—" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
             sort = value if isinstance(value, (int, float)) and not isinstance(value, bool) else text
-            cells.append(f"<td data-sort=\"{html.escape(str(sort))}\">{html.escape(text)}</td>")
+            cells.append(f'<td data-sort="{html.escape(str(sort))}">{html.escape(text)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return {"name": name, "caption": caption,
-            "html": f"<table class=\"sortable\"><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"}
+    return {
+        "name": name,
+        "caption": caption,
+        "html": f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>',
+    }
 
 
 def write_html(data: ReportData, path: Path) -> Path:
@@ -163,11 +174,13 @@ def write_html(data: ReportData, path: Path) -> Path:
     folder = resources.files("experiments.report") / "assets"
     page = (folder / "report.html").read_text(encoding="utf-8")
     payload = data.to_json().replace("</", "<\\/")  # no "</script>" inside the data block
-    page = (page.replace("/*STYLE*/", (folder / "report.css").read_text(encoding="utf-8"))
-                .replace("/*PLOTLY*/", get_plotlyjs())
-                .replace("/*SCRIPT*/", (folder / "report.js").read_text(encoding="utf-8"))
-                .replace("/*DATA*/", payload)
-                .replace("<!--TITLE-->", html.escape(data.title)))
+    page = (
+        page.replace("/*STYLE*/", (folder / "report.css").read_text(encoding="utf-8"))
+        .replace("/*PLOTLY*/", get_plotlyjs())
+        .replace("/*SCRIPT*/", (folder / "report.js").read_text(encoding="utf-8"))
+        .replace("/*DATA*/", payload)
+        .replace("<!--TITLE-->", html.escape(data.title))
+    )
     with atomic_write(path) as out:
         out.write(page)
     return Path(path)
@@ -229,21 +242,35 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
     data = ReportData(
         title=f"gsr-bench: {config.name}",
         subtitle=f"{result.collection.name}: {len(systems)} systems, {len(result.evaluated_queries)} judged topics",
-        table={"columns": table_header(config.measures, result.system_gsr), "rows": sort_rows,
-               "notes": table_notes(result, rows)},
-        labels=labels, systems=systems, variants=_variants(config),
+        table={
+            "columns": table_header(config.measures, result.system_gsr),
+            "rows": sort_rows,
+            "notes": table_notes(result, rows),
+        },
+        labels=labels,
+        systems=systems,
+        variants=_variants(config),
         queries={q: result.collection.queries[q] for q in result.evaluated_queries},
-        provenance={"version": provenance.version, "environment": provenance.environment,
-                    "config": provenance.config, "inputs": provenance.inputs},
-        analyses=_analysis_entries(written, out))
+        provenance={
+            "version": provenance.version,
+            "environment": provenance.environment,
+            "config": provenance.config,
+            "inputs": provenance.inputs,
+        },
+        analyses=_analysis_entries(written, out),
+    )
     cutoffs = list_cutoffs(config.cutoff, result.collection.qrels, result.evaluated_queries)
     shown: set[str] = set()
     for label in labels:
-        data.scatter[label] = {name: scatter_points(r) for name, r in result.system_gsr[label].items()
-                               if name in systems or name == PERFECT}
+        data.scatter[label] = {
+            name: scatter_points(r)
+            for name, r in result.system_gsr[label].items()
+            if name in systems or name == PERFECT
+        }
         gendered = experiment.gendered(label)
-        data.lists[label], documents = query_lists({s: result.runs[s] for s in systems}, data.queries, gendered,
-                                                   cutoffs, result.collection.qrels)
+        data.lists[label], documents = query_lists(
+            {s: result.runs[s] for s in systems}, data.queries, gendered, cutoffs, result.collection.qrels
+        )
         shown |= documents
     data.documents = result.collection.texts(shown)
     for label in labels:
@@ -253,19 +280,35 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
     return data
 
 
-def scored_report(names: list[str], reports: list, runs: list, queries: dict[str, str], qrels: dict | None,
-                  gendered, label: str, cutoff, table: dict, texts_of) -> ReportData:
+def scored_report(
+    names: list[str],
+    reports: list,
+    runs: list,
+    queries: dict[str, str],
+    qrels: dict | None,
+    gendered,
+    label: str,
+    cutoff,
+    table: dict,
+    texts_of,
+) -> ReportData:
     """The page of one `gsr score --html`: its results table, each run's scatter and lists (`texts_of(ids)` gives
     the shown documents' texts)."""
     measured = sorted({p.qid for r in reports for p in r.system.per_query if p.g_query is not None})
-    data = ReportData(title="gsr-bench: scored runs", subtitle=f"{len(names)} runs, {len(measured)} measured queries",
-                      table=table, labels=[label], systems=list(names),
-                      queries={q: queries[q] for q in measured if q in queries})
+    data = ReportData(
+        title="gsr-bench: scored runs",
+        subtitle=f"{len(names)} runs, {len(measured)} measured queries",
+        table=table,
+        labels=[label],
+        systems=list(names),
+        queries={q: queries[q] for q in measured if q in queries},
+    )
     data.scatter[label] = {name: scatter_points(r.system) for name, r in zip(names, reports)}
     if reports[0].perfect is not None:
         data.scatter[label]["perfect"] = scatter_points(reports[0].perfect)
-    data.lists[label], shown = query_lists(dict(zip(names, runs)), data.queries, gendered,
-                                           list_cutoffs(cutoff, qrels, data.queries), qrels)
+    data.lists[label], shown = query_lists(
+        dict(zip(names, runs)), data.queries, gendered, list_cutoffs(cutoff, qrels, data.queries), qrels
+    )
     data.documents = texts_of(shown)
     data.words[label] = word_values(data.documents, gendered)
     data.excluded = excluded_words(data.queries, gendered, set(data.words[label]))

@@ -33,8 +33,9 @@ class OutputFolder:
     previous: list[str] = field(default_factory=list)
 
     @classmethod
-    def check(cls, path: Path, experiment: dict, inputs: Iterable[Path], overwrite: bool,
-              option: str = "--out") -> OutputFolder:
+    def check(
+        cls, path: Path, experiment: dict, inputs: Iterable[Path], overwrite: bool, option: str = "--out"
+    ) -> OutputFolder:
         """The folder at `path`, refused (InputError naming `option`) when it holds an input, or, unless
         `overwrite`, files this experiment did not write."""
         path = Path(path).expanduser()
@@ -42,8 +43,10 @@ class OutputFolder:
         for source in inputs:
             resolved = Path(source).expanduser().resolve()
             if resolved == folder or folder in resolved.parents:
-                raise InputError(f"{option} {path} holds {source}, an input of this experiment, which its outputs "
-                                 "could overwrite; write the results to another folder")
+                raise InputError(
+                    f"{option} {path} holds {source}, an input of this experiment, which its outputs "
+                    "could overwrite; write the results to another folder"
+                )
         if not path.is_dir():
             return cls(path, experiment)
         recorded = _read_manifest(path / MANIFEST)
@@ -52,17 +55,23 @@ class OutputFolder:
             if first is None or _legacy_outputs_of(path, experiment):
                 return cls(path, experiment)  # empty, or an earlier release's results of this experiment
             if not overwrite:
-                raise InputError(f"{option} {path} holds files gsr did not write (e.g. {first}); give an empty or "
-                                 "new folder, or --overwrite to write into it")
+                raise InputError(
+                    f"{option} {path} holds files gsr did not write (e.g. {first}); give an empty or "
+                    "new folder, or --overwrite to write into it"
+                )
             return cls(path, experiment)
         listed = set(recorded.get("files", []))
         foreign = next((name for name in _files_in(path) if name not in listed), None)
         other = recorded.get("experiment") != experiment
         if (foreign or other) and not overwrite:
-            why = (f"the results of another experiment ({recorded.get('experiment', {}).get('name')})" if other
-                   else f"files this experiment did not write (e.g. {foreign})")
-            raise InputError(f"{option} {path} holds {why}; give an empty or new folder, or --overwrite to replace "
-                             "them")
+            why = (
+                f"the results of another experiment ({recorded.get('experiment', {}).get('name')})"
+                if other
+                else f"files this experiment did not write (e.g. {foreign})"
+            )
+            raise InputError(
+                f"{option} {path} holds {why}; give an empty or new folder, or --overwrite to replace them"
+            )
         return cls(path, experiment, sorted(listed))
 
     def finish(self, written: Iterable[Path]) -> list[Path]:

@@ -15,16 +15,52 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.report.figures import (
+    DIVERGING_CMAP,
+    DPI,
+    ENGINE_ORDER,
+    FEMALE_COLOUR,
+    G_LABEL,
+    MALE_COLOUR,
+    NEUTRAL_COLOUR,
+    UNKNOWN_COLOUR,
+    draw_fit_line,
+    format_p,
+    label_points,
+    new_figure,
+    prune_end_ticks,
+    save_figure,
+)
+from experiments.report.scatter import draw_fit_band, plot_system_scatter, system_scatter_figure
 from gsr.infra.numeric import format_number
 
-MALE_COLOUR = "#e66101"    # orange
-FEMALE_COLOUR = "#5e3c99"  # purple
-NEUTRAL_COLOUR = "#9e9e9e"
-UNKNOWN_COLOUR = "#c8c8c8"  # terms with no genderedness (out of vocabulary)
-DIVERGING_CMAP = "PuOr"     # orange (negative, male) - white - purple (positive, female)
-DPI = 150
-G_LABEL = "genderedness g(w) (female > 0)"
-ENGINE_ORDER = ("S", "N", "CS")
+__all__ = [  # the figures' kit and Figs. 8-9 are named here too: analyses and users import them from this module
+    "DIVERGING_CMAP",
+    "DPI",
+    "ENGINE_ORDER",
+    "FEMALE_COLOUR",
+    "G_LABEL",
+    "MALE_COLOUR",
+    "NEUTRAL_COLOUR",
+    "UNKNOWN_COLOUR",
+    "draw_fit_band",
+    "draw_fit_line",
+    "format_p",
+    "label_points",
+    "new_figure",
+    "parity_agreement_figure",
+    "plot_parity_agreement",
+    "plot_query_genderedness",
+    "plot_stereotype_tests",
+    "plot_system_scatter",
+    "plot_toy_engines",
+    "prune_end_ticks",
+    "query_genderedness_figure",
+    "save_figure",
+    "stereotype_tests_figure",
+    "system_scatter_figure",
+    "toy_engines_figure",
+]
 
 _STEREOTYPE_LABELS = {
     "agency_communion": "agency vs communion",
@@ -32,44 +68,6 @@ _STEREOTYPE_LABELS = {
     "career_family": "career vs family",
     "jobs": "jobs_m vs jobs_f",
 }
-
-
-def new_figure(width: float, height: float):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=DPI)
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def save_figure(fig, path, dpi: int = DPI) -> Path:
-    """Write `fig` to `path` (format from its suffix, PNG if none), atomically (gsr.store.atomic_write)."""
-    from gsr.infra.store import atomic_write
-
-    path = Path(path)
-    fmt = path.suffix.lstrip(".").lower() or "png"
-    with atomic_write(path, binary=True) as handle:
-        fig.savefig(handle, format=fmt, dpi=dpi, bbox_inches="tight")
-    return path
-
-
-def format_p(p: float) -> str:
-    if p is None or math.isnan(p):
-        return "p = n/a"
-    if p == 0:
-        return "$p = 0$"
-    if p >= 0.01:
-        return f"$p = {p:.2f}$"
-    mantissa, exponent = f"{p:.1e}".split("e")
-    return rf"$p = {mantissa} \times 10^{{{int(exponent)}}}$"
-
-
-def draw_fit_line(ax, x: np.ndarray, y: np.ndarray, **style) -> None:
-    """The least-squares line of y on x, drawn across the range of x."""
-    slope, intercept = np.polyfit(x, y, 1)
-    line_x = np.array([x.min(), x.max()])
-    ax.plot(line_x, slope * line_x + intercept, color="black", **style)
 
 
 def stereotype_tests_figure(tests, reference: dict[str, float]):
@@ -81,7 +79,10 @@ def stereotype_tests_figure(tests, reference: dict[str, float]):
     fig = new_figure(8.0, 1.0 + 0.8 * max(n_rows, 1))
     ax = fig.add_subplot(1, 1, 1)
     offset = 0.14  # male dots above the row's centre line, female dots below
-    labels, ys, values, missing = [], [], [], []
+    labels: list[str] = []
+    ys: list[float] = []
+    values: list = []
+    missing: list[str] = []
     for i, test in enumerate(tests):
         y = n_rows - i
         male = np.array(list(test.male_words.values()), dtype=float)
@@ -92,29 +93,52 @@ def stereotype_tests_figure(tests, reference: dict[str, float]):
         ax.scatter(male, np.full(len(male), y + offset), s=14, color=MALE_COLOUR, alpha=0.7, lw=0, zorder=2)
         ax.scatter(female, np.full(len(female), y - offset), s=14, color=FEMALE_COLOUR, alpha=0.7, lw=0, zorder=2)
         ax.plot([test.male_mean, test.female_mean], [y + offset, y - offset], color="#666666", lw=0.8, zorder=1)
-        ax.scatter([test.male_mean], [y + offset], s=110, marker="D", color=MALE_COLOUR, edgecolor="black",
-                   lw=0.8, zorder=3)
-        ax.scatter([test.female_mean], [y - offset], s=110, marker="D", color=FEMALE_COLOUR, edgecolor="black",
-                   lw=0.8, zorder=3)
+        ax.scatter(
+            [test.male_mean], [y + offset], s=110, marker="D", color=MALE_COLOUR, edgecolor="black", lw=0.8, zorder=3
+        )
+        ax.scatter(
+            [test.female_mean],
+            [y - offset],
+            s=110,
+            marker="D",
+            color=FEMALE_COLOUR,
+            edgecolor="black",
+            lw=0.8,
+            zorder=3,
+        )
         p_text = format_p(test.p_value)
         if not getattr(test, "exact", True):
             p_text += " (MC)"
-        ax.annotate(p_text, xy=(1.02, y), xycoords=("axes fraction", "data"), va="center", ha="left",
-                    fontsize=9, annotation_clip=False)
+        ax.annotate(
+            p_text,
+            xy=(1.02, y),
+            xycoords=("axes fraction", "data"),
+            va="center",
+            ha="left",
+            fontsize=9,
+            annotation_clip=False,
+        )
         labels.append(_STEREOTYPE_LABELS.get(test.name, test.name.replace("_", " vs ", 1)))
         ys.append(y)
         missing.extend(getattr(test, "missing", []) or [])
     if reference:
         y = 1
         ax.axhline(y, color="#eeeeee", lw=0.8, zorder=0)
-        words = sorted(reference, key=reference.get)
+        words = sorted(reference, key=lambda word: reference[word])
         for k, word in enumerate(words):
             g = reference[word]
             colour = FEMALE_COLOUR if g > 0 else MALE_COLOUR if g < 0 else NEUTRAL_COLOUR
             ax.scatter([g], [y], s=60, marker="o", color=colour, edgecolor="black", lw=0.6, zorder=3)
             above = k % 2 == 0
-            ax.annotate(word, xy=(g, y), xytext=(0, 8 if above else -8), textcoords="offset points",
-                        ha="center", va="bottom" if above else "top", fontsize=8.5)
+            ax.annotate(
+                word,
+                xy=(g, y),
+                xytext=(0, 8 if above else -8),
+                textcoords="offset points",
+                ha="center",
+                va="bottom" if above else "top",
+                fontsize=8.5,
+            )
             values.append(g)
         labels.append("reference words")
         ys.append(y)
@@ -136,8 +160,9 @@ def stereotype_tests_figure(tests, reference: dict[str, float]):
     ]
     ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=8.5)
     if missing:
-        fig.text(0.01, 0.0, "not in the embedding: " + ", ".join(missing), fontsize=7, color="#666666",
-                 ha="left", va="top")
+        fig.text(
+            0.01, 0.0, "not in the embedding: " + ", ".join(missing), fontsize=7, color="#666666", ha="left", va="top"
+        )
     return fig
 
 
@@ -152,7 +177,8 @@ def toy_engines_figure(results: dict, title: str = ""):
     names = [n for n in ENGINE_ORDER if n in results] + [n for n in results if n not in ENGINE_ORDER]
     fig = new_figure(3.6 * max(len(names), 1) + 0.4, 3.8)
     axes = fig.subplots(1, max(len(names), 1), sharex=True, sharey=True, squeeze=False)[0]
-    every_x, every_y = [], []
+    every_x: list[float] = []
+    every_y: list[float] = []
     for ax, name in zip(axes, names):
         result = results[name]
         x, y = (np.asarray(a, dtype=float) for a in result.points())
@@ -165,8 +191,7 @@ def toy_engines_figure(results: dict, title: str = ""):
         if len(x) >= 2 and np.ptp(x) > 0:
             draw_fit_line(ax, x, y, lw=1.3, zorder=3)
         elif len(x) == 0:
-            ax.text(0.5, 0.5, "no measurable query", transform=ax.transAxes, ha="center", va="center",
-                    color="#666666")
+            ax.text(0.5, 0.5, "no measurable query", transform=ax.transAxes, ha="center", va="center", color="#666666")
         ax.set_title(f"{name}: m = {format_number(result.gsr, 2, missing='undefined')}")
         ax.set_xlabel("$g(q)$")
         ax.grid(alpha=0.25)
@@ -203,8 +228,9 @@ def parity_agreement_figure(agreement):
     definition = "census majority" if getattr(agreement, "stereotype", "polarity") == "census" else "polarity of g(q)"
     ax.set_xlabel(f"stereotypical documents ({definition}) among retrieved ones (%)")
     ax.set_ylabel("GSR")
-    ax.set_title(f"r = {agreement.pearson_r:.2f} over {agreement.n_solutions:,} solutions; {len(gsr):,} shown",
-                 fontsize=10)
+    ax.set_title(
+        f"r = {agreement.pearson_r:.2f} over {agreement.n_solutions:,} solutions; {len(gsr):,} shown", fontsize=10
+    )
     ax.grid(alpha=0.25)
     fig.tight_layout()
     return fig
@@ -235,10 +261,10 @@ def query_genderedness_figure(queries, top: int = 10):
     panels = [("most female queries", measured[:top]), ("most male queries", measured[::-1][:top])]
 
     word_size, g_size, label_size = 11.0, 7.0, 9.0
-    box_pad = 3.0                 # points of box padding around each word
-    gap = 6.0                     # points between word boxes
-    row_height = 36.0             # points per line of words (box, g value beneath, spacing)
-    max_line = 480.0              # points of words per line before a query wraps
+    box_pad = 3.0  # points of box padding around each word
+    gap = 6.0  # points between word boxes
+    row_height = 36.0  # points per line of words (box, g value beneath, spacing)
+    max_line = 480.0  # points of words per line before a query wraps
     shown_g = [t.get("g") for _, rows in panels for q in rows for t in q.get("terms", [])]
     shown_g = [g for g in shown_g if g is not None and not math.isnan(g)]
     vmax = max([abs(g) for g in shown_g] + [1e-3])
@@ -256,7 +282,8 @@ def query_genderedness_figure(queries, top: int = 10):
             score = f"{q['genderedness']:+.3f}"
             qid_width = max(qid_width, _text_width_pt(fig, renderer, label, fontsize=label_size, weight="bold"))
             score_width = max(score_width, _text_width_pt(fig, renderer, score, fontsize=label_size))
-            lines, x = [[]], 0.0
+            lines: list[list] = [[]]
+            x = 0.0
             for term in q.get("terms", []):
                 word = str(term.get("term", ""))
                 width = _text_width_pt(fig, renderer, word, fontsize=word_size) + 2 * box_pad
@@ -281,21 +308,35 @@ def query_genderedness_figure(queries, top: int = 10):
     fig.set_size_inches(width_pt / 72.0, height_pt / 72.0)
     for k, ((title, rows), laid) in enumerate(zip(panels, layouts)):
         left = margin + k * (panel_width + between)
-        ax = fig.add_axes([left / width_pt, (height_pt - margin - title_h - panel_height) / height_pt,
-                           panel_width / width_pt, panel_height / height_pt])
+        ax = fig.add_axes(
+            [
+                left / width_pt,
+                (height_pt - margin - title_h - panel_height) / height_pt,
+                panel_width / width_pt,
+                panel_height / height_pt,
+            ]
+        )
         ax.set_xlim(0, panel_width)
         ax.set_ylim(panel_height, 0)
         ax.axis("off")
         ax.set_title(f"{title}", fontsize=11, loc="left", pad=6)
         if not rows:
-            ax.text(panel_width / 2, row_height / 2, "no query with genderedness", ha="center", va="center",
-                    color="#666666")
+            ax.text(
+                panel_width / 2, row_height / 2, "no query with genderedness", ha="center", va="center", color="#666666"
+            )
         line_no = 0
         for label, score, lines in laid:
             top_y = line_no * row_height
             ax.text(0, top_y + 10, label, fontsize=label_size, weight="bold", ha="left", va="center")
-            ax.text(qid_width + 8 + score_width, top_y + 10, score, fontsize=label_size, ha="right",
-                    va="center", color="#444444")
+            ax.text(
+                qid_width + 8 + score_width,
+                top_y + 10,
+                score,
+                fontsize=label_size,
+                ha="right",
+                va="center",
+                color="#444444",
+            )
             for line in lines:
                 y = line_no * row_height + 10
                 for x, width, word, g in line:
@@ -304,10 +345,25 @@ def query_genderedness_figure(queries, top: int = 10):
                     r, gr, b = to_rgb(face)
                     ink = "white" if 0.299 * r + 0.587 * gr + 0.114 * b < 0.5 else "black"
                     centre = label_width + 8 + x + width / 2
-                    ax.text(centre, y, word, fontsize=word_size, ha="center", va="center", color=ink,
-                            bbox=dict(boxstyle="round,pad=0.2", facecolor=face, edgecolor="#b0b0b0", lw=0.4))
-                    ax.text(centre, y + 15, f"{g:+.2f}" if known else "n/a", fontsize=g_size, ha="center",
-                            va="center", color="#555555")
+                    ax.text(
+                        centre,
+                        y,
+                        word,
+                        fontsize=word_size,
+                        ha="center",
+                        va="center",
+                        color=ink,
+                        bbox=dict(boxstyle="round,pad=0.2", facecolor=face, edgecolor="#b0b0b0", lw=0.4),
+                    )
+                    ax.text(
+                        centre,
+                        y + 15,
+                        f"{g:+.2f}" if known else "n/a",
+                        fontsize=g_size,
+                        ha="center",
+                        va="center",
+                        color="#555555",
+                    )
                 line_no += 1
     cax = fig.add_axes([(width_pt / 2 - 150) / width_pt, 30.0 / height_pt, 300 / width_pt, bar_h / height_pt])
     bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
@@ -319,61 +375,3 @@ def query_genderedness_figure(queries, top: int = 10):
 def plot_query_genderedness(queries, path, top: int = 10) -> Path:
     """Fig. 7 as a PNG at `path` (query_genderedness_figure)."""
     return save_figure(query_genderedness_figure(queries, top), path)
-
-
-def draw_fit_band(ax, x: np.ndarray, result) -> None:
-    """The bootstrap band of the fit line: per x, the interval of a_b + m_b·x over the resamples (result.bootstrap),
-    at the level of result.ci."""
-    fit, interval = getattr(result, "bootstrap", None), getattr(result, "ci", None)
-    if fit is None or interval is None:
-        return
-    grid = np.linspace(float(np.min(x)), float(np.max(x)), 60)
-    lines = fit.intercepts[:, None] + fit.slopes[:, None] * grid
-    lines = lines[np.isfinite(fit.slopes)]
-    if len(lines) < 2:
-        return
-    low, high = np.quantile(lines, [(1 - interval.level) / 2, (1 + interval.level) / 2], axis=0)
-    ax.fill_between(grid, low, high, color="#555555", alpha=0.18, lw=0, zorder=1, label="bootstrap band")
-
-
-def system_scatter_figure(results: dict, perfect, title: str = "", columns: int = 4):
-    """Figs. 8 and 9: one panel per system, g(q) against g_q(L) with its least-squares line (solid), its bootstrap
-    band (grey, when the result has one) and the perfect engine's line (dashed); the panel title gives the system's
-    GSR and its interval."""
-    names = list(results)
-    columns = max(1, min(columns, len(names)))
-    rows = max(1, math.ceil(len(names) / columns))
-    fig = new_figure(3.3 * columns + 0.4, 3.1 * rows + 0.4)
-    axes = fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).ravel()
-    perfect_x, perfect_y = (np.asarray(a, dtype=float) for a in perfect.points()) if perfect else ([], [])
-    for ax, name in zip(axes, names):
-        result = results[name]
-        x, y = (np.asarray(a, dtype=float) for a in result.points())
-        colours = [FEMALE_COLOUR if v > 0 else MALE_COLOUR if v < 0 else NEUTRAL_COLOUR for v in x]
-        ax.axhline(0, color="#bbbbbb", lw=0.7, zorder=0)
-        ax.axvline(0, color="#bbbbbb", lw=0.7, zorder=0)
-        ax.scatter(x, y, s=10, c=colours, alpha=0.6, edgecolor="none", zorder=2)
-        if len(x) >= 2 and np.ptp(x) > 0:
-            draw_fit_line(ax, x, y, lw=1.3, zorder=3)
-            draw_fit_band(ax, x, result)
-        if len(perfect_x) >= 2 and np.ptp(perfect_x) > 0:
-            draw_fit_line(ax, perfect_x, perfect_y, lw=1.1, ls="--", zorder=3)
-        interval = getattr(result, "ci", None)
-        bounds = f" [{interval.low:.2f}, {interval.high:.2f}]" if interval and interval.low is not None else ""
-        ax.set_title(f"{name}: GSR = {format_number(result.gsr, 2, missing='undefined')}{bounds}", fontsize=9)
-        ax.grid(alpha=0.25)
-    for ax in axes[len(names):]:
-        ax.set_visible(False)
-    for ax in axes[(rows - 1) * columns:]:
-        ax.set_xlabel("$g(q)$")
-    for ax in axes[::columns]:
-        ax.set_ylabel(r"$g_q(\mathcal{L})$")
-    if title:
-        fig.suptitle(f"{title} (dashed: perfect engine)")
-    fig.tight_layout()
-    return fig
-
-
-def plot_system_scatter(results: dict, perfect, path, title: str = "", columns: int = 4) -> Path:
-    """Figs. 8 and 9 as a PNG at `path` (system_scatter_figure)."""
-    return save_figure(system_scatter_figure(results, perfect, title, columns), path)

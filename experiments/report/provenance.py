@@ -43,7 +43,7 @@ def environment() -> dict:
     import platform
     import subprocess
 
-    versions = {PROJECT: project_version(), "python": platform.python_version()}
+    versions: dict[str, str | None] = {PROJECT: project_version(), "python": platform.python_version()}
     for name in LIBRARIES:
         try:
             versions[name] = importlib.metadata.version(name)
@@ -71,6 +71,7 @@ def environment() -> dict:
 
 def sha256(path: Path) -> str:
     """SHA-256 of a file's content, computed once per file version and cached."""
+
     def build(staging: Path) -> None:
         digest = hashlib.sha256()
         with open(path, "rb") as handle:
@@ -111,21 +112,25 @@ def _input_entries(config: ExperimentConfig) -> list[tuple[str, object]]:
     kind = COLLECTION_KINDS.get(config.collection["kind"])
     entries += [(f"collection.{key}", config.collection[key]) for key in kind.path_keys if key in config.collection]
     entries += [(f"embeddings.{spec.name}", spec.source) for spec in config.embeddings.values() if spec.source]
-    entries += [(f"gsr.{key}", value) for key, value in (("stopwords", config.stopwords),
-                                                          ("definitional", config.definitional)) if value]
+    entries += [
+        (f"gsr.{key}", value)
+        for key, value in (("stopwords", config.stopwords), ("definitional", config.definitional))
+        if value
+    ]
     entries += [(f"debias.{key}", value) for key, value in config.debias_lists.items()]
     for system in config.systems:
-        entries += [(f"systems.{system.name}.{key}", system.params[key])
-                    for key in SYSTEMS.get(system.model).path_params]
+        entries += [
+            (f"systems.{system.name}.{key}", system.params[key]) for key in SYSTEMS.get(system.model).path_params
+        ]
         labels = system.params.get("labels")
         if isinstance(labels, str) and labels.startswith(FILE_PREFIX):
-            entries.append((f"systems.{system.name}.labels", labels[len(FILE_PREFIX):]))
+            entries.append((f"systems.{system.name}.labels", labels[len(FILE_PREFIX) :]))
     for options in config.analyses.values():
         for key, value in options.items():
             if key == "probe_occupations" and value:
                 entries.append((f"analyses.{key}", value))
             elif isinstance(value, str) and value.startswith(FILE_PREFIX):
-                entries.append((f"analyses.{key}", value[len(FILE_PREFIX):]))
+                entries.append((f"analyses.{key}", value[len(FILE_PREFIX) :]))
     return entries
 
 
@@ -137,14 +142,21 @@ def input_paths(config: ExperimentConfig) -> list[Path]:
 def input_files(config: ExperimentConfig) -> list[dict]:
     """Every input file of the config with its role, size, SHA-256 and xxh3 digest; ids (irds:, pyserini:, built-in
     names) as they are."""
-    records = []
+    records: list[dict] = []
     for role, value in _input_entries(config):
         files = _files(value, role.rsplit(".", 1)[-1])
         if not files:
             records.append({"role": role, "id": str(value)})
         for path in files:
-            records.append({"role": role, "path": str(path), "bytes": path.stat().st_size, "xxh3": fast_digest(path),
-                            "sha256": sha256(path)})
+            records.append(
+                {
+                    "role": role,
+                    "path": str(path),
+                    "bytes": path.stat().st_size,
+                    "xxh3": fast_digest(path),
+                    "sha256": sha256(path),
+                }
+            )
     return records
 
 
@@ -176,17 +188,18 @@ class Provenance:
         as computed from files they were not (partly) computed from."""
         changed = self.changed()
         if changed:
-            raise InputError(f"{', '.join(changed)} changed while the experiment ran; its results were not written, "
-                             "since they would be recorded as computed from the new content. Run it again (every "
-                             "step the change did not touch is reused from the cache)")
+            raise InputError(
+                f"{', '.join(changed)} changed while the experiment ran; its results were not written, "
+                "since they would be recorded as computed from the new content. Run it again (every "
+                "step the change did not touch is reused from the cache)"
+            )
 
 
 def config_record(config: ExperimentConfig) -> dict:
     """The config as run: its file's text and the checked settings (defaults filled in)."""
     settings = {k: v for k, v in dataclasses.asdict(config).items() if k not in ("path",)}
     text = config.path.read_text(encoding="utf-8") if config.path and config.path.is_file() else None
-    return {"path": str(config.path) if config.path else None, "text": text,
-            "settings": _plain(settings)}
+    return {"path": str(config.path) if config.path else None, "text": text, "settings": _plain(settings)}
 
 
 def _plain(value):

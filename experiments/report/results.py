@@ -4,6 +4,8 @@ measuring embedding), as rows, Markdown, LaTeX, CSV, and per query (wide CSV and
 
 from __future__ import annotations
 
+from typing import Any
+
 from experiments.effectiveness import CORRECTED, TEST_NAMES, correct_family, display_name, measure_entries
 from experiments.report.tables import csv_rows, latex_grid, markdown_grid
 from experiments.results import PERFECT, RANDOM, ExperimentResult
@@ -25,11 +27,21 @@ def _gsr_entry(result: ExperimentResult, label: str, name: str, tested: bool) ->
     measured, perfect = result.system_gsr[label][name], result.system_gsr[label][PERFECT]
     relative, why = relative_to_perfect(measured, perfect)
     relative_ci = relative_interval(measured, perfect) if name != PERFECT else None
-    entry = {"gsr": finite(measured.gsr), "ci": _interval(measured.ci), "se": measured.se, "relative": relative,
-             "relative_error": why, "relative_ci": _interval(relative_ci),
-             "relative_ci_error": relative_ci.reason if relative_ci is not None else None,
-             "difference_vs_perfect": None, "p_value": None, "n_queries": measured.n_queries,
-             "skipped": measured.skipped, "unknown_docids": measured.unknown_docids, "error": measured.error}
+    entry = {
+        "gsr": finite(measured.gsr),
+        "ci": _interval(measured.ci),
+        "se": measured.se,
+        "relative": relative,
+        "relative_error": why,
+        "relative_ci": _interval(relative_ci),
+        "relative_ci_error": relative_ci.reason if relative_ci is not None else None,
+        "difference_vs_perfect": None,
+        "p_value": None,
+        "n_queries": measured.n_queries,
+        "skipped": measured.skipped,
+        "unknown_docids": measured.unknown_docids,
+        "error": measured.error,
+    }
     if tested and measured.gsr is not None and perfect.gsr is not None:
         try:
             test = gsr_difference_test(measured, perfect, config.resamples, config.seed)
@@ -44,13 +56,20 @@ def results_rows(result: ExperimentResult) -> list[dict]:
     interval and SE, relative GSR with interval and the test against the perfect engine. Every p-value of the table
     is one family, corrected with the config's correction ("p_adjusted", "mark")."""
     config = result.config
-    rows, family = [], []
+    rows: list[dict] = []
+    family: list[dict] = []
     models = {s.name: s for s in config.systems}
-    means = measure_entries(result.effectiveness, config.measures, config.baseline, set(models), config.test,
-                            config.resamples, config.seed)
+    means = measure_entries(
+        result.effectiveness, config.measures, config.baseline, set(models), config.test, config.resamples, config.seed
+    )
     for name in [s.name for s in config.systems] + list(REFERENCE_ROWS):
-        row = {"system": name, "model": models[name].model if name in models else name,
-               "embedding": models[name].embedding if name in models else None, "measures": means[name], "gsr": {}}
+        row: dict[str, Any] = {
+            "system": name,
+            "model": models[name].model if name in models else name,
+            "embedding": models[name].embedding if name in models else None,
+            "measures": means[name],
+            "gsr": {},
+        }
         family += means[name].values()
         for label in result.system_gsr:
             row["gsr"][label] = _gsr_entry(result, label, name, tested=name in models)
@@ -85,8 +104,9 @@ def row_cells(row: dict) -> list[str]:
         cells.append(format_number(value["mean"]) + value["mark"])
     for value in row["gsr"].values():
         cells.append(format_number(value["gsr"], sign=True) + _bounds(value["ci"], 4))
-        cells.append(format_number(value["relative"], digits=1, sign=True) + value["mark"] +
-                     _bounds(value["relative_ci"], 1))
+        cells.append(
+            format_number(value["relative"], digits=1, sign=True) + value["mark"] + _bounds(value["relative_ci"], 1)
+        )
     return cells
 
 
@@ -94,32 +114,51 @@ def table_notes(result: ExperimentResult, rows: list[dict]) -> list[str]:
     """What the table shows: topics averaged, the tests behind the marks and their correction, the intervals."""
     config = result.config
     collection = result.collection
-    tests = sum(1 for row in rows for group in ("measures", "gsr") for v in row[group].values()
-                if v["p_value"] is not None)
-    notes = [f"Collection **{collection.name}**: {len(result.evaluated_queries)} judged topics of "
-             f"{len(collection.queries)}; measures averaged over the judged topics (a topic a run does not answer "
-             "scores 0)."]
+    tests = sum(
+        1 for row in rows for group in ("measures", "gsr") for v in row[group].values() if v["p_value"] is not None
+    )
+    notes = [
+        f"Collection **{collection.name}**: {len(result.evaluated_queries)} judged topics of "
+        f"{len(collection.queries)}; measures averaged over the judged topics (a topic a run does not answer "
+        "scores 0)."
+    ]
     marks = []
     if config.baseline:
         marks.append(f"on a measure, {TEST_NAMES[config.test]} against **{config.baseline}**")
-    marks.append(f"on rel. GSR, paired randomisation test of the system's GSR against the perfect engine's "
-                 f"({config.resamples} sign flips over queries, exact when 2^n ≤ {config.resamples})")
-    notes.append(f"† / ‡: {'; '.join(marks)}; {CORRECTED[config.correction]} over the {tests} tests of this table, "
-                 f"p < 0.05 / p < 0.01. A randomisation p-value is at least 1/({config.resamples} + 1); raise "
-                 "[evaluation] resamples when the correction needs smaller ones.")
+    marks.append(
+        f"on rel. GSR, paired randomisation test of the system's GSR against the perfect engine's "
+        f"({config.resamples} sign flips over queries, exact when 2^n ≤ {config.resamples})"
+    )
+    notes.append(
+        f"† / ‡: {'; '.join(marks)}; {CORRECTED[config.correction]} over the {tests} tests of this table, "
+        f"p < 0.05 / p < 0.01. A randomisation p-value is at least 1/({config.resamples} + 1); raise "
+        "[evaluation] resamples when the correction needs smaller ones."
+    )
     cutoff = "the number of relevant documents" if config.cutoff == "relevant" else config.cutoff
-    notes.append(f"GSR: least-squares slope of g_q(L) on g(q) (Eq. 3) over the top-K documents, K = {cutoff}; "
-                 "rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100. perfect: the relevant documents by grade; "
-                 "random: K documents drawn uniformly from the collection.")
-    undefined = {m: v["relative_error"] for row in rows for m, v in row["gsr"].items()
-                 if v["relative"] is None and v["gsr"] is not None and v["relative_error"]}
+    notes.append(
+        f"GSR: least-squares slope of g_q(L) on g(q) (Eq. 3) over the top-K documents, K = {cutoff}; "
+        "rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100. perfect: the relevant documents by grade; "
+        "random: K documents drawn uniformly from the collection."
+    )
+    undefined = {
+        m: v["relative_error"]
+        for row in rows
+        for m, v in row["gsr"].items()
+        if v["relative"] is None and v["gsr"] is not None and v["relative_error"]
+    }
     notes += [f"rel. GSR ({m}) is undefined (—): {why}." for m, why in undefined.items()]
-    no_interval = {m: v["relative_ci_error"] for row in rows for m, v in row["gsr"].items()
-                   if v["relative"] is not None and v.get("relative_ci_error")}
+    no_interval = {
+        m: v["relative_ci_error"]
+        for row in rows
+        for m, v in row["gsr"].items()
+        if v["relative"] is not None and v.get("relative_ci_error")
+    }
     notes += [f"rel. GSR ({m}) has no interval: {why}." for m, why in no_interval.items()]
-    notes.append(f"[low, high]: {config.level:.0%} percentile bootstrap interval over queries ({config.resamples} "
-                 f"resamples, seed {config.seed}); rel. GSR's interval resamples the queries once and measures the "
-                 "system and the perfect engine on the same resample.")
+    notes.append(
+        f"[low, high]: {config.level:.0%} percentile bootstrap interval over queries ({config.resamples} "
+        f"resamples, seed {config.seed}); rel. GSR's interval resamples the queries once and measures the "
+        "system and the perfect engine on the same resample."
+    )
     notes += [f"Note: {n}" for n in collection.notes]
     return notes
 
@@ -132,8 +171,12 @@ def markdown_table(result: ExperimentResult, rows: list[dict]) -> str:
 
 def latex_table(result: ExperimentResult, rows: list[dict]) -> str:
     """The same table in LaTeX (booktabs)."""
-    return latex_grid(_header(result), [row_cells(row) for row in rows], f"Results: {result.collection.name}",
-                      " ".join(table_notes(result, rows)))
+    return latex_grid(
+        _header(result),
+        [row_cells(row) for row in rows],
+        f"Results: {result.collection.name}",
+        " ".join(table_notes(result, rows)),
+    )
 
 
 def flat_rows(result: ExperimentResult, rows: list[dict]) -> list[dict]:
@@ -143,17 +186,25 @@ def flat_rows(result: ExperimentResult, rows: list[dict]) -> list[dict]:
     for row in rows:
         line = {"system": row["system"], "model": row["model"], "embedding": row["embedding"]}
         for measure, value in row["measures"].items():
-            line.update({measure: value["mean"], f"{measure} p": value["p_value"],
-                         f"{measure} p adjusted": value["p_adjusted"]})
+            line.update(
+                {measure: value["mean"], f"{measure} p": value["p_value"], f"{measure} p adjusted": value["p_adjusted"]}
+            )
         for label, value in row["gsr"].items():
             ci, relative_ci = value["ci"] or [None, None], value["relative_ci"] or [None, None]
-            line.update({f"GSR ({label})": value["gsr"], f"GSR ({label}) ci low": ci[0],
-                         f"GSR ({label}) ci high": ci[1], f"GSR ({label}) se": value["se"],
-                         f"rel. GSR ({label}) %": value["relative"], f"rel. GSR ({label}) ci low": relative_ci[0],
-                         f"rel. GSR ({label}) ci high": relative_ci[1],
-                         f"GSR ({label}) p vs perfect": value["p_value"],
-                         f"GSR ({label}) p adjusted": value["p_adjusted"],
-                         f"GSR queries ({label})": value["n_queries"]})
+            line.update(
+                {
+                    f"GSR ({label})": value["gsr"],
+                    f"GSR ({label}) ci low": ci[0],
+                    f"GSR ({label}) ci high": ci[1],
+                    f"GSR ({label}) se": value["se"],
+                    f"rel. GSR ({label}) %": value["relative"],
+                    f"rel. GSR ({label}) ci low": relative_ci[0],
+                    f"rel. GSR ({label}) ci high": relative_ci[1],
+                    f"GSR ({label}) p vs perfect": value["p_value"],
+                    f"GSR ({label}) p adjusted": value["p_adjusted"],
+                    f"GSR queries ({label})": value["n_queries"],
+                }
+            )
         flat.append(line)
     return flat
 
@@ -170,11 +221,13 @@ def _plain(value) -> str:
 def per_query_csv(result: ExperimentResult) -> str:
     """One line per (system, judged topic): every measure (ir_measures' names), and g(q), g_q(L) per GSR column."""
     lines = []
-    points = {label: {name: {q.qid: q for q in r.per_query} for name, r in per.items()}
-              for label, per in result.system_gsr.items()}
+    points = {
+        label: {name: {q.qid: q for q in r.per_query} for name, r in per.items()}
+        for label, per in result.system_gsr.items()
+    }
     for name, eff in result.effectiveness.items():
         for qid in result.evaluated_queries:
-            line = {"system": name, "qid": qid}
+            line: dict[str, Any] = {"system": name, "qid": qid}
             line.update({str(m): eff.per_query[str(m)].get(qid) for m in result.config.measures})
             for label in result.system_gsr:
                 point = points[label][name].get(qid)
@@ -197,8 +250,11 @@ def trec_eval_q(result: ExperimentResult, name: str) -> str:
     for label, per_system in result.system_gsr.items():
         measured = per_system[name]
         for field, short in (("g_query", "gq"), ("g_list", "gL")):
-            lines += [f"{short}:{label}\t{q.qid}\t{getattr(q, field):.6f}" for q in measured.per_query
-                      if getattr(q, field) is not None]
+            lines += [
+                f"{short}:{label}\t{q.qid}\t{getattr(q, field):.6f}"
+                for q in measured.per_query
+                if getattr(q, field) is not None
+            ]
         if measured.gsr is not None:
             lines.append(f"GSR:{label}\tall\t{measured.gsr:.6f}")
     return "\n".join(lines) + "\n"

@@ -12,7 +12,14 @@ from pathlib import Path
 from gsr.infra.numeric import format_number
 from gsr.infra.store import atomic_write
 
-HIDDEN_SUFFIXES = (" p", " mark", " p adjusted", " ci low", " ci high", " ci error")  # CSV/JSON columns Markdown/LaTeX fold
+HIDDEN_SUFFIXES = (
+    " p",
+    " mark",
+    " p adjusted",
+    " ci low",
+    " ci high",
+    " ci error",
+)  # CSV/JSON columns Markdown/LaTeX fold
 # into the value they qualify (marks) or leave to the machine-readable files (p-values, interval bounds)
 
 
@@ -35,8 +42,11 @@ def _cell(row: dict, column: str) -> str:
     text = format_number(value, digits=digits, sign=sign)
     mark = row.get(f"{column} mark", "")
     low, high = row.get(f"{column} ci low"), row.get(f"{column} ci high")
-    bounds = "" if low is None or high is None else \
-        f" [{format_number(low, digits=digits, sign=sign)}, {format_number(high, digits=digits, sign=sign)}]"
+    bounds = (
+        ""
+        if low is None or high is None
+        else f" [{format_number(low, digits=digits, sign=sign)}, {format_number(high, digits=digits, sign=sign)}]"
+    )
     return text + (mark or "") + bounds
 
 
@@ -58,11 +68,32 @@ def markdown_grid(header: list[str], cells: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-                  "†": r"$^\dagger$", "‡": r"$^\ddagger$", "−": "$-$", "—": "--", "±": r"$\pm$", "τ": r"$\tau$",
-                  "ρ": r"$\rho$", "Δ": r"$\Delta$", "≥": r"$\geq$", "≤": r"$\leq$", "×": r"$\times$",
-                  "σ": r"$\sigma$", "μ": r"$\mu$", "α": r"$\alpha$"}
+_LATEX_SPECIAL = {
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "†": r"$^\dagger$",
+    "‡": r"$^\ddagger$",
+    "−": "$-$",
+    "—": "--",
+    "±": r"$\pm$",
+    "τ": r"$\tau$",
+    "ρ": r"$\rho$",
+    "Δ": r"$\Delta$",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "×": r"$\times$",
+    "σ": r"$\sigma$",
+    "μ": r"$\mu$",
+    "α": r"$\alpha$",
+}
 
 
 def latex_escape(text: str) -> str:
@@ -77,8 +108,12 @@ def latex_grid(header: list[str], cells: list[list[str]], caption: str = "", not
     if caption:
         lines.append(rf"\caption{{{latex_escape(caption)}}}")
     if header:
-        lines += [r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule",
-                  " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
+        lines += [
+            r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
+            r"\toprule",
+            " & ".join(latex_escape(h) for h in header) + r" \\",
+            r"\midrule",
+        ]
         lines += [" & ".join(latex_escape(c) for c in line) + r" \\" for line in cells]
         lines += [r"\bottomrule", r"\end{tabular}"]
     if note:
@@ -103,7 +138,9 @@ def write_table(out: Path, stem: str, title: str, rows: list[dict], note: str = 
     maps a column name to its displayed header (Markdown and LaTeX)."""
     header, cells = displayed(rows, display)
     markdown = f"### {title}\n\n{markdown_grid(header, cells)}" + (f"\n{note}\n" if note else "")
-    return {f"{stem}.md": write_text(out / f"{stem}.md", markdown),
-            f"{stem}.tex": write_text(out / f"{stem}.tex", latex_grid(header, cells, title, note)),
-            f"{stem}.csv": write_text(out / f"{stem}.csv", csv_rows(rows)),
-            f"{stem}.json": write_text(out / f"{stem}.json", json.dumps(rows, indent=2, ensure_ascii=False) + "\n")}
+    return {
+        f"{stem}.md": write_text(out / f"{stem}.md", markdown),
+        f"{stem}.tex": write_text(out / f"{stem}.tex", latex_grid(header, cells, title, note)),
+        f"{stem}.csv": write_text(out / f"{stem}.csv", csv_rows(rows)),
+        f"{stem}.json": write_text(out / f"{stem}.json", json.dumps(rows, indent=2, ensure_ascii=False) + "\n"),
+    }

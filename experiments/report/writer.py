@@ -25,12 +25,22 @@ from experiments.report.tables import write_table, write_text
 from experiments.results import PERFECT, ExperimentResult
 from gsr.io.runs import write_trec_run
 
-__all__ = ["write_report", "results_rows", "markdown_table", "latex_table", "csv_table", "per_query_csv",
-           "trec_eval_q", "debias_gsr_rows", "debias_effectiveness_rows"]
+__all__ = [
+    "write_report",
+    "results_rows",
+    "markdown_table",
+    "latex_table",
+    "csv_table",
+    "per_query_csv",
+    "trec_eval_q",
+    "debias_gsr_rows",
+    "debias_effectiveness_rows",
+]
 
 
-def write_report(result: ExperimentResult, out: Path, provenance: Provenance | None = None,
-                 experiment=None) -> dict[str, Path]:
+def write_report(
+    result: ExperimentResult, out: Path, provenance: Provenance | None = None, experiment=None
+) -> dict[str, Path]:
     """Write runs/, results.{md,tex,csv,json}, per_query.csv, per_query/NAME.txt, gsr_<label>.png, Tables 2-3 and the
     analyses, and, given the experiment (whose documents it reads), report.html. `provenance` is what the experiment
     started from (recorded now when not given)."""
@@ -46,31 +56,61 @@ def write_report(result: ExperimentResult, out: Path, provenance: Provenance | N
     written["csv"] = write_text(out / "results.csv", csv_table(result, rows))
     written["per-query"] = write_text(out / "per_query.csv", per_query_csv(result))
     for name in result.effectiveness:
-        written[f"per-query {name}"] = write_text(out / "per_query" / f"{output_name(name)}.txt",
-                                                  trec_eval_q(result, name))
-    summary = {
+        written[f"per-query {name}"] = write_text(
+            out / "per_query" / f"{output_name(name)}.txt", trec_eval_q(result, name)
+        )
+    summary: dict = {
         "experiment": config.name,
         "version": provenance.version,
         "config": provenance.config,
         "inputs": provenance.inputs,
         "environment": provenance.environment,
-        "collection": {"name": result.collection.name, "key": result.collection.key,
-                       "topics": len(result.collection.queries), "judged_topics": len(result.evaluated_queries),
-                       "unjudged_topics": result.collection.unjudged_queries(), "notes": result.collection.notes},
-        "baseline": config.baseline, "measures": [str(m) for m in config.measures],
+        "collection": {
+            "name": result.collection.name,
+            "key": result.collection.key,
+            "topics": len(result.collection.queries),
+            "judged_topics": len(result.evaluated_queries),
+            "unjudged_topics": result.collection.unjudged_queries(),
+            "notes": result.collection.notes,
+        },
+        "baseline": config.baseline,
+        "measures": [str(m) for m in config.measures],
         "cutoff": config.cutoff,
-        "statistics": {"test": config.test, "correction": config.correction, "resamples": config.resamples,
-                       "level": config.level, "seed": config.seed, "interval": "percentile bootstrap over queries",
-                       "gsr_test": "paired randomisation (sign flips over queries)"},
-        "notes": table_notes(result, rows), "rows": rows, "timings_s": result.timings, "reused": result.reused,
+        "statistics": {
+            "test": config.test,
+            "correction": config.correction,
+            "resamples": config.resamples,
+            "level": config.level,
+            "seed": config.seed,
+            "interval": "percentile bootstrap over queries",
+            "gsr_test": "paired randomisation (sign flips over queries)",
+        },
+        "notes": table_notes(result, rows),
+        "rows": rows,
+        "timings_s": result.timings,
+        "reused": result.reused,
     }
     if config.debias_variants:
         summary["table2"], summary["table3"] = debias_gsr_rows(result), debias_effectiveness_rows(result)
-        written.update(write_table(out, "table2_gsr_debiasing", "Table 2: GSR with regular, debiased and "
-                                   "strong-debiased embeddings", summary["table2"], table2_note(config)))
-        written.update(write_table(out, "table3_effectiveness_debiasing", "Table 3: effectiveness with debiased "
-                                   "embeddings, % change against the regular embedding", summary["table3"],
-                                   table3_note(config), display=display_column))
+        written.update(
+            write_table(
+                out,
+                "table2_gsr_debiasing",
+                "Table 2: GSR with regular, debiased and strong-debiased embeddings",
+                summary["table2"],
+                table2_note(config),
+            )
+        )
+        written.update(
+            write_table(
+                out,
+                "table3_effectiveness_debiasing",
+                "Table 3: effectiveness with debiased embeddings, % change against the regular embedding",
+                summary["table3"],
+                table3_note(config),
+                display=display_column,
+            )
+        )
     summary["analyses"] = {name: value.to_dict() for name, value in result.analyses.items()}
     if result.analysis_errors:
         summary["analysis_errors"] = dict(result.analysis_errors)
@@ -83,8 +123,9 @@ def write_report(result: ExperimentResult, out: Path, provenance: Provenance | N
         for measuring, per_system in result.system_gsr.items():
             systems = {n: r for n, r in per_system.items() if n != PERFECT}
             path = out / f"gsr_{output_name(measuring)}.png"
-            written[f"plot {measuring}"] = plot_system_scatter(systems, per_system[PERFECT], path,
-                                                               title=f"{result.collection.name}: GSR ({measuring})")
+            written[f"plot {measuring}"] = plot_system_scatter(
+                systems, per_system[PERFECT], path, title=f"{result.collection.name}: GSR ({measuring})"
+            )
     if experiment is not None:
         from experiments.report.html import experiment_report, write_html
 

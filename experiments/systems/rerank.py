@@ -13,10 +13,21 @@ from gsr.errors import InputError
 from gsr.infra.params import Param
 from retrievers.fair_rerank import LABEL_METHODS, METHOD_PARAMS, METHODS, Reranker, cosine_costs
 
-METHOD = Param("method", str, None, "the re-ranker: epsilon_greedy (Feng & Shah Alg. 1), relevance_swap (Alg. 2), "
-               "fairness_greedy (Alg. 3), dash (Dash Eq. 1)", choices=METHODS, required=True)
-RELEVANCE_EMBEDDING = Param("relevance_embedding", str, None, "with relevance = embedding: the [embeddings] name "
-                            "whose mean word vectors give the cosine relevance cost")
+METHOD = Param(
+    "method",
+    str,
+    None,
+    "the re-ranker: epsilon_greedy (Feng & Shah Alg. 1), relevance_swap (Alg. 2), "
+    "fairness_greedy (Alg. 3), dash (Dash Eq. 1)",
+    choices=METHODS,
+    required=True,
+)
+RELEVANCE_EMBEDDING = Param(
+    "relevance_embedding",
+    str,
+    None,
+    "with relevance = embedding: the [embeddings] name whose mean word vectors give the cosine relevance cost",
+)
 
 
 def declared_params(table: dict) -> tuple[Param, ...]:
@@ -65,8 +76,10 @@ def check(experiment, system) -> None:
     if system.params["method"] == "dash" and system.params["relevance"] == "embedding":
         name = system.params["relevance_embedding"]
         if name not in experiment.config.embeddings:
-            raise InputError(f"{system.name}: relevance = 'embedding' needs relevance_embedding = an [embeddings] "
-                             f"name (defined: {', '.join(experiment.config.embeddings) or 'none'}), not {name!r}")
+            raise InputError(
+                f"{system.name}: relevance = 'embedding' needs relevance_embedding = an [embeddings] "
+                f"name (defined: {', '.join(experiment.config.embeddings) or 'none'}), not {name!r}"
+            )
     if system.params["method"] in LABEL_METHODS:
         labels_version(experiment, system.params["labels"])
 
@@ -80,8 +93,18 @@ def inputs(experiment, system) -> object:
     return parts
 
 
-SYSTEMS.register(SystemType(
-    "rerank", "a gender-fairness re-ranker of another system's run: epsilon-greedy, relevance-aware swapping, "
-    "fairness-greedy (Feng & Shah 2022) or the cost-based greedy of Dash et al.", rerank, params=all_params(),
-    reranks=True, default_upstream="bm25", params_of=declared_params, preflight=check, cache_inputs=inputs,
-    reference="Feng & Shah 2022; Dash et al."))
+SYSTEMS.register(
+    SystemType(
+        "rerank",
+        "a gender-fairness re-ranker of another system's run: epsilon-greedy, relevance-aware swapping, "
+        "fairness-greedy (Feng & Shah 2022) or the cost-based greedy of Dash et al.",
+        rerank,
+        params=all_params(),
+        reranks=True,
+        default_upstream="bm25",
+        params_of=declared_params,
+        preflight=check,
+        cache_inputs=inputs,
+        reference="Feng & Shah 2022; Dash et al.",
+    )
+)

@@ -22,12 +22,19 @@ def read_run_file(experiment, system) -> dict:
     queries = experiment.collection.queries
     shared = set(run) & set(queries)
     if not shared:
-        raise InputError(f"{path}: none of the run's {len(run)} query ids is a topic of the collection (run e.g. "
-                         f"{', '.join(sorted(run)[:3])}; topics e.g. {', '.join(sorted(queries)[:3])})")
+        raise InputError(
+            f"{path}: none of the run's {len(run)} query ids is a topic of the collection (run e.g. "
+            f"{', '.join(sorted(run)[:3])}; topics e.g. {', '.join(sorted(queries)[:3])})"
+        )
     unknown, unanswered = sorted(set(run) - shared), sorted(set(queries) - shared)
     if unknown or unanswered:
-        log.warning("%s: %d query ids of %s are not topics (ignored), %d topics are not in it", system.name,
-                    len(unknown), path.name, len(unanswered))
+        log.warning(
+            "%s: %d query ids of %s are not topics (ignored), %d topics are not in it",
+            system.name,
+            len(unknown),
+            path.name,
+            len(unanswered),
+        )
     depth = experiment.config.depth
     return {q: ranked[:depth] for q, ranked in run.items() if q in shared}
 
@@ -39,7 +46,13 @@ def check_file(experiment, system) -> None:
         raise InputError(f"{system.name}: run file {path}: no such file")
 
 
-SYSTEMS.register(SystemType(
-    "run", "a TREC run file from any tool (SPLADE, ColBERT, a commercial engine), cut to the config's `depth`",
-    read_run_file, params=(Param("path", str, None, "the TREC run file (relative to the config file)"),),
-    preflight=check_file, path_params=("path",)))
+SYSTEMS.register(
+    SystemType(
+        "run",
+        "a TREC run file from any tool (SPLADE, ColBERT, a commercial engine), cut to the config's `depth`",
+        read_run_file,
+        params=(Param("path", str, None, "the TREC run file (relative to the config file)"),),
+        preflight=check_file,
+        path_params=("path",),
+    )
+)

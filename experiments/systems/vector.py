@@ -14,8 +14,9 @@ def vector_retriever(experiment, embedding_name: str, weighting: str):
     def make():
         embedding = experiment.embedding(embedding_name)
         cache_key = content_key(experiment.collection.key, embedding.key, sorted(experiment.analyzer.stopwords))
-        return VectorAverageRetriever(embedding.kv, experiment.document_stats(), weighting, experiment.analyzer,
-                                      cache_key=cache_key)
+        return VectorAverageRetriever(
+            embedding.kv, experiment.document_stats(), weighting, experiment.analyzer, cache_key=cache_key
+        )
 
     return experiment.shared(f"vector retriever {embedding_name} {weighting}", make)
 
@@ -26,7 +27,21 @@ def search(experiment, system) -> dict:
     return retriever.search(experiment.collection.queries, k=experiment.config.depth)
 
 
-SYSTEMS.register(SystemType("add", "sum of the text's word vectors, cosine ranking (w2v_add, ftt_add)", search,
-                            needs_embedding=True, reference="Vulić & Moens 2015"))
-SYSTEMS.register(SystemType("si", "word vectors weighted by self-information −log p(w), cosine ranking (w2v_si)",
-                            search, needs_embedding=True, reference="Vulić & Moens 2015"))
+SYSTEMS.register(
+    SystemType(
+        "add",
+        "sum of the text's word vectors, cosine ranking (w2v_add, ftt_add)",
+        search,
+        needs_embedding=True,
+        reference="Vulić & Moens 2015",
+    )
+)
+SYSTEMS.register(
+    SystemType(
+        "si",
+        "word vectors weighted by self-information −log p(w), cosine ranking (w2v_si)",
+        search,
+        needs_embedding=True,
+        reference="Vulić & Moens 2015",
+    )
+)

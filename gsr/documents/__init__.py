@@ -11,5 +11,11 @@ from gsr.documents.base import DocumentSource
 from gsr.documents.opening import iter_documents, open_documents, register_document_source
 from gsr.documents.stats import DocumentStats, GenderedDocuments
 
-__all__ = ["DocumentSource", "DocumentStats", "GenderedDocuments", "iter_documents", "open_documents",
-           "register_document_source"]
+__all__ = [
+    "DocumentSource",
+    "DocumentStats",
+    "GenderedDocuments",
+    "iter_documents",
+    "open_documents",
+    "register_document_source",
+]

@@ -25,6 +25,8 @@ log = logs.get("documents")
 LISTING_FORMAT = 1
 _ID_CHUNK = 1 << 20  # ids collected per numpy block while a listing is built
 
+Positions = Sequence[int] | np.ndarray  # row positions in a collection's order
+
 
 def collection_files(paths: Iterable[Path]) -> list[Path]:
     """The document files of `paths`: files as given, folders read recursively in name order, without hidden
@@ -36,9 +38,13 @@ def collection_files(paths: Iterable[Path]) -> list[Path]:
         if not path.is_dir():
             files.append(path)
             continue
-        files.extend(f for f in sorted(path.rglob("*")) if f.is_file()
-                     and not f.name.lower().startswith(("readme", "read_me", "."))
-                     and f.suffix.lower() not in (".txt", ".dtd"))
+        files.extend(
+            f
+            for f in sorted(path.rglob("*"))
+            if f.is_file()
+            and not f.name.lower().startswith(("readme", "read_me", "."))
+            and f.suffix.lower() not in (".txt", ".dtd")
+        )
     return files
 
 
@@ -64,14 +70,14 @@ class DocumentSource(ABC):
         """How many documents the collection holds."""
 
     @abstractmethod
-    def ids_at(self, positions: Sequence[int]) -> list[str]:
+    def ids_at(self, positions: Positions) -> list[str]:
         """The ids of the documents at `positions`, in the same order."""
 
     @abstractmethod
     def texts(self, wanted: Iterable[str]) -> Iterator[tuple[str, str]]:
         """(docid, text) of the `wanted` documents the collection holds, each once, in no promised order."""
 
-    def fetch(self, wanted: Collection[str], positions: Sequence[int]) -> tuple[list[str], Iterator[tuple[str, str]]]:
+    def fetch(self, wanted: Collection[str], positions: Positions) -> tuple[list[str], Iterator[tuple[str, str]]]:
         """The ids at `positions`, and the texts of those documents and of `wanted` (one read where it can)."""
         ids = self.ids_at(positions)
         return ids, self.texts(set(wanted).union(ids))
@@ -88,7 +94,7 @@ class DocumentListing:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def ids_at(self, positions: Sequence[int]) -> list[str]:
+    def ids_at(self, positions: Positions) -> list[str]:
         """The ids at `positions`."""
         return [self.ids[int(p)].decode("utf-8") for p in positions]
 
@@ -143,8 +149,9 @@ class ListingBuilder:
     def finish(self) -> DocumentListing:
         self._flush()
         ids = np.concatenate(self._blocks) if self._blocks else np.zeros(0, dtype="S1")
-        return DocumentListing(ids, np.frombuffer(self._files, dtype=np.int32).copy(),
-                               np.frombuffer(self._offsets, dtype=np.int64).copy())
+        return DocumentListing(
+            ids, np.frombuffer(self._files, dtype=np.int32).copy(), np.frombuffer(self._offsets, dtype=np.int64).copy()
+        )
 
 
 class ListedSource(DocumentSource):
@@ -206,16 +213,19 @@ class ListedSource(DocumentSource):
             raise InputError(f"{self.name}: no documents {where}")
         repeated = listing.repeated()
         if repeated is not None:
-            first, second = (self.where(int(listing.files[p]), self.files[listing.files[p]], int(listing.offsets[p]))
-                             for p in repeated)
-            raise InputError(f"{second}: document id {listing.ids_at([repeated[0]])[0]} appears twice "
-                             f"(first at {first})")
+            first, second = (
+                self.where(int(listing.files[p]), self.files[listing.files[p]], int(listing.offsets[p]))
+                for p in repeated
+            )
+            raise InputError(
+                f"{second}: document id {listing.ids_at([repeated[0]])[0]} appears twice (first at {first})"
+            )
         listing.save(staging)
 
     def count(self) -> int:
         return len(self.listing())
 
-    def ids_at(self, positions: Sequence[int]) -> list[str]:
+    def ids_at(self, positions: Positions) -> list[str]:
         return self.listing().ids_at(positions)
 
     def texts(self, wanted: Iterable[str]) -> Iterator[tuple[str, str]]:

@@ -3,9 +3,9 @@ positions through its docs_iter, which ir_datasets serves from the same store on
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 
-from gsr.documents.base import DocumentSource
+from gsr.documents.base import DocumentSource, Positions
 from gsr.errors import InputError
 from gsr.infra.store import content_key
 from gsr.io.records import IRDS_PREFIX, irds_dataset, offline
@@ -19,13 +19,17 @@ class IrdsDocuments(DocumentSource):
         self.name = f"{IRDS_PREFIX}{dataset}"
         self.dataset = irds_dataset(self.name)
         if not self.dataset.has_docs():
-            raise InputError(f"ir_datasets dataset {dataset!r} has no documents (name the collection it belongs "
-                             "to, e.g. its parent dataset)")
+            raise InputError(
+                f"ir_datasets dataset {dataset!r} has no documents (name the collection it belongs "
+                "to, e.g. its parent dataset)"
+            )
         self._count: int | None = None
 
     def _unavailable(self, err: Exception) -> InputError:
-        return InputError(f"ir_datasets {self.dataset_name}: documents not available ({err}); place the licensed "
-                          "files where ir_datasets expects them (see its documentation for this dataset)")
+        return InputError(
+            f"ir_datasets {self.dataset_name}: documents not available ({err}); place the licensed "
+            "files where ir_datasets expects them (see its documentation for this dataset)"
+        )
 
     def version(self) -> str:
         return content_key("ir_datasets", self.dataset_name)  # a dataset id names fixed content
@@ -61,7 +65,7 @@ class IrdsDocuments(DocumentSource):
             self._count = count if count is not None else sum(1 for _ in self)
         return self._count
 
-    def ids_at(self, positions: Sequence[int]) -> list[str]:
+    def ids_at(self, positions: Positions) -> list[str]:
         self.count()  # builds the store, so that docs_iter is served from it (positional access)
         docs = self.dataset.docs_iter()
         if hasattr(docs, "__getitem__"):

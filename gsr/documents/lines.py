@@ -21,8 +21,9 @@ def checked_document_id(docid: str, where: str) -> str:
     """A document id usable in a TREC run: non-empty, no whitespace (run columns are whitespace-separated), no NUL,
     and text that can be written as UTF-8 (gsr.io.files.encodable)."""
     if not docid or any(ch.isspace() or ch == "\0" for ch in docid):
-        raise InputError(f"{where}: document id {docid!r} is empty or contains whitespace, so it cannot be written "
-                         "to a TREC run")
+        raise InputError(
+            f"{where}: document id {docid!r} is empty or contains whitespace, so it cannot be written to a TREC run"
+        )
     return encodable(docid, where, "document id")
 
 
@@ -77,7 +78,7 @@ def _first_line(path: Path) -> str:
 def format_by_name(path: Path) -> str | None:
     """'jsonl' or 'tsv' when the file's name says so (.jsonl, .json, .ndjson, .tsv, each maybe .gz), else None."""
     name = path.name.lower().removesuffix(".gz")
-    return LINE_FORMATS.get(name[name.rfind("."):]) if "." in name else None
+    return LINE_FORMATS.get(name[name.rfind(".") :]) if "." in name else None
 
 
 def file_format(path: Path) -> str:
@@ -93,8 +94,11 @@ def file_format(path: Path) -> str:
         return "sgml"
     if "\t" in head.split("\n", 1)[0]:
         return "tsv"
-    raise InputError(f"{path}: not a documents file (expected JSON lines, 'docid<TAB>text' lines or TREC SGML "
-                     "<DOC> blocks)" if head else f"{path}: no documents (the file is empty)")
+    raise InputError(
+        f"{path}: not a documents file (expected JSON lines, 'docid<TAB>text' lines or TREC SGML <DOC> blocks)"
+        if head
+        else f"{path}: no documents (the file is empty)"
+    )
 
 
 class LineDocuments(ListedSource):

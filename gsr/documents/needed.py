@@ -45,7 +45,7 @@ def cached_document_stats(source, analyzer: Analyzer, n_jobs: int | None = None)
         built.append(DocumentStats.build(iter(source), analyzer, n_jobs=n_jobs))
         built[0].write_files(staging)
 
-    folder, reused = cached_folder(_stats_entry("all", source.version(), sorted(analyzer.stopwords)), build)
+    folder, reused = cached_folder(_stats_entry("all", source.version(), sorted(analyzer.stopwords or ())), build)
     if reused:
         log.info("document statistics of %s: reused from %s", source.name, folder)
     return built[0] if built else DocumentStats.load(folder)
@@ -60,8 +60,9 @@ class NeededStats:
     drawn: list[str]
 
 
-def _routed(texts: Iterable[tuple[str, str]], keep: set[str], stash_ids: set[str],
-            stash: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+def _routed(
+    texts: Iterable[tuple[str, str]], keep: set[str], stash_ids: set[str], stash: list[tuple[str, str]]
+) -> Iterator[tuple[str, str]]:
     """The documents of `keep`; those of `stash_ids` are put aside into `stash` for a second build."""
     for docid, text in texts:
         if docid in stash_ids:
@@ -70,35 +71,51 @@ def _routed(texts: Iterable[tuple[str, str]], keep: set[str], stash_ids: set[str
             yield docid, text
 
 
-def needed_document_stats(source: DocumentSource, run_ids: set[str], engine_ids: set[str], positions: np.ndarray,
-                          analyzer: Analyzer, n_jobs: int | None = None) -> NeededStats:
+def needed_document_stats(
+    source: DocumentSource,
+    run_ids: set[str],
+    engine_ids: set[str],
+    positions: np.ndarray,
+    analyzer: Analyzer,
+    n_jobs: int | None = None,
+) -> NeededStats:
     """Statistics of the `run_ids` documents, and of the `engine_ids` documents plus those at `positions`.
 
     Whatever the cache lacks is read in one DocumentSource.fetch; the engines' documents (bounded by the qrels,
     not by the collection) are the only texts held while the runs' statistics are built.
     """
     positions = np.asarray(positions, dtype=np.int64)
-    stop, version = sorted(analyzer.stopwords), source.version()  # a listed source stats every one of its files
+    stop, version = sorted(analyzer.stopwords or ()), source.version()  # a listed source stats every one of its files
     run_entry = _stats_entry("needed-runs", version, stop, sorted(run_ids))
     engine_entry = _stats_entry("needed-engines", version, stop, sorted(engine_ids), positions.tolist())
     runs = DocumentStats.load(run_entry) if reusable(run_entry) else None
-    engines = drawn = None
+    engines: DocumentStats | None = None
+    drawn: list[str] = []
     if reusable(engine_entry):
         engines = DocumentStats.load(engine_entry)
         drawn = json.loads((engine_entry / DRAWN_IDS).read_text(encoding="utf-8"))
     reused = [what for what, stats in (("runs'", runs), ("engines'", engines)) if stats is not None]
-    log.info("documents of %s: %s retrieved, %s judged, %s drawn%s", source.name, f"{len(run_ids):,}",
-             f"{len(engine_ids):,}", f"{len(positions):,}",
-             f"; the {' and '.join(reused)} reused from the cache" if reused else "")
+    log.info(
+        "documents of %s: %s retrieved, %s judged, %s drawn%s",
+        source.name,
+        f"{len(run_ids):,}",
+        f"{len(engine_ids):,}",
+        f"{len(positions):,}",
+        f"; the {' and '.join(reused)} reused from the cache" if reused else "",
+    )
     if runs is not None and engines is not None:
         return NeededStats(runs, engines, drawn)
-    drawn_now, texts = source.fetch((run_ids if runs is None else set()) | (engine_ids if engines is None else set()),
-                                    positions if engines is None else np.zeros(0, dtype=np.int64))
+    texts: Iterable[tuple[str, str]]
+    drawn_now, texts = source.fetch(
+        (run_ids if runs is None else set()) | (engine_ids if engines is None else set()),
+        positions if engines is None else np.zeros(0, dtype=np.int64),
+    )
     engine_wanted = engine_ids | set(drawn_now)
     stash: list[tuple[str, str]] = []
     if runs is None:
-        runs = DocumentStats.build(_routed(texts, run_ids, engine_wanted if engines is None else set(), stash),
-                                   analyzer, n_jobs=n_jobs)
+        runs = DocumentStats.build(
+            _routed(texts, run_ids, engine_wanted if engines is None else set(), stash), analyzer, n_jobs=n_jobs
+        )
         with atomic_folder(run_entry) as staging:
             runs.write_files(staging)
         texts = stash

@@ -57,8 +57,10 @@ def _load_entry_points() -> None:
 def _open_path(path: Path) -> DocumentSource:
     if path.is_dir():
         if any(path.glob(LUCENE_MARKER)):
-            raise InputError(f"{path}: a Lucene index, but no reader for Lucene indexes is registered "
-                             "(import retrievers.lucene, or install gsr-bench, whose entry point registers it)")
+            raise InputError(
+                f"{path}: a Lucene index, but no reader for Lucene indexes is registered "
+                "(import retrievers.lucene, or install gsr-bench, whose entry point registers it)"
+            )
         files = collection_files([path])
         formats = [format_by_name(f) for f in files]
         if files and all(formats):
@@ -78,7 +80,7 @@ def open_documents(source) -> DocumentSource:
         raise TypeError(f"cannot read documents from {type(source).__name__}")
     text = os.fspath(source)
     if text.startswith(IRDS_PREFIX):
-        return IrdsDocuments(text[len(IRDS_PREFIX):])
+        return IrdsDocuments(text[len(IRDS_PREFIX) :])
     path = Path(text).expanduser()
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")

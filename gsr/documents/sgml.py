@@ -15,8 +15,28 @@ from gsr.errors import InputError
 
 # Anserini's TrecCollection keeps these; metadata fields (ids, file names, dates, page numbers) are dropped, and
 # so are TREC-web's HTTP headers (DOCHDR) and the scripts and styles of its HTML pages.
-_SGML_SKIPPED = ("DOCNO", "DOCID", "FILEID", "FIRST", "SECOND", "PARENT", "DATE", "PROFILE", "PUB", "PAGE",
-                 "F", "FR94", "USDEPT", "USBUREAU", "CFR", "RINDOCK", "BYLINE", "DOCHDR", "SCRIPT", "STYLE")
+_SGML_SKIPPED = (
+    "DOCNO",
+    "DOCID",
+    "FILEID",
+    "FIRST",
+    "SECOND",
+    "PARENT",
+    "DATE",
+    "PROFILE",
+    "PUB",
+    "PAGE",
+    "F",
+    "FR94",
+    "USDEPT",
+    "USBUREAU",
+    "CFR",
+    "RINDOCK",
+    "BYLINE",
+    "DOCHDR",
+    "SCRIPT",
+    "STYLE",
+)
 _DOC = re.compile(r"<DOC>(.*?)</DOC>", re.S | re.I)
 _DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
 _SKIP = re.compile(r"<(" + "|".join(_SGML_SKIPPED) + r")\b[^>]*>.*?</\1>", re.S | re.I)
@@ -45,8 +65,9 @@ def read_compressed(path: Path) -> str:
         try:
             import unlzw3
         except ImportError:
-            raise InputError(f"{path}: .z files need the 'unlzw3' package (pip install unlzw3) "
-                             "or decompress them first") from None
+            raise InputError(
+                f"{path}: .z files need the 'unlzw3' package (pip install unlzw3) or decompress them first"
+            ) from None
         raw = unlzw3.unlzw(raw)
     return raw.decode("latin-1")
 
@@ -78,15 +99,18 @@ class TrecSgmlDocuments(ListedSource):
         for offset in offsets:
             match = _DOC.match(text, int(offset))
             if match is None:
-                raise InputError(f"{self.where(index, path, int(offset), text)}: no <DOC> where the listing of "
-                                 f"{path} has one; was the file changed while it was read?")
+                raise InputError(
+                    f"{self.where(index, path, int(offset), text)}: no <DOC> where the listing of "
+                    f"{path} has one; was the file changed while it was read?"
+                )
             docno = _DOCNO.search(match.group(1))
             if docno is None:
-                raise InputError(f"{self.where(index, path, int(offset), text)}: a <DOC> without its <DOCNO>; was the "
-                                 f"file changed while it was read?")
+                raise InputError(
+                    f"{self.where(index, path, int(offset), text)}: a <DOC> without its <DOCNO>; was the "
+                    f"file changed while it was read?"
+                )
             yield docno.group(1), sgml_text(match.group(1))
 
     def where(self, index: int, path: Path, offset: int, text: str | None = None) -> str:
         text = read_compressed(path) if text is None else text
         return f"{path}:{text.count(chr(10), 0, offset) + 1}"
-

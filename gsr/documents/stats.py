@@ -35,8 +35,10 @@ def count_shard(shard: list[tuple[str, str]], analyzer: Analyzer):
         columns.extend(ids)
         rows.extend([row] * len(ids))
     data = np.ones(len(columns), dtype=np.int32)
-    matrix = sparse.csr_matrix((data, (np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64))),
-                               shape=(len(docids), len(vocabulary)))
+    matrix = sparse.csr_matrix(
+        (data, (np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64))),
+        shape=(len(docids), len(vocabulary)),
+    )
     matrix.sum_duplicates()
     return docids, list(vocabulary), matrix
 
@@ -52,8 +54,7 @@ class DocumentStats:
         self.counts = counts.tocsr()
         self.doc_index = {d: i for i, d in enumerate(self.docids)}
         if len(self.doc_index) != len(self.docids):
-            seen = set()
-            duplicate = next(d for d in self.docids if d in seen or seen.add(d))
+            duplicate = next(d for i, d in enumerate(self.docids) if self.doc_index[d] != i)
             raise InputError(f"document id {duplicate} appears more than once in the collection")
 
     def __len__(self) -> int:
@@ -65,8 +66,13 @@ class DocumentStats:
         return {t: i for i, t in enumerate(self.vocabulary)}
 
     @classmethod
-    def build(cls, documents: Iterable[tuple[str, str]], analyzer: Analyzer | None = None,
-              n_jobs: int | None = None, shard_size: int = 10_000) -> DocumentStats:
+    def build(
+        cls,
+        documents: Iterable[tuple[str, str]],
+        analyzer: Analyzer | None = None,
+        n_jobs: int | None = None,
+        shard_size: int = 10_000,
+    ) -> DocumentStats:
         """Map over shards of (docid, text) in `n_jobs` processes (default: all cores), then merge."""
         analyzer = analyzer or default_analyzer()
         n_jobs = n_jobs or os.cpu_count() or 1
@@ -84,8 +90,11 @@ class DocumentStats:
         blocks = []
         with progress(desc="document statistics", unit="doc", unit_scale=True) as bar:
             for shard_docids, shard_vocabulary, matrix in parts:
-                mapping = np.fromiter((vocabulary.setdefault(t, len(vocabulary)) for t in shard_vocabulary),
-                                      dtype=np.int32, count=len(shard_vocabulary))
+                mapping = np.fromiter(
+                    (vocabulary.setdefault(t, len(vocabulary)) for t in shard_vocabulary),
+                    dtype=np.int32,
+                    count=len(shard_vocabulary),
+                )
                 blocks.append((np.diff(matrix.indptr), mapping[matrix.indices], matrix.data))
                 docids.extend(shard_docids)
                 bar.update(len(shard_docids))
@@ -95,8 +104,11 @@ class DocumentStats:
         indptr = np.zeros(len(docids) + 1, dtype=index_dtype)
         if blocks:
             np.cumsum(np.concatenate([b[0] for b in blocks]), out=indptr[1:])
-        indices = np.concatenate([b[1] for b in blocks]).astype(index_dtype, copy=False) if blocks else \
-            np.zeros(0, dtype=index_dtype)
+        indices = (
+            np.concatenate([b[1] for b in blocks]).astype(index_dtype, copy=False)
+            if blocks
+            else np.zeros(0, dtype=index_dtype)
+        )
         data = np.concatenate([b[2] for b in blocks]) if blocks else np.zeros(0, dtype=np.int32)
         blocks.clear()
         counts = sparse.csr_matrix((data, indices, indptr), shape=(len(docids), len(vocabulary)))
@@ -175,8 +187,10 @@ class GenderedDocuments:
         listed = self.analyzer.class_members(terms)
         if listed is not None:
             index, known = self.stats.term_index, self._known
-            return {term: np.array(sorted({index[m] for m in members if m in index and known[index[m]]}),
-                                   dtype=np.int64) for term, members in zip(terms, listed)}
+            return {
+                term: np.array(sorted({index[m] for m in members if m in index and known[index[m]]}), dtype=np.int64)
+                for term, members in zip(terms, listed)
+            }
         by_class = self._class_index()
         empty = np.zeros(0, dtype=np.int64)
         return {term: by_class.get(cls, empty) for term, cls in zip(terms, self.analyzer.inflection_classes(terms))}
@@ -193,8 +207,9 @@ class GenderedDocuments:
             count = count - np.asarray(sub.sum(axis=1)).ravel()
         return mean_or_nan(total, count)
 
-    def query_document_genderedness_many(self, query_terms: list[list[str]], rows: np.ndarray, offsets: np.ndarray,
-                                         chunk_pairs: int = 1 << 18) -> np.ndarray:
+    def query_document_genderedness_many(
+        self, query_terms: list[list[str]], rows: np.ndarray, offsets: np.ndarray, chunk_pairs: int = 1 << 18
+    ) -> np.ndarray:
         """g_q(d) for many queries at once: query i's documents are rows[offsets[i]:offsets[i+1]].
 
         Equal to query_document_genderedness per query. Work and memory grow with the retrieved documents'
@@ -209,8 +224,9 @@ class GenderedDocuments:
             last = int(np.searchsorted(offsets, offsets[first] + chunk_pairs, side="right")) - 1
             last = min(max(first + 1, last), len(slots))
             part = slice(int(offsets[first]), int(offsets[last]))
-            removed_sum[part], removed_count[part] = self._removed(rows[part], offsets[first:last + 1] - offsets[first],
-                                                                   slots[first:last])
+            removed_sum[part], removed_count[part] = self._removed(
+                rows[part], offsets[first : last + 1] - offsets[first], slots[first:last]
+            )
             first = last
         return mean_or_nan(self.doc_sum[rows] - removed_sum, self.doc_count[rows] - removed_count)
 
@@ -240,19 +256,20 @@ class GenderedDocuments:
 
     def _removed(self, rows: np.ndarray, offsets: np.ndarray, slots: list[np.ndarray]):
         """Σ c_dt g(t) and Σ c_dt over each query's excluded terms t (columns `slots`) for the documents at `rows`."""
+        assert self._term_counts is not None and self._term_count_g is not None  # _excluded_columns filled them
         selected = self._term_counts[rows]  # the retrieved documents' entries for every query's terms
         bounds = selected.indptr[offsets].tolist()
         excluded = np.zeros(selected.shape[1], dtype=bool)
-        hits = [np.zeros(0, dtype=np.int64)]
+        found = [np.zeros(0, dtype=np.int64)]
         for query_slots, begin, end in zip(slots, bounds[:-1], bounds[1:]):
             excluded[query_slots] = True
-            hits.append(np.flatnonzero(excluded[selected.indices[begin:end]]) + begin)
+            found.append(np.flatnonzero(excluded[selected.indices[begin:end]]) + begin)
             excluded[query_slots] = False
-        hits = np.concatenate(hits)
+        hits = np.concatenate(found)
         pair = np.searchsorted(selected.indptr, hits, side="right") - 1
         entry = self._term_counts.indptr[rows[pair]] + (hits - selected.indptr[pair])  # positions in _term_counts
         weighted, counts = self._term_count_g
-        return (np.bincount(pair, weights=weighted[entry], minlength=len(rows)),
-                np.bincount(pair, weights=counts[entry], minlength=len(rows)))
-
-
+        return (
+            np.bincount(pair, weights=weighted[entry], minlength=len(rows)),
+            np.bincount(pair, weights=counts[entry], minlength=len(rows)),
+        )

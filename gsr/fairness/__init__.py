@@ -10,12 +10,34 @@ from gsr.infra.lazy import lazy_names, names_of
 
 _LAZY = {
     **names_of("gsr.fairness.evaluate", "BiasMeasures", "BiasReport", "BiasSettings", "QueryBias", "measure_names"),
-    **names_of("gsr.fairness.labels", "DocumentLabels", "LabelSourceError", "document_genderedness",
-               "gendered_word_counts", "genderedness_labels", "intrinsic_labels", "parse_label_source",
-               "read_labels_file"),
-    **names_of("gsr.fairness.measures", "DEFAULT_EPSILON", "NEUTRAL_POLICIES", "TARGETS", "BiasError",
-               "average_rank_bias", "bias_aggregates", "check_target", "feng_shah_bias", "kl_divergence",
-               "lipani_target_count", "ndkl", "rank_bias", "representation_bias", "top_k_kl"),
+    **names_of(
+        "gsr.fairness.labels",
+        "DocumentLabels",
+        "LabelSourceError",
+        "document_genderedness",
+        "gendered_word_counts",
+        "genderedness_labels",
+        "intrinsic_labels",
+        "parse_label_source",
+        "read_labels_file",
+    ),
+    **names_of(
+        "gsr.fairness.measures",
+        "DEFAULT_EPSILON",
+        "NEUTRAL_POLICIES",
+        "TARGETS",
+        "BiasError",
+        "average_rank_bias",
+        "bias_aggregates",
+        "check_target",
+        "feng_shah_bias",
+        "kl_divergence",
+        "lipani_target_count",
+        "ndkl",
+        "rank_bias",
+        "representation_bias",
+        "top_k_kl",
+    ),
 }
 __all__ = sorted(_LAZY)
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)

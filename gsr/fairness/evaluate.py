@@ -103,8 +103,14 @@ class QueryBias:
     skipped: str | None = None
 
     def to_dict(self) -> dict:
-        return {"qid": self.qid, "documents": self.documents, **self.counts, "unlabelled": self.unlabelled,
-                **self.values, **({"skipped": self.skipped} if self.skipped else {})}
+        return {
+            "qid": self.qid,
+            "documents": self.documents,
+            **self.counts,
+            "unlabelled": self.unlabelled,
+            **self.values,
+            **({"skipped": self.skipped} if self.skipped else {}),
+        }
 
 
 @dataclass
@@ -122,7 +128,7 @@ class BiasReport:
         kind, _, cutoff = name.partition("@")
         for prefix in ("MB_", "SB_", "MAB_", "min_beta_", "max_beta_"):
             if kind.startswith(prefix):
-                return self.queries.get(f"beta_{kind[len(prefix):]}@{cutoff}")
+                return self.queries.get(f"beta_{kind[len(prefix) :]}@{cutoff}")
         return self.queries.get(name)
 
     def values(self, name: str) -> dict[str, float]:
@@ -130,8 +136,12 @@ class BiasReport:
         return {q.qid: value for q in self.per_query if (value := q.values.get(name)) is not None}
 
     def to_dict(self) -> dict:
-        return {"measures": self.measures, "per_query": [q.to_dict() for q in self.per_query],
-                "settings": self.settings, "queries": self.queries}
+        return {
+            "measures": self.measures,
+            "per_query": [q.to_dict() for q in self.per_query],
+            "settings": self.settings,
+            "queries": self.queries,
+        }
 
 
 def _mean(values: list[float]) -> float | None:
@@ -145,8 +155,12 @@ class BiasMeasures:
     with rab = 'tf' | 'tc' | 'bool'; without them (and rab not 'labels') RaB is not computed.
     """
 
-    def __init__(self, labels: DocumentLabels, settings: BiasSettings | None = None,
-                 mentions: Mapping[str, tuple[int, int]] | None = None):
+    def __init__(
+        self,
+        labels: DocumentLabels,
+        settings: BiasSettings | None = None,
+        mentions: Mapping[str, tuple[int, int]] | None = None,
+    ):
         self.labels = labels
         self.settings = settings or BiasSettings()
         self.mentions = mentions
@@ -189,7 +203,7 @@ class BiasMeasures:
         """Every measure of one query's ranking (re-sorted in trec_eval's order) and its relevant documents."""
         s = self.settings
         ordered = [d for d, _ in rank_order(ranked)]
-        top = ordered[:s.k]
+        top = ordered[: s.k]
         labels, unlabelled = self.labels.ranked(top, qid)
         counts = dict(zip(LABELS, label_counts(labels, LABELS)))
         values: dict[str, float | None] = dict.fromkeys(self.names)
@@ -212,8 +226,9 @@ class BiasMeasures:
             values[f"FSKL@{s.k}"] = feng_shah_bias(labels, target, s.k, s.neutral, s.epsilon)
             values[f"NDKL@{s.k}"] = ndkl(labels, target, s.k, s.neutral, s.epsilon)
             for group in s.groups:
-                values[f"beta_{group}@{s.k}"] = representation_bias(labels, group, target, s.k, s.neutral,
-                                                                    s.short_lists)
+                values[f"beta_{group}@{s.k}"] = representation_bias(
+                    labels, group, target, s.k, s.neutral, s.short_lists
+                )
         return QueryBias(qid, len(ordered), counts, unlabelled, values, skipped)
 
     def evaluate(self, run, qrels=None, query_ids: list[str] | None = None) -> BiasReport:
@@ -223,8 +238,11 @@ class BiasMeasures:
         if self.settings.target == "relevant" and judged is None:
             raise BiasError("target 'relevant' needs qrels (the relevant documents' label shares)")
         if query_ids is None:
-            query_ids = sorted(q for q, grades in judged.items() if any(g > 0 for g in grades.values())) \
-                if judged is not None else sorted(ranked)
+            query_ids = (
+                sorted(q for q, grades in judged.items() if any(g > 0 for g in grades.values()))
+                if judged is not None
+                else sorted(ranked)
+            )
         per_query = []
         for qid in query_ids:
             relevant = [d for d, g in (judged or {}).get(qid, {}).items() if g > 0]
@@ -240,20 +258,30 @@ class BiasMeasures:
             known = [value for q in per_query if (value := q.values[name]) is not None]
             defined[name] = len(known)
             if name.startswith("beta_"):
-                group = name[len("beta_"):].split("@")[0]
+                group = name[len("beta_") :].split("@")[0]
                 aggregates = bias_aggregates(known)
-                measures.update({f"MB_{group}@{k}": aggregates["MB"], f"SB_{group}@{k}": aggregates["SB"],
-                                 f"MAB_{group}@{k}": aggregates["MAB"], f"min_beta_{group}@{k}": aggregates["min"],
-                                 f"max_beta_{group}@{k}": aggregates["max"]})
+                measures.update(
+                    {
+                        f"MB_{group}@{k}": aggregates["MB"],
+                        f"SB_{group}@{k}": aggregates["SB"],
+                        f"MAB_{group}@{k}": aggregates["MAB"],
+                        f"min_beta_{group}@{k}": aggregates["min"],
+                        f"max_beta_{group}@{k}": aggregates["max"],
+                    }
+                )
             else:
                 measures[name] = _mean(known)
         skipped: dict[str, list[str]] = {}
         for q in per_query:
             if q.skipped:
                 skipped.setdefault(q.skipped, []).append(q.qid)
-        settings = {"labels": self.labels.source, **self.settings.to_dict(), "skipped": skipped,
-                    "unlabelled": sum(q.unlabelled for q in per_query),
-                    "label_counts": self.labels.to_dict()}
+        settings = {
+            "labels": self.labels.source,
+            **self.settings.to_dict(),
+            "skipped": skipped,
+            "unlabelled": sum(q.unlabelled for q in per_query),
+            "label_counts": self.labels.to_dict(),
+        }
         return BiasReport(measures, per_query, settings, defined)
 
 
@@ -270,4 +298,3 @@ def per_query_value(name: str) -> Callable[[QueryBias], float | None]:
     if kind.startswith(("SB_", "min_", "max_")):
         return lambda q: None
     return lambda q: q.values.get(name)
-

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from gsr.documents.base import DocumentSource
 from gsr.documents.opening import iter_documents, open_documents
@@ -59,8 +60,9 @@ class DocumentLabels:
     def __post_init__(self):
         for docid, label in self.labels.items():
             if label not in LABELS:
-                raise LabelSourceError(f"{self.source}: document {docid} has label {label!r} (expected "
-                                       f"{', '.join(LABELS)})")
+                raise LabelSourceError(
+                    f"{self.source}: document {docid} has label {label!r} (expected {', '.join(LABELS)})"
+                )
 
     def label(self, docid: str, qid: str | None = None) -> str | None:
         """The document's label; None (read as neutral) when it has none and missing labels are allowed."""
@@ -92,8 +94,9 @@ class DocumentLabels:
         counts = self.counts()
         total = sum(counts[g] for g in groups)
         if total == 0:
-            raise LabelSourceError(f"{self.source}: no labelled document is {' or '.join(groups)}, so the collection "
-                                   "target is undefined")
+            raise LabelSourceError(
+                f"{self.source}: no labelled document is {' or '.join(groups)}, so the collection target is undefined"
+            )
         return {g: Fraction(counts[g], total) for g in groups}
 
     def to_dict(self) -> dict:
@@ -148,11 +151,15 @@ def genderedness_labels(gendered, threshold: float) -> DocumentLabels:
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
         raise LabelSourceError(f"the genderedness threshold must be a number ≥ 0, not {threshold!r}")
     labels = {d: genderedness_label(g, threshold) for d, g in document_genderedness(gendered).items()}
-    return DocumentLabels(labels, f"{GENDEREDNESS}:{threshold:g}", complete=True,
-                          details={"lexicon": getattr(gendered.lexicon, "name", None)})
+    return DocumentLabels(
+        labels,
+        f"{GENDEREDNESS}:{threshold:g}",
+        complete=True,
+        details={"lexicon": getattr(gendered.lexicon, "name", None)},
+    )
 
 
-def parse_label_source(text: str) -> tuple[str, object]:
+def parse_label_source(text: str) -> tuple[str, Any]:
     """('intrinsic', None), ('genderedness', τ) for 'genderedness:τ', or ('file', path) for anything else."""
     if text == INTRINSIC:
         return INTRINSIC, None
@@ -163,14 +170,17 @@ def parse_label_source(text: str) -> tuple[str, object]:
         except ValueError:
             threshold = -1.0
         if not threshold >= 0:
-            raise LabelSourceError(f"labels {text!r}: the genderedness source needs a threshold τ ≥ 0, e.g. "
-                                   "'genderedness:0.02' (it has no default: its scale depends on the embedding)")
+            raise LabelSourceError(
+                f"labels {text!r}: the genderedness source needs a threshold τ ≥ 0, e.g. "
+                "'genderedness:0.02' (it has no default: its scale depends on the embedding)"
+            )
         return GENDEREDNESS, threshold
     return "file", text
 
 
-def gendered_word_counts(documents, entities: str | os.PathLike | None = None,
-                         wanted: set[str] | None = None) -> dict[str, tuple[int, int]]:
+def gendered_word_counts(
+    documents, entities: str | os.PathLike | None = None, wanted: set[str] | None = None
+) -> dict[str, tuple[int, int]]:
     """(female, male) counts of Appendix B's entity words (no first names) per document (of `wanted` only, when
     given), over lowercased word tokens without stop-word removal: the counts Rekabsaz & Schedl's RaB turns into
     gender magnitudes."""

@@ -107,16 +107,18 @@ def _target_vector(target, groups) -> list[float]:
     return [float(s) for s in check_target(target, groups).values()]
 
 
-def top_k_kl(labels: Sequence[str], target, k: int, neutral: str = "exclude",
-             epsilon: float = DEFAULT_EPSILON) -> float | None:
+def top_k_kl(
+    labels: Sequence[str], target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
+) -> float | None:
     """KL@k: D_KL(T ‖ P^k), the divergence Feng & Shah's Eq. 1 averages, for the top-min(k, n) prefix alone."""
     groups = groups_of(neutral)
     shares = group_shares(labels[:k], groups)
     return None if shares is None else kl_divergence(_target_vector(target, groups), shares, epsilon)
 
 
-def feng_shah_bias(labels: Sequence[str], target, k: int, neutral: str = "exclude",
-                   epsilon: float = DEFAULT_EPSILON) -> float | None:
+def feng_shah_bias(
+    labels: Sequence[str], target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
+) -> float | None:
     """Feng & Shah Eq. 1: d = Σ_{j=1}^{N} D_KL(T ‖ P^j) / N with N = k, over the defined prefixes j ≤ min(k, n)."""
     groups = groups_of(neutral)
     t = _target_vector(target, groups)
@@ -124,8 +126,9 @@ def feng_shah_bias(labels: Sequence[str], target, k: int, neutral: str = "exclud
     return math.fsum(terms) / len(terms) if terms else None
 
 
-def ndkl(labels: Sequence[str], target, k: int, neutral: str = "exclude",
-         epsilon: float = DEFAULT_EPSILON) -> float | None:
+def ndkl(
+    labels: Sequence[str], target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
+) -> float | None:
     """Dash Eq. 3: (1/Z) Σ_i KL(p(g, R_i) ‖ T) / log2(i + 1), Z = Σ_i 1/log2(i + 1), over the defined prefixes i ≤
     min(k, n) (a prefix without a label in the groups counts neither in the sum nor in Z)."""
     groups = groups_of(neutral)
@@ -152,8 +155,9 @@ def lipani_target_count(share: Fraction, n: int, model_count: int) -> int:
     return low if abs(low - model_count) <= abs(low + 1 - model_count) else low + 1
 
 
-def representation_bias(labels: Sequence[str], group: str, target, n: int, neutral: str = "exclude",
-                        short_lists: str = "present") -> float | None:
+def representation_bias(
+    labels: Sequence[str], group: str, target, n: int, neutral: str = "exclude", short_lists: str = "present"
+) -> float | None:
     """Lipani et al. Eq. 5: β_c@n = μ̂_c^r@n − μ_c^r@n, the model c-ratio of the top n (Eq. 3) minus the unbiased
     target at the cut-off (Eq. 4); > 0 is biased towards c. Under 'exclude' only the gendered documents of the top n
     count; short_lists 'present' divides by the documents counted (n'), 'paper' by the cut-off n as Eq. 3 writes."""
@@ -178,8 +182,13 @@ def bias_aggregates(values: Sequence[float | None]) -> dict[str, float | None]:
     if not known:
         return {"MB": None, "SB": None, "MAB": None, "min": None, "max": None}
     mean = math.fsum(known) / len(known)
-    return {"MB": mean, "SB": math.sqrt(math.fsum((v - mean) ** 2 for v in known) / len(known)),
-            "MAB": math.fsum(abs(v) for v in known) / len(known), "min": min(known), "max": max(known)}
+    return {
+        "MB": mean,
+        "SB": math.sqrt(math.fsum((v - mean) ** 2 for v in known) / len(known)),
+        "MAB": math.fsum(abs(v) for v in known) / len(known),
+        "min": min(known),
+        "max": max(known),
+    }
 
 
 def gender_magnitude(count: int, variant: str = "tf") -> float:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 def lazy_names(package: str, names: Mapping[str, str]) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """`__getattr__` and `__dir__` for `package`, whose names {name: module} are imported from their module when
     first asked for (and kept in the package after)."""
+
     def __getattr__(name: str):
         module = names.get(name)
         if module is None:

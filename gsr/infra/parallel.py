@@ -27,8 +27,12 @@ def map_in_processes(function: Callable, items: Iterable, n_jobs: int) -> Iterat
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    executor = ProcessPoolExecutor(n_jobs, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+    executor = ProcessPoolExecutor(
+        n_jobs,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=signal.signal,
+        initargs=(signal.SIGINT, signal.SIG_IGN),
+    )
     pending: collections.deque = collections.deque()
     try:
         for item in items:

@@ -124,5 +124,14 @@ def argparse_type(param: Param, parse: Callable[[str], object] | None = None) ->
 
 def params_table(declared: Sequence[Param]) -> list[dict]:
     """Rows {name, type, default, range, help, required} for documentation tables."""
-    return [{"name": p.name, "type": "—" if p.kind is object else p.kind.__name__, "default": p.default,
-             "range": p.range_text(), "help": p.help, "required": p.required} for p in declared]
+    return [
+        {
+            "name": p.name,
+            "type": "—" if p.kind is object else p.kind.__name__,
+            "default": p.default,
+            "range": p.range_text(),
+            "help": p.help,
+            "required": p.required,
+        }
+        for p in declared
+    ]

@@ -17,10 +17,25 @@ def bars_shown() -> bool:
     return logging.getLogger(ROOT).isEnabledFor(logging.INFO) and bool(getattr(stream, "isatty", lambda: False)())
 
 
-def progress(iterable: Iterable | None = None, *, total: float | None = None, desc: str = "", unit: str = "it",
-             unit_scale: bool = False):
+def progress(
+    iterable: Iterable | None = None,
+    *,
+    total: float | None = None,
+    desc: str = "",
+    unit: str = "it",
+    unit_scale: bool = False,
+):
     """A tqdm bar over `iterable` (or one to `update` by hand), shown only where bars_shown()."""
     from tqdm import tqdm
 
-    return tqdm(iterable, total=total, desc=desc, unit=unit, unit_scale=unit_scale, disable=not bars_shown(),
-                leave=False, dynamic_ncols=True, mininterval=0.5)
+    return tqdm(
+        iterable,
+        total=total,
+        desc=desc,
+        unit=unit,
+        unit_scale=unit_scale,
+        disable=not bars_shown(),
+        leave=False,
+        dynamic_ncols=True,
+        mininterval=0.5,
+    )

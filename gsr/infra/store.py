@@ -56,8 +56,7 @@ def storage_errors(folder: str | os.PathLike) -> Iterator[None]:
     except OSError as err:
         if err.errno not in STORAGE_ERRNOS:
             raise
-        raise StorageError(f"cannot write in {folder}: {err.strerror or err} (nothing half-written was kept)") \
-            from None
+        raise StorageError(f"cannot write in {folder}: {err.strerror or err} (nothing half-written was kept)") from None
 
 
 def cache_dir() -> Path:
@@ -114,6 +113,7 @@ def fast_digest(path: str | os.PathLike) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- staging names
+
 
 def _staging_path(target: Path, suffix: str = "") -> Path:
     token = os.urandom(6).hex()
@@ -215,6 +215,7 @@ def entry_lock(target: str | os.PathLike) -> Iterator[None]:
 
 # ----------------------------------------------------------------------------------------------- atomic writes
 
+
 @contextmanager
 def atomic_write(path: str | os.PathLike, binary: bool = False) -> Iterator:
     """An open file whose content appears at `path` only when the block ends without error.
@@ -271,6 +272,7 @@ def atomic_folder(target: str | os.PathLike, manifest: bool = True) -> Iterator[
 
 # ----------------------------------------------------------------------------------------------- manifests
 
+
 def _describe_file(path: Path) -> dict:
     return {"size": path.stat().st_size, "xxh3_128": fast_digest(path)}
 
@@ -278,8 +280,7 @@ def _describe_file(path: Path) -> dict:
 def _describe_folder(folder: Path) -> dict:
     own = folder / FOLDER_MANIFEST  # a verified folder nested inside (an index in a cache entry) keeps its manifest
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p != own)
-    return {"format": MANIFEST_FORMAT,
-            "files": {p.relative_to(folder).as_posix(): _describe_file(p) for p in files}}
+    return {"format": MANIFEST_FORMAT, "files": {p.relative_to(folder).as_posix(): _describe_file(p) for p in files}}
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -383,7 +384,7 @@ def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple
     return path, False
 
 
-def cached_folder(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple[Path, bool]:
+def cached_folder(path: str | os.PathLike, build: Callable[[Path], object]) -> tuple[Path, bool]:
     """The verified cache folder at `path`, built by `build(staging_folder)` when absent or corrupt; (path, reused).
 
     One process builds an entry at a time (entry_lock); one that waited finds the entry built and reuses it."""

@@ -37,8 +37,13 @@ class BiasIRMeasures(Mapping):
     """ir_measures measures of one label source and settings, by name: `NDKL@10`, `FSKL@20`, `MAB_female@10`,
     `ARaB@5`, ... (a name without @ uses the settings' k). A topic where a measure is undefined has no value."""
 
-    def __init__(self, labels: DocumentLabels, settings: BiasSettings | None = None,
-                 mentions: Mapping[str, tuple[int, int]] | None = None, prefix: str = ""):
+    def __init__(
+        self,
+        labels: DocumentLabels,
+        settings: BiasSettings | None = None,
+        mentions: Mapping[str, tuple[int, int]] | None = None,
+        prefix: str = "",
+    ):
         from ir_measures.measures.base import Measure, ParamInfo
 
         self.settings = settings or BiasSettings()
@@ -92,11 +97,14 @@ class BiasIRMeasures(Mapping):
                 yield query.qid, value
 
     def __getitem__(self, name: str):
-        name = name[len(self.prefix):] if name.startswith(self.prefix) else name
+        name = name[len(self.prefix) :] if name.startswith(self.prefix) else name
         kind, at, cutoff = name.partition("@")
         if kind not in self._base or (at and not cutoff.isdigit()) or cutoff == "0":
-            hint = " (a standard deviation, min or max: not a per-query mean)" if kind.startswith(
-                NOT_PER_QUERY_MEANS) else ""
+            hint = (
+                " (a standard deviation, min or max: not a per-query mean)"
+                if kind.startswith(NOT_PER_QUERY_MEANS)
+                else ""
+            )
             raise InputError(f"{name!r} is not one of these measures{hint}: {', '.join(self.kinds)}, each @k")
         return self._base[kind] @ (int(cutoff) if at else self.settings.k)
 

@@ -77,9 +77,11 @@ def _aggregators():
 
         def result(self):
             if self.plain:
-                raise GSRError(f"GSR's aggregate received {self.plain} plain per-query numbers instead of GSR's "
-                               "per-query terms: Eq. 3 is a slope, not a mean, and cannot be recovered from them; "
-                               "aggregate the values ir_measures returns directly")
+                raise GSRError(
+                    f"GSR's aggregate received {self.plain} plain per-query numbers instead of GSR's "
+                    "per-query terms: Eq. 3 is a slope, not a mean, and cannot be recovered from them; "
+                    "aggregate the values ir_measures returns directly"
+                )
             try:
                 return gsr_slope(self.x, self.y)
             except UndefinedMeasureError:
@@ -155,11 +157,17 @@ class GSRMeasures(Mapping):
             class GSRMeasure(Measure):
                 NAME = f"{prefix}{kind}"
                 __name__ = NAME
-                SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=(int, str), required=False,
-                                                        desc="'rel' (K = relevant documents) or a rank cut-off")}
+                SUPPORTED_PARAMS = {
+                    "cutoff": ParamInfo(
+                        dtype=(int, str), required=False, desc="'rel' (K = relevant documents) or a rank cut-off"
+                    )
+                }
                 DEFAULT = UNMEASURED if kind == "GSR" else math.nan  # a topic without a value: share 0 / no g_q(L)
-                SHORT_DESC = ("gender stereotype reinforcement, Eq. 3" if kind == "GSR" else
-                              "genderedness of the ranked list, Eq. 2")
+                SHORT_DESC = (
+                    "gender stereotype reinforcement, Eq. 3"
+                    if kind == "GSR"
+                    else "genderedness of the ranked list, Eq. 2"
+                )
 
                 def runtime_impl(self, qrels, run):
                     cutoff = self.params.get("cutoff", "default")
@@ -186,13 +194,17 @@ class GSRMeasures(Mapping):
             return
         batch_size = pyterrier_batch_size()
         if batch_size is not None:
-            raise GSRError(f"PyTerrier evaluates these topics in batches (batch_size={batch_size}) and averages the "
-                           "per-query values of all batches, which cannot give Eq. 3 (a slope over every topic); run "
-                           "pt.Experiment without batch_size, or ir_measures.calc_aggregate on the whole run")
+            raise GSRError(
+                f"PyTerrier evaluates these topics in batches (batch_size={batch_size}) and averages the "
+                "per-query values of all batches, which cannot give Eq. 3 (a slope over every topic); run "
+                "pt.Experiment without batch_size, or ir_measures.calc_aggregate on the whole run"
+            )
         x, y = result.points(defined_only=False)
         try:
             terms = gsr_slope_terms(x, y)
-        except UndefinedMeasureError:  # fewer than two points here: the aggregate may still gather enough from other calls
+        except (
+            UndefinedMeasureError
+        ):  # fewer than two points here: the aggregate may still gather enough from other calls
             terms = np.full(len(x), math.nan)
         measured = result.n_queries
         scale = (len(qrels) / measured if qrels else 1.0) if measured else math.nan
@@ -201,7 +213,7 @@ class GSRMeasures(Mapping):
                 yield q.qid, SlopeTerm(scale * term, q.g_query, q.g_list)
 
     def __getitem__(self, name: str):
-        kind, cutoff = parse_measure_name(name[len(self.prefix):] if name.startswith(self.prefix) else name)
+        kind, cutoff = parse_measure_name(name[len(self.prefix) :] if name.startswith(self.prefix) else name)
         measure = self._base[kind]
         return measure if cutoff is None else measure @ cutoff
 

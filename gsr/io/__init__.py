@@ -16,6 +16,23 @@ from gsr.io.runs import read_trec_run, write_trec_run
 from gsr.io.topics import read_jsonl_queries, read_queries, read_trec_topics, read_tsv_queries
 from gsr.io.types import Qrels, Run, rank_order
 
-__all__ = ["IRDS_PREFIX", "InputError", "Qrels", "Run", "as_qrels", "as_queries", "as_run", "rank_order",
-           "read_json", "read_jsonl_queries", "read_qrels", "read_queries", "read_text", "read_trec_run",
-           "read_trec_topics", "read_tsv_queries", "text_lines", "write_trec_run"]
+__all__ = [
+    "IRDS_PREFIX",
+    "InputError",
+    "Qrels",
+    "Run",
+    "as_qrels",
+    "as_queries",
+    "as_run",
+    "rank_order",
+    "read_json",
+    "read_jsonl_queries",
+    "read_qrels",
+    "read_queries",
+    "read_text",
+    "read_trec_run",
+    "read_trec_topics",
+    "read_tsv_queries",
+    "text_lines",
+    "write_trec_run",
+]

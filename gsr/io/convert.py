@@ -26,8 +26,10 @@ def as_queries(source, field: str = "title") -> dict[str, str]:
     if isinstance(source, (str, os.PathLike)):
         return read_queries(source, field)
     if isinstance(source, Mapping):
-        return {record_identifier(k, "queries", "a query id"): record_string(v, f"queries, query {k}", "the text")
-                for k, v in source.items()}
+        return {
+            record_identifier(k, "queries", "a query id"): record_string(v, f"queries, query {k}", "the text")
+            for k, v in source.items()
+        }
     if is_dataframe(source):
         columns = [frame_column(source, QUERY_ID_KEYS, "query id"), frame_column(source, QUERY_TEXT_KEYS, "query text")]
         queries: dict[str, str] = {}
@@ -51,14 +53,21 @@ def as_run(source) -> Run:
     if isinstance(source, (str, os.PathLike)):
         return read_trec_run(source)
     if is_dataframe(source):
-        columns = [frame_column(source, RUN_QUERY_COLUMNS, "query id"),
-                   frame_column(source, RUN_DOCUMENT_COLUMNS, "document id"), frame_column(source, ("score",), "score")]
-        return checked_run((where, record_identifier(q, where, "the query id"),
-                            record_identifier(d, where, "the document id"), s)
-                           for where, (q, d, s) in frame_rows(source, columns, "run"))
+        columns = [
+            frame_column(source, RUN_QUERY_COLUMNS, "query id"),
+            frame_column(source, RUN_DOCUMENT_COLUMNS, "document id"),
+            frame_column(source, ("score",), "score"),
+        ]
+        return checked_run(
+            (where, record_identifier(q, where, "the query id"), record_identifier(d, where, "the document id"), s)
+            for where, (q, d, s) in frame_rows(source, columns, "run")
+        )
     if isinstance(source, Mapping):
-        return checked_run((f"run, query {q}, document {d}", str(q), str(d), s) for q, docs in source.items()
-                           for d, s in (docs.items() if isinstance(docs, Mapping) else docs))
+        return checked_run(
+            (f"run, query {q}, document {d}", str(q), str(d), s)
+            for q, docs in source.items()
+            for d, s in (docs.items() if isinstance(docs, Mapping) else docs)
+        )
     if records.is_records(source):
         return checked_run(records.record_rows(source, fields, "run"))
     raise TypeError(f"cannot read a run from {type(source).__name__}")
@@ -76,11 +85,15 @@ def as_qrels(source) -> Qrels | None:
     if isinstance(source, (str, os.PathLike)):
         return read_qrels(source)
     if is_dataframe(source):
-        columns = [frame_column(source, RUN_QUERY_COLUMNS, "query id"),
-                   frame_column(source, RUN_DOCUMENT_COLUMNS, "document id"),
-                   frame_column(source, ("relevance", "label", "grade"), "relevance")]
-        return graded((where, record_identifier(q, where, "the query id"), record_identifier(d, where, "the document id"),
-                       g) for where, (q, d, g) in frame_rows(source, columns, "qrels"))
+        columns = [
+            frame_column(source, RUN_QUERY_COLUMNS, "query id"),
+            frame_column(source, RUN_DOCUMENT_COLUMNS, "document id"),
+            frame_column(source, ("relevance", "label", "grade"), "relevance"),
+        ]
+        return graded(
+            (where, record_identifier(q, where, "the query id"), record_identifier(d, where, "the document id"), g)
+            for where, (q, d, g) in frame_rows(source, columns, "qrels")
+        )
     if isinstance(source, Mapping):
         qrels: Qrels = {}
         for q, docs in source.items():
@@ -90,4 +103,3 @@ def as_qrels(source) -> Qrels | None:
     if records.is_records(source):
         return graded(records.record_rows(source, fields, "qrels"))
     raise TypeError(f"cannot read qrels from {type(source).__name__}")
-

@@ -16,8 +16,15 @@ from pathlib import Path
 
 from gsr.errors import InputError
 
-_JSON_TYPES = {"int": "a number", "float": "a number", "bool": "true/false", "NoneType": "null", "list": "an array",
-               "dict": "an object", "str": "a string"}
+_JSON_TYPES = {
+    "int": "a number",
+    "float": "a number",
+    "bool": "true/false",
+    "NoneType": "null",
+    "list": "an array",
+    "dict": "an object",
+    "str": "a string",
+}
 
 
 def open_binary(path: Path):
@@ -45,23 +52,27 @@ def _decoded(data: bytes, path: Path | str, first_line: int) -> str:
     except UnicodeDecodeError as err:
         line = first_line + data.count(b"\n", 0, err.start)
         column = err.start - data.rfind(b"\n", 0, err.start)
-        raise InputError(f"{path}:{line}: not UTF-8 text (byte 0x{data[err.start]:02x} at column {column}); "
-                         "convert the file to UTF-8") from None
+        raise InputError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[err.start]:02x} at column {column}); "
+            "convert the file to UTF-8"
+        ) from None
 
 
 def decoded_line(raw: bytes, where: str) -> str:
     """One UTF-8 line's bytes as text, a leading byte-order mark skipped; other bytes and NUL bytes an InputError
     at `where` ('file:line')."""
     if raw.startswith(codecs.BOM_UTF8):
-        raw = raw[len(codecs.BOM_UTF8):]
+        raw = raw[len(codecs.BOM_UTF8) :]
     nul = raw.find(b"\0")
     if nul >= 0:
         raise InputError(f"{where}: a NUL byte at column {nul + 1}: binary data, not text")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise InputError(f"{where}: not UTF-8 text (byte 0x{raw[err.start]:02x} at column {err.start + 1}); "
-                         "convert the file to UTF-8") from None
+        raise InputError(
+            f"{where}: not UTF-8 text (byte 0x{raw[err.start]:02x} at column {err.start + 1}); "
+            "convert the file to UTF-8"
+        ) from None
 
 
 _GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
@@ -89,7 +100,7 @@ def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
         try:
             for lineno, raw in enumerate(handle, start=1):
                 if raw.startswith(codecs.BOM_UTF8):
-                    raw = raw[len(codecs.BOM_UTF8):]
+                    raw = raw[len(codecs.BOM_UTF8) :]
                 yield lineno, _decoded(raw, path, lineno).rstrip("\n\r")
         except _GZIP_ERRORS as err:
             raise _not_gzip(path, err) from None
@@ -104,7 +115,7 @@ def read_text(path: str | os.PathLike) -> str:
         except _GZIP_ERRORS as err:
             raise _not_gzip(path, err) from None
     if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+        data = data[len(codecs.BOM_UTF8) :]
     return _decoded(data, path, 1)
 
 
@@ -169,8 +180,9 @@ def encodable(text: str, where: str, what: str) -> str:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            raise InputError(f"{where}: {what} {text[:40]!r} holds a lone surrogate, which is not text (a broken "
-                             "\\uXXXX escape?)") from None
+            raise InputError(
+                f"{where}: {what} {text[:40]!r} holds a lone surrogate, which is not text (a broken \\uXXXX escape?)"
+            ) from None
     return text
 
 
@@ -179,7 +191,7 @@ def record_text(record: dict, keys: tuple[str, ...], where: str, what: str) -> s
     InputError at `where`."""
     key, value = _field(record, keys, where, what)
     if not isinstance(value, str):
-        raise InputError(f"{where}: {what} field \"{key}\" is {_json_type(value)}, not a string")
+        raise InputError(f'{where}: {what} field "{key}" is {_json_type(value)}, not a string')
     return encodable(value, where, what)
 
 
@@ -189,5 +201,5 @@ def record_id(record: dict, keys: tuple[str, ...], where: str, what: str) -> str
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     if not isinstance(value, str):
-        raise InputError(f"{where}: {what} field \"{key}\" is {_json_type(value)}, not a string or an integer")
+        raise InputError(f'{where}: {what} field "{key}" is {_json_type(value)}, not a string or an integer')
     return encodable(value, where, what)

@@ -9,8 +9,9 @@ import re
 
 from gsr.errors import InputError
 
-_DECIMAL = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)",
-                      re.IGNORECASE | re.ASCII)
+_DECIMAL = re.compile(
+    r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)", re.IGNORECASE | re.ASCII
+)
 INTEGER_TEXT = re.compile(r"[+-]?[0-9]+", re.ASCII)
 GRADE_RANGE = (-(2**31), 2**31 - 1)  # trec_eval and pytrec_eval keep grades in a C int
 
@@ -19,8 +20,9 @@ def decimal_text(text: str, where: str, what: str = "score") -> float:
     """`text` as a float: ASCII digits with an optional sign, point and exponent (or inf, nan); else an InputError
     at `where` naming `what`."""
     if not _DECIMAL.fullmatch(text):
-        raise InputError(f"{where}: {what} must be a number written with ASCII digits (as trec_eval reads it), "
-                         f"not {text!r}")
+        raise InputError(
+            f"{where}: {what} must be a number written with ASCII digits (as trec_eval reads it), not {text!r}"
+        )
     return float(text)
 
 

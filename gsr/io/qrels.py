@@ -20,9 +20,13 @@ def relevance_grade(value, where: str) -> int:
     digits; 0.5, "1.0", "1_0", "٣", true, NaN or 10^30 are InputErrors at `where` (never truncated nor wrapped)."""
     if isinstance(value, str) and INTEGER_TEXT.fullmatch(value.strip()):
         return checked_range(int(value), where, "relevance grade", GRADE_RANGE)
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
-            and float(value).is_integer():
-        return checked_range(int(value), where, "relevance grade", GRADE_RANGE)
+    if (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and float(value).is_integer()
+    ):
+        return checked_range(int(math.trunc(value)), where, "relevance grade", GRADE_RANGE)
     raise InputError(f"{where}: relevance grade must be an integer, found {value!r}")
 
 

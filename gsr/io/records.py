@@ -20,7 +20,7 @@ _IRDS_QUERY_FIELDS = {"title": "title", "desc": "description", "narr": "narrativ
 
 def irds_dataset(source: str):
     """The ir_datasets dataset named by 'irds:ID' (InputError when ir_datasets or the dataset is missing)."""
-    name = source[len(IRDS_PREFIX):]
+    name = source[len(IRDS_PREFIX) :]
     try:
         import ir_datasets
     except ImportError:
@@ -60,10 +60,12 @@ def offline(source: str, what: str) -> Iterator[None]:
     try:
         yield
     except _DownloadRefused as refused:
-        raise InputError(f"{source}: ir_datasets does not have the {what} of {source[len(IRDS_PREFIX):]} here (it "
-                         f"looks under {home_path()}, set by $IR_DATASETS_HOME) and gsr-bench never downloads "
-                         f"({refused.args[0]}); place the files there as ir_datasets' documentation of the dataset "
-                         "says") from None
+        raise InputError(
+            f"{source}: ir_datasets does not have the {what} of {source[len(IRDS_PREFIX) :]} here (it "
+            f"looks under {home_path()}, set by $IR_DATASETS_HOME) and gsr-bench never downloads "
+            f"({refused.args[0]}); place the files there as ir_datasets' documentation of the dataset "
+            "says"
+        ) from None
     finally:
         RequestsDownload.__iter__, Logger.logger = original, make_logger
         for logger, level in quieted.items():
@@ -109,9 +111,13 @@ def record_identifier(value, where: str, what: str) -> str:
             return value
     elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return str(int(value))
-    elif isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) \
-            and float(value).is_integer():
-        return str(int(value))
+    elif (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and float(value).is_integer()
+    ):
+        return str(math.trunc(value))
     raise InputError(f"{where}: {what} is {value!r}, not a non-empty string or an integer")
 
 
@@ -132,8 +138,11 @@ def frame_rows(frame, columns: list[str], name: str) -> Iterator[tuple[str, list
 
 
 def is_records(source) -> bool:
-    return not isinstance(source, (str, bytes, os.PathLike, Mapping)) and not is_dataframe(source) and \
-        hasattr(source, "__iter__")
+    return (
+        not isinstance(source, (str, bytes, os.PathLike, Mapping))
+        and not is_dataframe(source)
+        and hasattr(source, "__iter__")
+    )
 
 
 def query_text(record, field: str) -> str:
@@ -170,8 +179,9 @@ def record_queries(records, field: str, where: str) -> dict[str, str]:
         elif isinstance(record, (tuple, list)) and len(record) == 2:
             qid, text = record_identifier(record[0], at, "the query id"), record_string(record[1], at, "the query text")
         else:
-            raise InputError(f"{where}, record {n}: expected (qid, text) or a query with query_id and text, "
-                             f"not {record!r}")
+            raise InputError(
+                f"{where}, record {n}: expected (qid, text) or a query with query_id and text, not {record!r}"
+            )
         if qid in queries:
             raise InputError(f"{where}, record {n}: query {qid} appears twice")
         queries[qid] = text
@@ -189,4 +199,3 @@ def record_rows(records, fields: tuple[str, str, str], where: str) -> Iterator[t
         else:
             raise InputError(f"{where}, record {n}: expected ({', '.join(fields)}), not {record!r}")
         yield f"{where}, record {n}", str(qid), str(docid), value
-

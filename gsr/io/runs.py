@@ -71,16 +71,18 @@ def run_column(text: str, what: str) -> str:
     """`text` when it can be one whitespace-separated column of a TREC run (non-empty, no whitespace, a string);
     else an InputError naming `what`: read back, such a line would have other columns than were written."""
     if not isinstance(text, str) or not text or any(ch.isspace() for ch in text):
-        raise InputError(f"{what} {text!r} cannot be a column of a TREC run: it must be a non-empty string without "
-                         "whitespace")
+        raise InputError(
+            f"{what} {text!r} cannot be a column of a TREC run: it must be a non-empty string without whitespace"
+        )
     return text
 
 
 def as_written(run: Run, path: str | os.PathLike) -> Run:
     """The run `write_trec_run` wrote to `path`, as read_trec_run would read it back, without reading the file: queries
     in file (sorted) order, those without documents absent, each ranked as trec_eval ranks it."""
-    return checked_run((f"{path}: query {qid}", qid, docid, float(score))
-                       for qid in sorted(run) for docid, score in run[qid])
+    return checked_run(
+        (f"{path}: query {qid}", qid, docid, float(score)) for qid in sorted(run) for docid, score in run[qid]
+    )
 
 
 def write_trec_run(run: Run, path: str | os.PathLike, tag: str = "gsr") -> Path:

@@ -44,8 +44,10 @@ def read_trec_topics(path: str | os.PathLike, field: str = "title") -> dict[str,
             closing, tag = match.group(1), match.group(2).lower()
             position = match.end()
             if tag not in known:
-                raise InputError(f"{path}:{lineno}: unknown tag {match.group(0)!r} in a TREC topics file (a topic "
-                                 f"holds <num>, <title>, <desc>, <narr>)")
+                raise InputError(
+                    f"{path}:{lineno}: unknown tag {match.group(0)!r} in a TREC topics file (a topic "
+                    f"holds <num>, <title>, <desc>, <narr>)"
+                )
             if tag == "top" and not closing:
                 if current is not None:
                     raise InputError(f"{path}:{lineno}: <top> opened before the topic of line {started} was closed")

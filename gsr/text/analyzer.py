@@ -147,8 +147,10 @@ class Analyzer:
             return [[w] for w in words]
         if self.exclusion == "lemma":
             table = lemma_table()
-            return [members if word in members else [word, *members]
-                    for word, members in zip(words, table.members(table.lemmas_of(list(words))))]
+            return [
+                members if word in members else [word, *members]
+                for word, members in zip(words, table.members(table.lemmas_of(list(words))))
+            ]
         return None
 
 

@@ -30,9 +30,20 @@ def nltk_data_path() -> list[Path]:
     folders = [Path(p) for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]
     folders.append(Path.home() / "nltk_data")
     for prefix in dict.fromkeys((sys.prefix, sys.base_prefix)):
-        folders += [Path(prefix) / "nltk_data", Path(prefix) / "share" / "nltk_data", Path(prefix) / "lib" / "nltk_data"]
-    folders += [Path(p) for p in ("/usr/share/nltk_data", "/usr/local/share/nltk_data", "/usr/lib/nltk_data",
-                                  "/usr/local/lib/nltk_data")]
+        folders += [
+            Path(prefix) / "nltk_data",
+            Path(prefix) / "share" / "nltk_data",
+            Path(prefix) / "lib" / "nltk_data",
+        ]
+    folders += [
+        Path(p)
+        for p in (
+            "/usr/share/nltk_data",
+            "/usr/local/share/nltk_data",
+            "/usr/lib/nltk_data",
+            "/usr/local/lib/nltk_data",
+        )
+    ]
     return folders
 
 
@@ -62,5 +73,9 @@ def warn_missing(corpus: str, fallback: str) -> None:
     if corpus in _warned:
         return
     _warned.add(corpus)
-    LOG.warning("NLTK's %r corpus is not installed; using %s instead. Install it with: %s",
-                corpus, fallback, install_hint(corpus))
+    LOG.warning(
+        "NLTK's %r corpus is not installed; using %s instead. Install it with: %s",
+        corpus,
+        fallback,
+        install_hint(corpus),
+    )

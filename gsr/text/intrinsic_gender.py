@@ -39,8 +39,22 @@ EXTRA_FUNCTION_WORDS = frozenset({"else", "many", "see", "ok", "un", "con"})
 # never count, capitalised (Will, Don) they do.
 NAME_HOMOGRAPHS = frozenset({"will", "don"})
 # Month names are first names on both lists (April, May, June, August); capitalised in news text they are dates.
-MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
-                    "october", "november", "december"})
+MONTHS = frozenset(
+    {
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    }
+)
 
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 
@@ -140,8 +154,10 @@ class MentionWords:
     names_source: str = "custom"
 
     def __post_init__(self):
-        lower = {k: frozenset(w.lower() for w in getattr(self, k))
-                 for k in ("female_entities", "male_entities", "female_names", "male_names", "function_words")}
+        lower = {
+            k: frozenset(w.lower() for w in getattr(self, k))
+            for k in ("female_entities", "male_entities", "female_names", "male_names", "function_words")
+        }
         both = sorted(lower["female_entities"] & lower["male_entities"])
         if both:
             raise LabelError(f"{both[0]!r} is both a female and a male entity word")

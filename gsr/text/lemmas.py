@@ -60,7 +60,9 @@ class LemmaTable:
 
         key = content_key("lemma-table", TABLE_FORMAT, version("lemminflect"), LEMMA_POS_ORDER)
         folder, _ = cached_folder(cache_dir() / "lemma-tables" / key, _build)
-        return cls(np.load(folder / "words.npy", allow_pickle=False), np.load(folder / "lemmas.npy", allow_pickle=False))
+        return cls(
+            np.load(folder / "words.npy", allow_pickle=False), np.load(folder / "lemmas.npy", allow_pickle=False)
+        )
 
     def lemma(self, word: str) -> str:
         """The lemma of a lowercase word (the word itself where the dictionary gives no other)."""
@@ -84,8 +86,10 @@ class LemmaTable:
         begins = np.searchsorted(self._sorted_lemmas, asked, "left").tolist()
         ends = np.searchsorted(self._sorted_lemmas, asked, "right").tolist()
         own = [own == lemma for own, lemma in zip(self.lemmas_of(list(lemmas)), lemmas)]
-        return [([lemma] if is_own else []) + self.words[self._by_lemma[begin:end]].tolist()
-                for lemma, is_own, begin, end in zip(lemmas, own, begins, ends)]
+        return [
+            ([lemma] if is_own else []) + self.words[self._by_lemma[begin:end]].tolist()
+            for lemma, is_own, begin, end in zip(lemmas, own, begins, ends)
+        ]
 
 
 @lru_cache(maxsize=1)

@@ -10,18 +10,65 @@ import numpy as np
 from gsr.errors import EmbeddingError
 
 # Appendix A, verbatim (Table A.4 spells 'corageous'; it is reported as missing where no vector has it).
-AGENCY = ("aggressive", "ambitious", "arrogant", "confident", "corageous", "critical", "decisive", "demanding",
-          "hardworking", "independent", "possessive", "proud", "selfish", "strong", "stubborn")
-COMMUNION = ("affectionate", "compassionate", "emotional", "generous", "honest", "nurturing", "outgoing",
-             "patient", "polite", "romantic", "sensitive", "unselfish")
+AGENCY = (
+    "aggressive",
+    "ambitious",
+    "arrogant",
+    "confident",
+    "corageous",
+    "critical",
+    "decisive",
+    "demanding",
+    "hardworking",
+    "independent",
+    "possessive",
+    "proud",
+    "selfish",
+    "strong",
+    "stubborn",
+)
+COMMUNION = (
+    "affectionate",
+    "compassionate",
+    "emotional",
+    "generous",
+    "honest",
+    "nurturing",
+    "outgoing",
+    "patient",
+    "polite",
+    "romantic",
+    "sensitive",
+    "unselfish",
+)
 SCIENCE = ("astronomy", "chemistry", "Einstein", "experiment", "NASA", "physics", "science", "technology")
 ARTS = ("art", "dance", "drama", "literature", "novel", "poetry", "Shakespeare", "symphony")
 CAREER = ("business", "career", "corporation", "executive", "management", "office", "professional", "salary")
 FAMILY = ("children", "cousin", "family", "home", "marriage", "parents", "relatives", "wedding")
-JOBS_MALE = ("stonemason", "roofer", "electrician", "plumber", "carpenter", "firefighter", "millwright", "welder",
-             "machinist", "driver")
-JOBS_FEMALE = ("hygienist", "secretary", "hairstylist", "dietician", "paralegal", "receptionist", "phlebotomist",
-               "maid", "nurse", "typist")
+JOBS_MALE = (
+    "stonemason",
+    "roofer",
+    "electrician",
+    "plumber",
+    "carpenter",
+    "firefighter",
+    "millwright",
+    "welder",
+    "machinist",
+    "driver",
+)
+JOBS_FEMALE = (
+    "hygienist",
+    "secretary",
+    "hairstylist",
+    "dietician",
+    "paralegal",
+    "receptionist",
+    "phlebotomist",
+    "maid",
+    "nurse",
+    "typist",
+)
 
 # name -> (male-stereotyped set, female-stereotyped set), in the order of Fig. 1.
 STEREOTYPE_CONTRASTS = {
@@ -50,16 +97,26 @@ class StereotypeTest:
     n_splits: int = 0
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "male_mean": self.male_mean, "female_mean": self.female_mean,
-                "p_value": self.p_value, "exact": self.exact, "n_splits": self.n_splits,
-                "missing": self.missing, "male_words": self.male_words, "female_words": self.female_words}
+        return {
+            "name": self.name,
+            "male_mean": self.male_mean,
+            "female_mean": self.female_mean,
+            "p_value": self.p_value,
+            "exact": self.exact,
+            "n_splits": self.n_splits,
+            "missing": self.missing,
+            "male_words": self.male_words,
+            "female_words": self.female_words,
+        }
 
 
 def _subset_sums_by_size(values: np.ndarray) -> list[np.ndarray]:
     sums = [np.zeros(1)]
     for v in values:
-        grown = [sums[0]] + [np.concatenate([sums[k], sums[k - 1] + v]) if k < len(sums) else sums[k - 1] + v
-                             for k in range(1, len(sums) + 1)]
+        grown = [sums[0]] + [
+            np.concatenate([sums[k], sums[k - 1] + v]) if k < len(sums) else sums[k - 1] + v
+            for k in range(1, len(sums) + 1)
+        ]
         sums = grown
     return sums
 
@@ -112,12 +169,20 @@ def stereotype_test(name: str, male_words, female_words, lexicon) -> StereotypeT
     if len(male) < 1 or len(female) < 1:
         raise EmbeddingError(f"stereotype test {name}: a word set has no word in the embedding (missing: {missing})")
     p, exact, splits = permutation_test(np.array(list(male.values())), np.array(list(female.values())))
-    return StereotypeTest(name, float(np.mean(list(male.values()))), float(np.mean(list(female.values()))),
-                          p, male, female, missing, exact, splits)
+    return StereotypeTest(
+        name,
+        float(np.mean(list(male.values()))),
+        float(np.mean(list(female.values()))),
+        p,
+        male,
+        female,
+        missing,
+        exact,
+        splits,
+    )
 
 
 def stereotype_tests(lexicon, contrasts=None) -> list[StereotypeTest]:
     """All four Fig. 1 contrasts (or the given {name: (male words, female words)})."""
     contrasts = contrasts or STEREOTYPE_CONTRASTS
     return [stereotype_test(name, m, f, lexicon) for name, (m, f) in contrasts.items()]
-

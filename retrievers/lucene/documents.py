@@ -40,8 +40,9 @@ def checked_document_lines(files: list[Path]) -> Iterator[tuple[str, bool]]:
                     continue
                 docid, contents = checked_document(line, path, lineno)
                 if docid in first_seen:
-                    raise LuceneInputError(f"{path}:{lineno}: document id {docid!r} appears twice "
-                                           f"(first at {first_seen[docid]})")
+                    raise LuceneInputError(
+                        f"{path}:{lineno}: document id {docid!r} appears twice (first at {first_seen[docid]})"
+                    )
                 first_seen[docid] = f"{path}:{lineno}"
                 yield line + "\n", bool(contents.strip())
     except LuceneInputError:

@@ -31,9 +31,11 @@ WORKER_DONE = "LUCENE-WORKER-DONE"  # the line a session worker prints when a jo
 PARENT_PIPE_VARIABLE = "GSR_LUCENE_WORKER_STDIN_IS_PARENT"  # set for workers whose stdin is the parent's pipe
 STDERR_TAIL_LINES = 30
 # JVM chatter that says nothing about the job (Lucene/Java version notices); neither shown nor kept for errors
-JVM_NOISE = re.compile(r"sun\.misc\.Unsafe|terminally deprecated method|Please consider reporting this to the "
-                       r"maintainers of class org\.apache\.lucene|MMapDirectory lookupProvider|"
-                       r"Java 22 or later\. To make full use of MMapDirectory|^SLF4J\(I\)")
+JVM_NOISE = re.compile(
+    r"sun\.misc\.Unsafe|terminally deprecated method|Please consider reporting this to the "
+    r"maintainers of class org\.apache\.lucene|MMapDirectory lookupProvider|"
+    r"Java 22 or later\. To make full use of MMapDirectory|^SLF4J\(I\)"
+)
 # Anserini's log4j lines below WARN ("2024-01-01 10:00:00,000 INFO  [main] index.IndexCollection (…) - …")
 LOG_DETAIL = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (?:INFO|DEBUG|TRACE) ")
 # … of which the indexing progress ("43.00% of files completed, 227,000 documents indexed") is still shown
@@ -66,7 +68,7 @@ class WorkerOutput:
     def add(self, line: str) -> None:
         """Take one line the worker printed."""
         if line.startswith(WORKER_ERROR):
-            self.worker_error = line[len(WORKER_ERROR):]
+            self.worker_error = line[len(WORKER_ERROR) :]
             return
         if JVM_NOISE.search(line):
             return
@@ -83,11 +85,18 @@ class WorkerOutput:
         """The LuceneError for a job that failed: the worker's own message, else how the worker ended."""
         shown = "\n".join(self.tail) or "(no output)"
         if self.worker_error:
-            hint = " (the index is damaged or incomplete: delete it and build it again)" if re.search(
-                r"CorruptIndex|IndexNotFound|IndexFormatToo|NoSuchFile", self.worker_error) else ""
-            return LuceneError(f"{self.what} failed: {self.worker_error}{hint}\n"
-                               f"last output lines of the worker:\n{shown}")
-        cause = f"was killed by signal {-returncode}" if returncode < 0 else f"exited with status {returncode}"
+            hint = (
+                " (the index is damaged or incomplete: delete it and build it again)"
+                if re.search(r"CorruptIndex|IndexNotFound|IndexFormatToo|NoSuchFile", self.worker_error)
+                else ""
+            )
+            return LuceneError(
+                f"{self.what} failed: {self.worker_error}{hint}\nlast output lines of the worker:\n{shown}"
+            )
+        if returncode is None:
+            cause = "stopped"
+        else:
+            cause = f"was killed by signal {-returncode}" if returncode < 0 else f"exited with status {returncode}"
         return LuceneError(f"the Java worker for {self.what} {cause} (Java at {home}); its last output lines:\n{shown}")
 
 
@@ -103,9 +112,17 @@ def start_worker(arguments: list[str]) -> tuple[subprocess.Popen, Path]:
     work = Path(tempfile.mkdtemp(prefix="gsr-lucene-worker-"))  # 0700: only this user can enter
     # stdin is a pipe that stays open while this process lives: the worker exits when it closes (parent killed)
     try:
-        process = subprocess.Popen([sys.executable, "-P", "-m", WORKER_MODULE, *arguments], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=work,
-                                   env=worker_environment(home, work), text=True, errors="replace", bufsize=1)
+        process = subprocess.Popen(
+            [sys.executable, "-P", "-m", WORKER_MODULE, *arguments],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=work,
+            env=worker_environment(home, work),
+            text=True,
+            errors="replace",
+            bufsize=1,
+        )
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -131,6 +148,7 @@ def run_worker(arguments: list[str], *, what: str) -> None:
     failures raise LuceneError."""
     process, home = start_worker(arguments)
     output = WorkerOutput(what)
+    assert process.stdout is not None  # started with pipes
     try:
         for line in process.stdout:
             output.add(line.rstrip("\n"))
@@ -166,6 +184,7 @@ class LuceneSession:
             self._process, self._home = start_worker(["serve"])
             self.workers_started += 1
         process, output = self._process, WorkerOutput(what)
+        assert process is not None and process.stdin is not None and process.stdout is not None
         try:
             process.stdin.write(json.dumps(arguments) + "\n")
             process.stdin.flush()
@@ -196,7 +215,8 @@ class LuceneSession:
         """Ends the worker: its stdin closes, so it exits (and is killed if it does not)."""
         if self._process is not None:
             try:
-                self._process.stdin.close()
+                if self._process.stdin is not None:
+                    self._process.stdin.close()
                 self._process.wait(timeout=30)
             except (OSError, subprocess.TimeoutExpired):
                 pass

@@ -8,10 +8,10 @@ documents the run, the perfect engine and the random engine need; an index is ne
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
-from gsr.documents.base import DocumentSource
+from gsr.documents.base import DocumentSource, Positions
 from gsr.documents.opening import LUCENE_MARKER, register_document_source
 from gsr.infra.store import folder_content_key
 from retrievers.lucene.api import fetch_documents, index_stats, stored_documents
@@ -36,16 +36,18 @@ class LuceneIndexDocuments(DocumentSource):
         if self._count is None:
             stats = index_stats(self.index)
             if stats.get("max_doc", stats["documents"]) != stats["documents"]:
-                raise LuceneError(f"{self.index}: {stats['max_doc'] - stats['documents']} documents are deleted, "
-                                  "so Lucene's document numbers are not positions 0…n-1; merge the index first")
+                raise LuceneError(
+                    f"{self.index}: {stats['max_doc'] - stats['documents']} documents are deleted, "
+                    "so Lucene's document numbers are not positions 0…n-1; merge the index first"
+                )
             self._count = int(stats["documents"])
         return self._count
 
-    def fetch(self, wanted: Collection[str], positions: Sequence[int]) -> tuple[list[str], Iterator[tuple[str, str]]]:
+    def fetch(self, wanted: Collection[str], positions: Positions) -> tuple[list[str], Iterator[tuple[str, str]]]:
         return fetch_documents(self.index, wanted, positions)
 
-    def ids_at(self, positions: Sequence[int]) -> list[str]:
-        ids, texts = self.fetch((), positions)
+    def ids_at(self, positions: Positions) -> list[str]:
+        ids, texts = fetch_documents(self.index, (), positions)
         texts.close()
         return ids
 

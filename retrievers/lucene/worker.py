@@ -56,8 +56,9 @@ def _start_jvm():
 
     def configure_classpath(*args, **kwargs):
         pyserini_configure_classpath(*args, **kwargs)
-        jnius_config.set_options(*_jvm_options_without_missing_modules(jnius_config.get_options(), modules),
-                                 *HEAP_OPTIONS)
+        jnius_config.set_options(
+            *_jvm_options_without_missing_modules(jnius_config.get_options(), modules), *HEAP_OPTIONS
+        )
 
     # pyserini.pyclass calls configure_classpath and then imports jnius, which starts the JVM with those options
     pyserini.setup.configure_classpath = configure_classpath
@@ -80,16 +81,32 @@ def _worker_index(args: argparse.Namespace) -> None:
     autoclass = _start_jvm()
     index_collection = autoclass("io.anserini.index.IndexCollection")
     stored = [f"-store{field.capitalize()}" for field in args.store.split(",") if field]
-    index_collection.main(["-collection", "JsonCollection", "-generator", "DefaultLuceneDocumentGenerator",
-                           "-input", args.input, "-index", args.index, "-threads", str(args.threads),
-                           "-storePositions", "-storeDocvectors", *stored,
-                           "-optimize"])  # one segment: exact unique-term count, no later merges
+    index_collection.main(
+        [
+            "-collection",
+            "JsonCollection",
+            "-generator",
+            "DefaultLuceneDocumentGenerator",
+            "-input",
+            args.input,
+            "-index",
+            args.index,
+            "-threads",
+            str(args.threads),
+            "-storePositions",
+            "-storeDocvectors",
+            *stored,
+            "-optimize",
+        ]
+    )  # one segment: exact unique-term count, no later merges
     reader = autoclass("io.anserini.index.IndexReaderUtils").getReader(args.index)
     indexed = reader.numDocs()
     reader.close()
     if indexed != args.expect:
-        raise _WorkerFailure(f"Anserini indexed {indexed} documents but {args.expect} have contents; "
-                             "see its counters (unindexable/skipped/errors) above")
+        raise _WorkerFailure(
+            f"Anserini indexed {indexed} documents but {args.expect} have contents; "
+            "see its counters (unindexable/skipped/errors) above"
+        )
 
 
 def _worker_search(args: argparse.Namespace) -> None:
@@ -162,11 +179,14 @@ def _worker_fetch(args: argparse.Namespace) -> None:
     reader = utils.getReader(args.index)
     request = json.loads(Path(args.request).read_text(encoding="utf-8"))
     if reader.numDocs() != reader.maxDoc() and request["positions"]:
-        raise _WorkerFailure(f"{args.index} has {reader.maxDoc() - reader.numDocs()} deleted documents, so "
-                             "positions are not document numbers; merge the index (forceMerge) first")
+        raise _WorkerFailure(
+            f"{args.index} has {reader.maxDoc() - reader.numDocs()} deleted documents, so "
+            "positions are not document numbers; merge the index (forceMerge) first"
+        )
     stored = reader.storedFields()
     written = set()
     with open(args.output, "w", encoding="utf-8") as out:
+
         def write(lucene_docid: int) -> None:
             document = stored.document(lucene_docid)
             written.add(lucene_docid)
@@ -185,8 +205,9 @@ def _worker_fetch(args: argparse.Namespace) -> None:
 
 
 def _parse_worker_arguments(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog=f"python -m {WORKER_MODULE}",
-                                     description="Anserini worker (one JVM per call); used by retrievers.lucene")
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {WORKER_MODULE}", description="Anserini worker (one JVM per call); used by retrievers.lucene"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     index = commands.add_parser("index", help="index a folder of JSONL files")
     index.add_argument("--input", required=True)
@@ -208,8 +229,11 @@ def _parse_worker_arguments(argv: list[str] | None) -> argparse.Namespace:
     documents = commands.add_parser("documents", help="write [docid, contents, raw] JSON lines of every document")
     documents.add_argument("--index", required=True)
     documents.add_argument("--output", required=True)
-    fetch = commands.add_parser("fetch", help="write [docid, contents, raw] JSON lines of the documents at "
-                                "{\"positions\": [...]} and with {\"ids\": [...]} of a JSON request")
+    fetch = commands.add_parser(
+        "fetch",
+        help="write [docid, contents, raw] JSON lines of the documents at "
+        '{"positions": [...]} and with {"ids": [...]} of a JSON request',
+    )
     fetch.add_argument("--index", required=True)
     fetch.add_argument("--request", required=True)
     fetch.add_argument("--output", required=True)
@@ -217,8 +241,13 @@ def _parse_worker_arguments(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-WORKERS = {"index": _worker_index, "search": _worker_search, "stats": _worker_stats, "documents": _worker_documents,
-           "fetch": _worker_fetch}
+WORKERS = {
+    "index": _worker_index,
+    "search": _worker_search,
+    "stats": _worker_stats,
+    "documents": _worker_documents,
+    "fetch": _worker_fetch,
+}
 
 
 def _job(args: argparse.Namespace) -> str | None:

@@ -26,20 +26,51 @@ from retrievers.neural.inputs import collection_idf
 from retrievers.neural.matchpyramid import MatchPyramid
 from retrievers.neural.models import AUTO_DEPTH, MODELS, NEURAL_PARAMETERS, rerank_depth
 
-__all__ = ["AUTO_DEPTH", "DRMM", "MODELS", "NEURAL_PARAMETERS", "MatchPyramid", "NeuralRankerError", "collection_idf",
-           "rerank_cross_validated", "rerank_depth", "seeded_folds"]
+__all__ = [
+    "AUTO_DEPTH",
+    "DRMM",
+    "MODELS",
+    "NEURAL_PARAMETERS",
+    "MatchPyramid",
+    "NeuralRankerError",
+    "collection_idf",
+    "rerank_cross_validated",
+    "rerank_depth",
+    "seeded_folds",
+]
 
 # names this package exported before it kept to what a user calls: still importable here, with a DeprecationWarning
 _INTERNALS = {
     "crossval": ("CHECKPOINT_FORMAT", "DEFAULT_FOLDS"),
-    "drmm": ("HISTOGRAM_BINS", "DrmmInputs", "histogram_bins", "idf_term_gating", "log_count_histogram",
-             "matching_histograms"),
+    "drmm": (
+        "HISTOGRAM_BINS",
+        "DrmmInputs",
+        "histogram_bins",
+        "idf_term_gating",
+        "log_count_histogram",
+        "matching_histograms",
+    ),
     "inputs": ("RankingData", "build_ranking_data", "candidate_pool_idf", "default_tokenizer", "smoothed_idf"),
-    "matchpyramid": ("PYRAMID_DOC_TERMS", "PYRAMID_QUERY_TERMS", "PyramidInputs", "cosine_matching_matrices",
-                     "dynamic_max_pool"),
+    "matchpyramid": (
+        "PYRAMID_DOC_TERMS",
+        "PYRAMID_QUERY_TERMS",
+        "PyramidInputs",
+        "cosine_matching_matrices",
+        "dynamic_max_pool",
+    ),
     "models": ("AUTO_DEPTH_FLOOR", "LEARNING_RATES", "model_inputs", "new_model"),
-    "training": ("VALIDATION_CUTOFF", "TrainingReport", "mean_ndcg", "ndcg_at", "pairwise_hinge_loss", "rerank",
-                 "sample_training_groups", "score_pairs", "scores_by_query", "train_ranker"),
+    "training": (
+        "VALIDATION_CUTOFF",
+        "TrainingReport",
+        "mean_ndcg",
+        "ndcg_at",
+        "pairwise_hinge_loss",
+        "rerank",
+        "sample_training_groups",
+        "score_pairs",
+        "scores_by_query",
+        "train_ranker",
+    ),
 }
 _MODULE_OF = {name: module for module, names in _INTERNALS.items() for name in names}
 

@@ -32,8 +32,10 @@ def seeded_folds(qids: Iterable[str], n_folds: int = DEFAULT_FOLDS, seed: int = 
     """Query ids shuffled with `seed` (from sorted order, so input order does not matter) and dealt into n folds."""
     ordered = sorted(set(qids))
     if n_folds < 2 or len(ordered) < n_folds:
-        raise NeuralRankerError(f"cannot split {len(ordered)} queries into {n_folds} folds (need >= 2 folds and "
-                                f"at least one query per fold)")
+        raise NeuralRankerError(
+            f"cannot split {len(ordered)} queries into {n_folds} folds (need >= 2 folds and "
+            f"at least one query per fold)"
+        )
     random.Random(seed).shuffle(ordered)
     return [ordered[k::n_folds] for k in range(n_folds)]
 
@@ -107,8 +109,9 @@ def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> tupl
             raise ValueError("its run does not cover the fold's queries")
         return run, stored["model_state"]
     except Exception as err:  # a torn or foreign file of any kind: rebuild rather than fail
-        warnings.warn(f"{path}: unreadable checkpoint ({type(err).__name__}: {err}); retraining this fold",
-                      stacklevel=3)
+        warnings.warn(
+            f"{path}: unreadable checkpoint ({type(err).__name__}: {err}); retraining this fold", stacklevel=3
+        )
         return None
 
 
@@ -119,28 +122,42 @@ def _save_checkpoint(path: Path, content: dict) -> None:
     record_file(path)
 
 
-def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[str, str],
-                           candidates: dict[str, list[tuple[str, float]]], qrels: dict[str, dict[str, int]], kv,
-                           *, folds: list[list[str]] | None = None, depth: int | str = AUTO_DEPTH, epochs: int = 10,
-                           seed: int = 0, checkpoint_dir: Path | None = None,
-                           tokenize: Callable[[str], list[str]] | None = None,
-                           idf: Mapping[str, float] | None = None, n_folds: int = DEFAULT_FOLDS,
-                           negatives_per_positive: int = 1, batch_size: int = 64,
-                           learning_rate: float | None = None, patience: int | None = None,
-                           threads: int | None = None, device: str = "auto",
-                           fold_models: Callable[[int, list[str], torch.nn.Module], None] | None = None) -> Run:
+def rerank_cross_validated(
+    model: str,
+    queries: dict[str, str],
+    texts: Mapping[str, str],
+    candidates: dict[str, list[tuple[str, float]]],
+    qrels: dict[str, dict[str, int]],
+    kv,
+    *,
+    folds: list[list[str]] | None = None,
+    depth: int | str = AUTO_DEPTH,
+    epochs: int = 10,
+    seed: int = 0,
+    checkpoint_dir: Path | None = None,
+    tokenize: Callable[[str], list[str]] | None = None,
+    idf: Mapping[str, float] | None = None,
+    n_folds: int = DEFAULT_FOLDS,
+    negatives_per_positive: int = 1,
+    batch_size: int = 64,
+    learning_rate: float | None = None,
+    patience: int | None = None,
+    threads: int | None = None,
+    device: str = "auto",
+    fold_models: Callable[[int, list[str], torch.nn.Module], None] | None = None,
+) -> Run:
     """Re-ranks each fold's top-`depth` candidates with a model trained on the other folds; one run over all queries.
 
     `depth` is a number of candidates, or 'auto': max(100, the largest number of relevant documents of a fold query)
     (models.rerank_depth). For test fold k, fold k + 1 validates (early stopping on nDCG@20) and the remaining folds
-    train; with only two folds there is no validation fold and the last epoch is kept. Without `folds`, the queries are dealt into
-    `n_folds` folds after a shuffle seeded by `seed`. Each finished fold is checkpointed under `checkpoint_dir`
-    (model weights and the fold's run) as `<model>-fold<k>of<n>.pt`, written atomically; a later call with the same
-    inputs and settings reuses it, while a corrupt file or one from other inputs is retrained and replaced, so use
-    one folder per (model, embedding variant). Each fold is seeded from (`seed`, k) alone, so a resumed call gives
-    the run an uninterrupted one would. Torch uses `threads` threads (default: every core this process may use); the
-    model trains and scores on `device` ("auto": a CUDA GPU where PyTorch sees one, else the CPU; "cpu"; "cuda" or
-    "cuda:N", refused where there is none; see retrievers.device).
+    train; with only two folds there is no validation fold and the last epoch is kept. Without `folds`, the queries are
+    dealt into `n_folds` folds after a shuffle seeded by `seed`. Each finished fold is checkpointed under
+    `checkpoint_dir` (model weights and the fold's run) as `<model>-fold<k>of<n>.pt`, written atomically; a later call
+    with the same inputs and settings reuses it, while a corrupt file or one from other inputs is retrained and
+    replaced, so use one folder per (model, embedding variant). Each fold is seeded from (`seed`, k) alone, so a
+    resumed call gives the run an uninterrupted one would. Torch uses `threads` threads (default: every core this
+    process may use); the model trains and scores on `device` ("auto": a CUDA GPU where PyTorch sees one, else the
+    CPU; "cpu"; "cuda" or "cuda:N", refused where there is none; see retrievers.device).
 
     `fold_models`, when given, is called with (k, test fold k's queries, its trained model) once each fold's model is
     ready, trained or loaded from its checkpoint: the adversarial probe scores edited queries with the models trained
@@ -156,13 +173,23 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
     folds = _checked_folds(folds, queries, n_folds, seed)
     fold_qids = [q for fold in folds for q in fold]
     depth = rerank_depth(depth, qrels, fold_qids)
-    data = build_ranking_data(queries, texts, candidates, qrels, kv, qids=fold_qids, depth=depth,
-                              tokenize=tokenize, idf=idf)
+    data = build_ranking_data(
+        queries, texts, candidates, qrels, kv, qids=fold_qids, depth=depth, tokenize=tokenize, idf=idf
+    )
     inputs = model_inputs(model, data)
     learning_rate = LEARNING_RATES[model] if learning_rate is None else learning_rate
-    settings = dict(model=model, depth=depth, epochs=epochs, seed=seed, folds=folds,
-                    negatives_per_positive=negatives_per_positive, batch_size=batch_size,
-                    learning_rate=learning_rate, patience=patience, data=data.digest())
+    settings = dict(
+        model=model,
+        depth=depth,
+        epochs=epochs,
+        seed=seed,
+        folds=folds,
+        negatives_per_positive=negatives_per_positive,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        patience=patience,
+        data=data.digest(),
+    )
 
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(threads or _available_cores())
@@ -170,8 +197,9 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
         run: Run = {}
         for k, test_qids in enumerate(folds):
             label = f"[{model}] fold {k + 1}/{len(folds)}"
-            fingerprint = hashlib.blake2b(repr(sorted({**settings, "fold": k}.items())).encode("utf-8"),
-                                          digest_size=16).hexdigest()
+            fingerprint = hashlib.blake2b(
+                repr(sorted({**settings, "fold": k}.items())).encode("utf-8"), digest_size=16
+            ).hexdigest()
             path = None if checkpoint_dir is None else _checkpoint_path(checkpoint_dir, model, k, len(folds))
             stored = None if path is None else _load_checkpoint(path, fingerprint, test_qids)
             if stored is not None:
@@ -186,21 +214,37 @@ def rerank_cross_validated(model: str, queries: dict[str, str], texts: Mapping[s
                 _seed_everything(fold_seed)
                 network = new_model(model).to(device)
                 train_qids, valid_qids = _fold_roles(folds, k)
-                report = train_ranker(network, inputs, data, train_qids, valid_qids, epochs=epochs, seed=fold_seed,
-                                      negatives_per_positive=negatives_per_positive, batch_size=batch_size,
-                                      learning_rate=learning_rate, patience=patience,
-                                      label=label)
+                report = train_ranker(
+                    network,
+                    inputs,
+                    data,
+                    train_qids,
+                    valid_qids,
+                    epochs=epochs,
+                    seed=fold_seed,
+                    negatives_per_positive=negatives_per_positive,
+                    batch_size=batch_size,
+                    learning_rate=learning_rate,
+                    patience=patience,
+                    label=label,
+                )
                 fold_run = rerank(network, inputs, data, test_qids)
                 if fold_models is not None:
                     fold_models(k, test_qids, network)
                 if path is not None:
-                    _save_checkpoint(path, {
-                        "format": CHECKPOINT_FORMAT, "fingerprint": fingerprint, "model": model,
-                        "model_state": network.state_dict(), "best_epoch": report.best_epoch,
-                        "losses": report.losses,
-                        "validation": [float("nan") if v is None else v for v in report.validation],
-                        "run": {q: [[d, s] for d, s in ranked] for q, ranked in fold_run.items()},
-                    })
+                    _save_checkpoint(
+                        path,
+                        {
+                            "format": CHECKPOINT_FORMAT,
+                            "fingerprint": fingerprint,
+                            "model": model,
+                            "model_state": network.state_dict(),
+                            "best_epoch": report.best_epoch,
+                            "losses": report.losses,
+                            "validation": [float("nan") if v is None else v for v in report.validation],
+                            "run": {q: [[d, s] for d, s in ranked] for q, ranked in fold_run.items()},
+                        },
+                    )
             run.update(fold_run)
     finally:
         torch.set_num_threads(previous_threads)

@@ -28,8 +28,9 @@ def log_count_histogram(counts: np.ndarray) -> np.ndarray:
     return np.log1p(counts).astype(np.float32)
 
 
-def matching_histograms(query_rows: np.ndarray, doc_rows: Sequence[np.ndarray], unit_vectors: np.ndarray,
-                        bins: int = HISTOGRAM_BINS) -> np.ndarray:
+def matching_histograms(
+    query_rows: np.ndarray, doc_rows: Sequence[np.ndarray], unit_vectors: np.ndarray, bins: int = HISTOGRAM_BINS
+) -> np.ndarray:
     """Count histograms [n_docs, n_query_terms, bins] of query-term/document-term cosines (Guo et al. 2016).
 
     The exact-match bin counts occurrences of the query term itself (same embedding row), not a floating-point

@@ -98,11 +98,18 @@ def candidate_pool_idf(doc_terms: Iterable[Sequence[str]]) -> Callable[[str], fl
     return lambda term: smoothed_idf(df.get(term, 0), n_docs)
 
 
-def build_ranking_data(queries: Mapping[str, str], texts: Mapping[str, str],
-                       candidates: Mapping[str, list[tuple[str, float]]], qrels: Qrels, kv, *,
-                       qids: Sequence[str] | None = None, depth: int = 100,
-                       tokenize: Callable[[str], list[str]] | None = None,
-                       idf: Mapping[str, float] | None = None) -> RankingData:
+def build_ranking_data(
+    queries: Mapping[str, str],
+    texts: Mapping[str, str],
+    candidates: Mapping[str, list[tuple[str, float]]],
+    qrels: Qrels,
+    kv,
+    *,
+    qids: Sequence[str] | None = None,
+    depth: int = 100,
+    tokenize: Callable[[str], list[str]] | None = None,
+    idf: Mapping[str, float] | None = None,
+) -> RankingData:
     """Tokenizes queries and their top-`depth` candidates once and maps their terms to unit word vectors.
 
     `idf` maps tokens to IDF values (e.g. collection_idf over the collection); without it, IDF is computed over the
@@ -164,17 +171,31 @@ def build_ranking_data(queries: Mapping[str, str], texts: Mapping[str, str],
         query_terms.append(terms)
         query_idf.append(np.asarray([idf_of(t) for t in tokens], dtype=np.float32))
     if unscorable:
-        warnings.warn(f"{len(unscorable)} queries have no term in the embedding and keep the run's order: "
-                      f"{', '.join(map(repr, unscorable[:5]))}{' ...' if len(unscorable) > 5 else ''}", stacklevel=2)
+        warnings.warn(
+            f"{len(unscorable)} queries have no term in the embedding and keep the run's order: "
+            f"{', '.join(map(repr, unscorable[:5]))}{' ...' if len(unscorable) > 5 else ''}",
+            stacklevel=2,
+        )
 
     return RankingData(
-        words=vocabulary.keys, unit_vectors=_unit_vectors(kv, vocabulary.keys), qids=kept_qids, query_terms=query_terms,
-        query_idf=query_idf, doc_ids=doc_ids, doc_terms=doc_terms,
-        pair_query=np.asarray(pair_query, dtype=np.int64), pair_doc=np.asarray(pair_doc, dtype=np.int64),
-        pair_grade=np.asarray(pair_grade, dtype=np.int64), query_pairs=query_pairs,
-        relevant_grades={q: np.sort(np.asarray([g for g in qrels.get(q, {}).values() if g > 0], dtype=np.int64))[::-1]
-                         for q in qids},
-        candidates={q: list(candidates[q]) for q in qids}, depth=depth, unscorable=unscorable)
+        words=vocabulary.keys,
+        unit_vectors=_unit_vectors(kv, vocabulary.keys),
+        qids=kept_qids,
+        query_terms=query_terms,
+        query_idf=query_idf,
+        doc_ids=doc_ids,
+        doc_terms=doc_terms,
+        pair_query=np.asarray(pair_query, dtype=np.int64),
+        pair_doc=np.asarray(pair_doc, dtype=np.int64),
+        pair_grade=np.asarray(pair_grade, dtype=np.int64),
+        query_pairs=query_pairs,
+        relevant_grades={
+            q: np.sort(np.asarray([g for g in qrels.get(q, {}).values() if g > 0], dtype=np.int64))[::-1] for q in qids
+        },
+        candidates={q: list(candidates[q]) for q in qids},
+        depth=depth,
+        unscorable=unscorable,
+    )
 
 
 class _Vocabulary:

@@ -35,8 +35,9 @@ def _pool_last_axis(x: torch.Tensor, lengths: torch.Tensor, size: int) -> torch.
     return x.gather(-1, index).view(*x.shape[:-1], size, reach).max(-1).values
 
 
-def dynamic_max_pool(x: torch.Tensor, query_lengths: torch.Tensor, doc_lengths: torch.Tensor,
-                     size: tuple[int, int]) -> torch.Tensor:
+def dynamic_max_pool(
+    x: torch.Tensor, query_lengths: torch.Tensor, doc_lengths: torch.Tensor, size: tuple[int, int]
+) -> torch.Tensor:
     """Dynamic max pooling of maps [B, C, H, W] to [B, C, *size] over each pair's real extent (Pang et al. 2016).
 
     Padding never enters a pooling region, so a pair's output does not depend on how far its batch was padded.
@@ -46,8 +47,9 @@ def dynamic_max_pool(x: torch.Tensor, query_lengths: torch.Tensor, doc_lengths: 
     return by_query.transpose(-1, -2)
 
 
-def cosine_matching_matrices(unit_vectors: torch.Tensor, query_rows: torch.Tensor,
-                             doc_rows: torch.Tensor) -> torch.Tensor:
+def cosine_matching_matrices(
+    unit_vectors: torch.Tensor, query_rows: torch.Tensor, doc_rows: torch.Tensor
+) -> torch.Tensor:
     """Matching matrices M_ij = cos(q_i, d_j) [B, Lq, Ld] by one batched matmul (Pang et al. 2016)."""
     return torch.bmm(unit_vectors[query_rows], unit_vectors[doc_rows].transpose(1, 2))
 
@@ -55,8 +57,13 @@ def cosine_matching_matrices(unit_vectors: torch.Tensor, query_rows: torch.Tenso
 class MatchPyramid(nn.Module):
     """MatchPyramid: 2-D convolutions over the cosine matching matrix, dynamic max pooling, then an MLP."""
 
-    def __init__(self, kernels: Sequence[int] = (16,), kernel_size: tuple[int, int] = (3, 3),
-                 pool_size: tuple[int, int] = (3, 10), hidden: int = 32):
+    def __init__(
+        self,
+        kernels: Sequence[int] = (16,),
+        kernel_size: tuple[int, int] = (3, 3),
+        pool_size: tuple[int, int] = (3, 10),
+        hidden: int = 32,
+    ):
         super().__init__()
         layers, channels = [], 1
         for count in kernels:
@@ -64,8 +71,9 @@ class MatchPyramid(nn.Module):
             channels = count
         self.convolutions = nn.Sequential(*layers)
         self.pool_size = (int(pool_size[0]), int(pool_size[1]))
-        self.mlp = nn.Sequential(nn.Linear(channels * pool_size[0] * pool_size[1], hidden), nn.ReLU(),
-                                 nn.Linear(hidden, 1))
+        self.mlp = nn.Sequential(
+            nn.Linear(channels * pool_size[0] * pool_size[1], hidden), nn.ReLU(), nn.Linear(hidden, 1)
+        )
 
     def forward(self, matrices: torch.Tensor, query_lengths: torch.Tensor, doc_lengths: torch.Tensor) -> torch.Tensor:
         """Scores [B] from matching matrices [B, Lq, Ld] zero-padded beyond each pair's real lengths."""
@@ -78,8 +86,13 @@ class PyramidInputs:
     """MatchPyramid's inputs: every pair's cosine matching matrix (query cut to 10 terms, document to 500), computed
     once, `chunk` pairs at a time; a batch's are zero-padded to its longest document."""
 
-    def __init__(self, data: RankingData, max_query_terms: int = PYRAMID_QUERY_TERMS,
-                 max_doc_terms: int = PYRAMID_DOC_TERMS, chunk: int = 512):
+    def __init__(
+        self,
+        data: RankingData,
+        max_query_terms: int = PYRAMID_QUERY_TERMS,
+        max_doc_terms: int = PYRAMID_DOC_TERMS,
+        chunk: int = 512,
+    ):
         unit_vectors = torch.from_numpy(data.unit_vectors)
         query_rows, self.query_lengths = _padded([t[:max_query_terms] for t in data.query_terms])
         doc_rows, self.doc_lengths = _padded([t[:max_doc_terms] for t in data.doc_terms])
@@ -87,10 +100,11 @@ class PyramidInputs:
         self.pair_doc = torch.from_numpy(data.pair_doc)
         self.matrices: list[torch.Tensor] = []  # pair -> [document length, query terms]: pad_sequence's layout
         for start in range(0, len(self.pair_doc), chunk):
-            query, doc = self.pair_query[start:start + chunk], self.pair_doc[start:start + chunk]
+            query, doc = self.pair_query[start : start + chunk], self.pair_doc[start : start + chunk]
             lengths = self.doc_lengths[doc].clamp(min=1)
-            matrices = cosine_matching_matrices(unit_vectors, query_rows[query].long(),
-                                                doc_rows[doc, :int(lengths.max())].long())
+            matrices = cosine_matching_matrices(
+                unit_vectors, query_rows[query].long(), doc_rows[doc, : int(lengths.max())].long()
+            )
             self.matrices.extend(m[:, :n].T.clone() for m, n in zip(matrices, lengths.tolist()))
 
     def batch(self, pairs: torch.Tensor) -> tuple[torch.Tensor, ...]:

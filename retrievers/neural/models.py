@@ -31,9 +31,15 @@ def _depth(value, label: str):
 
 # what a configuration sets for a re-ranker; the defaults are those of rerank_cross_validated
 NEURAL_PARAMETERS: tuple[Param, ...] = (
-    Param("depth", object, AUTO_DEPTH, f"re-ranked documents per query; auto: max({AUTO_DEPTH_FLOOR}, the largest "
-          "number of relevant documents of a query), so GSR's top K is always the model's ranking",
-          validator=_depth, range_help="int ≥ 1 or auto"),
+    Param(
+        "depth",
+        object,
+        AUTO_DEPTH,
+        f"re-ranked documents per query; auto: max({AUTO_DEPTH_FLOOR}, the largest "
+        "number of relevant documents of a query), so GSR's top K is always the model's ranking",
+        validator=_depth,
+        range_help="int ≥ 1 or auto",
+    ),
     Param("epochs", int, 10, "training epochs per fold", minimum=1, maximum=1_000),
     Param("seed", int, 0, "seed of the folds, the sampling and the initial weights", minimum=0, maximum=2**32 - 1),
     DEVICE_PARAM,

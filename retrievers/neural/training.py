@@ -34,12 +34,14 @@ def pairwise_hinge_loss(scores: torch.Tensor, margin: float = 1.0) -> torch.Tens
     """
     if scores.dim() != 2 or scores.shape[1] < 2:
         raise NeuralRankerError(
-            f"scores must be shaped [groups, 1 + negatives] with at least one negative, got {tuple(scores.shape)}")
+            f"scores must be shaped [groups, 1 + negatives] with at least one negative, got {tuple(scores.shape)}"
+        )
     return torch.relu(margin - scores[:, :1] + scores[:, 1:]).mean()
 
 
-def sample_training_groups(data: RankingData, qids: Iterable[str], negatives_per_positive: int,
-                           rng: np.random.Generator) -> torch.Tensor:
+def sample_training_groups(
+    data: RankingData, qids: Iterable[str], negatives_per_positive: int, rng: np.random.Generator
+) -> torch.Tensor:
     """Training groups [G, 1 + negatives_per_positive] of pair indices: a relevant candidate, then lower-graded ones.
 
     Every relevant candidate of every query gives one group; its negatives are drawn uniformly (with replacement)
@@ -105,8 +107,9 @@ def scores_by_query(model: nn.Module, inputs, data: RankingData, qids: Iterable[
     return result
 
 
-def mean_ndcg(model: nn.Module, inputs, data: RankingData, qids: Iterable[str],
-              cutoff: int = VALIDATION_CUTOFF) -> float | None:
+def mean_ndcg(
+    model: nn.Module, inputs, data: RankingData, qids: Iterable[str], cutoff: int = VALIDATION_CUTOFF
+) -> float | None:
     """Mean nDCG@cutoff of the re-ranked candidates over queries with a relevant document; None if there are none."""
     judged = [q for q in qids if q in data.query_pairs and len(data.relevant_grades[q]) > 0]
     values = []
@@ -119,8 +122,10 @@ def mean_ndcg(model: nn.Module, inputs, data: RankingData, qids: Iterable[str],
 def _ranked(pairs: np.ndarray, scores: np.ndarray, data: RankingData) -> np.ndarray:
     """Pairs by score descending, ties by document id descending (trec_eval's order)."""
     by_id = {data.doc_ids[data.pair_doc[p]]: p for p in pairs}
-    return np.asarray([by_id[d] for d, _ in rank_order((data.doc_ids[data.pair_doc[p]], s)
-                                                        for p, s in zip(pairs, scores))], dtype=np.int64)
+    return np.asarray(
+        [by_id[d] for d, _ in rank_order((data.doc_ids[data.pair_doc[p]], s) for p, s in zip(pairs, scores))],
+        dtype=np.int64,
+    )
 
 
 @dataclass
@@ -132,10 +137,21 @@ class TrainingReport:
     best_epoch: int
 
 
-def train_ranker(model: nn.Module, inputs, data: RankingData, train_qids: Sequence[str],
-                 valid_qids: Sequence[str] = (), *, epochs: int = 10, seed: int = 0,
-                 negatives_per_positive: int = 1, batch_size: int = 64, learning_rate: float = 1e-3,
-                 patience: int | None = None, label: str = "") -> TrainingReport:
+def train_ranker(
+    model: nn.Module,
+    inputs,
+    data: RankingData,
+    train_qids: Sequence[str],
+    valid_qids: Sequence[str] = (),
+    *,
+    epochs: int = 10,
+    seed: int = 0,
+    negatives_per_positive: int = 1,
+    batch_size: int = 64,
+    learning_rate: float = 1e-3,
+    patience: int | None = None,
+    label: str = "",
+) -> TrainingReport:
     """Trains `model` in place with Adam on pairwise hinge loss; keeps the weights of the best validation epoch.
 
     Without validation queries (or none with a relevant document) the last epoch's weights are kept. With
@@ -151,8 +167,10 @@ def train_ranker(model: nn.Module, inputs, data: RankingData, train_qids: Sequen
         started = time.perf_counter()
         groups = sample_training_groups(data, train_qids, negatives_per_positive, rng)
         if len(groups) == 0:
-            raise NeuralRankerError(f"{label or 'training'}: no training query has a relevant and a lower-graded "
-                                    f"candidate in its top {data.depth}; nothing to learn from")
+            raise NeuralRankerError(
+                f"{label or 'training'}: no training query has a relevant and a lower-graded "
+                f"candidate in its top {data.depth}; nothing to learn from"
+            )
         model.train()
         total = 0.0
         for start in range(0, len(groups), batch_size):
@@ -166,8 +184,16 @@ def train_ranker(model: nn.Module, inputs, data: RankingData, train_qids: Sequen
         losses.append(total / len(groups))
         score = mean_ndcg(model, inputs, data, valid_qids)
         validation.append(score)
-        log.info("%s epoch %d/%d loss %.4f validation nDCG@%d %s (%.1fs)", label, epoch, epochs, losses[-1],
-                 VALIDATION_CUTOFF, "n/a" if score is None else f"{score:.4f}", time.perf_counter() - started)
+        log.info(
+            "%s epoch %d/%d loss %.4f validation nDCG@%d %s (%.1fs)",
+            label,
+            epoch,
+            epochs,
+            losses[-1],
+            VALIDATION_CUTOFF,
+            "n/a" if score is None else f"{score:.4f}",
+            time.perf_counter() - started,
+        )
         if score is None:
             continue
         if score > best_score:

@@ -1,0 +1,93 @@
+"""The drawing kit every figure shares: the paper's colours (orange for male, g < 0; purple for female, g > 0), a
+figure on matplotlib's Agg canvas (no pyplot, no global backend: importing costs nothing and needs no display), atomic
+PNG writing, p-value and fit-line helpers, and point labels that never cover one another."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+MALE_COLOUR = "#e66101"  # orange
+FEMALE_COLOUR = "#5e3c99"  # purple
+NEUTRAL_COLOUR = "#9e9e9e"
+UNKNOWN_COLOUR = "#c8c8c8"  # terms with no genderedness (out of vocabulary)
+DIVERGING_CMAP = "PuOr"  # orange (negative, male) - white - purple (positive, female)
+DPI = 150
+G_LABEL = "genderedness g(w) (female > 0)"
+ENGINE_ORDER = ("S", "N", "CS")
+
+
+def new_figure(width: float, height: float):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save_figure(fig, path, dpi: int = DPI) -> Path:
+    """Write `fig` to `path` (format from its suffix, PNG if none), atomically (gsr.store.atomic_write)."""
+    from gsr.infra.store import atomic_write
+
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower() or "png"
+    with atomic_write(path, binary=True) as handle:
+        fig.savefig(handle, format=fmt, dpi=dpi, bbox_inches="tight")
+    return path
+
+
+def format_p(p: float) -> str:
+    if p is None or math.isnan(p):
+        return "p = n/a"
+    if p == 0:
+        return "$p = 0$"
+    if p >= 0.01:
+        return f"$p = {p:.2f}$"
+    mantissa, exponent = f"{p:.1e}".split("e")
+    return rf"$p = {mantissa} \times 10^{{{int(exponent)}}}$"
+
+
+def draw_fit_line(ax, x: np.ndarray, y: np.ndarray, **style) -> None:
+    """The least-squares line of y on x, drawn across the range of x."""
+    slope, intercept = np.polyfit(x, y, 1)
+    line_x = np.array([x.min(), x.max()])
+    ax.plot(line_x, slope * line_x + intercept, color="black", **style)
+
+
+def prune_end_ticks(ax) -> None:
+    """At most five numbered ticks per axis, none at either end: a panel's end tick labels otherwise meet its
+    neighbour's, or the other axis's at the corner. Ticks set by hand later (categories) replace these."""
+    from matplotlib.ticker import MaxNLocator
+
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(MaxNLocator(nbins=5, prune="both"))
+
+
+def label_points(ax, labelled: list[tuple[str, float, float]], fontsize: float = 6) -> list[str]:
+    """Names beside their points, each where it covers no other name, no tick label and stays inside the panel: of
+    four places around the point the first free one, else none (the point stays, unnamed; report.html names every
+    point on hover). Call it once the figure's layout is final (after tight_layout): the check measures the drawn
+    text. Returns the names left out."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    inside = ax.get_window_extent(renderer)
+    taken = [t.get_window_extent(renderer) for t in [*ax.get_xticklabels(), *ax.get_yticklabels()] if t.get_text()]
+    taken += [legend.get_window_extent(renderer) for legend in [ax.get_legend()] if legend is not None]
+    places = (((3, 2), "left", "bottom"), ((3, -2), "left", "top"), ((-3, 2), "right", "bottom"),
+              ((-3, -2), "right", "top"))  # fmt: skip
+    left_out = []
+    for name, x, y in labelled:
+        for offset, ha, va in places:
+            text = ax.annotate(name, (x, y), xytext=offset, textcoords="offset points", fontsize=fontsize, ha=ha, va=va)
+            box = text.get_window_extent(renderer)
+            fits = inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1)
+            if fits and not any(box.overlaps(other) for other in taken):
+                taken.append(box)
+                break
+            text.remove()
+        else:
+            left_out.append(name)
+    return left_out

@@ -1,0 +1,250 @@
+"""The GSR of one system as data: every query's point, the slope with its standard error and bootstrap interval,
+the report beside the perfect and random engines, relative GSR and its interval, and the paired test of two
+systems' GSR. gsr.evaluate measures runs into these."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gsr.errors import InputError, UndefinedMeasureError
+from gsr.infra.numeric import finite
+from gsr.measure import relative_gsr, slope_noise_floor
+from gsr.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES
+from gsr.uncertainty import (
+    BootstrapFit,
+    Interval,
+    TestResult,
+    bootstrap_fit,
+    paired_gsr_test,
+    percentile_interval,
+    relative_replicates,
+    resample_counts,
+    slope_standard_error,
+)
+
+__all__ = [
+    "GSRReport",
+    "GSRResult",
+    "QueryResult",
+    "add_uncertainty",
+    "gsr_difference_test",
+    "relative_interval",
+    "relative_to_perfect",
+]
+
+
+@dataclass
+class QueryResult:
+    """One query's point in the GSR scatter plot."""
+
+    qid: str
+    g_query: float | None
+    g_list: float | None
+    n_docs: int = 0
+    n_unmeasured: int = 0
+
+    def to_dict(self) -> dict:
+        return {
+            "qid": self.qid,
+            "g_query": self.g_query,
+            "g_list": self.g_list,
+            "n_docs": self.n_docs,
+            "n_unmeasured_docs": self.n_unmeasured,
+        }
+
+
+@dataclass
+class GSRResult:
+    """GSR of one system: the slope, every query's point and what could not be measured, and why; with its
+    analytic standard error `se` and bootstrap interval `ci` (over queries; `bootstrap` holds the replicates)."""
+
+    gsr: float | None
+    per_query: list[QueryResult]
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+    unknown_docids: int = 0
+    unmeasurable_docs: int = 0
+    error: str | None = None
+    se: float | None = None
+    ci: Interval | None = None
+    bootstrap: BootstrapFit | None = None
+
+    @property
+    def n_queries(self) -> int:
+        """Queries that contribute a point to the slope."""
+        return sum(1 for q in self.per_query if q.g_query is not None and q.g_list is not None)
+
+    @property
+    def n_skipped(self) -> int:
+        return sum(len(v) for v in self.skipped.values())
+
+    def points(self, defined_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(g(q), g_q(L)) of the contributing queries (of every query, NaN where undefined, if not defined_only)."""
+        used = (
+            [q for q in self.per_query if q.g_query is not None and q.g_list is not None]
+            if defined_only
+            else self.per_query
+        )
+        return (
+            np.array([math.nan if q.g_query is None else q.g_query for q in used], dtype=np.float64),
+            np.array([math.nan if q.g_list is None else q.g_list for q in used], dtype=np.float64),
+        )
+
+    def noise_floor(self) -> float:
+        """The largest |GSR| that is zero up to rounding for this result's points (measure.slope_noise_floor)."""
+        return slope_noise_floor(*self.points())
+
+    def aligned_points(self, queries: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(g(q), g_q(L)) for `queries` in that order, NaN where this result has no defined value."""
+        by_qid = {q.qid: q for q in self.per_query}
+        points = [by_qid.get(qid) for qid in queries]
+        return (
+            np.array([math.nan if p is None or p.g_query is None else p.g_query for p in points], dtype=float),
+            np.array([math.nan if p is None or p.g_list is None else p.g_list for p in points], dtype=float),
+        )
+
+    def to_dict(self) -> dict:
+        out: dict = {
+            "gsr": self.gsr,
+            "ci": self.ci.to_list() if self.ci else None,
+            "se": self.se,
+            "n_queries": self.n_queries,
+            "n_skipped": self.n_skipped,
+            "skipped": self.skipped,
+            "unknown_docids": self.unknown_docids,
+            "unmeasurable_docs": self.unmeasurable_docs,
+            "per_query": [q.to_dict() for q in self.per_query],
+        }
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+@dataclass
+class GSRReport:
+    """GSR of a run, with the perfect and random engines and relative GSR when qrels are given."""
+
+    system: GSRResult
+    perfect: GSRResult | None = None
+    random: GSRResult | None = None
+
+    @property
+    def relative(self) -> float | None:
+        """The run's GSR as % above the perfect engine's (None without qrels, or when undefined)."""
+        return self.relative_of(self.system)
+
+    def relative_of(self, result: GSRResult) -> float | None:
+        """Any engine's GSR as % above the perfect engine's (None without qrels, or when undefined)."""
+        return relative_to_perfect(result, self.perfect)[0]
+
+    def relative_ci_of(self, result: GSRResult) -> Interval | None:
+        """Bootstrap interval of an engine's relative GSR (None without qrels or resamples)."""
+        return relative_interval(result, self.perfect) if self.perfect is not None else None
+
+    def to_dict(self) -> dict:
+        out = self.system.to_dict()
+        if self.perfect is not None and self.random is not None:  # the two engines come together, with qrels
+            out["perfect"] = self.perfect.to_dict()
+            out["random"] = dict(self.random.to_dict(), **_relative_dict(self.random, self.perfect))
+            out.update(_relative_dict(self.system, self.perfect))
+        return out
+
+
+def relative_to_perfect(result: GSRResult, perfect: GSRResult | None) -> tuple[float | None, str | None]:
+    """(relative GSR in %, None), or (None, why it is undefined): no perfect engine, an undefined GSR, or a perfect
+    engine whose GSR is zero up to rounding (|m_P| ≤ its noise floor, measure.slope_noise_floor)."""
+    if perfect is None:
+        return None, "no qrels, so no perfect engine to compare with"
+    if perfect.gsr is None:
+        return None, f"relative GSR is undefined: the perfect engine's GSR is undefined ({perfect.error})"
+    if result.gsr is None:
+        return None, f"relative GSR is undefined: GSR is undefined ({result.error})"
+    try:
+        return finite(relative_gsr(result.gsr, perfect.gsr, perfect.noise_floor())), None
+    except UndefinedMeasureError as err:
+        return None, str(err)
+
+
+def _relative_dict(result: GSRResult, perfect: GSRResult) -> dict:
+    """relative, relative_ci and, where undefined, relative_error / relative_ci_error saying why."""
+    relative, why = relative_to_perfect(result, perfect)
+    out: dict = {"relative": relative} if why is None else {"relative": None, "relative_error": why}
+    interval = relative_interval(result, perfect)
+    out["relative_ci"] = _listed(interval)
+    if interval is not None and interval.reason:
+        out["relative_ci_error"] = interval.reason
+    return out
+
+
+def _listed(interval: Interval | None) -> list | None:
+    return interval.to_list() if interval is not None else None
+
+
+def relative_interval(result: GSRResult, perfect: GSRResult | None) -> Interval | None:
+    """Percentile interval of relative GSR: the system and the perfect engine on the same bootstrap resamples of the
+    queries, (m_s − m_P)/|m_P| × 100 per resample (None when either has no bootstrap).
+
+    A ratio's interval is bounded only when its denominator's excludes 0 (Fieller 1954): where the perfect engine's
+    own interval reaches 0 (or its noise floor, measure.slope_noise_floor), resamples with m_P near 0 give arbitrary
+    percentages such as ±4.6e18 %, so the interval is undefined (None bounds) with that reason instead.
+    """
+    if perfect is None or result.bootstrap is None or perfect.bootstrap is None or perfect.ci is None:
+        return None
+    if relative_to_perfect(result, perfect)[1] is not None:  # undefined relative GSR has no interval either
+        return None
+    level, ci = perfect.ci.level, perfect.ci
+    if ci.low is None or ci.high is None:
+        return Interval(
+            None, None, level, 0, len(perfect.bootstrap.slopes), "the perfect engine's GSR has no bootstrap interval"
+        )
+    floor = perfect.noise_floor()
+    if ci.low - floor <= 0.0 <= ci.high + floor:
+        return Interval(
+            None,
+            None,
+            level,
+            0,
+            len(perfect.bootstrap.slopes),
+            f"the perfect engine's GSR interval [{ci.low:.3g}, {ci.high:.3g}] includes 0, so the "
+            "ratio's interval is unbounded (Fieller)",
+        )
+    return percentile_interval(relative_replicates(result.bootstrap, perfect.bootstrap), level)
+
+
+def add_uncertainty(
+    results: list[GSRResult], resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL, seed: int = 0
+) -> None:
+    """Set `se` and, with resamples > 0, `bootstrap` and `ci` of each result. The queries resampled are those at least
+    one result measures (in the first result's order), with one seed: every engine sees the same resamples, so
+    relative GSR can be bootstrapped too, and each engine's slope on a resample uses its measurable queries."""
+    measured = {q.qid for result in results for q in result.per_query if q.g_query is not None and q.g_list is not None}
+    queries = [q.qid for q in results[0].per_query if q.qid in measured] if results else []
+    counts = resample_counts(len(queries), resamples, seed) if resamples and queries else None
+    for result in results:
+        x, y = result.aligned_points(queries)
+        result.se = slope_standard_error(x, y) if result.gsr is not None else None
+        if counts is not None:
+            result.bootstrap = bootstrap_fit(queries, x, y, resamples, seed, counts)
+            result.ci = percentile_interval(result.bootstrap.slopes, level)
+
+
+def gsr_difference_test(
+    a: GSRResult, b: GSRResult, resamples: int = DEFAULT_RESAMPLES, seed: int = 0, alternative: str = "two-sided"
+) -> TestResult:
+    """Paired randomisation test of GSR_a − GSR_b on the queries both measure (gsr.statistics.paired_gsr_test); the
+    two results must share g(q), i.e. be measured with the same embedding and topics."""
+    queries = sorted({q.qid for q in a.per_query} & {q.qid for q in b.per_query})
+    x, y_a = a.aligned_points(queries)
+    x_b, y_b = b.aligned_points(queries)
+    both = ~(np.isnan(x) | np.isnan(x_b))
+    if not np.allclose(x[both], x_b[both], rtol=1e-9, atol=1e-12):
+        raise InputError(
+            "the two results have different query genderedness: compare results measured with the same "
+            "embedding and topics"
+        )
+    try:
+        return paired_gsr_test(x, y_a, y_b, resamples=resamples, seed=seed, alternative=alternative)
+    except ValueError as err:
+        raise UndefinedMeasureError(str(err)) from None
