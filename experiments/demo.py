@@ -68,25 +68,10 @@ SEED_WORDS_FILE = Path(__file__).resolve().parent / "wordlists" / "demo_seeds.tx
 
 
 # Appendix A words whose GloVe neighbourhood is another sense (a tennis player, surnames, grammar) or no topic.
-UNTOPICAL_SEEDS = frozenset(
-    {
-        "courier",
-        "carpenter",
-        "miner",
-        "possessive",
-        "outgoing",
-        "critical",
-        "independent",
-        "office",
-        "home",
-        "sensitive",
-        "strong",
-        "demanding",
-        "generous",
-        "proud",
-        "confident",
-    }
-)
+# fmt: off
+UNTOPICAL_SEEDS = frozenset({"courier", "carpenter", "miner", "possessive", "outgoing", "critical", "independent",
+                             "office", "home", "sensitive", "strong", "demanding", "generous", "proud", "confident"})
+# fmt: on
 
 
 class DemoError(GSRError):

@@ -69,6 +69,8 @@ class AnalysisType:
 
     compute(experiment, result, options) returns a result object with `to_dict()` (or None when it does not apply);
     write(result, folder, plots) writes its tables (and figures when `plots`) and returns {label: path}.
+    charts(result), when given, returns {name of a figure's PNG file, without .png: the same figure as a Plotly
+    chart}: report.html shows the chart (after the table of the same name), whether or not the PNG was drawn.
     """
 
     name: str
@@ -80,6 +82,7 @@ class AnalysisType:
     applicable: Callable[[ExperimentConfig], bool] = lambda config: True
     writes: tuple[str, ...] = ()
     default: bool = True  # on unless switched off where applicable; False: off unless switched on (a costly one)
+    charts: Callable[[Any], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from experiments.analyses import AnalysisError
 from experiments.collections import Collection, collection_docids, load_collection
 from experiments.config.experiment import ExperimentConfig
 from experiments.config.systems import SystemSpec, output_name
+from experiments.debiased import debiased_embedding
 from experiments.effectiveness import check_run_ids, evaluate_run, parse_measures
 from experiments.registry import ANALYSES, SYSTEMS
 from experiments.results import PERFECT, RANDOM, ExperimentResult
@@ -32,7 +33,6 @@ from gsr.infra.store import (
     cached_file,
     clean_stale_staging,
     content_key,
-    fast_digest,
     file_content_key,
     unwritable,
 )
@@ -41,9 +41,6 @@ from gsr.io.types import Run
 from gsr.lexicon import gender_lexicon
 from gsr.text.analyzer import Analyzer, stopwords_of
 from gsr.uncertainty import check_resample_memory
-
-DEBIAS_VERSION = 2  # bump when debiasing changes its output (2: rows without a gender component keep their bits)
-
 
 log = logs.get("run")
 
@@ -153,7 +150,8 @@ class Experiment:
             spec = self.config.embeddings[name]
             with self.step(f"embedding {name}"):
                 if spec.base is not None:
-                    kv, key = self._debiased(spec)
+                    assert spec.debias is not None  # the config checker pairs base with debias
+                    kv, key = debiased_embedding(self.source_embedding(spec.base), spec.debias, self.config)
                 elif spec.source is not None:
                     from embeddings.loading import loaded_embedding
 
@@ -182,31 +180,6 @@ class Experiment:
         ]
         with self.step("training embeddings side by side"):
             train_embeddings(self.collection.documents, self.collection.key, trained, config.threads or 1)
-
-    def _debiased(self, spec) -> tuple[object, str]:
-        """A debiased copy of another named embedding, computed once and cached (memory-mapped) like any other."""
-        from debias.hard import METHODS
-        from debias.words import DEBIASWE_FILES, DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE
-        from embeddings.loading import cached_embedding
-
-        base = self.source_embedding(spec.base)
-        lists = dict(self.config.debias_lists)
-        if self.config.definitional and "definitional" not in lists:
-            lists["definitional"] = self.config.definitional
-        options = {"definitional_pairs": lists.get("definitional"), "lists": self.config.debias_list_set}
-        if spec.debias == "regular":
-            options.update(gender_specific=lists.get("gender_specific"), equalize_pairs=lists.get("equalize"))
-        # the default list files are part of the key, so editing a default list never serves a stale embedding
-        defaults = [*DEBIASWE_FILES.values(), DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE]
-        key = "debiased-" + content_key(
-            base.key,
-            spec.debias,
-            self.config.debias_list_set,
-            {k: file_content_key(Path(v)) for k, v in lists.items()},
-            [fast_digest(p) for p in defaults],
-            DEBIAS_VERSION,
-        )
-        return cached_embedding(key, lambda: METHODS[spec.debias](**options).fit_transform(base.kv)), key
 
     def lexicon(self, name: str):
         """The GenderLexicon (Eq. 1) of a measuring embedding, with the config's definitional pairs (made once)."""

@@ -458,6 +458,27 @@ def test_reliability_figure_panels_for_queries_and_systems():
     assert titles(reliability_figure(queries, None)) == [query_panel.get_title()]  # one panel without systems
 
 
+def test_the_report_charts_hold_the_figures_points():
+    """report.html's charts of Figs. 10 and 11: each query's (|g(q)|, distance) and each system's GSR pair, named on
+    hover; one Fig. 10 system shown at first, the others from the legend."""
+    from experiments.analyses.rank_change import RankChanges
+    from experiments.analyses.reliability import Reliability
+    from experiments.report.charts import rank_change_chart, reliability_chart
+
+    change, queries, systems, _ = _plot_inputs()
+    fig = rank_change_chart(RankChanges({"w2v_add": change, "ftt_add": change}))
+    x, y = change.arrays()
+    for trace, visible in zip(fig.data, (True, "legendonly")):
+        assert list(trace.x) == pytest.approx(list(x)) and list(trace.y) == pytest.approx(list(y))
+        assert [c[0] for c in trace.customdata] == [q.qid for q in change.points] and trace.visible == visible
+    assert fig.data[0].name.startswith("w2v_add (r = ")
+    fig = reliability_chart(Reliability(queries, systems))
+    assert [c[0] for c in fig.data[1].customdata] == [key for key, _, _ in systems.points]
+    assert list(fig.data[0].x) == [a for _, a, _ in queries.points] and list(fig.data[0].y) == [
+        b for *_, b in queries.points
+    ]
+
+
 def test_gap_shares_figure_stacks_male_neither_female():
     shares = _plot_inputs()[3]
     fig = gap_shares_figure({"w2v_add": shares, "bm25": shares, "mp": shares})

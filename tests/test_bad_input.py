@@ -862,8 +862,8 @@ def test_damaged_cache_entry_is_reported_by_path_rebuilt_and_gives_the_clean_num
     shutil.copytree(copy, cache)
     damaged = damage(cache)
     monkeypatch.setenv("GSR_CACHE", str(cache))
-    with caplog.at_level("WARNING", logger="gsr.store"):
-        status, out, err = gsr(command("run", folder), capsys)
+    with caplog.at_level("WARNING", logger="gsr.store"):  # --force: the outputs are up to date, the cache is not
+        status, out, err = gsr(command("run", folder, ("--force",)), capsys)
     assert status == 0, err
     for entry in damaged:
         assert f"cache entry {entry} is corrupt" in caplog.text
@@ -888,8 +888,8 @@ def _damaged_rerun(folder: Path, damage: Callable[[Path], list[Path]], monkeypat
     assert status == 0, err
     rows = outcome("run", folder, out)
     damaged = damage(folder / "cache")
-    with caplog.at_level("WARNING", logger="gsr.store"):
-        status, out, err = gsr(command("run", folder), capsys)
+    with caplog.at_level("WARNING", logger="gsr.store"):  # --force: the outputs are up to date, the cache is not
+        status, out, err = gsr(command("run", folder, ("--force",)), capsys)
     assert status == 0, err
     for entry in damaged:
         assert f"cache entry {entry} is corrupt" in caplog.text

@@ -220,6 +220,18 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
     assert by_system["w2v_add"]["NDKL@5′"] == pytest.approx(after.measures["NDKL@5"])
     assert "run w2v_add" in modified.reused  # the probe's runs are cached under the modified queries
 
+    from experiments.report.charts import probe_chart, tradeoff_chart
+
+    chart = tradeoff_chart(bias)  # report.html's: one panel at a time from a menu, systems named on hover
+    assert [b["label"] for b in chart.layout.updatemenus[0].buttons] == list(bias.points)
+    plain, reranked = chart.data[:2]
+    shown = {c[0]: (x, y) for trace in (plain, reranked) for c, x, y in zip(trace.customdata, trace.x, trace.y)}
+    assert shown == {name: (x, y) for name, x, y, _ in bias.points[next(iter(bias.points))]}
+    assert {c[0] for c in reranked.customdata} == {n for n, *_, up in bias.points["KL@5"] if up is not None}
+    chart = probe_chart(probe)
+    assert list(chart.data[0].y) == [PERFECT] + names
+    assert chart.data[0].x[1] == pytest.approx(by_system["w2v_add"]["ΔGSR"])
+
     axes = panels(probe_figure(probe))
     assert [ax.get_title() for ax in axes] == [
         "ΔGSR",

@@ -54,6 +54,27 @@ def test_the_report_is_self_contained_and_holds_the_results(toy_report):
     assert data["provenance"]["environment"]["versions"]["gsr-bench"] == results["environment"]["versions"]["gsr-bench"]
 
 
+def test_the_analyses_figures_are_charts_of_the_numbers_written(toy_report):
+    """Fig. 12 is shown as a Plotly chart (not its PNG): per system three stacked bar traces, male / neither /
+    female, whose heights are fig12_intrinsic_gender.json's shares in %, one system visible at a time (the toy
+    config draws no PNG: the page's charts do not depend on it)."""
+    data = embedded_data(toy_report / "report.html")
+    table, entry = [a for a in data["analyses"] if a["name"] == "fig12_intrinsic_gender"]
+    assert "html" in table and "figure" in entry  # the chart follows its table, drawn whether or not the PNG was
+    rows = json.loads((toy_report / "fig12_intrinsic_gender.json").read_text())
+    systems = list(dict.fromkeys(row["system"] for row in rows))
+    traces = entry["figure"]["data"]
+    assert len(traces) == 3 * len(systems)
+    for i, system in enumerate(systems):
+        bins = [row for row in rows if row["system"] == system]
+        for trace, side in zip(traces[3 * i : 3 * i + 3], ("male", "neither", "female")):
+            assert trace["x"] == [row["label"] for row in bins]
+            assert trace["y"] == pytest.approx([100 * (row[side] or 0) for row in bins])
+            assert trace["visible"] is (i == 0)
+    (menu,) = entry["figure"]["layout"]["updatemenus"]
+    assert [b["label"] for b in menu["buttons"]] == systems
+
+
 def test_scatter_points_and_lists_are_the_measured_ones(toy_report):
     """Each point is a (g(q), g_q(L)) of per_query.csv; each list's documents, weighted by Eq. 2's rank discounts,
     give that point's g_q(L) (the toy's lists are shorter than the page's limit)."""
@@ -197,6 +218,12 @@ def test_the_report_in_headless_chromium(toy_report, tmp_path):
         assert len(driver.find_elements(By.CSS_SELECTOR, "#contrast-lists .list")) == 2
         _screenshot(driver, tmp_path, "contrast")
         driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="analyses"]').click()
+        chart = driver.find_element(By.CSS_SELECTOR, '#analyses-list div[data-chart="fig12_intrinsic_gender"]')
+        bars = chart.find_elements(By.CSS_SELECTOR, "g.trace.bars g.point")
+        shown = [row for row in json.loads((toy_report / "fig12_intrinsic_gender.json").read_text())]
+        first = [row for row in shown if row["system"] == shown[0]["system"]]
+        assert len(bars) == 3 * len(first)  # the first system's stacked bars: male, neither, female per bin
+        assert chart.find_elements(By.CSS_SELECTOR, ".updatemenu-container")  # the other systems from its menu
         _screenshot(driver, tmp_path, "analyses")
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert errors == []

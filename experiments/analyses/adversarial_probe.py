@@ -14,15 +14,16 @@ from that alone.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from experiments.analyses.common import AnalysisError, mean_paired_difference, panel_grid
+from experiments.analyses.probe_queries import ALL, CATEGORY_PREFIX, OCCUPATION_QUERIES, probe_queries
 from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.registry import ANALYSES, AnalysisType
+from experiments.report.charts import probe_chart
 from experiments.report.plots import save_figure
 from experiments.report.tables import write_table
 from gsr.errors import InputError
@@ -30,59 +31,10 @@ from gsr.evaluate import GSR, relative_to_perfect
 from gsr.fairness.evaluate import per_query_value
 from gsr.infra.numeric import finite
 from gsr.infra.params import Param, ParamError
-from gsr.io.files import text_lines
 
 PAPER_WORDS = ("United States", "UK")
-OCCUPATIONS = Path(__file__).resolve().parents[1] / "wordlists" / "occupations.txt"
 PROBE_MEASURES = ("KL", "FSKL", "NDKL", "MB_female", "MAB_female", "ARaB")
-ALL = "all"
-OCCUPATION_QUERIES, CATEGORY_PREFIX = "occupations", "category:"
-_WORDS = re.compile(r"[^\W\d_]+")
 WORD_COLOURS = ("#e66101", "#5e3c99", "#1b9e77", "#377eb8", "#999999")
-
-
-def word_tokens(text: str) -> list[str]:
-    """Lowercase runs of letters."""
-    return _WORDS.findall(text.lower())
-
-
-def occupation_terms(path: str | Path = OCCUPATIONS) -> list[tuple[str, ...]]:
-    """The occupation list: one name per line (several words allowed), '#' starts a comment."""
-    terms = []
-    for _, line in text_lines(path):
-        words = tuple(word_tokens(line.split("#", 1)[0]))
-        if words:
-            terms.append(words)
-    if not terms:
-        raise InputError(f"{path}: no occupation in this file")
-    return terms
-
-
-def _matches(token: str, word: str) -> bool:
-    return token == word or token == word + "s" or token == word + "es"
-
-
-def is_occupation_query(text: str, terms: list[tuple[str, ...]]) -> bool:
-    """Whether the query names an occupation of `terms` (consecutive words; the last may take -s or -es)."""
-    tokens = word_tokens(text)
-    for term in terms:
-        for start in range(len(tokens) - len(term) + 1):
-            window = tokens[start : start + len(term)]
-            if window[:-1] == list(term[:-1]) and _matches(window[-1], term[-1]):
-                return True
-    return False
-
-
-def probe_queries(collection, query_ids: list[str], selection: str, occupations: str | None = None) -> list[str]:
-    """The probed queries among `query_ids`: the occupation queries, all of them, or one category's (category:NAME,
-    where the collection has query categories, e.g. Grep-BiasIR's Career)."""
-    if selection == ALL:
-        return list(query_ids)
-    if selection.startswith(CATEGORY_PREFIX):
-        category = selection[len(CATEGORY_PREFIX) :]
-        return [q for q in query_ids if collection.query_categories.get(q) == category]
-    terms = occupation_terms(occupations or OCCUPATIONS)
-    return [q for q in query_ids if is_occupation_query(collection.queries[q], terms)]
 
 
 def appended(queries: dict[str, str], probed: list[str], word: str) -> dict[str, str]:
@@ -400,5 +352,6 @@ ANALYSES.register(
         default=False,
         needs="switched on (adversarial_probe = true): it runs every probed system again per word",
         writes=("adversarial_probe", "adversarial_probe_values"),
+        charts=lambda value: {"adversarial_probe": probe_chart(value)},
     )
 )

@@ -13,6 +13,7 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, panel_grid
 from experiments.registry import ANALYSES, COLLECTION_KINDS, AnalysisType
+from experiments.report.charts import gender_versions_chart
 from experiments.report.plots import FEMALE_COLOUR, save_figure
 from experiments.report.tables import write_table
 from gsr.infra.params import Param
@@ -284,5 +285,6 @@ ANALYSES.register(
         needs="a collection with per-document gender labels (kind grepbiasir)",
         applicable=lambda config: "document_gender" in COLLECTION_KINDS.get(config.collection["kind"]).provides,
         writes=("gender_versions",),
+        charts=lambda value: {"gender_versions": gender_versions_chart(value)},
     )
 )

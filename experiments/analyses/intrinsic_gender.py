@@ -14,6 +14,7 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, panel_grid
 from experiments.registry import ANALYSES, AnalysisType
+from experiments.report.charts import gap_shares_chart
 from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
 from experiments.report.tables import write_table
 from gsr.baselines import relevant_counts
@@ -389,5 +390,6 @@ ANALYSES.register(
             ),
         ),
         writes=("fig12_intrinsic_gender",),
+        charts=lambda value: {"fig12_intrinsic_gender": gap_shares_chart(value.shares)},
     )
 )

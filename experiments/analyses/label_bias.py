@@ -16,6 +16,7 @@ from experiments.analyses.common import AnalysisError, correlation, mean_paired_
 from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.effectiveness import correct_p_columns, display_name, marks_note, paired_test
 from experiments.registry import ANALYSES, AnalysisType
+from experiments.report.charts import tradeoff_chart
 from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, label_points, save_figure
 from experiments.report.tables import write_table
 from gsr.errors import InputError, UndefinedMeasureError
@@ -380,5 +381,6 @@ ANALYSES.register(
             "label_bias_agreement",
             "label_bias_tradeoff",
         ),
+        charts=lambda value: {"label_bias_tradeoff": tradeoff_chart(value)},
     )
 )

@@ -17,6 +17,7 @@ from experiments.analyses.common import (
     panel_grid,
 )
 from experiments.registry import ANALYSES, AnalysisType
+from experiments.report.charts import rank_change_chart
 from experiments.report.plots import format_p, save_figure
 from experiments.report.tables import write_table
 from gsr.infra.numeric import finite
@@ -237,5 +238,6 @@ ANALYSES.register(
         needs="[debias] variants",
         applicable=lambda config: bool(config.debias_variants),
         writes=("fig10_rank_change",),
+        charts=lambda value: {"fig10_rank_change": rank_change_chart(value)},
     )
 )

@@ -10,6 +10,7 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, coefficient_text, correlation, fit_line, gender_colours
 from experiments.registry import ANALYSES, AnalysisType
+from experiments.report.charts import reliability_chart
 from experiments.report.plots import FEMALE_COLOUR, format_p, label_points, new_figure, prune_end_ticks, save_figure
 from experiments.report.tables import write_table
 from gsr.infra.numeric import finite
@@ -181,5 +182,6 @@ ANALYSES.register(
         needs="two measuring embeddings ([gsr] measuring)",
         applicable=lambda config: len(config.measuring) >= 2,
         writes=("fig11_reliability",),
+        charts=lambda value: {"fig11_reliability": reliability_chart(value)},
     )
 )

@@ -36,11 +36,20 @@ def cmd_run(args) -> int:
     for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
         clean_stale_staging(folder)
     provenance = Provenance.record(config)  # what the experiment starts from, checked again before writing
+    fingerprint = provenance.fingerprint()
+    if not args.force and output.up_to_date(fingerprint):
+        print((config.output / "results.md").read_text(encoding="utf-8"))
+        log.info(
+            "%s/ is up to date: config, inputs, code and libraries are those its files were computed from, and "
+            "every file is as written (digests checked); nothing recomputed (--force recomputes)",
+            config.output,
+        )
+        return 0
     experiment = Experiment(config)
     result = experiment.run()
     provenance.check_unchanged()
     written = write_report(result, config.output, provenance, experiment)
-    output.finish(written.values())
+    output.finish(written.values(), fingerprint)
     # the table write_report just made: building it again would redo every paired test and bootstrap
     print(written["markdown"].read_text(encoding="utf-8"))
     log.info(
@@ -78,6 +87,12 @@ def configure_run(parser) -> None:
         action="store_true",
         help="write into an output folder that holds files this experiment did not write (another "
         "experiment's results are replaced; an input of this experiment is never overwritten)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="recompute and rewrite the results even when the output folder is up to date (by default a rerun "
+        "with the same config, inputs, code and libraries prints the results it finds, digests checked)",
     )
     parser.set_defaults(func=cmd_run)
 

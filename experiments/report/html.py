@@ -195,23 +195,46 @@ def _variants(config) -> dict[str, list[str]]:
     return variants
 
 
-def _analysis_entries(written: dict, out: Path) -> list[dict]:
-    """Every table (its CSV) and figure an analysis or Tables 2-3 wrote into `out`, in the order written."""
+def chart_entry(name: str, caption: str, figure) -> dict:
+    """A Plotly figure as the JSON plotly.js draws (plotly's own encoder: numpy arrays and NaN handled)."""
+    return {"name": name, "caption": caption, "figure": json.loads(figure.to_json())}
+
+
+def analysis_charts(result) -> dict[str, object]:
+    """{file name (no suffix) of an analysis figure: that figure as a Plotly chart}, of every analysis declaring one."""
+    from experiments.registry import ANALYSES
+
+    charts: dict[str, object] = {}
+    for name, value in result.analyses.items():
+        declared = ANALYSES.get(name).charts
+        if declared is not None:
+            charts.update(declared(value))
+    return charts
+
+
+def _analysis_entries(written: dict, out: Path, charts: dict | None = None) -> list[dict]:
+    """Every table (its CSV) and figure an analysis or Tables 2-3 wrote into `out`, in the order written; a figure
+    with an interactive chart (`charts`, by file name) is shown as that chart, after the table of the same name (its
+    PNG stays on disk), and charts of no file written come last."""
     import csv
 
     entries = []
+    charts = dict(charts or {})
     skip = ("results", "per_query", "gsr_")
     for path in written.values():
         path = Path(path)
         if path.parent.resolve() != Path(out).resolve() or path.name.startswith(skip):
             continue
         caption = path.stem.replace("_", " ")
-        if path.suffix == ".png":
+        if path.suffix == ".png" and path.stem not in charts:
             entries.append(png_entry(path.stem, caption, path))
         elif path.suffix == ".csv":
             with open(path, encoding="utf-8", newline="") as handle:
                 rows = [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(handle)]
             entries.append(table_entry(path.stem, caption, rows))
+            if path.stem in charts:
+                entries.append(chart_entry(path.stem, caption, charts.pop(path.stem)))
+    entries += [chart_entry(stem, stem.replace("_", " "), figure) for stem, figure in charts.items()]
     return entries
 
 
@@ -257,7 +280,7 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
             "config": provenance.config,
             "inputs": provenance.inputs,
         },
-        analyses=_analysis_entries(written, out),
+        analyses=_analysis_entries(written, out, analysis_charts(result)),
     )
     cutoffs = list_cutoffs(config.cutoff, result.collection.qrels, result.evaluated_queries)
     shown: set[str] = set()

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gsr.errors import InputError
-from gsr.infra.store import STAGING_MARK, atomic_write
+from gsr.infra.store import STAGING_MARK, atomic_write, fast_digest
 
 MANIFEST = ".gsr-output.json"
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2  # 2: the fingerprint of the inputs and each file's digest (format 1 manifests are never current)
 LEGACY_RESULTS = "results.json"  # outputs of releases before the manifest: adopted when they name this experiment
 
 
@@ -31,6 +31,7 @@ class OutputFolder:
     path: Path
     experiment: dict
     previous: list[str] = field(default_factory=list)
+    recorded: dict = field(default_factory=dict)
 
     @classmethod
     def check(
@@ -72,18 +73,37 @@ class OutputFolder:
             raise InputError(
                 f"{option} {path} holds {why}; give an empty or new folder, or --overwrite to replace them"
             )
-        return cls(path, experiment, sorted(listed))
+        return cls(path, experiment, sorted(listed), recorded)
 
-    def finish(self, written: Iterable[Path]) -> list[Path]:
-        """Delete what the previous run wrote and this one did not, then record this run's files; returns what was
-        deleted."""
+    def up_to_date(self, fingerprint: str) -> bool:
+        """Whether the folder holds this experiment's outputs of inputs with `fingerprint`, every file as written
+        (digests checked): a rerun would write the same files."""
+        recorded = self.recorded
+        digests = recorded.get("digests")
+        if recorded.get("fingerprint") != fingerprint or not isinstance(digests, dict) or not digests:
+            return False
+        if recorded.get("experiment") != self.experiment or set(digests) != set(recorded.get("files", [])):
+            return False
+        for name, digest in digests.items():
+            path = self.path / name
+            if not path.is_file() or fast_digest(path) != digest:
+                return False
+        return True
+
+    def finish(self, written: Iterable[Path], fingerprint: str | None = None) -> list[Path]:
+        """Delete what the previous run wrote and this one did not, then record this run's files (with their
+        digests, and the inputs' `fingerprint`); returns what was deleted."""
         names = sorted({Path(p).resolve().relative_to(self.path.resolve()).as_posix() for p in written})
         stale = [self.path / name for name in self.previous if name not in set(names)]
         for path in stale:
             path.unlink(missing_ok=True)
             _remove_empty_parents(path.parent, self.path)
         with atomic_write(self.path / MANIFEST) as out:
-            json.dump({"format": MANIFEST_FORMAT, "experiment": self.experiment, "files": names}, out, indent=1)
+            record = {"format": MANIFEST_FORMAT, "experiment": self.experiment, "files": names}
+            if fingerprint is not None:
+                record["fingerprint"] = fingerprint
+                record["digests"] = {name: fast_digest(self.path / name) for name in names}
+            json.dump(record, out, indent=1)
         return stale
 
 

@@ -183,6 +183,16 @@ class Provenance:
                 changed.append(str(path))
         return changed
 
+    def fingerprint(self) -> str:
+        """A key of everything the outputs are computed from: the config's text and settings, every input file's
+        digest, the code of the five packages (source_digest), every installed distribution's version and the
+        platform. Equal fingerprints mean a rerun would write the same files (the computation is deterministic:
+        seeded, one-worker training; two fresh demo runs are byte-identical)."""
+        from gsr.infra.store import content_key
+
+        inputs = [{k: v for k, v in entry.items() if k != "path"} for entry in self.inputs]
+        return content_key(self.config, inputs, source_digest(), installed_versions(), self.environment["platform"])
+
     def check_unchanged(self) -> None:
         """An InputError naming every input that changed while the experiment ran: its results would be recorded
         as computed from files they were not (partly) computed from."""
@@ -211,3 +221,28 @@ def _plain(value):
     if isinstance(value, Path):
         return str(value)
     return value
+
+
+PACKAGES = ("gsr", "embeddings", "debias", "retrievers", "experiments")
+
+
+def source_digest() -> str:
+    """One digest of every file of the five packages (code, word lists, report assets), by relative path: a change to
+    any of them makes earlier outputs out of date."""
+    from gsr.infra.store import content_key
+
+    root = Path(__file__).resolve().parents[2]
+    files = sorted(
+        path
+        for package in PACKAGES
+        for path in (root / package).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    )
+    return content_key([(path.relative_to(root).as_posix(), fast_digest(path)) for path in files])
+
+
+def installed_versions() -> list[tuple[str, str]]:
+    """(name, version) of every installed Python distribution, sorted: the libraries and the data packages (the
+    built-in embedding and encoder) the numbers come from."""
+    found = {(dist.metadata["Name"] or "").lower(): dist.version for dist in importlib.metadata.distributions()}
+    return sorted(found.items())

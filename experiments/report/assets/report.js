@@ -25,6 +25,7 @@ function show(view) {
   document.querySelectorAll(".view").forEach((s) => s.classList.toggle("active", s.id === view));
   document.querySelectorAll("nav button").forEach((b) => b.classList.toggle("active", b.dataset.view === view));
   if (view === "scatter") drawScatter();
+  if (view === "analyses") drawCharts();
 }
 document.querySelectorAll("nav button").forEach((b) => b.addEventListener("click", () => show(b.dataset.view)));
 
@@ -188,11 +189,22 @@ function renderAnalyses() {
   const items = DATA.analyses.map((a) => {
     const box = el("div", { class: "analysis" }, el("h2", {}, a.caption));
     if (a.png) box.append(el("img", { src: a.png, alt: a.caption }));
+    if (a.figure) box.append(el("div", { class: "plot chart", "data-chart": a.name }));
     if (a.html) { const holder = el("div"); holder.innerHTML = a.html; box.append(holder); }
     return box;
   });
   $("analyses-list").replaceChildren(...(items.length ? items : [el("p", {}, "No analysis in this report.")]));
   document.querySelectorAll("#analyses-list table.sortable").forEach(makeSortable);
+}
+
+// charts are drawn when their view first shows (plotly sizes a chart by its visible container)
+function drawCharts() {
+  for (const a of DATA.analyses) {
+    const holder = document.querySelector(`#analyses-list div[data-chart="${a.name}"]`);
+    if (!a.figure || !holder || holder.dataset.drawn) continue;
+    Plotly.newPlot(holder, a.figure.data, a.figure.layout, { responsive: true, displaylogo: false });
+    holder.dataset.drawn = "1";
+  }
 }
 
 // ---------------------------------------------------------------- start

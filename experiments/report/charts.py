@@ -1,0 +1,242 @@
+"""The analyses' figures as interactive Plotly charts for report.html: the same data as the PNGs (Figs. 10-12, the
+label-based trade-off, the adversarial probe, the gendered versions), with every point named on hover, systems shown
+or hidden from the legend and one panel at a time chosen from a menu where the PNG needs a grid of panels.
+
+Each function returns a plotly Figure; html.py embeds its JSON and the page draws it with the plotly.js it inlines.
+Plotly is imported inside each function, so importing this module costs nothing."""
+
+from __future__ import annotations
+
+import math
+
+from experiments.report.figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR
+
+HEIGHT = 520
+
+
+def _layout(fig, title: str, x: str, y: str) -> None:
+    fig.update_layout(
+        title={"text": title, "x": 0, "font": {"size": 14}},
+        xaxis_title=x,
+        yaxis_title=y,
+        height=HEIGHT,
+        template="plotly_white",
+        margin={"l": 60, "r": 20, "t": 90, "b": 50},
+        legend={"font": {"size": 10}},
+    )
+
+
+def _menu(fig, labels: list[str], visible: list[list[bool]], titles: list[dict] | None = None) -> None:
+    """A drop-down that shows one group of traces at a time (`visible[i]` for entry `labels[i]`)."""
+    buttons = []
+    for i, label in enumerate(labels):
+        args: list = [{"visible": visible[i]}]
+        if titles:
+            args.append(titles[i])
+        buttons.append({"label": label, "method": "update", "args": args})
+    fig.update_layout(
+        updatemenus=[{"buttons": buttons, "x": 0, "xanchor": "left", "y": 1.12, "yanchor": "top", "showactive": True}]
+    )
+
+
+def _value(value) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def rank_change_chart(changes) -> object:
+    """Fig. 10: per debiased system, |g(q)| against the Kendall τ distance of its top lists before and after
+    debiasing; one system shown at first, the others from the legend; hover names the query."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for i, (name, change) in enumerate(changes.systems.items()):
+        r = "n/a" if change.r is None else f"{change.r:.2f}"
+        p = "n/a" if change.p_value is None else f"{change.p_value:.2g}"
+        fig.add_trace(
+            go.Scatter(
+                x=[q.abs_g for q in change.points],
+                y=[q.distance for q in change.points],
+                mode="markers",
+                name=f"{name} (r = {r}, p = {p})",
+                customdata=[[q.qid, q.g_query] for q in change.points],
+                hovertemplate="query %{customdata[0]}<br>g(q) = %{customdata[1]:.3f}<br>τ distance = %{y:.3f}"
+                "<extra>" + name + "</extra>",
+                visible=True if i == 0 else "legendonly",
+                marker={"size": 6, "opacity": 0.7},
+            )
+        )
+    depth = next(iter(changes.systems.values())).depth if changes.systems else ""
+    _layout(fig, "Fig. 10: how far debiasing moves each query's ranking", "|g(q)|", f"Kendall τ distance, top {depth}")
+    return fig
+
+
+def reliability_chart(reliability) -> object:
+    """Fig. 11: g(q) under the two measuring embeddings (one point per query), and each system's GSR under both."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    queries, systems = reliability.query_genderedness, reliability.system_ranking
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=[
+            f"queries: Pearson's r = {_text(queries.coefficient)}, p = {_text(queries.p_value, '.2g')}",
+            f"systems: Spearman's ρ = {_text(systems.coefficient)}, p = {_text(systems.p_value, '.2g')}",
+        ],
+    )
+    for col, agreement, what in ((1, queries, "query"), (2, systems, "system")):
+        a, b = agreement.names
+        fig.add_trace(
+            go.Scatter(
+                x=[x for _, x, _ in agreement.points],
+                y=[y for _, _, y in agreement.points],
+                mode="markers",
+                name=what,
+                customdata=[[key] for key, _, _ in agreement.points],
+                hovertemplate=what + " %{customdata[0]}<br>" + a + ": %{x:.4f}<br>" + b + ": %{y:.4f}<extra></extra>",
+                marker={"color": FEMALE_COLOUR, "size": 6 if col == 1 else 9, "opacity": 0.7},
+                showlegend=False,
+            ),
+            row=1,
+            col=col,
+        )
+        prefix = "g(q)" if col == 1 else "GSR"
+        fig.update_xaxes(title_text=f"{prefix}, {a}", row=1, col=col)
+        fig.update_yaxes(title_text=f"{prefix}, {b}", row=1, col=col)
+    _layout(fig, "Fig. 11: reliability of GSR across the two measuring embeddings", "", "")
+    fig.update_layout(xaxis_title=f"g(q), {queries.names[0]}", yaxis_title=f"g(q), {queries.names[1]}")
+    return fig
+
+
+def _text(value, spec: str = ".2f") -> str:
+    return "n/a" if value is None else format(value, spec)
+
+
+def gap_shares_chart(shares: dict) -> object:
+    """Fig. 12: per g(q) bin, the % of queries whose list over-represents intrinsically male documents, neither or
+    female ones; one system at a time from the menu."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    sides = [("male", MALE_COLOUR, "male favoured"), ("neither", NEUTRAL_COLOUR, "neither")]
+    sides.append(("female", FEMALE_COLOUR, "female favoured"))
+    names = list(shares)
+    for i, name in enumerate(names):
+        rows = shares[name]
+        for side, colour, label in sides:
+            fig.add_trace(
+                go.Bar(
+                    x=[row["label"] for row in rows],
+                    y=[100.0 * (row[side] or 0.0) for row in rows],
+                    name=label,
+                    marker_color=colour,
+                    customdata=[[row["n"]] for row in rows],
+                    hovertemplate="g(q) %{x}<br>%{y:.1f}% of %{customdata[0]} queries<extra>" + label + "</extra>",
+                    visible=i == 0,
+                    showlegend=True,
+                )
+            )
+    fig.update_layout(barmode="stack")
+    _menu(fig, names, [[j // len(sides) == i for j in range(len(names) * len(sides))] for i in range(len(names))])
+    _layout(fig, "Fig. 12: which gender the top documents favour, by g(q)", "g(q) (female > 0)", "queries (%)")
+    return fig
+
+
+def tradeoff_chart(bias) -> object:
+    """Effectiveness against each bias measure (and GSR), one point per system, re-ranked systems as triangles;
+    the measure chosen from the menu."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    panels = list(bias.points)
+    for i, panel in enumerate(panels):
+        for reranked, symbol, colour, label in ((False, "circle", MALE_COLOUR, "system"),
+                                                (True, "triangle-up", FEMALE_COLOUR, "re-ranked")):  # fmt: skip
+            points = [(n, x, y) for n, x, y, up in bias.points[panel] if (up is not None) == reranked]
+            fig.add_trace(
+                go.Scatter(
+                    x=[x for _, x, _ in points],
+                    y=[y for _, _, y in points],
+                    mode="markers",
+                    name=label,
+                    marker={"symbol": symbol, "color": colour, "size": 9},
+                    customdata=[[n] for n, _, _ in points],
+                    hovertemplate="%{customdata[0]}<br>" + panel + " = %{x:.4f}<br>%{y:.4f}<extra></extra>",
+                    visible=i == 0,
+                )
+            )
+    visible = [[j // 2 == i for j in range(2 * len(panels))] for i in range(len(panels))]
+    _menu(fig, panels, visible, [{"xaxis.title.text": panel} for panel in panels])
+    _layout(fig, "Effectiveness against each label-based bias measure", panels[0] if panels else "", bias.effectiveness)
+    return fig
+
+
+def probe_chart(probe) -> object:
+    """The adversarial probe: per system, the change of the measure chosen from the menu when each word is
+    appended to the probed queries."""
+    import plotly.graph_objects as go
+
+    panels = [c for c in probe.rows[0] if c.startswith("Δ") and c != "Δg(q)"] if probe.rows else []
+    systems = list(dict.fromkeys(row["system"] for row in probe.rows))
+    fig = go.Figure()
+    for i, panel in enumerate(panels):
+        for word in probe.words:
+            values = {row["system"]: _value(row.get(panel)) for row in probe.rows if row["appended"] == word}
+            fig.add_trace(
+                go.Bar(
+                    y=systems,
+                    x=[values.get(s) for s in systems],
+                    orientation="h",
+                    name=f"+ {word}",
+                    hovertemplate="%{y}<br>" + panel + " = %{x:.4f}<extra>+ " + word + "</extra>",
+                    visible=i == 0,
+                )
+            )
+    per = len(probe.words)
+    visible = [[j // per == i for j in range(per * len(panels))] for i in range(len(panels))]
+    _menu(fig, panels, visible, [{"xaxis.title.text": panel} for panel in panels])
+    _layout(fig, "Adversarial probe: the change when a word is appended", panels[0] if panels else "", "")
+    fig.update_layout(height=max(HEIGHT, 22 * len(systems) + 160), yaxis={"autorange": "reversed"})
+    return fig
+
+
+def _reach(share: float | None, interval, end: int) -> float | None:
+    """How far the interval reaches from the share, up (end 1) or down (end 0); None without either."""
+    if share is None or not interval or interval[end] is None:
+        return None
+    return abs(interval[end] - share)
+
+
+def gender_versions_chart(versions) -> object:
+    """Per query category (from the menu), each system's share of queries that rank the female version of a document
+    above the male one, with its bootstrap interval; 0.5 is no preference."""
+    import plotly.graph_objects as go
+
+    systems = list(versions.comparisons)
+    categories = list(next(iter(versions.comparisons.values()))) if systems else []
+    fig = go.Figure()
+    for i, category in enumerate(categories):
+        entries = [versions.comparisons[s][category]["female>male"] for s in systems]
+        shares = [e["share"] for e in entries]
+        fig.add_trace(
+            go.Scatter(
+                x=shares,
+                y=systems,
+                mode="markers",
+                name=category,
+                marker={"color": FEMALE_COLOUR, "size": 8},
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [_reach(s, e["share_ci"], 1) for e, s in zip(entries, shares)],
+                    "arrayminus": [_reach(s, e["share_ci"], 0) for e, s in zip(entries, shares)],
+                },
+                hovertemplate="%{y}<br>share = %{x:.3f}<extra>" + category + "</extra>",
+                visible=i == 0,
+            )
+        )
+    _menu(fig, categories, [[j == i for j in range(len(categories))] for i in range(len(categories))])
+    _layout(fig, "Gendered versions: share of queries ranking the female version above the male one", "share", "")
+    fig.add_vline(x=0.5, line_dash="dash", line_color="#999999")
+    fig.update_layout(height=max(HEIGHT, 22 * len(systems) + 160), xaxis_range=[0, 1], yaxis={"autorange": "reversed"})
+    return fig
