@@ -41,9 +41,9 @@ tf-idf) prefers the stereotypical relevant documents (more query-term repetition
 distractors over the counter-stereotypical relevant documents, and a mean-word-vector ranker (w2v_add,
 w2v_si, ftt_add) also because stereotypical context moves a document's mean vector towards the query's;
 so GSR(ranker) > GSR(perfect) > GSR(random) ≈ 0 (|GSR(random)| < 0.05), and BM25's MAP lies between 0.2
-and 0.6: neither failing nor perfect (tests/test_demo.py checks these numbers). The topical background makes the
-whole collection stereotyped (80/20), so word vectors trained on it (ftt_add) learn a gender direction and the
-stereotypes along it.
+and 0.6: neither failing nor perfect (tests/experiments/test_demo.py checks these numbers). The topical background
+makes the whole collection stereotyped (80/20), so word vectors trained on it (ftt_add) learn a gender direction and
+the stereotypes along it.
 """
 
 from __future__ import annotations

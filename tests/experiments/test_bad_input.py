@@ -24,10 +24,10 @@ import numpy as np
 import pytest
 
 from experiments.cli import main
-from tests.toy_collection import CONFIG, CONTENT, DOCS, FEMALE, MALE, QRELS, TOPICS, write_toy
+from tests.support.toy_collection import CONFIG, CONTENT, DOCS, FEMALE, MALE, QRELS, TOPICS, write_toy
 
 STAGING = ".staging-"  # the staging-name mark of atomic writes (written here, not imported from the code it checks)
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 
 # ----------------------------------------------------------------------------------------------- mutations
 

@@ -20,8 +20,8 @@ from experiments.analyses.gender_versions import (
 from experiments.collections import load_collection
 from experiments.config.experiment import BUILTIN_CONFIGS, parse_config
 from gsr.errors import InputError
-from tests.conftest import SHARED_DATA
-from tests.figures import PURPLE_FEMALE, assert_png, panels
+from tests.support.figures import PURPLE_FEMALE, assert_png, panels
+from tests.support.shared_data import SHARED_DATA
 
 GREPBIASIR = SHARED_DATA / "grepbiasir"
 needs_grepbiasir = pytest.mark.skipif(

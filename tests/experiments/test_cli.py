@@ -7,7 +7,7 @@ import json
 import pytest
 
 from experiments.cli import main
-from tests.conftest import ROBUST04_TOPICS
+from tests.support.shared_data import ROBUST04_TOPICS
 
 # g(w) by hand: the definitional words lie on the first axis (female +1, male −1), so the gender direction is that
 # axis, and a word at (g, √(1 − g²), 0) has cosine g with it (Eq. 1); float32 vectors hold g to about 1e-7

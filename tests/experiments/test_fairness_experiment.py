@@ -20,9 +20,8 @@ from experiments.runner import Experiment
 from gsr.evaluate import relative_to_perfect
 from gsr.fairness import BiasMeasures, BiasSettings, gendered_word_counts
 from gsr.measure import query_genderedness
-from tests.figures import ORANGE_MALE, PURPLE_FEMALE, assert_png, colours, legend_labels, panels, points, texts
-from tests.test_config import _with
-from tests.test_experiment import _robust04_config
+from tests.support.configs import config_with, robust04_config
+from tests.support.figures import ORANGE_MALE, PURPLE_FEMALE, assert_png, colours, legend_labels, panels, points, texts
 
 RERANKERS = [
     {
@@ -39,7 +38,7 @@ RERANKERS = [
 
 
 def test_sweeps_name_one_system_per_value_and_record_the_values():
-    config = parse_config(_with(systems=[*_with()["systems"], *RERANKERS]))
+    config = parse_config(config_with(systems=[*config_with()["systems"], *RERANKERS]))
     names = [s.name for s in config.systems]
     assert names[2:6] == [
         "EG (epsilon=0.2, seed=0)",
@@ -52,7 +51,7 @@ def test_sweeps_name_one_system_per_value_and_record_the_values():
     assert config.systems[6].params["labels"] == "auto" and config.systems[6].params["target"] == "collection"
     assert config.systems[7].params["target"] == "retrieved" and config.systems[7].rerank == "w2v_add"
     one = parse_config(
-        _with(systems=[{"name": "BM25", "model": "bm25"}, {**RERANKERS[2], "rerank": "BM25", "w_r": [0.4]}])
+        config_with(systems=[{"name": "BM25", "model": "bm25"}, {**RERANKERS[2], "rerank": "BM25", "w_r": [0.4]}])
     )
     assert [s.name for s in one.systems] == ["BM25", "Dash"] and one.systems[1].params["w_r"] == 0.4
 
@@ -71,7 +70,7 @@ def test_sweeps_name_one_system_per_value_and_record_the_values():
 )
 def test_reranker_mistakes_name_the_key(system, message):
     with pytest.raises(ConfigError) as err:
-        parse_config(_with(systems=[{"name": "BM25", "model": "bm25"}, system]))
+        parse_config(config_with(systems=[{"name": "BM25", "model": "bm25"}, system]))
     assert message in str(err.value)
 
 
@@ -87,16 +86,16 @@ def test_builtin_configs_include_the_rerankers_and_the_bias_analyses():
 
 
 def test_the_bias_analyses_are_off_unless_switched_on():
-    assert not {"adversarial_probe", "label_bias"} & set(parse_config(_with()).analyses)
-    assert parse_config(_with(analyses={"label_bias": True})).analyses["label_bias"]["bias_k"] == 10
-    on = parse_config(_with(analyses={"adversarial_probe": True, "probe_words": ["UK"]}))
+    assert not {"adversarial_probe", "label_bias"} & set(parse_config(config_with()).analyses)
+    assert parse_config(config_with(analyses={"label_bias": True})).analyses["label_bias"]["bias_k"] == 10
+    on = parse_config(config_with(analyses={"adversarial_probe": True, "probe_words": ["UK"]}))
     assert on.analyses["adversarial_probe"]["probe_words"] == ["UK"]
     with pytest.raises(ConfigError, match="probe_queries must be occupations, all or category:NAME"):
-        parse_config(_with(analyses={"adversarial_probe": True, "probe_queries": "jobs"}))
+        parse_config(config_with(analyses={"adversarial_probe": True, "probe_queries": "jobs"}))
 
 
 def _config(tmp_path):
-    first = _robust04_config(tmp_path, systems={"w2v_add"})
+    first = robust04_config(tmp_path, systems={"w2v_add"})
     raw = tomllib.loads(BUILTIN_CONFIGS["robust04"].read_text())
     raw["collection"].update(first.collection)
     raw["embeddings"] = {name: {"source": first.embeddings[name].source} for name in ("w2v", "ftt")}

@@ -10,7 +10,7 @@ import pytest
 
 from experiments.cli import main
 from experiments.report import provenance
-from tests.toy_collection import write_toy
+from tests.support.toy_collection import write_toy
 
 
 def _run(folder: Path, capsys, *extra: str) -> tuple[str, str]:

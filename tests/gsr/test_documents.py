@@ -452,7 +452,7 @@ def test_pyproject_declares_the_lucene_entry_point():
     import importlib
     import tomllib
 
-    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     target = project["project"]["entry-points"]["gsr.document_sources"]["lucene"]
     module, name = target.split(":")
     assert callable(getattr(importlib.import_module(module), name))
@@ -471,7 +471,7 @@ def test_gsr_does_not_import_the_other_packages():
         capture_output=True,
         text=True,
         check=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
     )
     assert out.stdout.strip() == "[]"
 

@@ -26,7 +26,7 @@ from experiments.report.plots import (
 from gsr.evaluate import GSRResult, QueryResult, add_uncertainty
 from gsr.validation.stereotypes import StereotypeTest
 from gsr.validation.toys import ParityAgreement
-from tests.figures import (
+from tests.support.figures import (
     GREY_NEUTRAL,
     ORANGE_MALE,
     PURPLE_FEMALE,

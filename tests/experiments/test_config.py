@@ -6,19 +6,7 @@ import pytest
 
 from experiments.config.experiment import load_config, parse_config
 from experiments.config.params import ConfigError
-
-BASE = {
-    "collection": {"kind": "demo"},
-    "embeddings": {"glove": {"source": "glove-6b-50d"}},
-    "systems": [{"name": "BM25", "model": "bm25"}, {"name": "w2v_add", "model": "add", "embedding": "glove"}],
-    "gsr": {"measuring": ["glove"]},
-}
-
-
-def _with(**changes):
-    raw = {k: (dict(v) if isinstance(v, dict) else list(v)) for k, v in BASE.items()}
-    raw.update(changes)
-    return raw
+from tests.support.configs import config_with
 
 
 def test_builtin_configs_parse():
@@ -34,40 +22,46 @@ def test_builtin_configs_parse():
 
 
 def test_lexical_defaults_are_the_papers():
-    config = parse_config(_with(systems=[{"name": "B", "model": "bm25"}, {"name": "Q", "model": "qld"}]))
+    config = parse_config(config_with(systems=[{"name": "B", "model": "bm25"}, {"name": "Q", "model": "qld"}]))
     assert config.systems[0].params == {"k1": 0.9, "b": 0.4} and config.systems[1].params == {"mu": 1000.0}
 
 
 @pytest.mark.parametrize(
     "raw, message",
     [
-        (_with(colection={}), "unknown key 'colection'"),
-        (_with(collection={"kind": "demo", "path": "x"}), "unknown key 'collection.path'"),
-        (_with(collection={"kind": "trec"}), "collection.kind 'trec' is unknown"),
-        (_with(collection={"kind": "files", "documents": "d"}), "collection.topics is required"),
-        (_with(systems=[{"name": "B", "model": "bm25", "mu": 3}]), "unknown key 'systems[0].mu'"),
-        (_with(systems=[{"name": "B", "model": "dph"}]), "systems[0].model 'dph' is unknown"),
-        (_with(systems=[{"name": "W", "model": "add"}]), "systems[0].embedding is required"),
-        (_with(systems=[{"name": "W", "model": "add", "embedding": "ftt"}]), "'ftt' is not defined under [embeddings]"),
-        (_with(systems=[{"name": "B", "model": "bm25"}, {"name": "B", "model": "qld"}]), "'B' is used twice"),
-        (_with(embeddings={"e": {"source": "x", "train": "fasttext"}}), "exactly one of 'source'"),
-        (_with(embeddings={"e": {"train": "glove"}}), "training method 'glove' is unknown"),
-        (_with(embeddings={"e": {"source": "glove-6b-50d", "dim": 3}}), "embeddings.e.dim only applies"),
-        (_with(gsr={"measuring": ["ftt"]}), "gsr.measuring 'ftt' is not defined"),
-        (_with(gsr={"cutoff": 0}), "gsr.cutoff must be"),
-        (_with(gsr={"measure": ["glove"]}), "unknown key 'gsr.measure'"),
-        (_with(evaluation={"measures": ["MAPP"]}), "measure 'MAPP' is not an ir_measures measure"),
-        (_with(evaluation={"baseline": "QLM"}), "evaluation.baseline 'QLM' is not a system"),
-        (_with(depth=0), "depth must be in [1, 100,000], not 0"),
-        (_with(debias={"variants": ["soft"]}), "debias.variants 'soft' is unknown"),
-        (_with(debias={"systems": ["BM25"]}), "debias.systems 'BM25' is not a system with an embedding"),
-        (_with(debias={"method": "hard"}), "unknown key 'debias.method'"),
-        (_with(debias={"lists": "bolukbasi"}), "debias.lists must be one of debiaswe, project, not 'bolukbasi'"),
-        (_with(gsr={"measuring": ["glove"], "exclusion": "porter"}), "gsr.exclusion must be one of exact, lemma, stem"),
-        (_with(analyses={"gap": "smoothed"}), "analyses.gap must be one of ratio, add-one"),
-        (_with(analyses={"kendall": True}), "unknown key 'analyses.kendall'"),
+        (config_with(colection={}), "unknown key 'colection'"),
+        (config_with(collection={"kind": "demo", "path": "x"}), "unknown key 'collection.path'"),
+        (config_with(collection={"kind": "trec"}), "collection.kind 'trec' is unknown"),
+        (config_with(collection={"kind": "files", "documents": "d"}), "collection.topics is required"),
+        (config_with(systems=[{"name": "B", "model": "bm25", "mu": 3}]), "unknown key 'systems[0].mu'"),
+        (config_with(systems=[{"name": "B", "model": "dph"}]), "systems[0].model 'dph' is unknown"),
+        (config_with(systems=[{"name": "W", "model": "add"}]), "systems[0].embedding is required"),
         (
-            _with(
+            config_with(systems=[{"name": "W", "model": "add", "embedding": "ftt"}]),
+            "'ftt' is not defined under [embeddings]",
+        ),
+        (config_with(systems=[{"name": "B", "model": "bm25"}, {"name": "B", "model": "qld"}]), "'B' is used twice"),
+        (config_with(embeddings={"e": {"source": "x", "train": "fasttext"}}), "exactly one of 'source'"),
+        (config_with(embeddings={"e": {"train": "glove"}}), "training method 'glove' is unknown"),
+        (config_with(embeddings={"e": {"source": "glove-6b-50d", "dim": 3}}), "embeddings.e.dim only applies"),
+        (config_with(gsr={"measuring": ["ftt"]}), "gsr.measuring 'ftt' is not defined"),
+        (config_with(gsr={"cutoff": 0}), "gsr.cutoff must be"),
+        (config_with(gsr={"measure": ["glove"]}), "unknown key 'gsr.measure'"),
+        (config_with(evaluation={"measures": ["MAPP"]}), "measure 'MAPP' is not an ir_measures measure"),
+        (config_with(evaluation={"baseline": "QLM"}), "evaluation.baseline 'QLM' is not a system"),
+        (config_with(depth=0), "depth must be in [1, 100,000], not 0"),
+        (config_with(debias={"variants": ["soft"]}), "debias.variants 'soft' is unknown"),
+        (config_with(debias={"systems": ["BM25"]}), "debias.systems 'BM25' is not a system with an embedding"),
+        (config_with(debias={"method": "hard"}), "unknown key 'debias.method'"),
+        (config_with(debias={"lists": "bolukbasi"}), "debias.lists must be one of debiaswe, project, not 'bolukbasi'"),
+        (
+            config_with(gsr={"measuring": ["glove"], "exclusion": "porter"}),
+            "gsr.exclusion must be one of exact, lemma, stem",
+        ),
+        (config_with(analyses={"gap": "smoothed"}), "analyses.gap must be one of ratio, add-one"),
+        (config_with(analyses={"kendall": True}), "unknown key 'analyses.kendall'"),
+        (
+            config_with(
                 systems=[
                     {"name": "B", "model": "bm25"},
                     {"name": "D", "model": "drmm", "embedding": "glove", "rerank": "QLM"},
@@ -75,30 +69,30 @@ def test_lexical_defaults_are_the_papers():
             ),
             "D.rerank 'QLM' is not a system",
         ),
-        (_with(evaluation={"test": "z"}), "evaluation.test must be one of t, wilcoxon, randomization, not 'z'"),
-        (_with(evaluation={"correction": "fdr"}), "evaluation.correction must be one of holm, bonferroni, none"),
-        (_with(evaluation={"resamples": -1}), "evaluation.resamples must be in [0, 1,000,000], not -1"),
-        (_with(evaluation={"resamples": 0}), "evaluation.resamples must be ≥ 1 in an experiment"),
-        (_with(evaluation={"level": 95}), "evaluation.level must be in (0, 1), not 95"),
-        (_with(evaluation={"seed": True}), "evaluation.seed must be an integer, not True"),
-        (_with(evaluation={"measures": ["AP", "GSR@0"]}), "'GSR@0' is not a GSR measure name"),
-        (_with(evaluation={"measures": ["AP", "gL@10"]}), "'gL@10' is a per-query value"),
-        (_with(evaluation={"measures": ["GSR@10", "GSR@10"]}), "names 'GSR@10' twice"),
+        (config_with(evaluation={"test": "z"}), "evaluation.test must be one of t, wilcoxon, randomization, not 'z'"),
+        (config_with(evaluation={"correction": "fdr"}), "evaluation.correction must be one of holm, bonferroni, none"),
+        (config_with(evaluation={"resamples": -1}), "evaluation.resamples must be in [0, 1,000,000], not -1"),
+        (config_with(evaluation={"resamples": 0}), "evaluation.resamples must be ≥ 1 in an experiment"),
+        (config_with(evaluation={"level": 95}), "evaluation.level must be in (0, 1), not 95"),
+        (config_with(evaluation={"seed": True}), "evaluation.seed must be an integer, not True"),
+        (config_with(evaluation={"measures": ["AP", "GSR@0"]}), "'GSR@0' is not a GSR measure name"),
+        (config_with(evaluation={"measures": ["AP", "gL@10"]}), "'gL@10' is a per-query value"),
+        (config_with(evaluation={"measures": ["GSR@10", "GSR@10"]}), "names 'GSR@10' twice"),
         (
-            _with(evaluation={"measures": ["GSR@10"]}, gsr={"measuring": ["glove"], "cutoff": "relevant"}),
+            config_with(evaluation={"measures": ["GSR@10"]}, gsr={"measuring": ["glove"], "cutoff": "relevant"}),
             "gsr.cutoff 'relevant' disagrees with the first GSR measure",
         ),
         (
-            _with(evaluation={"measures": ["GSR@10"]}, gsr={}),
+            config_with(evaluation={"measures": ["GSR@10"]}, gsr={}),
             "gsr.measuring names no embedding, so GSR would measure nothing",
         ),
-        (_with(systems=[{"name": "R", "model": "run"}]), "systems[0].path is required for model 'run'"),
+        (config_with(systems=[{"name": "R", "model": "run"}]), "systems[0].path is required for model 'run'"),
         (
-            _with(systems=[{"name": "R", "model": "run", "path": "r.txt", "embedding": "glove"}]),
+            config_with(systems=[{"name": "R", "model": "run", "path": "r.txt", "embedding": "glove"}]),
             "unknown key 'systems[0].embedding'",
         ),
         (
-            _with(
+            config_with(
                 systems=[
                     {"name": "R", "model": "run", "path": "r.txt"},
                     {"name": "W", "model": "add", "embedding": "glove"},
@@ -116,11 +110,11 @@ def test_mistakes_name_the_key(raw, message):
 
 
 def test_paper_choices_have_the_papers_defaults_and_named_options(tmp_path):
-    config = parse_config(_with())
+    config = parse_config(config_with())
     assert (config.exclusion, config.stopwords, config.debias_list_set) == ("lemma", None, "debiaswe")
     assert config.analyses["intrinsic_gender"]["gap"] == "ratio"
     chosen = parse_config(
-        _with(
+        config_with(
             gsr={"measuring": ["glove"], "exclusion": "stem", "stopwords": "sklearn"},
             debias={"lists": "project"},
             analyses={"gap": "add-one"},
@@ -129,7 +123,7 @@ def test_paper_choices_have_the_papers_defaults_and_named_options(tmp_path):
     )
     assert (chosen.exclusion, chosen.stopwords, chosen.debias_list_set) == ("stem", "sklearn", "project")
     assert chosen.analyses["intrinsic_gender"]["gap"] == "add-one"
-    from_file = parse_config(_with(gsr={"measuring": ["glove"], "stopwords": "stop.txt"}), tmp_path / "x.toml")
+    from_file = parse_config(config_with(gsr={"measuring": ["glove"], "stopwords": "stop.txt"}), tmp_path / "x.toml")
     assert from_file.stopwords == tmp_path / "stop.txt"
 
 
@@ -181,11 +175,11 @@ def test_relative_paths_are_resolved_against_the_config_folder(tmp_path):
 
 
 def test_statistics_settings_and_gsr_measures():
-    config = parse_config(_with())
+    config = parse_config(config_with())
     assert (config.test, config.correction, config.resamples, config.level, config.seed) == ("t", "holm", 1000, 0.95, 0)
     assert config.gsr_columns() == [("glove", "glove", "relevant")]
     config = parse_config(
-        _with(
+        config_with(
             evaluation={
                 "measures": ["AP", "GSR@10", "GSR@rel"],
                 "test": "wilcoxon",
@@ -205,14 +199,14 @@ def test_statistics_settings_and_gsr_measures():
         0.9,
         3,
     )
-    bare = parse_config(_with(evaluation={"measures": ["AP", "GSR"]}, gsr={"measuring": ["glove"], "cutoff": 20}))
+    bare = parse_config(config_with(evaluation={"measures": ["AP", "GSR"]}, gsr={"measuring": ["glove"], "cutoff": 20}))
     assert bare.cutoff == 20 and bare.extra_cutoffs == []
     with pytest.raises(ConfigError, match="the same GSR cut-off twice"):
-        parse_config(_with(evaluation={"measures": ["GSR", "GSR@rel"]}))
+        parse_config(config_with(evaluation={"measures": ["GSR", "GSR@rel"]}))
 
 
 def test_run_file_paths_are_relative_to_the_config(tmp_path):
     (tmp_path / "configs").mkdir()
     path = tmp_path / "configs" / "x.toml"
-    config = parse_config(_with(systems=[{"name": "R", "model": "run", "path": "../runs/splade.txt"}]), path)
+    config = parse_config(config_with(systems=[{"name": "R", "model": "run", "path": "../runs/splade.txt"}]), path)
     assert config.systems[0].params["path"] == str(tmp_path / "configs" / ".." / "runs" / "splade.txt")

@@ -27,7 +27,7 @@ HEAVY = (
     "ir_measures",
     "plotly",
 )
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _heavy_modules(code: str) -> list[str]:

@@ -22,7 +22,7 @@ from gsr.lexicon import (
     lookup_word,
     word_genderedness,
 )
-from tests.conftest import SHARED_DATA, assert_message
+from tests.support.shared_data import SHARED_DATA, assert_message
 
 DEBIASWE_PAIRS = SHARED_DATA / "debiaswe" / "definitional_pairs.json"
 # Bolukbasi et al.'s ten definitional pairs (debiaswe's definitional_pairs.json), female first: Eq. 1's g(w)

@@ -17,7 +17,7 @@ import pytest
 
 from experiments.cli import main
 from gsr.measure import rank_discounts
-from tests.toy_collection import write_toy
+from tests.support.toy_collection import write_toy
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")

@@ -29,7 +29,7 @@ from retrievers.dense import (
     verify_builtin,
 )
 from retrievers.device import DeviceError, out_of_memory, resolve_device
-from tests.dense_models import WORDS, tiny_bi_encoder, tiny_cross_encoder
+from tests.support.dense_models import WORDS, tiny_bi_encoder, tiny_cross_encoder
 
 TOP = 10
 

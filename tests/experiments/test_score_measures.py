@@ -10,7 +10,7 @@ import pytest
 
 from experiments.cli import main
 from experiments.effectiveness import paired_t_test
-from tests.toy_collection import RUN, write_toy
+from tests.support.toy_collection import RUN, write_toy
 
 # a second run: the first one's lists reversed, so the two differ on every query
 REVERSED = {q: list(reversed(docs)) for q, docs in RUN.items()}

@@ -31,8 +31,7 @@ from experiments.analyses import (
     system_ranking_agreement,
 )
 from gsr.text.intrinsic_gender import MentionWords, load_gendered_entities
-from tests.conftest import PAPER
-from tests.figures import (
+from tests.support.figures import (
     GREY_NEUTRAL,
     ORANGE_MALE,
     PURPLE_FEMALE,
@@ -47,6 +46,7 @@ from tests.figures import (
     texts,
     titles,
 )
+from tests.support.shared_data import PAPER
 
 # ---------------------------------------------------------------- Kendall tau distance
 

@@ -19,7 +19,7 @@ from gsr.io.qrels import read_qrels
 from gsr.io.runs import read_trec_run
 from gsr.io.topics import read_jsonl_queries, read_queries, read_trec_topics, read_tsv_queries
 from gsr.io.types import rank_order
-from tests.conftest import ROBUST04_TOPICS, assert_message
+from tests.support.shared_data import ROBUST04_TOPICS, assert_message
 
 pytestmark = pytest.mark.usefixtures("own_cache")  # any cache write stays in the test's own folder
 

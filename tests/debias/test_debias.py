@@ -31,7 +31,7 @@ from debias.words import DEBIASWE_FILES
 from embeddings import load_embedding
 from gsr.errors import EmbeddingError
 from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, case_variants
-from tests.conftest import SHARED_DATA
+from tests.support.shared_data import SHARED_DATA
 
 DEBIASWE = SHARED_DATA / "debiaswe"
 PAPER = SHARED_DATA.parent / "papers" / "gsr-fabris-et-al.md"
