@@ -54,6 +54,7 @@ def score_inputs(folder: Path | None, staging: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--score-dir", type=Path)
+    parser.add_argument("--name", help="what the scored runs are, for the printed figure (default: the folder's name)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json")
     args = parser.parse_args()
@@ -78,7 +79,8 @@ def main() -> None:
             )
             for run in runs
         )
-    figures[f"gsr score, {len(runs)} runs, GSR + {MEASURES}"] = {
+    what = args.name or (args.score_dir.name if args.score_dir else "the toy collection")
+    figures[f"gsr score of {len(runs)} runs ({what}), GSR + {MEASURES}"] = {
         "s": scored,
         "target_s": SCORE_TARGET_S,
         "ratio": scored / SCORE_TARGET_S,

@@ -157,6 +157,8 @@ def main(argv=None) -> int:
     fig["score_placed_s"], placed_result = best_of(args.repeats, lambda: measure_run(placed, queries, gendered))
     log(f"  {fig['score_warm_s'] * 1e3:.1f} ms / {fig['place_s'] * 1e3:.1f} ms / {fig['score_placed_s'] * 1e3:.1f} ms")
     fig["placed_same_result"] = placed_result.to_dict() == res.to_dict()
+    fig.update(measured_limits(run, stats, args.repeats))
+    fig["queries"], fig["depth"] = args.queries, args.depth
     fig["gsr"] = res.gsr
     fig["n_queries"] = res.n_queries
     fig["gsr_error"] = res.error
@@ -235,6 +237,28 @@ def main(argv=None) -> int:
     return 0
 
 
+def measured_limits(run: dict, stats, repeats: int) -> dict:
+    """What no implementation in Python can beat on this machine, measured on this run: placing its ids is at least
+    one hash look-up of each id string in the collection's table (the fastest of a dict's C look-up fed by map(),
+    and pandas' C hash index, built beforehand and not timed); Eq. 2 over the run is at least one pass of
+    multiply-and-add over a dense queries × depth array of g(d) values with its rank weights."""
+    import itertools
+    import operator
+
+    import pandas as pd
+
+    ids = list(itertools.chain.from_iterable(map(operator.itemgetter(0), ranked) for ranked in run.values()))
+    get, index = stats.doc_index.get, pd.Index(stats.docids)
+    dict_s, _ = best_of(repeats, lambda: np.fromiter(map(get, ids), dtype=np.int64, count=len(ids)))
+    pandas_s, _ = best_of(repeats, lambda: index.get_indexer(ids))
+    depth = max(len(ranked) for ranked in run.values())
+    values = np.random.default_rng(1).normal(size=(len(run), depth))
+    weights = 1.0 / np.log2(np.arange(depth) + 2.0)
+    eq2_s, _ = best_of(repeats, lambda: (values @ weights) / weights.sum())
+    return {"limit_place_s": min(dict_s, pandas_s), "limit_place_dict_s": dict_s, "limit_place_pandas_s": pandas_s,
+            "limit_eq2_s": eq2_s}  # fmt: skip
+
+
 def report(f: dict, args) -> None:
     a = args
     Q, D = a.queries, a.depth
@@ -266,6 +290,15 @@ def report(f: dict, args) -> None:
     print(
         f"  {'measure_run, run placed':<31}{f['score_placed_s'] * 1e3:8.1f} ms  "
         f"(same result: {f['placed_same_result']})"
+    )
+    print(
+        f"  {'limit: placing the ids':<31}{f['limit_place_s'] * 1e3:8.1f} ms  (one C hash look-up per id: dict "
+        f"{f['limit_place_dict_s'] * 1e3:.1f} ms, pandas {f['limit_place_pandas_s'] * 1e3:.1f} ms); placing is "
+        f"{f['place_s'] / f['limit_place_s']:.2f}× it"
+    )
+    print(
+        f"  {'limit: Eq. 2 over the run':<31}{f['limit_eq2_s'] * 1e3:8.2f} ms  (one multiply-add pass over a dense "
+        f"{Q}x{D} array); the placed run's scoring is {f['score_placed_s'] / f['limit_eq2_s']:.0f}× it"
     )
     print(
         f"  GSR = {f['gsr']!r} over n_queries = {f['n_queries']}"

@@ -46,6 +46,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("report", nargs="?", default="out/demo/report.html")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--json")
     args = parser.parse_args()
     path = Path(args.report).resolve()
     size_mb = path.stat().st_size / 1e6
@@ -70,6 +71,19 @@ def main() -> None:
         print(f"{name:<24} {min(values):7.2f}s {statistics.median(values):7.2f}s")
     load = statistics.median(figures["load (table shown)"])
     print(f"load: {load / LOAD_TARGET_S:.2f} × the {LOAD_TARGET_S:g} s target (median)")
+    if args.json:
+        from common import write_json
+
+        name = f"report.html ({path.parent.name}): load in headless Chromium, median of {args.repeat}"
+        figures = {
+            name: {"s": load, "target_s": LOAD_TARGET_S, "ratio": load / LOAD_TARGET_S},
+            f"report.html ({path.parent.name}): size": {
+                "MB": size_mb,
+                "target_MB": SIZE_TARGET_MB,
+                "ratio": size_mb / SIZE_TARGET_MB,
+            },
+        }
+        write_json({"benchmark": "report", "figures": figures}, args.json)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from gsr.io.qrels import graded, read_qrels, relevance_grade
 from gsr.io.records import frame_column, frame_rows, is_dataframe, record_identifier, record_string
 from gsr.io.runs import checked_run, read_trec_run
 from gsr.io.topics import QUERY_ID_KEYS, QUERY_TEXT_KEYS, read_queries
-from gsr.io.types import Qrels, Run
+from gsr.io.types import CheckedRun, Qrels, Run
 
 RUN_QUERY_COLUMNS, RUN_DOCUMENT_COLUMNS = ("query_id", "qid"), ("doc_id", "docno", "docid")
 
@@ -48,6 +48,8 @@ def as_run(source) -> Run:
     """A run from a TREC file, 'irds:ID' (an ir_datasets dataset's scored documents), a {qid: {docid: score}} /
     {qid: [(docid, score)]} mapping, a DataFrame, or an iterable of ir_measures ScoredDoc / (qid, docid, score)."""
     fields = ("query_id", "doc_id", "score")
+    if isinstance(source, CheckedRun):  # read by one of this package's readers: checked row by row already
+        return source
     if records.is_irds(source):
         return checked_run(records.record_rows(records.irds_part(source, "scoreddocs"), fields, source))
     if isinstance(source, (str, os.PathLike)):

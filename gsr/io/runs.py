@@ -12,7 +12,7 @@ from gsr.errors import InputError
 from gsr.infra.store import atomic_write
 from gsr.io.files import text_lines
 from gsr.io.numbers import decimal_text, integer_text
-from gsr.io.types import Run, rank_order
+from gsr.io.types import CheckedRun, Run, rank_order
 
 
 def read_trec_run(path: str | os.PathLike, allow_empty: bool = False) -> Run:
@@ -50,7 +50,7 @@ def checked_run(rows: Iterable[tuple[str, str, str, object]]) -> Run:
         if d in docs:
             raise InputError(f"{where}: document {d} appears twice for query {q}")
         docs[d] = s
-    return {q: rank_order(docs.items()) for q, docs in grouped.items()}
+    return CheckedRun((q, rank_order(docs.items())) for q, docs in grouped.items())
 
 
 def run_score(value, where: str) -> float:

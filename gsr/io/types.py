@@ -5,6 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 Run = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best first
+
+
+class CheckedRun(dict):
+    """A Run as the readers return it: every score a finite float, no document twice for a query, each list in
+    trec_eval's order. gsr.io.as_run takes it as it is instead of checking every row again."""
+
+
 Qrels = dict[str, dict[str, int]]  # qid -> {docid: grade}
 
 

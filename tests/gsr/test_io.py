@@ -686,3 +686,19 @@ def test_a_run_as_written_equals_the_file_read_back(tmp_path):
     kept = as_written(run, path)
     assert list(kept) == list(read) and kept == read
     assert all(repr(a) == repr(b) for q in read for (_, a), (_, b) in zip(kept[q], read[q]))
+
+
+def test_a_run_read_by_the_readers_is_not_checked_twice_and_a_plain_mapping_is(tmp_path):
+    """read_trec_run's result passes through as_run as it is (gsr score reads each run once); the same lists as a
+    plain dict are checked row by row, so a NaN put into them is still refused."""
+    from gsr.io import as_run
+    from gsr.io.runs import read_trec_run
+    from gsr.io.types import CheckedRun
+
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n", encoding="utf-8")
+    run = read_trec_run(path)
+    assert isinstance(run, CheckedRun) and as_run(run) is run
+    plain = {"q1": [("a", 2.0), ("b", float("nan"))]}
+    with pytest.raises(InputError, match="score is NaN"):
+        as_run(plain)
