@@ -220,13 +220,14 @@ def _analysis_entries(written: dict, out: Path, charts: dict | None = None) -> l
 
     entries = []
     charts = dict(charts or {})
+    charted = set(charts)  # their PNGs stay out of the page, before and after each chart is placed
     skip = ("results", "per_query", "gsr_")
     for path in written.values():
         path = Path(path)
         if path.parent.resolve() != Path(out).resolve() or path.name.startswith(skip):
             continue
         caption = path.stem.replace("_", " ")
-        if path.suffix == ".png" and path.stem not in charts:
+        if path.suffix == ".png" and path.stem not in charted:
             entries.append(png_entry(path.stem, caption, path))
         elif path.suffix == ".csv":
             with open(path, encoding="utf-8", newline="") as handle:

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from experiments.cli import main
-from tests.support.toy_collection import CONFIG, CONTENT, DOCS, FEMALE, MALE, QRELS, TOPICS, write_toy
+from tests.support.toy_collection import CONFIG, CONTENT, DOCS, FEMALE, MALE, QRELS, TOPICS, score_args, write_toy
 
 STAGING = ".staging-"  # the staging-name mark of atomic writes (written here, not imported from the code it checks)
 PROJECT = Path(__file__).resolve().parents[2]
@@ -151,23 +151,7 @@ def perfect_lists_all_alike(folder: Path) -> None:
 def command(name: str, folder: Path, extra: tuple[str, ...] = ()) -> list[str]:
     """The `gsr` arguments of one command on the toy files in `folder`."""
     if name == "score":
-        return [
-            "score",
-            "--run",
-            str(folder / "run.txt"),
-            "--topics",
-            str(folder / "topics.tsv"),
-            "--docs",
-            str(folder / "docs.jsonl"),
-            "--qrels",
-            str(folder / "qrels.txt"),
-            "--embedding",
-            str(folder / "vectors.txt"),
-            "--jobs",
-            "1",
-            "--json",
-            *extra,
-        ]
+        return [*score_args(folder), "--json", *extra]
     if name == "queries":
         return ["queries", "--embedding", str(folder / "vectors.txt"), "--json", *extra]
     if name == "run":

@@ -17,7 +17,7 @@ import pytest
 
 from experiments.cli import main
 from gsr.measure import rank_discounts
-from tests.support.toy_collection import write_toy
+from tests.support.toy_collection import score_args, write_toy
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -33,6 +33,7 @@ def embedded_data(path: Path) -> dict:
 def toy_report(tmp_path_factory) -> Path:
     folder = write_toy(tmp_path_factory.mktemp("report") / "toy")
     config = (folder / "config.toml").read_text().replace("intrinsic_gender = false", "intrinsic_gender = true")
+    config = config.replace("[plots]\nenabled = false", "[plots]\nenabled = true")  # the PNGs a chart replaces
     (folder / "config.toml").write_text(f"output = {json.dumps(str(folder / 'out'))}\n" + config)
     assert main(["-q", "run", str(folder / "config.toml")]) == 0
     return folder / "out"
@@ -56,11 +57,12 @@ def test_the_report_is_self_contained_and_holds_the_results(toy_report):
 
 def test_the_analyses_figures_are_charts_of_the_numbers_written(toy_report):
     """Fig. 12 is shown as a Plotly chart (not its PNG): per system three stacked bar traces, male / neither /
-    female, whose heights are fig12_intrinsic_gender.json's shares in %, one system visible at a time (the toy
-    config draws no PNG: the page's charts do not depend on it)."""
+    female, whose heights are fig12_intrinsic_gender.json's shares in %, one system visible at a time; its PNG,
+    written beside, is not in the page."""
     data = embedded_data(toy_report / "report.html")
     table, entry = [a for a in data["analyses"] if a["name"] == "fig12_intrinsic_gender"]
-    assert "html" in table and "figure" in entry  # the chart follows its table, drawn whether or not the PNG was
+    assert "html" in table and "figure" in entry and (toy_report / "fig12_intrinsic_gender.png").is_file()
+    assert not [a for a in data["analyses"] if "png" in a]  # no figure with a chart is shown again as its PNG
     rows = json.loads((toy_report / "fig12_intrinsic_gender.json").read_text())
     systems = list(dict.fromkeys(row["system"] for row in rows))
     traces = entry["figure"]["data"]
@@ -103,23 +105,7 @@ def test_scatter_points_and_lists_are_the_measured_ones(toy_report):
 
 def test_score_html_writes_a_new_file_only(tmp_path, capsys):
     folder = write_toy(tmp_path / "toy")
-    args = [
-        "-q",
-        "score",
-        "--run",
-        str(folder / "run.txt"),
-        "--topics",
-        str(folder / "topics.tsv"),
-        "--docs",
-        str(folder / "docs.jsonl"),
-        "--qrels",
-        str(folder / "qrels.txt"),
-        "--embedding",
-        str(folder / "vectors.txt"),
-        "--jobs",
-        "1",
-        "--json",
-    ]
+    args = ["-q", *score_args(folder), "--json"]
     assert main([*args, "--html", str(tmp_path / "scored.html")]) == 0
     scored = json.loads(capsys.readouterr().out)
     data = embedded_data(tmp_path / "scored.html")

@@ -10,7 +10,7 @@ import pytest
 
 from experiments.cli import main
 from experiments.effectiveness import paired_t_test
-from tests.support.toy_collection import RUN, write_toy
+from tests.support.toy_collection import RUN, score_args, write_toy
 
 # a second run: the first one's lists reversed, so the two differ on every query
 REVERSED = {q: list(reversed(docs)) for q, docs in RUN.items()}
@@ -59,33 +59,8 @@ def test_score_measures_equal_gsr_run_on_the_same_runs(tmp_path, capsys):
     assert main(["-q", "run", str(folder / "runs.toml")]) == 0
     rows = {row["system"]: row for row in json.loads((folder / "out" / "results.json").read_text())["rows"]}
     capsys.readouterr()
-    assert (
-        main(
-            [
-                "-q",
-                "score",
-                "--run",
-                str(folder / "first.run"),
-                str(folder / "second.run"),
-                "--topics",
-                str(folder / "topics.tsv"),
-                "--docs",
-                str(folder / "docs.jsonl"),
-                "--qrels",
-                str(folder / "qrels.txt"),
-                "--embedding",
-                str(folder / "vectors.txt"),
-                "--resamples",
-                "200",
-                "--measures",
-                ",".join(MEASURES),
-                "--jobs",
-                "1",
-                "--json",
-            ]
-        )
-        == 0
-    )
+    scored_args = ["-q", *score_args(folder, ("first.run", "second.run")), "--resamples", "200", "--json"]
+    assert main([*scored_args, "--measures", ",".join(MEASURES)]) == 0
     scored = {entry["run"]: entry for entry in json.loads(capsys.readouterr().out)["runs"]}
     for system, run in (("first", "first.run"), ("second", "second.run")):
         for measure in MEASURES:
@@ -100,21 +75,7 @@ def test_score_measures_equal_gsr_run_on_the_same_runs(tmp_path, capsys):
 def test_score_measures_table_latex_and_refusals(tmp_path, capsys):
     folder = write_toy(tmp_path / "toy")
     _write_runs(folder)
-    base = [
-        "-q",
-        "score",
-        "--run",
-        str(folder / "first.run"),
-        str(folder / "second.run"),
-        "--topics",
-        str(folder / "topics.tsv"),
-        "--docs",
-        str(folder / "docs.jsonl"),
-        "--embedding",
-        str(folder / "vectors.txt"),
-        "--jobs",
-        "1",
-    ]
+    base = ["-q", *score_args(folder, ("first.run", "second.run"), qrels=False)]
     assert main([*base, "--qrels", str(folder / "qrels.txt"), "--baseline", "second.run"]) == 0
     text = capsys.readouterr().out
     assert "Effectiveness (ir_measures) over the 5 judged topics" in text

@@ -138,3 +138,13 @@ def write_toy(folder: Path) -> Path:
     with gzip.open(folder / "docs.jsonl.gz", "wb") as out:
         out.write(files["docs.jsonl"].encode("utf-8"))
     return folder
+
+
+def score_args(folder: Path, runs: tuple[str, ...] = ("run.txt",), qrels: bool = True, embedding: bool = True) -> list:
+    """`gsr score`'s arguments on the toy files in `folder` (written by write_toy): the runs, topics, documents, and
+    optionally the qrels and the toy embedding, with one worker; a caller adds its own options."""
+    args = ["score", "--run", *(str(folder / run) for run in runs), "--topics", str(folder / "topics.tsv")]
+    args += ["--docs", str(folder / "docs.jsonl"), "--jobs", "1"]
+    args += ["--qrels", str(folder / "qrels.txt")] if qrels else []
+    args += ["--embedding", str(folder / "vectors.txt")] if embedding else []
+    return args
