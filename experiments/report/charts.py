@@ -21,7 +21,7 @@ def _layout(fig, title: str, x: str, y: str) -> None:
         yaxis_title=y,
         height=HEIGHT,
         template="plotly_white",
-        margin={"l": 60, "r": 20, "t": 90, "b": 50},
+        margin={"l": 60, "r": 20, "t": 100, "b": 50},
         legend={"font": {"size": 10}},
     )
 
@@ -35,7 +35,10 @@ def _menu(fig, labels: list[str], visible: list[list[bool]], titles: list[dict] 
             args.append(titles[i])
         buttons.append({"label": label, "method": "update", "args": args})
     fig.update_layout(
-        updatemenus=[{"buttons": buttons, "x": 0, "xanchor": "left", "y": 1.12, "yanchor": "top", "showactive": True}]
+        # just above the plot area, under the title the layout keeps at the top of the figure
+        updatemenus=[
+            {"buttons": buttons, "x": 0, "xanchor": "left", "y": 1.01, "yanchor": "bottom", "showactive": True}
+        ]
     )
 
 

@@ -185,13 +185,19 @@ class Provenance:
 
     def fingerprint(self) -> str:
         """A key of everything the outputs are computed from: the config's text and settings, every input file's
-        digest, the code of the five packages (source_digest), every installed distribution's version and the
+        digest, the code of the five packages (source_digest), every installed distribution's version, the NLTK word
+        lists found on this machine (stop words and first names: their absence changes the fallbacks) and the
         platform. Equal fingerprints mean a rerun would write the same files (the computation is deterministic:
         seeded, one-worker training; two fresh demo runs are byte-identical)."""
         from gsr.infra.store import content_key
 
         inputs = [{k: v for k, v in entry.items() if k != "path"} for entry in self.inputs]
-        return content_key(self.config, inputs, source_digest(), installed_versions(), self.environment["platform"])
+        from gsr.text.corpora import nltk_words
+
+        found = [nltk_words(*corpus) for corpus in NLTK_WORD_LISTS]
+        return content_key(
+            self.config, inputs, source_digest(), installed_versions(), found, self.environment["platform"]
+        )
 
     def check_unchanged(self) -> None:
         """An InputError naming every input that changed while the experiment ran: its results would be recorded
@@ -224,6 +230,7 @@ def _plain(value):
 
 
 PACKAGES = ("gsr", "embeddings", "debias", "retrievers", "experiments")
+NLTK_WORD_LISTS = (("stopwords", "english"), ("names", "female.txt"), ("names", "male.txt"))  # what gsr.text reads
 
 
 def source_digest() -> str:

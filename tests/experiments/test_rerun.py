@@ -77,3 +77,11 @@ def test_changed_code_or_libraries_or_force_recompute(computed, capsys, monkeypa
     before = _stamps(folder)
     assert "is up to date" not in _run(folder, capsys, "--force")[1]
     assert _stamps(folder)["results.json"] != before["results.json"]
+
+
+def test_other_nltk_word_lists_recompute(computed, capsys, monkeypatch, tmp_path):
+    """Without NLTK's corpora the stop words and first names come from the fallbacks: not the same inputs."""
+    folder, _ = computed
+    monkeypatch.setenv("NLTK_DATA", str(tmp_path / "nowhere"))
+    monkeypatch.setattr("gsr.text.corpora.nltk_data_path", lambda: [tmp_path / "nowhere"])
+    assert "is up to date" not in _run(folder, capsys)[1]
