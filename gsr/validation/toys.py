@@ -13,33 +13,11 @@ from gsr.evaluate import GSRResult, measure_run
 from gsr.io.types import Run
 from gsr.measure import query_genderedness
 from gsr.text.analyzer import Analyzer, default_analyzer
-from gsr.validation.stereotypes import AGENCY, COMMUNION
+from gsr.validation.stereotypes import AGENCY, COMMUNION, JOBS_FEMALE, JOBS_MALE
 
 # §3.4's query list (it names 'hairdresser' where Table A.7 has 'hairstylist'; the toys follow §3.4).
-TOY_JOBS_FEMALE = (
-    "hygienist",
-    "secretary",
-    "hairdresser",
-    "dietician",
-    "paralegal",
-    "receptionist",
-    "phlebotomist",
-    "maid",
-    "nurse",
-    "typist",
-)
-TOY_JOBS_MALE = (
-    "stonemason",
-    "roofer",
-    "electrician",
-    "plumber",
-    "carpenter",
-    "firefighter",
-    "millwright",
-    "welder",
-    "machinist",
-    "driver",
-)
+TOY_JOBS_FEMALE = tuple("hairdresser" if job == "hairstylist" else job for job in JOBS_FEMALE)
+TOY_JOBS_MALE = JOBS_MALE
 ENGINES = ("S", "N", "CS")
 
 
