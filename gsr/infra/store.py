@@ -345,15 +345,24 @@ def _remove(entry: Path) -> None:
 
 
 def reusable(entry: str | os.PathLike) -> bool:
-    """True when `entry` exists and verifies; a corrupt entry is reported by path and removed (so it is rebuilt)."""
+    """True when `entry` exists and verifies; a corrupt entry is reported by path and removed (so it is rebuilt).
+
+    An entry that fails is checked again under its build lock before anything is removed: another process may be
+    between putting a file in place and writing its manifest (it holds the lock until both are done), and that entry
+    is whole once the lock is free."""
     entry = Path(entry)
     if not entry.exists() and not file_manifest_path(entry).exists():
         return False
-    problem = verify(entry)
-    if problem is None:
+    if verify(entry) is None:
         return True
-    log.warning("cache entry %s is corrupt (%s); it is removed and rebuilt", entry, problem)
-    _remove(entry)
+    with entry_lock(entry):  # re-entrant: a builder that holds it checks again here without waiting on itself
+        if not entry.exists() and not file_manifest_path(entry).exists():
+            return False
+        problem = verify(entry)
+        if problem is None:
+            return True
+        log.warning("cache entry %s is corrupt (%s); it is removed and rebuilt", entry, problem)
+        _remove(entry)
     return False
 
 

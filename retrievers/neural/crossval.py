@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from gsr.infra import logs
-from gsr.infra.store import atomic_write, record_file, reusable
+from gsr.infra.store import atomic_write, entry_lock, record_file, reusable
 from gsr.io.types import Run
 from retrievers.device import resolve_device
 from retrievers.neural.errors import NeuralRankerError
@@ -116,10 +116,12 @@ def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> tupl
 
 
 def _save_checkpoint(path: Path, content: dict) -> None:
-    """Written atomically (gsr.store.atomic_write), so readers never see half a file, with its manifest."""
-    with atomic_write(path, binary=True) as out:
-        torch.save(content, out)
-    record_file(path)
+    """Written atomically (gsr.store.atomic_write), so readers never see half a file, with its manifest; under the
+    entry's build lock until the manifest is written, so a reader never takes the file for a corrupt one."""
+    with entry_lock(path):
+        with atomic_write(path, binary=True) as out:
+            torch.save(content, out)
+        record_file(path)
 
 
 def rerank_cross_validated(

@@ -93,3 +93,32 @@ def test_two_processes_building_one_entry_take_turns_and_both_read_it(tmp_path):
     assert all(p.returncode == 0 for p in processes)
     assert outputs[0][0] == outputs[1][0] and sorted(reused for _, reused in outputs) == [False, True]
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["entry"]
+
+
+def test_a_file_between_its_move_and_its_manifest_is_waited_for_not_removed(tmp_path, caplog):
+    """A builder in another process holds the entry's lock from putting the file in place until its manifest is
+    written; a reader that finds the file without a manifest meanwhile waits for the lock and reuses the entry (two
+    runs sharing a cache once removed each other's fresh run files here)."""
+    from gsr.infra.store import reusable
+
+    entry, ready = tmp_path / "run.txt", tmp_path / "ready"
+    builder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from gsr.infra.store import entry_lock, record_file\n"
+            f"entry = Path({str(entry)!r})\n"
+            "with entry_lock(entry):\n"
+            "    entry.write_text('q1 Q0 d1 1 1.0 t\\n')\n"
+            f"    Path({str(ready)!r}).touch()\n"
+            "    time.sleep(1.0)\n"
+            "    record_file(entry)\n",
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    while not ready.exists():
+        assert builder.poll() is None, "the builder ended before putting its file in place"
+        time.sleep(0.01)
+    with caplog.at_level(logging.WARNING, logger="gsr.store"):
+        assert reusable(entry)  # waited for the builder's lock, then found the manifest
+    assert builder.wait(timeout=30) == 0 and entry.is_file() and "corrupt" not in caplog.text
