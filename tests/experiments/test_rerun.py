@@ -80,8 +80,11 @@ def test_changed_code_or_libraries_or_force_recompute(computed, capsys, monkeypa
 
 
 def test_other_nltk_word_lists_recompute(computed, capsys, monkeypatch, tmp_path):
-    """Without NLTK's corpora the stop words and first names come from the fallbacks: not the same inputs."""
+    """The stop words and first names come from NLTK's corpora where they are found (else from fallbacks): another
+    list found there is another input, whichever was found before."""
     folder, _ = computed
-    monkeypatch.setenv("NLTK_DATA", str(tmp_path / "nowhere"))
-    monkeypatch.setattr("gsr.text.corpora.nltk_data_path", lambda: [tmp_path / "nowhere"])
+    other = tmp_path / "nltk" / "corpora" / "stopwords"
+    other.mkdir(parents=True)
+    (other / "english").write_text("the\nof\n", encoding="utf-8")
+    monkeypatch.setattr("gsr.text.corpora.nltk_data_path", lambda: [tmp_path / "nltk"])
     assert "is up to date" not in _run(folder, capsys)[1]
