@@ -17,28 +17,22 @@ import argparse
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import PROJECT_ROOT, write_json
+from common import PROJECT_ROOT, best_of, write_json
 
 START_TARGET_S = 0.3
 SCORE_TARGET_S = 1.0
 MEASURES = "AP,P@10,nDCG@100"
 
 
-def best_of(repeat: int, command: list[str]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True, cwd=PROJECT_ROOT)
-        times.append(time.perf_counter() - start)
-    return min(times)
+def process_time(repeat: int, command: list[str]) -> float:
+    """The fastest of `repeat` runs of `command`, each a fresh process."""
+    return best_of(repeat, lambda: subprocess.run(command, check=True, capture_output=True, cwd=PROJECT_ROOT))[0]
 
 
 def subcommands() -> list[str]:
-    sys.path.insert(0, str(PROJECT_ROOT))
-    from experiments.cli import COMMANDS
+    from experiments.cli import COMMANDS  # the project folder is first on sys.path (common)
 
     return list(COMMANDS)
 
@@ -60,9 +54,9 @@ def main() -> None:
     args = parser.parse_args()
     python, gsr = sys.executable, [sys.executable, "-m", "experiments.cli"]
     figures: dict[str, dict] = {}
-    figures["python -c 'import gsr'"] = {"s": best_of(args.repeat, [python, "-c", "import gsr"])}
-    figures["gsr --help"] = {"s": best_of(args.repeat, [*gsr, "--help"])}
-    helps = {name: best_of(args.repeat, [*gsr, name, "--help"]) for name in subcommands()}
+    figures["python -c 'import gsr'"] = {"s": process_time(args.repeat, [python, "-c", "import gsr"])}
+    figures["gsr --help"] = {"s": process_time(args.repeat, [*gsr, "--help"])}
+    helps = {name: process_time(args.repeat, [*gsr, name, "--help"]) for name in subcommands()}
     slowest = max(helps, key=lambda name: helps[name])
     figures[f"gsr SUBCOMMAND --help (slowest: {slowest})"] = {"s": helps[slowest]}
     for figure in figures.values():
@@ -72,9 +66,9 @@ def main() -> None:
         runs = sorted(str(p) for p in folder.glob("*.run"))
         files = ["--topics", str(folder / "topics.tsv"), "--docs", str(folder / "documents.jsonl")]
         score = [*gsr, "score", "--run", *runs, *files, "--qrels", str(folder / "qrels.txt"), "--measures", MEASURES]
-        scored = best_of(args.repeat, score)
+        scored = process_time(args.repeat, score)
         anchor = sum(
-            best_of(
+            process_time(
                 args.repeat, [python, "-m", "ir_measures", str(folder / "qrels.txt"), run, MEASURES.replace(",", " ")]
             )
             for run in runs

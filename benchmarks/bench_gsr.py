@@ -13,11 +13,11 @@ import argparse
 import math
 import resource
 import sys
-import time
 
 import numpy as np
 from common import (
     Timer,
+    best_of,
     collection_arguments,
     generate_documents,
     generate_queries,
@@ -32,17 +32,6 @@ from common import (
     vocabulary,
     write_json,
 )
-
-
-def best_of(repeats: int, call) -> tuple[float, object]:
-    """(the fastest of `repeats` timed calls, the last call's result): warm timings on a shared machine."""
-    best, result = math.inf, None
-    for _ in range(repeats):
-        started = time.perf_counter()
-        result = call()
-        best = min(best, time.perf_counter() - started)
-    return best, result
-
 
 # ---------------------------------------------------------------------------------------------- naive
 

@@ -10,23 +10,13 @@ Figures go to stdout; the script measures, it asserts nothing.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
-from common import write_json
+from common import best_of, write_json
 
 from gsr.uncertainty import bootstrap_fit, paired_gsr_test, percentile_interval
 
 BUDGET_S = 1.0
-
-
-def best_of(repeat: int, step) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
@@ -48,7 +38,7 @@ def main() -> None:
     total = 0.0
     print(f"{args.queries} queries, {args.resamples} resamples, best of {args.repeat}")
     for name, step in steps.items():
-        seconds = best_of(args.repeat, step)
+        seconds, _ = best_of(args.repeat, step)
         total += seconds
         print(f"  {name:<28} {seconds * 1000:8.1f} ms")
     print(f"  {'total':<28} {total * 1000:8.1f} ms  ({total / BUDGET_S:.3f} × the {BUDGET_S:g} s budget)")

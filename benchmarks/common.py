@@ -9,6 +9,7 @@ measures the code beside it, not another installed copy.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import resource
@@ -92,6 +93,16 @@ def collection_arguments(parser, docs: int, queries: int = 250) -> None:
     parser.add_argument("--zipf", type=float, default=1.0, help="Zipf exponent of word frequencies (1.0)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
+
+
+def best_of(repeats: int, call) -> tuple[float, object]:
+    """(the fastest of `repeats` timed calls, the last call's result): warm timings on a shared machine."""
+    best, result = math.inf, None
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = call()
+        best = min(best, time.perf_counter() - started)
+    return best, result
 
 
 def write_json(figures: dict, path: str | os.PathLike) -> None:

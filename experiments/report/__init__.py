@@ -4,9 +4,11 @@ each analysis's outputs), `results` and `debiasing` (the tables' rows), `provena
 
 from __future__ import annotations
 
-import importlib
+from gsr.infra.lazy import lazy_names, names_of
 
-_WRITER_NAMES = (
+# loaded on first use: the analyses import report.tables and report.plots, which must not pull in the writer
+_LAZY = names_of(
+    "experiments.report.writer",
     "write_report",
     "results_rows",
     "markdown_table",
@@ -17,12 +19,5 @@ _WRITER_NAMES = (
     "debias_gsr_rows",
     "debias_effectiveness_rows",
 )
-
-__all__ = list(_WRITER_NAMES)
-
-
-def __getattr__(name: str):
-    # loaded on first use: the analyses import report.tables and report.plots, which must not pull in the writer
-    if name in _WRITER_NAMES:
-        return getattr(importlib.import_module("experiments.report.writer"), name)
-    raise AttributeError(f"module 'experiments.report' has no attribute {name!r}")
+__all__ = list(_LAZY)
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)

@@ -87,6 +87,7 @@ def reliability_chart(reliability) -> object:
             f"systems: Spearman's ρ = {_text(systems.coefficient)}, p = {_text(systems.p_value, '.2g')}",
         ],
     )
+    _layout(fig, "Fig. 11: reliability of GSR across the two measuring embeddings", "", "")  # each panel's axes below
     for col, agreement, what in ((1, queries, "query"), (2, systems, "system")):
         a, b = agreement.names
         fig.add_trace(
@@ -106,8 +107,6 @@ def reliability_chart(reliability) -> object:
         prefix = "g(q)" if col == 1 else "GSR"
         fig.update_xaxes(title_text=f"{prefix}, {a}", row=1, col=col)
         fig.update_yaxes(title_text=f"{prefix}, {b}", row=1, col=col)
-    _layout(fig, "Fig. 11: reliability of GSR across the two measuring embeddings", "", "")
-    fig.update_layout(xaxis_title=f"g(q), {queries.names[0]}", yaxis_title=f"g(q), {queries.names[1]}")
     return fig
 
 

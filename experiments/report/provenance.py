@@ -18,7 +18,8 @@ from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.errors import InputError
-from gsr.infra.store import cache_dir, cached_file, fast_digest, file_content_key
+from gsr.infra.store import cache_dir, cached_file, content_key, fast_digest, file_content_key, folder_content_key
+from gsr.text.corpora import nltk_words
 
 PROJECT = "gsr-bench"
 
@@ -189,11 +190,7 @@ class Provenance:
         lists found on this machine (stop words and first names: their absence changes the fallbacks) and the
         platform. Equal fingerprints mean a rerun would write the same files (the computation is deterministic:
         seeded, one-worker training; two fresh demo runs are byte-identical)."""
-        from gsr.infra.store import content_key
-
         inputs = [{k: v for k, v in entry.items() if k != "path"} for entry in self.inputs]
-        from gsr.text.corpora import nltk_words
-
         found = [nltk_words(*corpus) for corpus in NLTK_WORD_LISTS]
         return content_key(
             self.config, inputs, source_digest(), installed_versions(), found, self.environment["platform"]
@@ -235,17 +232,9 @@ NLTK_WORD_LISTS = (("stopwords", "english"), ("names", "female.txt"), ("names", 
 
 def source_digest() -> str:
     """One digest of every file of the five packages (code, word lists, report assets), by relative path: a change to
-    any of them makes earlier outputs out of date."""
-    from gsr.infra.store import content_key
-
+    any of them makes earlier outputs out of date (compiled bytecode, which Python rewrites, left out)."""
     root = Path(__file__).resolve().parents[2]
-    files = sorted(
-        path
-        for package in PACKAGES
-        for path in (root / package).rglob("*")
-        if path.is_file() and "__pycache__" not in path.parts
-    )
-    return content_key([(path.relative_to(root).as_posix(), fast_digest(path)) for path in files])
+    return content_key([folder_content_key(root / package, package, exclude=("__pycache__",)) for package in PACKAGES])
 
 
 def installed_versions() -> list[tuple[str, str]]:

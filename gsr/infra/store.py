@@ -27,7 +27,7 @@ import os
 import shutil
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -93,10 +93,11 @@ def file_content_key(path: str | os.PathLike, *extra) -> str:
     return content_key(fast_digest(path), path.stat().st_size, *extra)
 
 
-def folder_content_key(folder: str | os.PathLike, *extra) -> str:
-    """file_content_key over every file under `folder`, with its name relative to the folder, in name order."""
+def folder_content_key(folder: str | os.PathLike, *extra, exclude: Collection[str] = ()) -> str:
+    """file_content_key over every file under `folder`, with its name relative to the folder, in name order; files
+    under a folder named in `exclude` (e.g. __pycache__) are left out."""
     folder = Path(folder)
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and not set(exclude) & set(p.parts))
     return content_key([(p.relative_to(folder).as_posix(), file_content_key(p)) for p in files], *extra)
 
 
