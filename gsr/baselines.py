@@ -45,10 +45,24 @@ def random_run(qrels: Qrels, docids: Sequence[str], seed: int = 0) -> Run:
     return ranked_picks(random_positions(qrels, len(docids), seed), docids)
 
 
-def cut_run(run: Run, cutoff: int | dict[str, int] | None) -> Run:
-    """Each ranked list cut to its first `cutoff` documents (one K for all, or a K per query)."""
+def cut_run(run: Run, cutoff: int | dict[str, int] | None, keep_ties: bool = False) -> Run:
+    """Each ranked list cut to its first `cutoff` documents (one K for all, or a K per query); with `keep_ties`, a
+    tie (equal scores) that crosses position K is kept whole, so Eq. 2 can share positions up to K among all of its
+    documents (gsr.measure.tied_rank_weights_many) and no document id decides which of them counts."""
     if cutoff is None:
         return run
-    if isinstance(cutoff, int):
-        return {qid: docs[:cutoff] for qid, docs in run.items()}
-    return {qid: docs[: cutoff.get(qid, 0)] for qid, docs in run.items()}
+    cut = {}
+    for qid, docs in run.items():
+        k = cutoff if isinstance(cutoff, int) else cutoff.get(qid, 0)
+        cut[qid] = docs[: tie_end(docs, k) if keep_ties else k]
+    return cut
+
+
+def tie_end(ranked: Sequence[tuple[str, float]], k: int) -> int:
+    """The end of the cut at K that keeps the tie at position K whole: K, or past it while scores equal the K-th."""
+    if k <= 0 or k >= len(ranked):
+        return max(0, min(k, len(ranked)))
+    end, score = k, ranked[k - 1][1]
+    while end < len(ranked) and ranked[end][1] == score:
+        end += 1
+    return end

@@ -18,7 +18,7 @@ from gsr.infra.numeric import finite
 from gsr.infra.params import check_params
 from gsr.io.convert import as_qrels, as_queries, as_run
 from gsr.io.types import Run
-from gsr.measure import gsr_slope, list_genderedness_many, query_genderedness, tied_rank_weights_many
+from gsr.measure import cut_with_ties, gsr_slope, list_genderedness_many, query_genderedness, tied_rank_weights_many
 from gsr.ranked import RankedRows
 from gsr.results import (  # the result types, also named here: gsr.evaluate is where users found them first
     GSRReport,
@@ -56,6 +56,7 @@ def measure_run(
     query_ids: list[str] | None = None,
     strict: bool = False,
     tie_scores: bool = True,
+    cutoff: int | dict[str, int] | None = None,
 ) -> GSRResult:
     """Eq. 3 over `run`: g(q) and g_q(L) (Eq. 2) per query, with every skipped query listed by reason.
 
@@ -63,6 +64,11 @@ def measure_run(
     their rank, so the other documents' weights do not move; `strict` makes unknown ids an error. All queries
     are scored together (gsr.stats.GenderedDocuments.query_document_genderedness_many); `run` may be given
     already placed on the collection (gsr.ranked.RankedRows.place), which skips the document-id look-ups.
+
+    `cutoff` (one K, or a K per query id: 0 for a query not named) measures each list's top K; with `tie_scores`, a
+    tie crossing position K is measured whole, its documents sharing the weight of the positions up to K
+    (gsr.measure.tied_rank_weights_many), whatever their ids. A run already cut with
+    gsr.baselines.cut_run(run, K, keep_ties=True) gives the same values.
     """
     if not isinstance(run, RankedRows):
         run = RankedRows.place(run, documents.stats)
@@ -73,6 +79,14 @@ def measure_run(
     measured = [qid for qid in order if qid in queries]
     terms = [analyzer.tokens(queries[qid]) for qid in measured]
     rows, scores, offsets = run.select(measured)
+    ties = scores if tie_scores else None
+    cutoffs = None
+    if cutoff is not None:
+        cutoffs = np.array([cutoff if isinstance(cutoff, int) else cutoff.get(q, 0) for q in measured], dtype=np.int64)
+        keep = cut_with_ties(ties, offsets, cutoffs)
+        kept = np.bincount(np.repeat(np.arange(len(measured)), np.diff(offsets))[keep], minlength=len(measured))
+        rows, scores, offsets = rows[keep], scores[keep], np.concatenate(([0], np.cumsum(kept)))
+        ties = scores if tie_scores else None
     lengths = np.diff(offsets)
     pair_query = np.repeat(np.arange(len(measured)), lengths)
     unknown = rows < 0
@@ -84,7 +98,7 @@ def measure_run(
     known_offsets = np.zeros(len(measured) + 1, dtype=np.int64)
     np.cumsum(lengths - unknown_per_query, out=known_offsets[1:])
     values[~unknown] = documents.query_document_genderedness_many(terms, rows[~unknown], known_offsets)
-    g_lists = list_genderedness_many(values, tied_rank_weights_many(scores if tie_scores else None, offsets), offsets)
+    g_lists = list_genderedness_many(values, tied_rank_weights_many(ties, offsets, cutoffs), offsets)
     unmeasured = np.bincount(pair_query[np.isnan(values)], minlength=len(measured))
     per_query: list[QueryResult] = []
     skipped: dict[str, list[str]] = {}
@@ -195,11 +209,11 @@ class GSR:
         check_resample_memory(len(queries), self.resamples)
         if qrels is None:
             cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
-            cuts = {name: cut_run(run, cut) for name, run in runs.items()}
+            cuts = {name: cut_run(run, cut, self.tie_scores) for name, run in runs.items()}
             gendered, _, _ = self._documents_for(documents, list(cuts.values()), {}, None, n_jobs)
             reports = {}
             for name, run in cuts.items():
-                system = self._measure(run, queries, gendered, None, strict)
+                system = self._measure(run, queries, gendered, None, strict, cut)
                 add_uncertainty([system], self.resamples, self.level, self.seed)
                 reports[name] = GSRReport(system)
             return reports
@@ -212,15 +226,15 @@ class GSR:
         judged = sorted(q for q in queries if counts.get(q, 0) > 0)
         unjudged = sorted(q for q in queries if counts.get(q, 0) == 0)
         cut = counts if self.cutoff == "relevant" else self.cutoff
-        cuts = {name: cut_run(run, cut) for name, run in runs.items()}
-        perfect = cut_run(perfect_run(qrels), cut)
+        cuts = {name: cut_run(run, cut, self.tie_scores) for name, run in runs.items()}
+        perfect = cut_run(perfect_run(qrels), cut, self.tie_scores)
         gendered, engines, random = self._documents_for(documents, list(cuts.values()), perfect, qrels, n_jobs)
         assert random is not None  # drawn whenever there are qrels
-        perfect_result = self._measure(perfect, queries, engines, judged, strict=False)
-        random_result = self._measure(cut_run(random, cut), queries, engines, judged, strict=False)
+        perfect_result = self._measure(perfect, queries, engines, judged, False, cut)
+        random_result = self._measure(cut_run(random, cut), queries, engines, judged, False, cut)
         reports = {}
         for name, run in cuts.items():
-            system = self._measure(run, queries, gendered, judged, strict)
+            system = self._measure(run, queries, gendered, judged, strict, cut)
             if unjudged:
                 system.skipped["no_relevant_judgment"] = unjudged
             # each report resamples its own queries: the engines' intervals belong to the report they sit in
@@ -256,8 +270,10 @@ class GSR:
             random,
         )
 
-    def _measure(self, run: Run, queries, gendered, query_ids, strict) -> GSRResult:
-        return measure_run(run, queries, gendered, query_ids=query_ids, strict=strict, tie_scores=self.tie_scores)
+    def _measure(self, run: Run, queries, gendered, query_ids, strict, cutoff) -> GSRResult:
+        return measure_run(
+            run, queries, gendered, query_ids=query_ids, strict=strict, tie_scores=self.tie_scores, cutoff=cutoff
+        )
 
 
 def describe_queries(queries: dict[str, str], lexicon, analyzer: Analyzer | None = None) -> list[dict]:

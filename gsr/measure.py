@@ -19,6 +19,7 @@ from gsr.infra.numeric import mean_or_nan
 __all__ = [
     "GSRError",
     "UndefinedMeasureError",
+    "cut_with_ties",
     "document_genderedness",
     "gsr_slope",
     "gsr_slope_terms",
@@ -67,26 +68,56 @@ def tied_rank_weights(tie_keys: Sequence) -> np.ndarray:
     return tied_rank_weights_many(keys, np.array([0, len(keys)]))
 
 
-def tied_rank_weights_many(tie_keys: np.ndarray | None, offsets: np.ndarray) -> np.ndarray:
+def tied_rank_weights_many(
+    tie_keys: np.ndarray | None, offsets: np.ndarray, cutoffs: np.ndarray | None = None
+) -> np.ndarray:
     """Eq. 2's weights of many ranked lists at once, list i being positions offsets[i]:offsets[i+1].
 
     Each list's positions get 1/log2(r+1), r = 1, 2, … from the list's start; with `tie_keys`, consecutive
-    positions of one list with equal keys share the mean of their discounts (see tied_rank_weights).
+    positions of one list with equal keys share the mean of their discounts (see tied_rank_weights). With
+    `cutoffs` (K of each list), positions past K weigh nothing before the sharing: a tie at positions p..q with
+    p ≤ K < q gives each of its documents (Σ_{j=p..K} w_j) / (q − p + 1), its expected weight under a uniformly
+    random order of the tie, so W stays that of the top K and no document id decides which tied document counts.
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     lengths = np.diff(offsets)
     total = int(offsets[-1]) if len(offsets) else 0
     rank = np.arange(total, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
     weights = 1.0 / np.log2(rank + 2.0)
+    if cutoffs is not None:
+        weights[rank >= np.repeat(np.asarray(cutoffs, dtype=np.int64), lengths)] = 0.0
     if tie_keys is None or total < 2:
         return weights
-    keys = np.asarray(tie_keys)
-    tie_start = np.ones(total, dtype=bool)
-    tie_start[1:] = keys[1:] != keys[:-1]
-    tie_start[rank == 0] = True  # a list never shares a tie with the one before it
-    starts = np.flatnonzero(tie_start)
+    starts = _tie_starts(np.asarray(tie_keys), rank)
     sizes = np.diff(np.append(starts, total))
     return np.repeat(np.add.reduceat(weights, starts) / sizes, sizes)
+
+
+def _tie_starts(keys: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """The first position of every run of equal keys (a list never shares a tie with the one before it)."""
+    tie_start = np.ones(len(keys), dtype=bool)
+    tie_start[1:] = keys[1:] != keys[:-1]
+    tie_start[rank == 0] = True
+    return np.flatnonzero(tie_start)
+
+
+def cut_with_ties(tie_keys: np.ndarray | None, offsets: np.ndarray, cutoffs: np.ndarray) -> np.ndarray:
+    """Which positions of many lists (list i at offsets[i]:offsets[i+1]) a cut at K = cutoffs[i] keeps: the top K,
+    and, with `tie_keys`, every document of a tie that crosses position K (tied_rank_weights_many gives them their
+    share of the positions up to K). Each list keeps a prefix of itself."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    rank = np.arange(int(offsets[-1]), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    cutoffs = np.asarray(cutoffs, dtype=np.int64)
+    keep = rank < np.repeat(cutoffs, lengths)
+    crossing = (cutoffs > 0) & (cutoffs < lengths)
+    if tie_keys is None or not crossing.any():
+        return keep
+    group = np.zeros(len(rank), dtype=np.int64)
+    group[_tie_starts(np.asarray(tie_keys), rank)] = 1
+    group = np.cumsum(group)
+    last_kept = offsets[:-1][crossing] + cutoffs[crossing] - 1
+    return keep | np.isin(group, group[last_kept])
 
 
 def list_genderedness(document_values: Sequence[float], weights: Sequence[float] | None = None) -> float:

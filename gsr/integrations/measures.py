@@ -135,7 +135,9 @@ def measured_queries(gsr: GSR, queries: dict[str, str], gendered, qrels, run, cu
     else:
         query_ids = sorted(set(run) & set(queries))
         cut = None if cutoff == "relevant" else cutoff
-    return measure_run(cut_run(run, cut), queries, gendered, query_ids=query_ids, tie_scores=gsr.tie_scores)
+    return measure_run(
+        cut_run(run, cut, gsr.tie_scores), queries, gendered, query_ids=query_ids, tie_scores=gsr.tie_scores, cutoff=cut
+    )
 
 
 class GSRMeasures(Mapping):

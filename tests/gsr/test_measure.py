@@ -172,6 +172,67 @@ def test_tied_documents_share_the_mean_weight_of_their_positions():
     assert tied_rank_weights([1, 1]) == pytest.approx([(1 + 1 / LOG3) / 2] * 2)
 
 
+def test_a_tie_crossing_the_cutoff_shares_the_weight_of_the_positions_up_to_k(tiny_lexicon):
+    """Issue 27.13: a tie at positions p..q with p ≤ K < q gives each document (Σ_{j=p..K} w_j)/(q − p + 1), so no
+    document id decides which tied document counts; W stays the top K's."""
+    docs = {"a": "care", "b": "man", "c": "woman", "d": "she", "e": "he"}
+    gendered = DocumentStats.build(docs.items(), n_jobs=1).gendered(tiny_lexicon)
+    # a first; b, c, d tied at positions 2..4; e after them. K = 3 crosses the tie (p = 2, K = 3, q = 4).
+    run = {"q": [("a", 3.0), ("d", 2.0), ("c", 2.0), ("b", 2.0), ("e", 1.0)]}
+    shared = (1 / LOG3 + 1 / 2) / 3  # (w_2 + w_3) / 3
+    by_hand = (1 * 0.1 + shared * (0.4 + 0.3 - 0.2)) / (1 + 3 * shared)  # care, then she, woman, man
+    # on paper: shared = (0.63093 + 0.5) / 3 = 0.376977; (0.1 + 0.376977 × 0.5) / (1 + 1.130930) = 0.288489 / 2.130930
+    assert by_hand == pytest.approx(0.135381, abs=1e-6)
+    cut = measure_run(run, {"q": "nurse"}, gendered, cutoff=3).per_query[0]
+    assert cut.g_list == pytest.approx(by_hand) and cut.n_docs == 4  # the whole tie is read, e is not
+    reordered = {"q": [("a", 3.0), ("b", 2.0), ("c", 2.0), ("d", 2.0), ("e", 1.0)]}
+    assert measure_run(reordered, {"q": "nurse"}, gendered, cutoff=3).per_query[0].g_list == pytest.approx(by_hand)
+    # the same through a run cut beforehand (gsr.baselines.cut_run keeps the tie) and per-query K
+    pre_cut = cut_run(run, {"q": 3}, keep_ties=True)
+    assert pre_cut == {"q": run["q"][:4]} and cut_run(run, 3) == {"q": run["q"][:3]}
+    assert measure_run(pre_cut, {"q": "nurse"}, gendered, cutoff={"q": 3}).per_query[0].g_list == pytest.approx(by_hand)
+    # without tie sharing, the cut is plain trec_eval order: ids decide
+    plain = measure_run(run, {"q": "nurse"}, gendered, cutoff=3, tie_scores=False).per_query[0]
+    assert plain.n_docs == 3 and plain.g_list == pytest.approx(list_genderedness([0.1, 0.4, 0.3]))
+
+
+def test_two_documents_tied_at_rank_one_with_k_one_count_half_each(tiny_lexicon):
+    """Issue 27.13's second example: K = 1 and two documents tied at rank 1 give the same g_q(L) in either id
+    order: each weighs w_1 / 2, so g_q(L) is their plain mean."""
+    docs = {"x": "man", "y": "she"}
+    gendered = DocumentStats.build(docs.items(), n_jobs=1).gendered(tiny_lexicon)
+    for ranked in ([("x", 1.0), ("y", 1.0)], [("y", 1.0), ("x", 1.0)]):
+        value = measure_run({"q": ranked}, {"q": "nurse"}, gendered, cutoff=1).per_query[0].g_list
+        assert value == pytest.approx((-0.2 + 0.4) / 2)
+
+
+def test_gsr_with_a_cutoff_does_not_depend_on_the_ids_of_tied_documents(tiny_lexicon):
+    """GSR.evaluate at an integer K: renaming documents (which reorders ties in trec_eval order) changes nothing."""
+    docs = {"m1": "man tools", "m2": "he", "f1": "woman", "f2": "she care", "n1": "wire care"}
+    queries = {"qm": "electrician", "qf": "nurse", "qn": "hospital"}
+    qrels = {"qm": {"m1": 1}, "qf": {"f1": 1}, "qn": {"n1": 1}}
+    run = {
+        "qm": [("m1", 2.0), ("f1", 1.0), ("m2", 1.0), ("f2", 1.0)],
+        "qf": [("f2", 1.0), ("m2", 1.0), ("f1", 0.5)],
+        "qn": [("n1", 1.0), ("m1", 1.0), ("f1", 1.0)],
+    }
+    renamed = {"m1": "z1", "m2": "a2", "f1": "b1", "f2": "y2", "n1": "n1"}
+
+    def rename(ranked):
+        return sorted(((renamed[d], s) for d, s in ranked), key=lambda p: (-p[1], p[0]))
+
+    measure = GSR(tiny_lexicon, cutoff=2, random_seed=1, resamples=0)
+    first = measure.evaluate(run, queries, docs, qrels).system
+    second = measure.evaluate(
+        {q: rename(r) for q, r in run.items()},
+        queries,
+        {renamed[d]: t for d, t in docs.items()},
+        {q: {renamed[d]: g for d, g in j.items()} for q, j in qrels.items()},
+    ).system
+    assert [p.g_list for p in first.per_query] == pytest.approx([p.g_list for p in second.per_query])
+    assert first.gsr == pytest.approx(second.gsr)
+
+
 def test_paper_electrician_example(tiny_lexicon):
     """§3.2.3: q = electrician, L = [man doc, woman doc]; the man document, ranked first, weighs more."""
     docs = {"d1": "The man is an electrician.", "d2": "The woman is an electrician."}
