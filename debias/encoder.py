@@ -34,7 +34,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from debias.hard import DebiasError, _pairs_param, neutralize
-from debias.words import DEFAULT_LISTS, default_definitional_pairs, default_equalize_pairs
+from debias.words import DEFAULT_LISTS, default_definitional_pairs, default_equalize_pairs, female_first
 from gsr.infra.numeric import unit_rows
 from gsr.lexicon import pair_difference_components
 
@@ -245,7 +245,7 @@ class EncoderDebias(BaseEstimator):
             pairs = list(
                 dict.fromkeys(
                     (f.lower(), m.lower())
-                    for f, m in listed
+                    for f, m in female_first(listed)  # each word labelled by its gender, not its position
                     if f.lower() not in words and m.lower() not in words and f.lower() != m.lower()
                 )
             )

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from gsr.errors import EmbeddingError
@@ -75,6 +76,27 @@ def default_equalize_pairs(lists: str = DEFAULT_LISTS) -> list[tuple[str, str]]:
     if _checked_lists(lists) == "debiaswe":
         return load_pair_list(DEBIASWE_FILES["equalize"])
     return load_pair_list(DEFAULT_EQUALIZE_FILE)
+
+
+def female_first(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`pairs` each as (female word, male word), whichever order a list gives them in.
+
+    Lists mix orders: debiaswe's equalize pairs are male-first but for (wives, husbands) and (ex_girlfriend,
+    ex_boyfriend); the project's are female-first. A word's gender is read from Appendix B's gendered-entity words
+    (the last part of a phrase such as twin_brother; case ignored); a pair neither of whose words is listed there
+    (monastery/convent, colt/filly) takes the order most of the list's known pairs have.
+    """
+    from gsr.text.intrinsic_gender import load_gendered_entities
+
+    female, male = load_gendered_entities()
+
+    def gender(word: str) -> int:
+        head = word.lower().split("_")[-1]
+        return 1 if head in female else -1 if head in male else 0
+
+    votes = [gender(a) - gender(b) for a, b in pairs]  # > 0: female first, < 0: male first, 0: unknown
+    majority = 1 if sum(v > 0 for v in votes) >= sum(v < 0 for v in votes) else -1
+    return [(a, b) if (v or majority) > 0 else (b, a) for (a, b), v in zip(pairs, votes)]
 
 
 def default_gender_specific(lists: str = DEFAULT_LISTS) -> list[str]:

@@ -616,3 +616,35 @@ def test_refused(call, error, message, tmp_path):
     assert str(info.value).startswith(message.replace("{dir}", str(tmp_path)))
     assert not (tmp_path / "out.txt").exists() and not (tmp_path / "out.kv").exists()
     assert issubclass(error, ValueError)  # bad input, which the CLI reports in one line
+
+
+def test_equalize_pairs_are_read_as_female_male_by_gender_not_position():
+    """Issue 27.14: debiaswe's equalize pairs are male-first but for two; each word is labelled by its gender."""
+    from debias.words import default_equalize_pairs, female_first
+
+    listed = default_equalize_pairs("debiaswe")
+    oriented = dict(female_first(listed))
+    assert oriented["wives"] == "husbands" and oriented["ex_girlfriend"] == "ex_boyfriend"  # given female-first
+    assert oriented["she"] == "he" and oriented["convent"] == "monastery"  # male-first; unknown words: the majority
+    assert female_first(default_equalize_pairs("project")) == default_equalize_pairs("project")  # already female-first
+
+
+def test_the_encoder_probe_labels_each_text_by_its_word_gender():
+    """An encoder whose first dimension is exactly the text's gender (+1 female, -1 male) lets the probe tell every
+    held-out pair apart: accuracy 1.0 before debiasing (the two female-first debiaswe pairs read as male gave less)."""
+    from debias.encoder import EncoderDebias
+    from debias.words import default_definitional_pairs, default_equalize_pairs, female_first
+
+    pairs = female_first(default_equalize_pairs("debiaswe")) + list(default_definitional_pairs("debiaswe"))
+    female = {f.lower().replace("_", " ") for f, _ in pairs}
+
+    def encode(texts):
+        rows = []
+        for text in texts:
+            rng = np.random.default_rng(sum(map(ord, text)))
+            is_female = any(f" {word} " in f" {text.lower().rstrip('.')} " for word in female)
+            rows.append(np.concatenate(([1.0 if is_female else -1.0], 0.01 * rng.standard_normal(7))))
+        return np.array(rows)
+
+    report = EncoderDebias("regular", unit=False).fit(encode).report(encode)
+    assert report.probe_pairs > 30 and report.probe_before == 1.0
