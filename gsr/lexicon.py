@@ -18,6 +18,7 @@ import numpy as np
 from gsr.errors import EmbeddingError, InputError
 from gsr.infra.numeric import release_rows, unit_rows
 from gsr.io.files import read_json
+from gsr.text.normal_form import nfc, nfd
 
 
 def case_variants(word: str) -> tuple[str, ...]:
@@ -28,11 +29,15 @@ def case_variants(word: str) -> tuple[str, ...]:
 def vocabulary_key(vocabulary: Container[str], word: str) -> str | None:
     """The lookup policy of every package: the first of case_variants(word) in `vocabulary`, else None.
 
-    So 'Mary' resolves in a lowercase vocabulary and 'nasa' in one that only has 'NASA'.
+    So 'Mary' resolves in a lowercase vocabulary and 'nasa' in one that only has 'NASA'. The word is looked up in
+    Unicode NFC, then (a vocabulary written decomposed) NFD: "café" is one word however either side spells it.
     """
-    for candidate in case_variants(word):
-        if candidate in vocabulary:
-            return candidate
+    composed = nfc(word)
+    forms = (composed,) if composed.isascii() else (composed, nfd(composed))
+    for form in forms:
+        for candidate in case_variants(form):
+            if candidate in vocabulary:
+                return candidate
     return None
 
 

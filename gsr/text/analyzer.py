@@ -14,6 +14,7 @@ from gsr.io.files import text_lines
 from gsr.settings import DEFAULT_EXCLUSION, DEFAULT_STOP_LIST, EXCLUSION, STOP_LISTS
 from gsr.text.corpora import nltk_words, warn_missing
 from gsr.text.lemmas import chosen_lemma, lemma_table
+from gsr.text.normal_form import nfc
 
 # Pronouns and titles that every general stop list drops but that carry gender (paper §3.2.2).
 GENDERED_KEEP_WORDS = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself", "mr", "mrs", "ms"})
@@ -28,7 +29,7 @@ def _word_lines(path: str | os.PathLike) -> list[str]:
     other bytes an error naming file:line)."""
     words = []
     for _, line in text_lines(path):
-        word = line.split("#", 1)[0].strip().lower()
+        word = nfc(line.split("#", 1)[0].strip().lower())
         if word:
             words.append(word)
     return words
@@ -115,9 +116,10 @@ class Analyzer:
         EXCLUSION.check(self.exclusion)
 
     def tokens(self, text: str) -> list[str]:
-        """Lowercased runs of letters and digits; keeps those of >= 2 letters, no digit, not a stop word."""
+        """Lowercased runs of letters and digits of the NFC text; keeps those of >= 2 letters, no digit, not a stop
+        word."""
         stop = self.stopwords or frozenset()  # never None after __post_init__
-        return [t for t in _WORD_RUNS.findall(text.lower()) if len(t) > 1 and t.isalpha() and t not in stop]
+        return [t for t in _WORD_RUNS.findall(nfc(text).lower()) if len(t) > 1 and t.isalpha() and t not in stop]
 
     def inflection_class(self, word: str) -> str:
         """The class under `exclusion`: the word, its lemma or its Snowball stem; words sharing it are one term."""

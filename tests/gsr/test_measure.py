@@ -441,3 +441,28 @@ def test_document_statistics_of_a_file_are_cached(tmp_path, tiny_lexicon, monkey
     assert again.docids == first.docids and (again.counts != first.counts).nnz == 0
     other = cached_document_stats(docs, Analyzer(frozenset({"man"})), n_jobs=1)  # other stop list, other entry
     assert "man" not in other.vocabulary
+
+
+COMPOSED, DECOMPOSED = "caf\u00e9", "cafe\u0301"  # "café" as one code point, and as e + combining acute accent
+
+
+def test_nfc_and_nfd_spellings_are_one_word(tiny_lexicon):
+    """Issue 27.9: every text is tokenised and looked up in NFC, so both spellings of "café" get one g(w)."""
+    assert Analyzer().tokens(f"le {DECOMPOSED} au lait") == Analyzer().tokens(f"le {COMPOSED} au lait")
+    assert COMPOSED in Analyzer().tokens(DECOMPOSED)
+    for stored, looked_up in ((COMPOSED, DECOMPOSED), (DECOMPOSED, COMPOSED)):
+        lexicon = GenderLexicon.from_mapping({stored: 0.25, "man": -0.2})
+        assert lexicon.get(looked_up) == 0.25 and lexicon.get(looked_up.upper()) == 0.25
+    lexicon = GenderLexicon.from_mapping({DECOMPOSED: 0.25, "man": -0.2, "nurse": 0.1})  # a decomposed vocabulary
+    values = []
+    for text in (f"{COMPOSED} man", f"{DECOMPOSED} man"):
+        gendered = DocumentStats.build({"d": text}.items(), n_jobs=1).gendered(lexicon)
+        values.append(measure_run({"q": [("d", 1.0)]}, {"q": "nurse"}, gendered).per_query[0].g_list)
+    assert values == pytest.approx([(0.25 - 0.2) / 2] * 2)
+
+
+def test_a_stop_list_in_either_form_drops_both_spellings(tmp_path):
+    stop = tmp_path / "stop.txt"
+    stop.write_text(f"{DECOMPOSED}\n", encoding="utf-8")
+    analyzer = Analyzer(stopwords=stopwords_of(stop))
+    assert analyzer.tokens(f"{COMPOSED} {DECOMPOSED} nurse") == ["nurse"]
