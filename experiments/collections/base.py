@@ -125,14 +125,16 @@ def topics_path(value: str, what: str) -> Path:
 
 
 def read_topics(value: str, field: str = "title") -> dict[str, str]:
-    """Topics from a path, 'pyserini:NAME' (Pyserini's cache) or 'irds:ID' (an ir_datasets dataset's queries)."""
+    """Topics from a path, 'pyserini:NAME' (Pyserini's cache), 'irds:ID' (an ir_datasets dataset's queries) or the
+    built-in 'msmarco-gender' topic set ('msmarco-gender:n', ':f', ':m', ':o', ':f,m', ...)."""
     from gsr.io.convert import as_queries
+    from gsr.io.msmarco_gender import is_msmarco_gender
     from gsr.io.records import IRDS_PREFIX
     from gsr.io.topics import read_queries
 
-    return (
-        as_queries(value, field) if value.startswith(IRDS_PREFIX) else read_queries(topics_path(value, "topics"), field)
-    )
+    if value.startswith(IRDS_PREFIX) or is_msmarco_gender(value):
+        return as_queries(value, field)
+    return read_queries(topics_path(value, "topics"), field)
 
 
 def read_judgments(value: str) -> Qrels:

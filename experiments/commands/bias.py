@@ -29,10 +29,10 @@ def document_labels(args, run_docids: set[str] | None = None):
         INTRINSIC,
         genderedness_labels,
         intrinsic_labels,
+        mention_words,
         parse_label_source,
         read_labels_file,
     )
-    from gsr.text.intrinsic_gender import default_mention_words
 
     kind, value = parse_label_source(args.labels)
     if kind == "file":
@@ -40,7 +40,7 @@ def document_labels(args, run_docids: set[str] | None = None):
     if args.docs is None:
         raise CommandError(f"--labels {args.labels} labels the documents of --docs: give --docs")
     if kind == INTRINSIC:
-        return intrinsic_labels(args.docs, default_mention_words(names=args.names))
+        return intrinsic_labels(args.docs, mention_words(getattr(args, "gender_words", None), names=args.names))
     assert kind == GENDEREDNESS
     gendered = GSR(lexicon_of(args), analyzer_of(args)).documents(args.docs)
     return genderedness_labels(gendered, value)
@@ -93,9 +93,29 @@ def add_label_options(parser: argparse.ArgumentParser, required: bool = True) ->
     add_embedding_options(parser)
 
 
+def measured_queries(args, run, qrels) -> list[str] | None:
+    """The query ids --topics names (those with a relevant judgment, with --qrels); None without --topics (the
+    judged topics, or the run's queries)."""
+    from gsr.io.convert import as_queries
+
+    if not args.topics:
+        return None
+    topics = as_queries(args.topics, args.field)
+    if qrels is not None:
+        topics = {q: t for q, t in topics.items() if any(g > 0 for g in qrels.get(q, {}).values())}
+        if not topics:
+            raise CommandError(f"no topic of --topics {args.topics} has a relevant judgment in --qrels {args.qrels}")
+    if not set(topics) & set(run):
+        raise CommandError(
+            f"run {args.run} answers none of the {len(topics)} topics of --topics {args.topics} (run e.g. "
+            f"{', '.join(sorted(run)[:3])}; topics e.g. {', '.join(sorted(topics)[:3])})"
+        )
+    return sorted(topics)
+
+
 def cmd_bias(args) -> int:
     from gsr.fairness.evaluate import BiasMeasures, BiasSettings
-    from gsr.fairness.labels import gendered_word_counts
+    from gsr.fairness.labels import gender_words_name, gendered_word_counts
     from gsr.io.convert import as_qrels, as_run
     from gsr.io.types import rank_order
 
@@ -103,6 +123,7 @@ def cmd_bias(args) -> int:
     qrels = as_qrels(args.qrels) if args.qrels else None
     if args.target == "relevant" and qrels is None:
         raise CommandError("--target relevant needs --qrels")
+    query_ids = measured_queries(args, run, qrels)
     settings = BiasSettings(
         k=args.k,
         target=args.target,
@@ -118,16 +139,20 @@ def cmd_bias(args) -> int:
             raise CommandError(
                 f"--rab {args.rab} counts gendered words in the documents: give --docs (or --rab labels)"
             )
-        wanted = {d for ranked in run.values() for d, _ in rank_order(ranked)[: args.k]}
-        mentions = gendered_word_counts(args.docs, wanted=wanted)
-    report = BiasMeasures(labels, settings, mentions).evaluate(run, qrels)
+        measured = run if query_ids is None else {q: run[q] for q in query_ids if q in run}
+        wanted = {d for ranked in measured.values() for d, _ in rank_order(ranked)[: args.k]}
+        mentions = gendered_word_counts(args.docs, args.gender_words, wanted=wanted)
+    measures = BiasMeasures(labels, settings, mentions, gender_words_name(args.gender_words))
+    report = measures.evaluate(run, qrels, query_ids)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
         return 0
     counts = ", ".join(f"{n} {v}" for n, v in labels.counts().items())
+    words = f", RaB words {report.settings['gender_words']}" if "gender_words" in report.settings else ""
+    topics = f", topics {args.topics}" if args.topics else ""
     print(
         f"label-based bias of {args.run}: labels {labels.source} ({counts}), k = {args.k}, target {args.target}, "
-        f"neutral {args.neutral}"
+        f"neutral {args.neutral}{words}{topics}"
     )
     for name, value in report.measures.items():
         shown = "undefined" if value is None else f"{value:.4f}"
@@ -180,6 +205,22 @@ def configure(parser) -> None:
         default="tf",
         help="RaB/ARaB gender magnitudes: ln(1 + entity-word count) (tf, default), the count (tc), "
         "count > 0 (bool), or the labels",
+    )
+    parser.add_argument(
+        "--gender-words",
+        dest="gender_words",
+        metavar="appendix-b|msmarco-gender|FILE",
+        help="the gendered words RaB's tf/tc/bool magnitudes count (and the entity words of --labels intrinsic): "
+        "appendix-b (the paper's Appendix B, default), msmarco-gender (Rekabsaz & Schedl's own 32 + 32 words) "
+        "or a file: JSON {\"female\": [...], \"male\": [...]} or 'word,f' / 'word,m' lines",
+    )
+    parser.add_argument(
+        "--topics",
+        help="measure only these topics' query ids: a topics file, irds:ID or msmarco-gender:n (Rekabsaz & "
+        "Schedl's non-gendered queries, the ones their paper measures); default the judged topics, or the run's",
+    )
+    parser.add_argument(
+        "--field", default="title", help="topic field(s) of a TREC topics file (title, desc, narr, title+desc)"
     )
     add_label_options(parser)
     parser.set_defaults(func=cmd_bias)

@@ -1,5 +1,6 @@
 """`gsr label`: the intrinsic gender of documents (§4.2.5, the rule of Fig. 12): female, male or neutral by their
-mentions of gendered people (Appendix B's entity words, capitalised first names)."""
+mentions of gendered people (Appendix B's entity words, or another list of --entities, and capitalised first
+names)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ log = logs.get("cli")
 
 def cmd_label(args) -> int:
     from gsr.documents.opening import iter_documents
-    from gsr.text.intrinsic_gender import LABELS, default_mention_words, intrinsic_gender
+    from gsr.fairness.labels import mention_words
+    from gsr.text.intrinsic_gender import LABELS, intrinsic_gender
 
-    words = default_mention_words(args.entities, names=args.names)
+    words = mention_words(args.entities, names=args.names)
     totals: Counter[str] = Counter()
     documents = iter_documents(args.docs)
     first = list(islice(documents, 1))  # a missing or malformed file fails before any output
@@ -45,7 +47,12 @@ def configure(parser) -> None:
         "installed) or the 1990 US census lists",
     )
     parser.add_argument(
-        "--entities", metavar="FILE", help='entity words as JSON {"female": [...], "male": [...]} (default: Appendix B)'
+        "--entities",
+        "--gender-words",
+        dest="entities",
+        metavar="appendix-b|msmarco-gender|FILE",
+        help="entity words: appendix-b (the paper's Appendix B, default), msmarco-gender (Rekabsaz & Schedl's 32 + 32 "
+        "gender-specific words) or a file: JSON {\"female\": [...], \"male\": [...]} or 'word,f' / 'word,m' lines",
     )
     parser.add_argument(
         "--json",

@@ -152,7 +152,9 @@ class BiasMeasures:
     """The label-based measures of runs under one label source and one BiasSettings.
 
     mentions: {docid: (female, male) entity-word counts} (gsr.fairness.labels.gendered_word_counts) for RaB/ARaB
-    with rab = 'tf' | 'tc' | 'bool'; without them (and rab not 'labels') RaB is not computed.
+    with rab = 'tf' | 'tc' | 'bool'; without them (and rab not 'labels') RaB is not computed. gender_words: the
+    name of the word list they count (gsr.fairness.labels.gender_words_name: 'appendix-b', 'msmarco-gender',
+    'file:PATH'), reported in the settings as `gender_words` where RaB reads the counts.
     """
 
     def __init__(
@@ -160,10 +162,12 @@ class BiasMeasures:
         labels: DocumentLabels,
         settings: BiasSettings | None = None,
         mentions: Mapping[str, tuple[int, int]] | None = None,
+        gender_words: str | None = None,
     ):
         self.labels = labels
         self.settings = settings or BiasSettings()
         self.mentions = mentions
+        self.gender_words = gender_words
         self.with_rab = self.settings.rab == LABEL_MAGNITUDES or mentions is not None
         self.names = measure_names(self.settings, self.with_rab)
         target = self.settings.target
@@ -282,6 +286,8 @@ class BiasMeasures:
             "unlabelled": sum(q.unlabelled for q in per_query),
             "label_counts": self.labels.to_dict(),
         }
+        if self.gender_words is not None and self.with_rab and self.settings.rab != LABEL_MAGNITUDES:
+            settings["gender_words"] = self.gender_words
         return BiasReport(measures, per_query, settings, defined)
 
 

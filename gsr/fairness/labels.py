@@ -22,7 +22,8 @@ from gsr.documents.base import DocumentSource
 from gsr.documents.opening import iter_documents, open_documents
 from gsr.errors import InputError
 from gsr.infra.numeric import mean_or_nan
-from gsr.io.files import text_lines
+from gsr.io.files import read_text, text_lines
+from gsr.io.msmarco_gender import MSMARCO_GENDER, WORDLIST_FILE, read_gender_wordlist
 from gsr.text.analyzer import Analyzer
 from gsr.text.intrinsic_gender import (
     FEMALE,
@@ -30,12 +31,18 @@ from gsr.text.intrinsic_gender import (
     MALE,
     NEUTRAL,
     MentionWords,
+    default_function_words,
     default_mention_words,
+    first_names,
     intrinsic_gender,
     load_gendered_entities,
 )
 
 INTRINSIC, GENDEREDNESS = "intrinsic", "genderedness"
+# the built-in gender word lists of entity-word counts (RaB/ARaB magnitudes, the intrinsic rule): §4.2.5's Appendix B
+# (the default) and Rekabsaz & Schedl's wordlist_genderspecific.txt
+APPENDIX_B = "appendix-b"
+GENDER_WORD_LISTS = (APPENDIX_B, MSMARCO_GENDER)
 
 
 class LabelSourceError(InputError):
@@ -178,13 +185,45 @@ def parse_label_source(text: str) -> tuple[str, Any]:
     return "file", text
 
 
+def gender_words(words: str | os.PathLike | None = None) -> tuple[frozenset[str], frozenset[str]]:
+    """(female, male) words of a gender word list: None or 'appendix-b' (§4.2.5's Appendix B entity words, the
+    default), 'msmarco-gender' (Rekabsaz & Schedl's 32 + 32 gender-specific words), or a file: JSON
+    {"female": [...], "male": [...]} or 'word,f' / 'word,m' lines (told apart by a leading '{')."""
+    if words is None or words == APPENDIX_B:
+        return load_gendered_entities(None)
+    if words == MSMARCO_GENDER:
+        return read_gender_wordlist(WORDLIST_FILE)
+    path = Path(words)
+    if path.suffix.lower() == ".json" or read_text(path).lstrip().startswith("{"):
+        return load_gendered_entities(path)
+    return read_gender_wordlist(path)
+
+
+def gender_words_name(words: str | os.PathLike | None = None) -> str:
+    """How outputs name a gender word list: 'appendix-b', 'msmarco-gender' or 'file:PATH'."""
+    if words is None or words in GENDER_WORD_LISTS:
+        return str(words or APPENDIX_B)
+    return f"file:{words}"
+
+
+def mention_words(words: str | os.PathLike | None = None, names: str = "nltk") -> MentionWords:
+    """§4.2.5's intrinsic rule's lists with the entity words of `words` (see gender_words): default_mention_words()
+    for None / 'appendix-b'."""
+    if words is None or words == APPENDIX_B:
+        return default_mention_words(names=names)
+    female_entities, male_entities = gender_words(words)
+    female_names, male_names, source = first_names(names)
+    return MentionWords(female_entities, male_entities, female_names, male_names, default_function_words(), source)
+
+
 def gendered_word_counts(
     documents, entities: str | os.PathLike | None = None, wanted: set[str] | None = None
 ) -> dict[str, tuple[int, int]]:
-    """(female, male) counts of Appendix B's entity words (no first names) per document (of `wanted` only, when
+    """(female, male) counts of a gender word list's words (`entities`, see gender_words: Appendix B's entity words by
+    default, 'msmarco-gender' for Rekabsaz & Schedl's own list; no first names) per document (of `wanted` only, when
     given), over lowercased word tokens without stop-word removal: the counts Rekabsaz & Schedl's RaB turns into
     gender magnitudes."""
-    female, male = load_gendered_entities(entities)
+    female, male = gender_words(entities)
     analyzer = Analyzer(stopwords=frozenset())
     if wanted is not None and isinstance(documents, (str, os.PathLike, DocumentSource)):
         documents = open_documents(documents).texts(wanted)  # only those documents are read, not the collection

@@ -43,13 +43,14 @@ class BiasIRMeasures(Mapping):
         settings: BiasSettings | None = None,
         mentions: Mapping[str, tuple[int, int]] | None = None,
         prefix: str = "",
+        gender_words: str | None = None,
     ):
         from ir_measures.measures.base import Measure, ParamInfo
 
         self.settings = settings or BiasSettings()
         self.prefix = prefix
         owner = self
-        self.evaluator = BiasMeasures(labels, self.settings, mentions)
+        self.evaluator = BiasMeasures(labels, self.settings, mentions, gender_words)
         self.kinds = mean_measure_kinds(self.settings, self.evaluator.with_rab)
         self._last: tuple | None = None  # (cutoff, qrels frame, run frame, report) of the latest evaluation
 
@@ -81,7 +82,8 @@ class BiasIRMeasures(Mapping):
         last = self._last
         if last is not None and last[0] == cutoff and last[1] is qrels_frame and last[2] is run_frame:
             return last[3]
-        evaluator = BiasMeasures(self.evaluator.labels, replace(self.settings, k=cutoff), self.evaluator.mentions)
+        base = self.evaluator
+        evaluator = BiasMeasures(base.labels, replace(self.settings, k=cutoff), base.mentions, base.gender_words)
         qrels = as_qrels(qrels_frame) if len(qrels_frame) else None
         report = evaluator.evaluate(as_run(run_frame) if len(run_frame) else {}, qrels)
         self._last = (cutoff, qrels_frame, run_frame, report)
