@@ -1,11 +1,14 @@
 """The `gsr` command: one subcommand per module of experiments.commands (and debias.command), a shared error
 policy: a gsr.errors.GSRError (a user's mistake, an undefined measure) prints `gsr: error: ...` and exits with
 status 2; Ctrl-C prints one line and exits with status 130 (every file is written atomically, so nothing
-half-written is left and a rerun resumes); anything else is a bug, shown with its traceback, status 70."""
+half-written is left and a rerun resumes); output that does not reach stdout (a pipe closed early, as `| head`, or
+a closed or full stdout) prints one line and exits with status 1; anything else is a bug, shown with its traceback,
+status 70."""
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import traceback
@@ -159,6 +162,21 @@ def _configure_logging(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command `argv` names; its exit status. Output that cannot reach stdout (a closed pipe, a closed or
+    full stdout) is an error: one line on stderr and status 1, never 0."""
+    closed = _ClosedOutput() if sys.stdout is None else None  # started with stdout closed (`gsr score >&-`)
+    if closed is not None:
+        _hold_descriptor_1()
+        sys.stdout = closed
+    try:
+        status = _run(argv)
+        return _flushed(status, closed)
+    finally:
+        if closed is not None:
+            sys.stdout = None  # as Python left it
+
+
+def _run(argv: list[str] | None) -> int:
     command = "(starting)"
     try:
         from gsr.errors import GSRError
@@ -173,9 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     except GSRError as err:  # a user's mistake or an undefined measure: the message says what and where
         print(f"gsr: error: {err}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # output piped into head & co. and closed: not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    except BrokenPipeError:  # output piped into head & co. and closed: what was not read is lost
+        return _output_lost("standard output was closed before all of it was read (broken pipe)")
     except OSError as err:  # a full or read-only folder that a write outside gsr.infra.store met
         from gsr.infra.store import STORAGE_ERRNOS
 
@@ -186,6 +203,63 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except Exception:  # anything else is a bug in gsr-bench: show where it happened
         return _bug(command)
+
+
+def _hold_descriptor_1() -> None:
+    """With descriptor 1 closed, the next file opened would get it, and a library or tool writing to "stdout"
+    would write into that file: the null device holds it instead."""
+    try:
+        os.fstat(1)
+    except OSError:
+        held = os.open(os.devnull, os.O_WRONLY)  # the lowest free descriptor: 1
+        if held != 1:
+            os.close(held)
+
+
+class _ClosedOutput(io.TextIOBase):
+    """sys.stdout when the process started with file descriptor 1 closed: what is printed is lost, and noted."""
+
+    lost = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.lost = self.lost or bool(text)
+        return len(text)
+
+
+def _flushed(status: int, closed: _ClosedOutput | None) -> int:
+    """`status`, or 1 when what the command printed did not reach stdout (flushed here, so that a failure is seen
+    before the interpreter's own flush at exit, which would only print a traceback-like warning)."""
+    try:
+        sys.stdout.flush()
+    except OSError as err:  # BrokenPipeError (EPIPE) included: a closed pipe, a full disk, a bad descriptor
+        lost = _output_lost(
+            "standard output was closed before all of it was read (broken pipe)"
+            if isinstance(err, BrokenPipeError)
+            else f"cannot write the output to standard output: {err.strerror or err}",
+            quiet=status not in (0, 1),  # an error already said what went wrong
+        )
+        return status or lost
+    if closed is not None and closed.lost and status in (0, 1):
+        print("gsr: error: standard output is closed: the output was lost", file=sys.stderr)
+        return status or 1
+    return status
+
+
+def _output_lost(why: str, quiet: bool = False) -> int:
+    """One line on stderr, stdout pointed at the null device (Python's recipe for SIGPIPE: the interpreter's flush
+    at exit then succeeds instead of printing a second error), status 1."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):  # io.UnsupportedOperation is both: no descriptor to redirect
+        pass
+    if not quiet:
+        print(f"gsr: error: {why}", file=sys.stderr)
+    return 1
 
 
 def _bug(command: str) -> int:

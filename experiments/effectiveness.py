@@ -3,7 +3,12 @@ with the paper's marks († p<0.05, ‡ p<0.01) on p-values corrected for multip
 
 from __future__ import annotations
 
+import functools
 import math
+import os
+import re
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from gsr.errors import InputError, ParamError
@@ -38,21 +43,123 @@ EVALUATION_PARAMS = (
 
 
 def parse_measures(names) -> list:
-    """ir_measures Measure objects for measure strings (e.g. 'AP', 'P@10', 'nDCG@100'); a bad one names itself.
-    GSR names (GSR@rel, GSR@100) are not ir_measures measures: the caller separates them (see is_gsr_measure)."""
+    """ir_measures Measure objects for measure strings (e.g. 'AP', 'P@10', 'nDCG@100'), each checked by
+    check_measure before anything is computed; a bad one names itself. GSR names (GSR@rel, GSR@100) are not
+    ir_measures measures: the caller separates them (see is_gsr_measure)."""
+    return [check_measure(str(name)) for name in names]
+
+
+_NUMBER_LIKE = re.compile(r"[-+.0-9]")  # text after '@' read as a number (else left to ir_measures' parser)
+_POSITIVE_INTEGER = re.compile(r"[1-9][0-9]*")
+
+
+def check_measure(name: str):
+    """The ir_measures Measure a measure string names, or InputError saying in one line what is wrong with it:
+    an unknown name, a cut-off that is not a positive integer (written '@0', '@10.5', '@1e1', '@-1' or given as
+    cutoff=…), a relevance level (rel=…) below 1, a missing or invalid parameter, or a measure no ir_measures provider
+    installed here computes (tried on a one-query toy qrels and run, its stderr silenced). The text is checked before
+    ir_measures sees it: pytrec_eval aborts the process (SIGABRT) on a cut-off of 0."""
     import ir_measures
 
     from gsr.integrations.measures import is_gsr_measure
 
-    measures = []
-    for name in names:
-        if is_gsr_measure(name):
-            raise InputError(f"measure {name!r} is a GSR measure, computed per measuring embedding, not by ir_measures")
+    text = name.strip()
+    if is_gsr_measure(text):
+        raise InputError(f"measure {name!r} is a GSR measure, computed per measuring embedding, not by ir_measures")
+    head, at, after = text.rpartition("@") if "@" in text else (text, "", "")
+    base = head.partition("(")[0].strip()
+    known = ir_measures.measures.registry.get(base)
+    if known is None and at:
+        raise InputError(f"measure {name!r} is not an ir_measures measure (measure not found: {base})")
+    if (
+        known is not None
+        and at
+        and known.AT_PARAM == "cutoff"
+        and _NUMBER_LIKE.match(after.strip())
+        and not _POSITIVE_INTEGER.fullmatch(after.strip())
+    ):
+        raise InputError(f"measure {name!r}: the cut-off must be a positive integer, not {after.strip()!r}")
+    try:
+        measure = ir_measures.parse_measure(text)
+    except Exception as err:  # ValueError, NameError, AssertionError, … from its ast-based parser: all the user's
+        raise InputError(f"measure {name!r} is not an ir_measures measure ({_one_line(err)})") from None
+    _check_parameters(name, measure)
+    problem = _provider_problem(measure)
+    if problem:
+        raise InputError(f"measure {name!r}: {problem}")
+    return measure
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
+
+
+def _check_parameters(name: str, measure) -> None:
+    """Required parameters given, each valid for ir_measures; a cut-off a positive integer, rel at least 1."""
+    supported = measure.SUPPORTED_PARAMS
+    unknown = sorted(set(measure.params) - set(supported))
+    if unknown:
+        raise InputError(
+            f"measure {name!r}: unknown parameter {', '.join(unknown)} (it takes {', '.join(supported) or 'none'})"
+        )
+    for key in ("cutoff", "rel"):
+        value = measure.params.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            what = "the cut-off" if key == "cutoff" else "rel (the lowest grade counted relevant)"
+            raise InputError(f"measure {name!r}: {what} must be a positive integer, not {value!r}")
+    for key, info in supported.items():
+        if info.required and key not in measure.params:
+            example = f"{measure.NAME}@10" if key == measure.AT_PARAM else f"{measure.NAME}({key}=…)"
+            raise InputError(f"measure {name!r}: needs the parameter {key} (e.g. {example})")
+        if key in measure.params and not info.validate(measure.params[key]):
+            raise InputError(f"measure {name!r}: invalid {key} {measure.params[key]!r}")
+
+
+@functools.cache
+def _provider_problem(measure) -> str | None:
+    """Why no ir_measures provider installed here computes `measure`, or None: one that supports it computes it on a
+    one-query toy qrels and run (some fail only then: gdeval's ERR needs a perl script that rejects its input)."""
+    import ir_measures
+
+    providers = [p for p in ir_measures.DefaultPipeline.providers if p.supports(measure)]
+    available = [p for p in providers if p.is_available()]
+    if not available:
+        missing = "; ".join(
+            f"{p.NAME} would ({p.install_instructions()})" if p.install_instructions() else f"{p.NAME} would"
+            for p in providers
+        )
+        return "no ir_measures provider installed here computes it" + (f" ({missing})" if missing else "")
+    qrels = {"q1": {"d1": 2, "d2": 1, "d3": 0}, "q2": {"d4": 1, "d5": 0}}
+    run = {"q1": {"d1": 3.0, "d3": 2.0, "d2": 1.0, "d6": 0.5}, "q2": {"d5": 2.0, "d4": 1.0}}
+    with _silenced_stderr():  # a provider's tool (gdeval's perl) writes its complaint to the inherited stderr
         try:
-            measures.append(ir_measures.parse_measure(str(name)))
-        except (ValueError, NameError, SyntaxError, TypeError, AttributeError) as err:
-            raise InputError(f"measure {name!r} is not an ir_measures measure ({err})") from None
-    return measures
+            for metric in ir_measures.iter_calc([measure], qrels, run):
+                float(metric.value)
+        except Exception as err:
+            why = _one_line(err)
+            why = why if len(why) <= 120 else why[:119] + "…"
+            return f"ir_measures' provider {available[0].NAME} fails on it here ({type(err).__name__}: {why})"
+    return None
+
+
+@contextmanager
+def _silenced_stderr():
+    """File descriptor 2 pointed at the null device for the block (nothing of it reaches the user)."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to silence
+        yield
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
 
 
 def evaluation_settings(table: dict) -> tuple[list[str], list, dict]:

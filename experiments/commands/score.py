@@ -2,15 +2,18 @@
 errors; with qrels, the perfect and random engines, relative GSR and each run tested against the perfect engine;
 with several runs, every pair of runs tested (paired randomisation over queries); with qrels also effectiveness
 (--measures, ir_measures strings; default the configs' AP, P@10, nDCG@100) over the judged topics, each run tested
-against the baseline run as `gsr run` does. All p-values of one call are corrected together.
+against the baseline run as `gsr run` does. p-values are corrected per measure (each effectiveness measure's tests
+one family, GSR's tests another; --correction-family all: every p-value of the call one family).
 
 Exit status: 0; 1 when GSR is undefined for a run (the output is still printed); 2 on bad input, including a run
-that shares no query with the topics (or, with qrels, with the judged topics)."""
+that shares no query with the topics (or, with qrels, with the judged topics), a bad --measures entry (checked
+before any work), a run named perfect or random, or one run file given twice."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from itertools import combinations
 from pathlib import Path
 
@@ -22,6 +25,8 @@ from gsr.infra.params import argparse_type
 from gsr.settings import CORRECTIONS, CUTOFF, EXCLUSION, LEVEL, NO_CUTOFF, RELEVANT, RESAMPLES, SEED
 
 log = logs.get("cli")
+REFERENCE_ENGINES = ("perfect", "random")  # the rows --qrels adds, by these names
+CORRECTION_FAMILIES = ("measure", "all")
 
 
 def cutoff_text(text: str):
@@ -30,9 +35,41 @@ def cutoff_text(text: str):
 
 
 def run_names(paths: list[str]) -> list[str]:
-    """Each run's file name, or its whole path where two runs share a file name."""
+    """Each run's file name, or its whole path where two runs share a file name. The same run given twice, or a
+    run named like a reference engine (perfect, random), is refused: its row would be another's."""
+    check_distinct_runs(paths)
     names = [Path(p).name for p in paths]
-    return [name if names.count(name) == 1 else str(path) for name, path in zip(names, paths)]
+    names = [name if names.count(name) == 1 else str(path) for name, path in zip(names, paths)]
+    for name, path in zip(names, paths):
+        if name.casefold() in REFERENCE_ENGINES:
+            raise CommandError(
+                f"--run {path}: a run named {name!r} would be taken for the {name.casefold()} reference engine "
+                "that --qrels adds; rename the file"
+            )
+    if len(set(names)) < len(names):  # cannot happen after check_distinct_runs; a guard for the rows' keys
+        raise CommandError(f"--run: two runs would both be named {next(n for n in names if names.count(n) > 1)}")
+    return names
+
+
+def _identity(path: str):
+    """What makes two --run arguments the same run: the file itself (device and inode, so a link or another
+    spelling of the path is the same file), else the resolved path (irds:ID)."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return str(Path(path).expanduser().resolve())
+    return (status.st_dev, status.st_ino)
+
+
+def check_distinct_runs(paths: list[str]) -> None:
+    """The same run file given twice (by the same or another path, or a link to it) would be two identical rows."""
+    seen: dict = {}
+    for path in paths:
+        key = _identity(path)
+        if key in seen:
+            same = f"{path} twice" if seen[key] == path else f"{seen[key]} and {path}, which are one file"
+            raise CommandError(f"--run names {same}; give each run once")
+        seen[key] = path
 
 
 def check_shared_queries(name: str, run: dict, queries: dict, qrels: dict | None) -> None:
@@ -84,14 +121,25 @@ def compare(names: list[str], reports: list, args) -> tuple[list[dict | None], l
     return against_perfect, pairs
 
 
-def correct_all(against_perfect: list, pairs: list[dict], measures: dict | None, correction: str) -> None:
-    """Every p-value of the call is one family (as every p-value of `gsr run`'s results table is): each record gets
-    "p_adjusted" and the paper's "mark"."""
+def correct_all(against_perfect: list, pairs: list[dict], measures: dict | None, correction: str, family: str) -> None:
+    """Adjust every p-value of the call (each record gets "p_adjusted" and the paper's "mark"). family "measure" (the
+    default, as ranx and PyTerrier correct): each effectiveness measure's tests against the baseline are one family,
+    GSR's tests (each run against the perfect engine, every pair of runs) another, so a measure's adjusted p-values do
+    not depend on which other measures were asked for; "all": every p-value of the call is one family (as every
+    p-value of `gsr run`'s results table is)."""
     from experiments.effectiveness import correct_family
 
-    family = [t for t in against_perfect if t is not None] + pairs
-    family += [entry for per_run in (measures or {}).values() for entry in per_run.values()]
-    correct_family(family, correction)
+    gsr_tests = [t for t in against_perfect if t is not None] + pairs
+    per_measure: dict[str, list[dict]] = {}
+    for per_run in (measures or {}).values():
+        for measure, entry in per_run.items():
+            per_measure.setdefault(measure, []).append(entry)
+    if family == "all":
+        correct_family(gsr_tests + [entry for entries in per_measure.values() for entry in entries], correction)
+        return
+    correct_family(gsr_tests, correction)
+    for entries in per_measure.values():
+        correct_family(entries, correction)
 
 
 def effectiveness(names: list[str], runs: list, queries: dict, qrels: dict, args) -> tuple[dict, list[str]]:
@@ -108,17 +156,29 @@ def effectiveness(names: list[str], runs: list, queries: dict, qrels: dict, args
     return measure_entries(evaluated, measures, baseline, set(names), args.test, args.resamples or 1, args.seed), judged
 
 
+def check_measures(names: list[str] | None) -> None:
+    """--measures checked before any work (ir_measures or its C extension would fail, or abort, late)."""
+    from experiments.effectiveness import parse_measures
+    from gsr.errors import InputError
+
+    try:
+        parse_measures(names or [])
+    except InputError as err:
+        raise CommandError(f"--measures: {err}") from None
+
+
 def cmd_score(args) -> int:
     from gsr.evaluate import GSR
     from gsr.io.convert import as_qrels, as_queries, as_run
 
+    if args.measures and not args.qrels:
+        raise CommandError("--measures needs --qrels: effectiveness is measured against relevance judgments")
+    check_measures(args.measures)
+    names = run_names(args.run)
     queries = as_queries(args.topics, args.field)
     qrels = as_qrels(args.qrels) if args.qrels else None
-    if args.measures and qrels is None:
-        raise CommandError("--measures needs --qrels: effectiveness is measured against relevance judgments")
     if args.measures is None:
         args.measures = list(DEFAULT_MEASURES) if qrels is not None else []
-    names = run_names(args.run)
     runs = []
     for name, path in zip(names, args.run):
         run = as_run(path)
@@ -143,7 +203,7 @@ def cmd_score(args) -> int:
     )
     reports = [evaluated[i] for i in range(len(runs))]
     against_perfect, pairs = compare(names, reports, args)
-    correct_all(against_perfect, pairs, measures, args.correction)
+    correct_all(against_perfect, pairs, measures, args.correction, args.correction_family)
     if args.json:
         objects = []
         for name, report, test in zip(names, reports, against_perfect):
@@ -153,9 +213,9 @@ def cmd_score(args) -> int:
             if measures is not None:
                 out["measures"] = measures[name]
             objects.append(out)
-        document = (
-            objects[0] if len(objects) == 1 else {"runs": objects, "comparisons": pairs, "correction": args.correction}
-        )
+        document = objects[0] if len(objects) == 1 else {"runs": objects, "comparisons": pairs}
+        # every "p_adjusted" is adjusted by this correction over this family ("measure": per measure and GSR)
+        document.update({"correction": args.correction, "correction_family": args.correction_family})
         if measures is not None:
             document["effectiveness"] = {
                 "judged_topics": len(judged),
@@ -234,6 +294,13 @@ def configure(parser) -> None:
         choices=CORRECTIONS,
         default="holm",
         help="multiple-comparison correction of the tests (default holm)",
+    )
+    parser.add_argument(
+        "--correction-family",
+        choices=CORRECTION_FAMILIES,
+        default="measure",
+        help="the p-values corrected together: 'measure' (default), each effectiveness measure's tests one family "
+        "and GSR's tests (against the perfect engine, between runs) another; 'all', every p-value of the call",
     )
     parser.add_argument(
         "--measures",

@@ -37,6 +37,18 @@ def _p(value) -> str:
     return "—" if value is None else f"{value:.3g}"
 
 
+def correction_note(args) -> str:
+    """Which p-values were adjusted together, and how: the line every output of `gsr score` carries beside its
+    adjusted p-values and marks."""
+    family = getattr(args, "correction_family", "measure")
+    if args.correction == "none":
+        return "p-values unadjusted (correction none)"
+    method = {"holm": "Holm", "bonferroni": "Bonferroni"}[args.correction]
+    if family == "all":
+        return f"p-values {method}-adjusted together: every test of this output one family"
+    return f"p-values {method}-adjusted per measure: each measure's tests one family, GSR's tests another"
+
+
 def print_effectiveness(measures: dict, judged: list[str], args, names: list[str]) -> None:
     from experiments.effectiveness import CORRECTED, TEST_NAMES, display_name
     from gsr.infra.numeric import format_number
@@ -50,7 +62,7 @@ def print_effectiveness(measures: dict, judged: list[str], args, names: list[str
     if len(names) > 1 and args.resamples:
         print(
             f"  † / ‡: {TEST_NAMES[args.test]} against {baseline_name(names, args.run, args.baseline)}, "
-            f"{CORRECTED[args.correction]} p < 0.05 / p < 0.01 (correction over every p-value of this output)"
+            f"{CORRECTED[args.correction]} p < 0.05 / p < 0.01 ({correction_note(args)})"
         )
     print()
 
@@ -67,7 +79,7 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
     )
     print(
         f"  {'run':<{width}} {'GSR':>9} {'interval':>20} {'SE':>7} {'relative':>9} {'interval':>16} {'queries':>7} "
-        f"{'p vs perfect':>12}"
+        f"{'adj. p vs perfect':>17}"
     )
     rows = [(n, r.system, r.relative_ci_of(r.system), t) for n, r, t in zip(names, reports, against_perfect)]
     if first.perfect is not None:
@@ -82,13 +94,10 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
         p = "—" if test is None else f"{_p(test['p_adjusted'])}"
         print(
             f"  {name:<{width}} {format_signed(result.gsr, 4):>9} {_bounds(result.ci):>20} {se:>7} {rel:>9} "
-            f"{_bounds(relative_ci, 1):>16} {result.n_queries:>7} {p:>12}"
+            f"{_bounds(relative_ci, 1):>16} {result.n_queries:>7} {p:>17}"
         )
     if pairs:
-        print(
-            f"\n  paired randomisation tests of GSR differences ({args.correction} correction over every p-value "
-            "above and below)"
-        )
+        print(f"\n  paired randomisation tests of GSR differences ({correction_note(args)})")
         print(f"  {'a':<{width}} {'b':<{width}} {'GSR a − b':>10} {'p':>8} {'p adjusted':>10}")
         for pair in pairs:
             print(
@@ -97,8 +106,8 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
             )
     elif first.perfect is not None:
         print(
-            f"  p vs perfect: paired randomisation test of the run's GSR against the perfect engine's "
-            f"({args.correction} correction)"
+            f"  adj. p vs perfect: paired randomisation test of the run's GSR against the perfect engine's "
+            f"({correction_note(args)})"
         )
     for name, _, relative_ci, _ in rows:
         if relative_ci is not None and relative_ci.reason:
@@ -165,7 +174,7 @@ def latex_table(names: list[str], reports: list, against_perfect: list, measures
     note = (
         f"GSR under {args.embedding}, cut-off {args.cutoff}; {args.level:.0%} percentile bootstrap intervals "
         f"({args.resamples} resamples, seed {args.seed}); marks on rel. GSR: paired randomisation test against "
-        f"the perfect engine; p-values {args.correction}-corrected together; p < 0.05 / p < 0.01."
+        f"the perfect engine; {correction_note(args)}; p < 0.05 / p < 0.01."
     )
     return latex_grid(
         table_header(listed, [args.embedding], "run"), [row["cells"] for row in rows], "GSR of the scored runs", note
@@ -184,8 +193,7 @@ def write_page(args, names, runs, reports, against_perfect, measures, queries, q
         "rows": rows,
         "notes": [
             f"GSR under {args.embedding}, cut-off {args.cutoff}; {args.level:.0%} percentile bootstrap "
-            f"intervals ({args.resamples} resamples, seed {args.seed}); p-values {args.correction}-"
-            "corrected together."
+            f"intervals ({args.resamples} resamples, seed {args.seed}); {correction_note(args)}."
         ],
     }
     # g_q(d) reads a document's own words only: the retrieved documents alone give every value the page shows

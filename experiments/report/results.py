@@ -165,8 +165,8 @@ def table_notes(result: ExperimentResult, rows: list[dict]) -> list[str]:
 
 def markdown_table(result: ExperimentResult, rows: list[dict]) -> str:
     """The Table 2-style summary in Markdown, with corrected †/‡ marks and bootstrap intervals."""
-    cells = [row_cells(row) for row in rows]
-    return markdown_grid(_header(result), cells) + "\n" + "\n\n".join(table_notes(result, rows)) + "\n"
+    grid = markdown_grid(_header(result), [row_cells(row) for row in rows])
+    return grid + "\n" + "\n\n".join(table_notes(result, rows)) + "\n"
 
 
 def latex_table(result: ExperimentResult, rows: list[dict]) -> str:

@@ -59,12 +59,21 @@ def displayed(rows: list[dict], display=None) -> tuple[list[str], list[list[str]
     return header, [[_cell(row, column) for column in columns] for row in rows]
 
 
+def markdown_cell(text) -> str:
+    """A table cell's text safe inside a Markdown table row: a backslash or '|' escaped (a name cannot end its cell
+    or start a column), every line break a space (a name cannot start a row)."""
+    return " ".join(str(text).replace("\\", "\\\\").replace("|", "\\|").splitlines())
+
+
 def markdown_grid(header: list[str], cells: list[list[str]]) -> str:
-    """A Markdown table: first column left-aligned, the others right-aligned."""
+    """A Markdown table: first column left-aligned, the others right-aligned; every cell escaped (markdown_cell)."""
     if not header:
         return "(no rows)\n"
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
-    lines += ["| " + " | ".join(line) + " |" for line in cells]
+    lines = [
+        "| " + " | ".join(map(markdown_cell, header)) + " |",
+        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
+    ]
+    lines += ["| " + " | ".join(map(markdown_cell, line)) + " |" for line in cells]
     return "\n".join(lines) + "\n"
 
 

@@ -263,12 +263,11 @@ def test_score_several_runs_compares_every_pair(tmp_path, capsys):
     assert (pair["a"], pair["b"]) == ("run.txt", "other.txt")
     assert pair["difference"] == pytest.approx(out["runs"][0]["gsr"] - out["runs"][1]["gsr"])
     holm_by_hand([r["perfect_test"] for r in out["runs"]] + [pair])
-    # with effectiveness, its tests against the baseline join the one family
-    assert (
-        main(_score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"), "--json", "--measures", "AP,P@1"))
-        == 0
-    )
+    # with --correction-family all, the effectiveness tests against the baseline join the one family
+    args = _score(tmp_path, "--run", *runs, "--qrels", str(tmp_path / "qrels.txt"), "--json", "--measures", "AP,P@1")
+    assert main([*args, "--correction-family", "all"]) == 0
     out = json.loads(capsys.readouterr().out)
+    assert (out["correction"], out["correction_family"]) == ("holm", "all")
     measured = [m for m in out["runs"][1]["measures"].values() if m["p_value"] is not None]
     assert len(measured) == 2 and all(m["p_value"] is None for m in out["runs"][0]["measures"].values())
     holm_by_hand([r["perfect_test"] for r in out["runs"]] + out["comparisons"] + measured)
@@ -290,3 +289,144 @@ def test_score_exit_status_and_cutoff_claim(tmp_path, capsys):
     assert "run foreign.txt and the topics share no query id" in capsys.readouterr().err
     assert main(_score(tmp_path, "--run", str(tmp_path / "run.txt"))) == 0
     assert "cut-off none (no --qrels" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["perfect", "random", "Random"])
+def test_score_refuses_a_run_named_like_a_reference_engine(tmp_path, capsys, name):
+    _write_collection(tmp_path)
+    clash = tmp_path / name
+    clash.write_text((tmp_path / "run.txt").read_text())
+    args = _score(tmp_path, "--run", str(tmp_path / "run.txt"), str(clash), "--qrels", str(tmp_path / "qrels.txt"))
+    assert main([*args, "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert str(clash) in line and "reference engine" in line and "rename the file" in line
+
+
+def test_score_refuses_the_same_run_given_twice(tmp_path, capsys, monkeypatch):
+    _write_collection(tmp_path)
+    run = tmp_path / "run.txt"
+    (tmp_path / "link.txt").symlink_to(run)
+    monkeypatch.chdir(tmp_path)
+    for twice in (
+        [str(run), str(run)],
+        [str(run), "./run.txt"],
+        ["run.txt", f"{tmp_path}/./run.txt"],
+        ["link.txt", "run.txt"],
+    ):
+        assert main(_score(tmp_path, "--run", *twice, "--json")) == 2, twice
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        (line,) = captured.err.splitlines()
+        assert twice[0] in line and twice[1] in line and "give each run once" in line
+    # two files of one name in two folders are two runs, named by their paths
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "run.txt").write_text(run.read_text())
+    assert main(_score(tmp_path, "--run", str(run), str(tmp_path / "other" / "run.txt"), "--json")) == 0
+    names = [r["run"] for r in json.loads(capsys.readouterr().out)["runs"]]
+    assert names == [str(run), str(tmp_path / "other" / "run.txt")]
+
+
+def test_results_markdown_escapes_names(monkeypatch):
+    from types import SimpleNamespace
+    from typing import Any
+
+    from experiments.report import results
+
+    monkeypatch.setattr(results, "table_notes", lambda result, rows: ["note"])
+    result: Any = SimpleNamespace(config=SimpleNamespace(measures=[]), system_gsr={})  # what the table reads of it
+    names = ("a | b", "two\nlines | injected |", "c\\|d")
+    rows: list[dict] = [{"system": name, "measures": {}, "gsr": {}} for name in names]
+    table = results.markdown_table(result, rows).splitlines()
+    assert table[:5] == ["| system |", "|---|", r"| a \| b |", r"| two lines \| injected \| |", r"| c\\\|d |"]
+
+
+def _closed_stdout_run(tmp_path, how: str):
+    """`python -m experiments.cli score` whose stdout is a pipe closed before it prints, or closed from the start."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    args = ["-q", *_score(tmp_path, "--run", str(tmp_path / "run.txt"), "--qrels", str(tmp_path / "qrels.txt"))]
+    command = [sys.executable, "-m", "experiments.cli", *args]
+    root = Path(__file__).resolve().parents[2]
+    if how == "pipe":
+        process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # as `| head -0` does
+        err = process.stderr.read()
+        return process.wait(timeout=300), err
+    import shlex
+
+    done = subprocess.run(
+        ["bash", "-c", shlex.join(command) + " >&-"], cwd=root, capture_output=True, text=True, timeout=300
+    )
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("how", ["pipe", "closed"])
+def test_score_output_lost_to_a_closed_stdout_is_an_error(tmp_path, how):
+    _write_collection(tmp_path)
+    status, err = _closed_stdout_run(tmp_path, how)
+    assert status == 1, err
+    (line,) = [line for line in err.splitlines() if not line.startswith("gsr: warning:")]  # e.g. NLTK's stop list
+    assert line.startswith("gsr: error: ") and "standard output" in line
+    assert "Traceback" not in err and "Exception ignored" not in err
+
+
+def _holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment written out: the i-th smallest p times (m − i), made monotone, capped at 1."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted, running = [0.0] * len(p_values), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def test_score_corrects_each_measure_as_its_own_family(tmp_path, capsys):
+    from tests.support.toy_collection import RUN, score_args, write_toy
+
+    folder = write_toy(tmp_path / "toy")  # five judged topics: randomisation p-values down to 2/32
+    others = {
+        "second.run": {q: d[::-1] for q, d in RUN.items()},
+        "third.run": {q: d[1:] + d[:1] for q, d in RUN.items()},
+    }
+    for name, run in others.items():
+        (folder / name).write_text(
+            "".join(f"{q} Q0 {d} {r} {10 - r} x\n" for q, ds in run.items() for r, d in enumerate(ds, 1))
+        )
+    common = ["-q", *score_args(folder, ("run.txt", *others)), "--resamples", "1000"]
+    base = [*common, "--json"]
+
+    def scored(*extra):
+        assert main([*base, *extra]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    def gsr_tests(out):
+        return [r["perfect_test"] for r in out["runs"]] + out["comparisons"]
+
+    measured = scored("--measures", "nDCG@10,AP")
+    assert (measured["correction"], measured["correction_family"]) == ("holm", "measure")
+    for measure in ("nDCG@10", "AP"):  # each measure's tests against the baseline: one family of two
+        tests = [r["measures"][measure] for r in measured["runs"][1:]]
+        assert all(t["p_value"] is not None for t in tests)
+        assert [t["p_adjusted"] for t in tests] == pytest.approx(_holm([t["p_value"] for t in tests]))
+    tests = gsr_tests(measured)  # GSR's: three runs against the perfect engine and three pairs
+    assert len(tests) == 6 and all(t["p_value"] is not None for t in tests)
+    adjusted = [t["p_adjusted"] for t in tests]
+    assert min(adjusted) < 1 and adjusted == pytest.approx(_holm([t["p_value"] for t in tests]))
+    for other in (scored(), scored("--measures", "none"), scored("--measures", "P@1")):
+        assert [t["p_adjusted"] for t in gsr_tests(other)] == adjusted  # the measures asked for change nothing
+    # --correction-family all: every p-value of the call one family, as before
+    together = scored("--measures", "nDCG@10,AP", "--correction-family", "all")
+    family = gsr_tests(together) + [r["measures"][m] for r in together["runs"][1:] for m in ("nDCG@10", "AP")]
+    assert [t["p_adjusted"] for t in family] == pytest.approx(_holm([t["p_value"] for t in family]))
+    assert [t["p_adjusted"] for t in gsr_tests(together)] != adjusted
+    # the text says which p-values are adjusted, and how
+    assert main([*common, "--measures", "nDCG@10,AP"]) == 0
+    text = capsys.readouterr().out
+    assert "p-values Holm-adjusted per measure" in text and "adj. p vs perfect" in text
+    assert main([*common, "--correction-family", "all", "--latex"]) == 0
+    assert "p-values Holm-adjusted together" in capsys.readouterr().out

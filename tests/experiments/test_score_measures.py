@@ -102,3 +102,41 @@ def test_paired_t_test_is_scipys_to_the_bit(seed):
     a = np.round(rng.random(n), 4)
     for b in (np.round(rng.random(n), 4), a + 0.25, np.round(a + rng.normal(0, 0.01, n), 4)):
         assert paired_t_test(a.tolist(), b.tolist()) == stats.ttest_rel(a, b).pvalue
+
+
+BAD_MEASURES = {
+    "nDCG@0": "the cut-off must be a positive integer",  # pytrec_eval aborts the process (SIGABRT) on it
+    "P@10.5": "the cut-off must be a positive integer",
+    "P@1e1": "the cut-off must be a positive integer",
+    "P@-1": "the cut-off must be a positive integer",
+    "nDCG(cutoff=0)": "the cut-off must be a positive integer",
+    "AP(rel=0)": "rel (the lowest grade counted relevant) must be a positive integer",
+    "alpha_nDCG@10": "no ir_measures provider installed here computes it",
+    "ERR@10": "fails on it here",  # gdeval's perl script rejects its input
+    "P": "needs the parameter cutoff",
+    "MAPP": "is not an ir_measures measure",
+}
+
+
+@pytest.mark.parametrize("measure", list(BAD_MEASURES))
+def test_bad_measures_are_refused_before_any_work(tmp_path, capsys, measure):
+    folder = write_toy(tmp_path / "toy")
+    args = score_args(folder)
+    args[args.index("--docs") + 1] = str(folder / "missing.jsonl")  # never read: the measures are checked first
+    assert main(["-q", *args, "--measures", f"AP,{measure}"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"gsr: error: --measures: measure {measure!r}") and BAD_MEASURES[measure] in line
+
+
+@pytest.mark.parametrize("measure", ["nDCG@0", "P@1e1", "AP(rel=0)", "ERR@10"])
+def test_bad_config_measures_are_refused_naming_the_key(tmp_path, capsys, measure):
+    folder = write_toy(tmp_path / "toy")
+    config = folder / "config.toml"
+    config.write_text(config.read_text() + f"[evaluation]\nmeasures = {json.dumps(['AP', measure])}\n")
+    assert main(["-q", "run", str(config), "--out", str(tmp_path / "out")]) == 2
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"gsr: error: {config}: evaluation.measures: measure {measure!r}")
+    assert BAD_MEASURES[measure] in line and not (tmp_path / "out").exists()
