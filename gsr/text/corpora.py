@@ -69,13 +69,25 @@ def _lines(data: bytes) -> list[str]:
 
 
 def warn_missing(corpus: str, fallback: str) -> None:
-    """One warning per corpus and process: it is not installed, how to install it, and what is used instead."""
+    """Note that a corpus is not installed, how to install it, and what is used instead: a warning the first time a
+    cache (GSR_CACHE) sees it, then at -v only (INFO), once per process."""
     if corpus in _warned:
         return
     _warned.add(corpus)
-    LOG.warning(
+    from gsr.infra.store import cache_dir
+
+    marker = cache_dir() / "notices" / f"nltk-{corpus}-missing"
+    first = not marker.exists()
+    LOG.log(
+        logging.WARNING if first else logging.INFO,
         "NLTK's %r corpus is not installed; using %s instead. Install it with: %s",
         corpus,
         fallback,
         install_hint(corpus),
     )
+    if first:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:  # a read-only cache: the notice is shown again next time, nothing else changes
+            pass

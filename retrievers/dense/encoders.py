@@ -198,6 +198,73 @@ def _offline() -> None:
         pass
 
 
+def _first_line(error: BaseException, limit: int = 300) -> str:
+    """An exception's message in one line (torch and transformers write 6-30): its first non-empty line, cut."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    text = lines[0] if lines else ""
+    return f"{type(error).__name__}: {text[:limit]}{'…' if len(text) > limit else ''}"
+
+
+def _load(folder: Path, kind: str, device: str, make):
+    """make()'s model; any failure but running out of memory is one EncoderError line naming the folder."""
+    with out_of_memory(f"loading the {kind} {folder}", device, "use a smaller model"):
+        try:
+            return make()
+        except (DeviceError, InputError):
+            raise
+        except Exception as err:
+            if _is_oom(err):
+                raise
+            raise EncoderError(
+                f"{folder}: sentence-transformers cannot load it as a {kind} ({_first_line(err)})"
+            ) from None
+
+
+def _transformer_folder(folder: Path, kind: str) -> Path:
+    """Where the Hugging Face model of an encoder folder is: its Transformer module's folder, or the folder itself."""
+    if kind == "bi-encoder" and (folder / "modules.json").exists():
+        for module in _read_modules(folder):
+            if module["type"].endswith(".Transformer"):
+                return folder / str(module.get("path", ""))
+    return folder
+
+
+def check_initialised(folder: Path, kind: str) -> None:
+    """An EncoderError (one line) unless every weight the model of this kind has comes from the folder's checkpoint.
+
+    transformers loads a bi-encoder or a bare BERT as a cross-encoder with a newly initialised (random) head, and
+    only warns: its scores would differ on every run. Weights stored only as a pickle (pytorch_model.bin), which
+    loading could run code from, are refused here too."""
+    source = _transformer_folder(folder, kind)
+    if not any(source.glob("*.safetensors")) and any(source.glob("pytorch_model*.bin*")):
+        raise EncoderError(
+            f"{source}: the weights are a pickle (pytorch_model.bin), which loading could run code from; "
+            "save the model with safetensors (save_pretrained(..., safe_serialization=True))"
+        )
+    from transformers import AutoModel, AutoModelForSequenceClassification
+    from transformers.utils import logging as hf_logging
+
+    auto = AutoModelForSequenceClassification if kind == "cross-encoder" else AutoModel
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the load report is ours to give, in one line
+    try:
+        _, info = _load(
+            folder,
+            kind,
+            "cpu",
+            lambda: auto.from_pretrained(str(source), output_loading_info=True, local_files_only=True),
+        )
+    finally:
+        hf_logging.set_verbosity(level)
+    fresh = sorted(set(info.get("missing_keys") or ())) + sorted(str(k) for k in info.get("mismatched_keys") or ())
+    if fresh:
+        raise EncoderError(
+            f"{folder}: not a {kind}: loading it as one leaves {len(fresh)} weight(s) newly initialised, not read "
+            f"from the folder ({', '.join(fresh[:3])}{', …' if len(fresh) > 3 else ''}); its scores would be random. "
+            f"Give a folder saved as a {kind}"
+        )
+
+
 def load_bi_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32, setting: str = "device"):
     """The SentenceTransformer of `location` on `device`, checked: it must give one finite vector per text, rank by
     cosine or dot product, and (on a GPU) encode a full batch of `batch_size` texts of its longest length."""
@@ -206,17 +273,13 @@ def load_bi_encoder(location: EncoderLocation, device: str = "auto", batch_size:
     from sentence_transformers import SentenceTransformer
 
     folder = location.folder
-    with out_of_memory(f"loading the encoder {folder}", torch_device, "use a smaller model"):
-        try:
-            model = SentenceTransformer(str(folder), device=torch_device, local_files_only=True)
-        except (DeviceError, InputError):
-            raise
-        except Exception as err:
-            if _is_oom(err):
-                raise
-            raise EncoderError(
-                f"{folder}: sentence-transformers cannot load it as a bi-encoder ({type(err).__name__}: {err})"
-            ) from None
+    check_initialised(folder, "bi-encoder")
+    model = _load(
+        folder,
+        "bi-encoder",
+        torch_device,
+        lambda: SentenceTransformer(str(folder), device=torch_device, local_files_only=True),
+    )
     similarity = getattr(model, "similarity_fn_name", None) or "cosine"
     if similarity not in SIMILARITIES:
         raise EncoderError(
@@ -267,17 +330,13 @@ def load_cross_encoder(location: EncoderLocation, device: str = "auto", batch_si
     from sentence_transformers import CrossEncoder
 
     folder = location.folder
-    with out_of_memory(f"loading the cross-encoder {folder}", torch_device, "use a smaller model"):
-        try:
-            model = CrossEncoder(str(folder), device=torch_device, local_files_only=True)
-        except (DeviceError, InputError):
-            raise
-        except Exception as err:
-            if _is_oom(err):
-                raise
-            raise EncoderError(
-                f"{folder}: sentence-transformers cannot load it as a cross-encoder ({type(err).__name__}: {err})"
-            ) from None
+    check_initialised(folder, "cross-encoder")
+    model = _load(
+        folder,
+        "cross-encoder",
+        torch_device,
+        lambda: CrossEncoder(str(folder), device=torch_device, local_files_only=True),
+    )
     if device_is_gpu(torch_device):
         pairs = [(PROBE_TEXT, text) for text in _longest_texts(model, batch_size)]
     else:

@@ -69,13 +69,19 @@ def test_nltk_lists_are_the_papers_source(nltk_data):
     assert {"may", "june", "april", "august", "in"}.isdisjoint(words.female_names | words.male_names)
 
 
-def test_missing_nltk_corpus_falls_back_to_the_census_and_says_how_to_install(monkeypatch, caplog):
+def test_missing_nltk_corpus_falls_back_to_the_census_and_says_how_to_install(monkeypatch, caplog, own_cache):
     monkeypatch.setattr(labels, "nltk_first_names", lambda: None)
     monkeypatch.setattr(corpora, "_warned", set())
     with caplog.at_level(logging.WARNING, logger="gsr.corpora"):
         female, male, source = first_names("nltk")
     assert source == "census" and (female, male) == census_first_names()
     assert "python -m nltk.downloader names" in caplog.text
+    # a notice once per cache: the next process (here: a fresh set of notices given) says it at -v only
+    caplog.clear()
+    monkeypatch.setattr(corpora, "_warned", set())
+    with caplog.at_level(logging.INFO, logger="gsr.corpora"):
+        first_names("nltk")
+    assert [r.levelname for r in caplog.records if "nltk.downloader names" in r.getMessage()] == ["INFO"]
     assert default_mention_words().names_source == "census"
 
 

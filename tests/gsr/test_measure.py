@@ -140,7 +140,7 @@ def test_default_stop_list_holds_function_words_only():
     assert stopwords_of("sklearn") == sklearn.stopwords and stopwords_of(None) == analyzer.stopwords
 
 
-def test_nltk_stop_list_is_read_through_nltk_and_the_copy_is_the_same(nltk_data, monkeypatch, caplog):
+def test_nltk_stop_list_is_read_through_nltk_and_the_copy_is_the_same(nltk_data, monkeypatch, caplog, own_cache):
     import zipfile
 
     from gsr.text import analyzer as text

