@@ -14,11 +14,9 @@ log = logs.get("cli")
 
 def cmd_run(args) -> int:
     from experiments.config.experiment import load_config
-    from experiments.report import write_report
-    from experiments.report.output import OutputFolder
-    from experiments.report.provenance import Provenance, input_paths
-    from experiments.runner import Experiment
-    from gsr.infra.store import clean_stale_staging, unwritable
+    from experiments.report.output import writer_lock
+    from gsr.infra.extras import install_command, installed
+    from gsr.infra.store import unwritable
 
     config = load_config(args.config)
     if args.out:
@@ -27,11 +25,25 @@ def cmd_run(args) -> int:
         config.threads = args.threads
     if args.no_plots:
         config.plots = False
+    if config.plots and not installed("plots"):  # report.html has the charts; the PNGs need matplotlib
+        log.warning("no PNG figures: they need the 'plots' extra (%s)", install_command(["plots"]))
+        config.plots = False
     where = "--out" if args.out else f"{config.path or 'config'}: output"
     problem = unwritable(config.output)
     if problem:  # found now, not after hours of indexing and training
         raise CommandError(f"{where} {config.output} {problem}")
     identity = {"name": config.name, "config": str(config.path.resolve()) if config.path else None}
+    with writer_lock(config.output, where):  # one run writes a folder at a time: no run prints another's numbers
+        return _run_into(args, config, identity, where)
+
+
+def _run_into(args, config, identity: dict, where: str) -> int:
+    from experiments.report import write_report
+    from experiments.report.output import OutputFolder
+    from experiments.report.provenance import Provenance, input_paths
+    from experiments.runner import Experiment
+    from gsr.infra.store import clean_stale_staging
+
     output = OutputFolder.check(config.output, identity, input_paths(config), args.overwrite, option=where)
     for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
         clean_stale_staging(folder)
@@ -48,8 +60,8 @@ def cmd_run(args) -> int:
     experiment = Experiment(config)
     result = experiment.run()
     provenance.check_unchanged()
-    written = write_report(result, config.output, provenance, experiment)
-    output.finish(written.values(), fingerprint)
+    staging = output.staging()
+    written = output.commit(staging, write_report(result, staging, provenance, experiment), fingerprint)
     # the table write_report just made: building it again would redo every paired test and bootstrap
     print(written["markdown"].read_text(encoding="utf-8"))
     log.info(

@@ -1,4 +1,5 @@
-"""The output folder of `gsr run`: checked before any work, written by nobody else, and never holding a stale file.
+"""The output folder of `gsr run`: checked before any work, written by one run at a time, and never holding a stale
+file or files of two runs.
 
 Each run leaves a manifest, `.gsr-output.json`, naming the experiment and every file it wrote. Before any work, a
 folder is refused (unless `--overwrite`) when it holds files this experiment did not write: files without a
@@ -6,20 +7,31 @@ manifest, files its manifest does not list, or another experiment's results. A f
 experiment (a run file under runs/, the config itself) is refused even with `--overwrite`: no output may ever
 overwrite an input. After the report is written, the files the previous run of the folder wrote and this one did
 not (a system since removed from the config) are deleted, so no stale run or per-query file stays beside new results.
+
+One run writes a folder at a time (writer_lock: an flock, as the cache's, on `.gsr-output.lock`); a second stops with
+one line. Outputs are written into a staging folder inside it and moved in by `commit`, the manifest first listing
+every old and new file without a fingerprint, and last recording the new files: a run interrupted at any point
+leaves a folder the next run accepts as its own and recomputes, never results.md of one run beside results.json of
+another presented as current.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import secrets
+import shutil
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gsr.errors import InputError
-from gsr.infra.store import STAGING_MARK, atomic_write, fast_digest
+from gsr.infra.store import STAGING_MARK, atomic_write, fast_digest, storage_errors
 
 MANIFEST = ".gsr-output.json"
+LOCK = ".gsr-output.lock"
 MANIFEST_FORMAT = 2  # 2: the fingerprint of the inputs and each file's digest (format 1 manifests are never current)
 LEGACY_RESULTS = "results.json"  # outputs of releases before the manifest: adopted when they name this experiment
 
@@ -90,6 +102,48 @@ class OutputFolder:
                 return False
         return True
 
+    def staging(self) -> Path:
+        """A new, empty folder inside the output folder for this run's files (no listing counts its content); those
+        of interrupted earlier runs are removed (the caller holds writer_lock: nobody else writes them)."""
+        folder = self.path / f".gsr-output{STAGING_MARK}{secrets.token_hex(6)}"
+        with storage_errors(self.path):
+            for abandoned in self.path.glob(f".gsr-output{STAGING_MARK}*"):
+                shutil.rmtree(abandoned, ignore_errors=True)
+            folder.mkdir(parents=True)
+        return folder
+
+    def commit(self, staging: Path, written: dict[str, Path], fingerprint: str | None = None) -> dict[str, Path]:
+        """Move every file of `staging` into the folder and record them (finish); returns `written` as moved.
+
+        Until the last step the manifest lists the previous run's files and these, with no fingerprint: interrupted
+        anywhere, the folder is this experiment's and out of date, so the next run recomputes."""
+        names = sorted(
+            path.relative_to(staging).as_posix() for path in staging.rglob("*") if path.is_file() or path.is_symlink()
+        )
+        self._record(sorted(set(self.previous) | set(names)))
+        with storage_errors(self.path):
+            for name in names:
+                self._move_in(staging / name, self.path / name)
+            shutil.rmtree(staging, ignore_errors=True)
+        moved = {
+            label: self.path / Path(path).resolve().relative_to(staging.resolve()) for label, path in written.items()
+        }
+        self.finish([self.path / name for name in names], fingerprint)
+        return moved
+
+    @staticmethod
+    def _move_in(source: Path, target: Path) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
+
+    def _record(self, names: list[str], fingerprint: str | None = None) -> None:
+        with atomic_write(self.path / MANIFEST) as out:
+            record = {"format": MANIFEST_FORMAT, "experiment": self.experiment, "files": names}
+            if fingerprint is not None:
+                record["fingerprint"] = fingerprint
+                record["digests"] = {name: fast_digest(self.path / name) for name in names}
+            json.dump(record, out, indent=1)
+
     def finish(self, written: Iterable[Path], fingerprint: str | None = None) -> list[Path]:
         """Delete what the previous run wrote and this one did not, then record this run's files (with their
         digests, and the inputs' `fingerprint`); returns what was deleted."""
@@ -98,21 +152,35 @@ class OutputFolder:
         for path in stale:
             path.unlink(missing_ok=True)
             _remove_empty_parents(path.parent, self.path)
-        with atomic_write(self.path / MANIFEST) as out:
-            record = {"format": MANIFEST_FORMAT, "experiment": self.experiment, "files": names}
-            if fingerprint is not None:
-                record["fingerprint"] = fingerprint
-                record["digests"] = {name: fast_digest(self.path / name) for name in names}
-            json.dump(record, out, indent=1)
+        self._record(names, fingerprint)
         return stale
+
+
+@contextmanager
+def writer_lock(path: Path, option: str = "--out") -> Iterator[None]:
+    """Hold the output folder `path` (created if need be) for this run alone: an flock on its `.gsr-output.lock`
+    (hosts sharing the folder and PID namespaces included); InputError in one line if another run holds it."""
+    with storage_errors(path):
+        path.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(
+                f"{option} {path} is being written by another gsr run; wait for it to finish, or give another folder"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def _files_in(folder: Path) -> Iterator[str]:
     """The files below `folder` (relative names), lazily: a refusal needs one, not a walk of a whole disk."""
     for root, folders, files in os.walk(folder):
-        folders.sort()
+        folders[:] = sorted(name for name in folders if STAGING_MARK not in name)
         for name in sorted(files):
-            if STAGING_MARK not in name and name != MANIFEST:
+            if STAGING_MARK not in name and name not in (MANIFEST, LOCK):
                 yield (Path(root) / name).relative_to(folder).as_posix()
 
 

@@ -88,3 +88,71 @@ def test_other_nltk_word_lists_recompute(computed, capsys, monkeypatch, tmp_path
     (other / "english").write_text("the\nof\n", encoding="utf-8")
     monkeypatch.setattr("gsr.text.corpora.nltk_data_path", lambda: [tmp_path / "nltk"])
     assert "is up to date" not in _run(folder, capsys)[1]
+
+
+def test_a_second_run_into_a_folder_being_written_stops_in_one_line(computed, capsys):
+    """Issue 27.8: one output folder, one writer; the second run stops before any work, naming the folder."""
+    from experiments.report.output import writer_lock
+
+    folder, _ = computed
+    before = _stamps(folder)
+    with writer_lock(folder / "out"):  # another run holds it (an flock: any process, host or PID namespace)
+        status = main(["run", str(folder / "config.toml"), "--out", str(folder / "out"), "--force"])
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and len(err.splitlines()) == 1 and "is being written by another gsr run" in err, err
+    assert _stamps(folder) == before
+    assert "is up to date" in _run(folder, capsys)[1]  # released: the folder is as the first run left it
+
+
+def test_another_process_holding_the_folder_is_seen(computed, capsys):
+    import subprocess
+    import sys
+
+    folder, _ = computed
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom pathlib import Path\nfrom experiments.report.output import writer_lock\n"
+            f"with writer_lock(Path({str(folder / 'out')!r})):\n    print('held', flush=True)\n    time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert main(["run", str(folder / "config.toml"), "--out", str(folder / "out")]) == 2
+        assert "is being written by another gsr run" in capsys.readouterr().err
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@pytest.mark.parametrize("moved_before_the_kill", [0, 3])
+def test_a_run_killed_while_moving_its_files_in_is_recomputed_next_time(
+    computed, capsys, monkeypatch, moved_before_the_kill
+):
+    """Interrupted between writing its files and recording them, a run leaves a folder the next run accepts as this
+    experiment's and recomputes: never refused as files gsr did not write, never printed as up to date."""
+    from experiments.report.output import OutputFolder
+
+    folder, first = computed
+    (folder / "config.toml").write_text((folder / "config.toml").read_text() + "\n# changed\n")  # a rerun computes
+    real_move, calls = OutputFolder._move_in, []
+
+    def killed(source, target):
+        if len(calls) == moved_before_the_kill:
+            raise KeyboardInterrupt
+        calls.append(target)
+        real_move(source, target)
+
+    monkeypatch.setattr(OutputFolder, "_move_in", staticmethod(killed))
+    assert main(["run", str(folder / "config.toml"), "--out", str(folder / "out")]) != 0
+    monkeypatch.setattr(OutputFolder, "_move_in", staticmethod(real_move))
+    capsys.readouterr()
+    out, err = _run(folder, capsys)
+    assert "is up to date" not in err and out == first
+    assert "is up to date" in _run(folder, capsys)[1]
+    manifest = json.loads((folder / "out" / ".gsr-output.json").read_text(encoding="utf-8"))
+    assert not [p for p in (folder / "out").iterdir() if ".staging-" in p.name and p.is_dir() and any(p.iterdir())]
+    assert "results.md" in manifest["files"] and manifest["fingerprint"]
