@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import logging
+import json
 import os
 from pathlib import Path
 
 from debias.words import DEFAULT_LISTS, LIST_SETS, load_pair_list, load_word_list
+from embeddings.lexicons import DEBIAS_RECORD_SUFFIX
 from gsr.infra import logs
-from gsr.infra.store import unwritable
+from gsr.infra.store import atomic_write, unwritable
 
 log = logs.get("cli")
 
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     report = debiaser.report(kv)
     binary = out_path.name.lower().endswith(".bin")
     _write_word2vec(debiased, out_path, binary)
+    with atomic_write(out_path.with_name(out_path.name + DEBIAS_RECORD_SUFFIX)) as record:
+        json.dump({"source": str(args.embedding), "method": args.method, "lists": getattr(args, "lists", None)}, record)
     log.info("%s", summary(report, str(args.embedding)))
     log.info("wrote %s (word2vec %s)", out_path, "binary" if binary else "text")
     return 0
@@ -101,8 +104,9 @@ def _check_output(out_path: Path, source: Path, overwrite: bool) -> None:
         raise DebiasError(f"--out {out_path} is a folder; give the path of the word2vec file to write")
     if out_path.exists() and source.exists() and out_path.resolve() == source.resolve():
         raise DebiasError(f"--out {out_path} is the embedding being debiased; write the debiased copy elsewhere")
-    if out_path.exists() and not overwrite:
-        raise DebiasError(f"--out {out_path} already exists; give another path, or --overwrite to replace it")
+    for path in (out_path, out_path.with_name(out_path.name + DEBIAS_RECORD_SUFFIX)):
+        if path.exists() and not overwrite:
+            raise DebiasError(f"--out {path} already exists; give another path, or --overwrite to replace it")
     problem = unwritable(out_path.parent)
     if problem:
         raise DebiasError(f"--out {out_path}: the folder {out_path.parent} {problem}")
@@ -162,16 +166,11 @@ def _listed(items) -> str:
 def _write_word2vec(kv, path: Path, binary: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written beside the target and renamed, so a failed run never leaves a half-written embedding;
-    # the suffix is kept because gensim compresses by extension (.gz).
+    # the suffix is kept because the writer compresses by extension (.gz, .bz2).
     staging = str(path.with_name(f".{path.name}.{os.getpid()}.partial{path.suffix}"))
-    keyedvectors_log = logging.getLogger("gensim.models.keyedvectors")
-    level = keyedvectors_log.level
-    # gensim warns that there are no word counts to sort by; the vocabulary order is what we want.
-    keyedvectors_log.setLevel(logging.ERROR)
     try:
         kv.save_word2vec_format(staging, binary=binary)
         os.replace(staging, path)
     finally:
-        keyedvectors_log.setLevel(level)
         if os.path.exists(staging):
             os.remove(staging)

