@@ -38,9 +38,9 @@ def cmd_run(args) -> int:
 
 
 def _run_into(args, config, identity: dict, where: str) -> int:
-    from experiments.report import write_report
     from experiments.report.output import OutputFolder
     from experiments.report.provenance import Provenance, input_paths
+    from experiments.report.writer import write_report
     from experiments.runner import Experiment
     from gsr.infra.store import clean_stale_staging
 

@@ -3,7 +3,11 @@ label-based trade-off, the adversarial probe, the gendered versions), with every
 or hidden from the legend and one panel at a time chosen from a menu where the PNG needs a grid of panels.
 
 Each function returns a plotly Figure; html.py embeds its JSON and the page draws it with the plotly.js it inlines.
-Plotly is imported inside each function, so importing this module costs nothing."""
+Plotly is imported inside each function, so importing this module costs nothing.
+
+Plotly reads a subset of HTML (<a href>, <span style>, <b>, <br>) in every string it draws (trace names, hover texts,
+categories, menus, titles) and %{...} in hovertemplates: every string that comes from data (system, run, query,
+measure, embedding and category names) goes in through `plotly_text`, as entities Plotly shows as the characters."""
 
 from __future__ import annotations
 
@@ -12,13 +16,26 @@ import math
 from experiments.report.figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR
 
 HEIGHT = 520
+_ENTITIES = str.maketrans({"&": "&#38;", "<": "&#60;", ">": "&#62;", '"': "&#34;", "'": "&#39;", "%": "&#37;"})
+
+
+def plotly_text(value) -> str:
+    """`value` as text Plotly shows as it is: &, <, >, quotes and % as numeric HTML entities (which Plotly turns back
+    into the characters), so no tag of it is read and no %{...} of it substituted, in a hovertemplate or not.
+    report.js's plotlyText is the same function."""
+    return str(value).translate(_ENTITIES)
+
+
+def _texts(values) -> list[str]:
+    return [plotly_text(v) for v in values]
 
 
 def _layout(fig, title: str, x: str, y: str) -> None:
+    """The common layout; `title`, `x` and `y` are plain text (escaped here)."""
     fig.update_layout(
-        title={"text": title, "x": 0, "font": {"size": 14}},
-        xaxis_title=x,
-        yaxis_title=y,
+        title={"text": plotly_text(title), "x": 0, "font": {"size": 14}},
+        xaxis_title=plotly_text(x),
+        yaxis_title=plotly_text(y),
         height=HEIGHT,
         template="plotly_white",
         margin={"l": 60, "r": 20, "t": 100, "b": 50},
@@ -27,13 +44,14 @@ def _layout(fig, title: str, x: str, y: str) -> None:
 
 
 def _menu(fig, labels: list[str], visible: list[list[bool]], titles: list[dict] | None = None) -> None:
-    """A drop-down that shows one group of traces at a time (`visible[i]` for entry `labels[i]`)."""
+    """A drop-down that shows one group of traces at a time (`visible[i]` for entry `labels[i]`, plain text); `titles`
+    the layout changes each entry makes (their texts already through plotly_text)."""
     buttons = []
     for i, label in enumerate(labels):
         args: list = [{"visible": visible[i]}]
         if titles:
             args.append(titles[i])
-        buttons.append({"label": label, "method": "update", "args": args})
+        buttons.append({"label": plotly_text(label), "method": "update", "args": args})
     fig.update_layout(
         # just above the plot area, under the title the layout keeps at the top of the figure
         updatemenus=[
@@ -52,16 +70,17 @@ def rank_change_chart(changes) -> object:
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for i, (name, change) in enumerate(changes.systems.items()):
+    for i, (system, change) in enumerate(changes.systems.items()):
         r = "n/a" if change.r is None else f"{change.r:.2f}"
         p = "n/a" if change.p_value is None else f"{change.p_value:.2g}"
+        name = plotly_text(system)
         fig.add_trace(
             go.Scatter(
                 x=[q.abs_g for q in change.points],
                 y=[q.distance for q in change.points],
                 mode="markers",
                 name=f"{name} (r = {r}, p = {p})",
-                customdata=[[q.qid, q.g_query] for q in change.points],
+                customdata=[[plotly_text(q.qid), q.g_query] for q in change.points],
                 hovertemplate="query %{customdata[0]}<br>g(q) = %{customdata[1]:.3f}<br>τ distance = %{y:.3f}"
                 "<extra>" + name + "</extra>",
                 visible=True if i == 0 else "legendonly",
@@ -89,14 +108,14 @@ def reliability_chart(reliability) -> object:
     )
     _layout(fig, "Fig. 11: reliability of GSR across the two measuring embeddings", "", "")  # each panel's axes below
     for col, agreement, what in ((1, queries, "query"), (2, systems, "system")):
-        a, b = agreement.names
+        a, b = _texts(agreement.names)
         fig.add_trace(
             go.Scatter(
                 x=[x for _, x, _ in agreement.points],
                 y=[y for _, _, y in agreement.points],
                 mode="markers",
                 name=what,
-                customdata=[[key] for key, _, _ in agreement.points],
+                customdata=[[plotly_text(key)] for key, _, _ in agreement.points],
                 hovertemplate=what + " %{customdata[0]}<br>" + a + ": %{x:.4f}<br>" + b + ": %{y:.4f}<extra></extra>",
                 marker={"color": FEMALE_COLOUR, "size": 6 if col == 1 else 9, "opacity": 0.7},
                 showlegend=False,
@@ -128,7 +147,7 @@ def gap_shares_chart(shares: dict) -> object:
         for side, colour, label in sides:
             fig.add_trace(
                 go.Bar(
-                    x=[row["label"] for row in rows],
+                    x=[plotly_text(row["label"]) for row in rows],
                     y=[100.0 * (row[side] or 0.0) for row in rows],
                     name=label,
                     marker_color=colour,
@@ -162,13 +181,14 @@ def tradeoff_chart(bias) -> object:
                     mode="markers",
                     name=label,
                     marker={"symbol": symbol, "color": colour, "size": 9},
-                    customdata=[[n] for n, _, _ in points],
-                    hovertemplate="%{customdata[0]}<br>" + panel + " = %{x:.4f}<br>%{y:.4f}<extra></extra>",
+                    customdata=[[plotly_text(n)] for n, _, _ in points],
+                    hovertemplate="%{customdata[0]}<br>" + plotly_text(panel) + " = %{x:.4f}<br>%{y:.4f}"
+                    "<extra></extra>",
                     visible=i == 0,
                 )
             )
     visible = [[j // 2 == i for j in range(2 * len(panels))] for i in range(len(panels))]
-    _menu(fig, panels, visible, [{"xaxis.title.text": panel} for panel in panels])
+    _menu(fig, panels, visible, [{"xaxis.title.text": plotly_text(panel)} for panel in panels])
     _layout(fig, "Effectiveness against each label-based bias measure", panels[0] if panels else "", bias.effectiveness)
     return fig
 
@@ -186,17 +206,17 @@ def probe_chart(probe) -> object:
             values = {row["system"]: _value(row.get(panel)) for row in probe.rows if row["appended"] == word}
             fig.add_trace(
                 go.Bar(
-                    y=systems,
+                    y=_texts(systems),
                     x=[values.get(s) for s in systems],
                     orientation="h",
-                    name=f"+ {word}",
-                    hovertemplate="%{y}<br>" + panel + " = %{x:.4f}<extra>+ " + word + "</extra>",
+                    name=f"+ {plotly_text(word)}",
+                    hovertemplate=f"%{{y}}<br>{plotly_text(panel)} = %{{x:.4f}}<extra>+ {plotly_text(word)}</extra>",
                     visible=i == 0,
                 )
             )
     per = len(probe.words)
     visible = [[j // per == i for j in range(per * len(panels))] for i in range(len(panels))]
-    _menu(fig, panels, visible, [{"xaxis.title.text": panel} for panel in panels])
+    _menu(fig, panels, visible, [{"xaxis.title.text": plotly_text(panel)} for panel in panels])
     _layout(fig, "Adversarial probe: the change when a word is appended", panels[0] if panels else "", "")
     fig.update_layout(height=max(HEIGHT, 22 * len(systems) + 160), yaxis={"autorange": "reversed"})
     return fig
@@ -223,9 +243,9 @@ def gender_versions_chart(versions) -> object:
         fig.add_trace(
             go.Scatter(
                 x=shares,
-                y=systems,
+                y=_texts(systems),
                 mode="markers",
-                name=category,
+                name=plotly_text(category),
                 marker={"color": FEMALE_COLOUR, "size": 8},
                 error_x={
                     "type": "data",
@@ -233,7 +253,7 @@ def gender_versions_chart(versions) -> object:
                     "array": [_reach(s, e["share_ci"], 1) for e, s in zip(entries, shares)],
                     "arrayminus": [_reach(s, e["share_ci"], 0) for e, s in zip(entries, shares)],
                 },
-                hovertemplate="%{y}<br>share = %{x:.3f}<extra>" + category + "</extra>",
+                hovertemplate="%{y}<br>share = %{x:.3f}<extra>" + plotly_text(category) + "</extra>",
                 visible=i == 0,
             )
         )

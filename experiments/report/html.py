@@ -6,7 +6,13 @@ each system's top documents with g_q(d), relevance and every word coloured by g(
 a contrast view of two systems (queries by |Δ g_q(L)|, their lists side by side: DiffIR's idea, for gender), the
 analyses' tables and figures, and the provenance. Charts are Plotly's; plotly.js, the page's script and its data are
 inlined, so the file opens from file:// with no network. Only what the views need is embedded: each list's top
-`MAX_DOCUMENTS` documents, their texts, and g(w) of the words in them.
+`MAX_DOCUMENTS` documents, their texts (each cut at `MAX_TEXT_CHARACTERS`, with a note), and g(w) of the words in them.
+
+Every string of the data (names, query ids and texts, document ids and texts, labels) is data, never markup: the JSON
+is embedded with <, >, & and U+2028/9 as \\u escapes, the template's placeholders are filled in one pass (nothing
+substituted is read again), the title goes in HTML-escaped, report.js builds the DOM from text nodes and passes every
+string to Plotly as HTML entities (charts.py does the same for the analyses' figures), and a Content-Security-Policy
+lets the page fetch nothing (docs/reliability.md, "report.html: data is never markup").
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import base64
 import html
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,9 +29,17 @@ from pathlib import Path
 import numpy as np
 
 from gsr.infra.store import atomic_write
+from gsr.text.normal_form import nfc
 
 MAX_DOCUMENTS = 10  # documents shown per (system, query) list: the measured top K, at most this many
 DIGITS = 4  # g values are embedded rounded to this many decimals (the tables keep every digit)
+MAX_TEXT_CHARACTERS = 20_000  # a document's text is embedded up to here (cut at a word boundary); its g values are not
+WORD = re.compile(r"[\w']+")  # a word as the page splits text (report.js: [\p{L}\p{N}_']+, the same characters)
+# characters JSON may hold inside a string that HTML or old JavaScript would read: always \u escapes in the page
+_SCRIPT_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+_PLACEHOLDERS = re.compile(r"/\*(?:STYLE|PLOTLY|SCRIPT|DATA)\*/|<!--TITLE-->")
 
 
 @dataclass
@@ -45,15 +60,43 @@ class ReportData:
     excluded: dict[str, list[str]] = field(default_factory=dict)  # qid -> the words excluded as query terms
     analyses: list[dict] = field(default_factory=list)  # [{"name", "caption", "html" or "png"}]
     provenance: dict = field(default_factory=dict)
+    cut: dict[str, str] = field(default_factory=dict)  # docid -> the note shown where its text was cut
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__, ensure_ascii=False, allow_nan=False, default=_plain, separators=(",", ":"))
+
+    def script_json(self) -> str:
+        """`to_json` as a <script type="application/json"> block holds it: no <, > or & (nothing HTML would read as
+        markup: `</script>`, `<!--`), no U+2028/9; each a \\u escape, which JSON.parse reads as the character."""
+        return self.to_json().translate(_SCRIPT_ESCAPES)
+
+    def set_documents(self, texts: dict[str, str]) -> None:
+        """The shown documents' texts, each cut at MAX_TEXT_CHARACTERS (`cut_text`), and a note for each one cut."""
+        self.documents, self.cut = {}, {}
+        for docid, text in texts.items():
+            text = nfc(text)  # the page splits words as the measure does: "café" one word however it is spelled
+            self.documents[docid] = shown = cut_text(text)
+            if len(shown) < len(text):
+                self.cut[docid] = f"… text cut at {MAX_TEXT_CHARACTERS:,} of {len(text):,} characters"
 
 
 def _plain(value):
     if isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"cannot embed {type(value).__name__} in the report")
+
+
+def cut_text(text: str, limit: int = MAX_TEXT_CHARACTERS) -> str:
+    """`text` up to `limit` characters, ending before a word `limit` would split (the whole word goes: the page
+    colours only whole words); `text` itself where it is no longer. A text of one longer word is cut at `limit`."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    inside = WORD.match(head[::-1]) if WORD.fullmatch(text[limit - 1 : limit + 1]) else None  # the limit splits a word
+    if inside is not None:
+        start = limit - inside.end()  # where that word starts
+        head = head[:start] if start > 0 else head
+    return head
 
 
 def _rounded(value) -> float | None:
@@ -118,11 +161,10 @@ def query_lists(
 
 def word_values(texts: dict[str, str], gendered) -> dict[str, float | None]:
     """g(w) of every word of `texts` that Eq. 2 counts (in the lexicon, not a stop word), keyed as the page splits
-    text: lowercase runs of letters, digits and apostrophes."""
-    import re
-
+    text: runs of Unicode letters, digits, underscores and apostrophes (`WORD`), each then lowercased (report.js
+    splits with the same characters and lowercases each run alike: `café`, `naïve` are found and coloured)."""
     analyzer, lexicon = gendered.analyzer, gendered.lexicon
-    words = {w for text in texts.values() for w in re.findall(r"[\w']+", text.lower())}
+    words = {w.lower() for text in texts.values() for w in WORD.findall(text)}
     counted = {w for w in words if analyzer.tokens(w) == [w]}
     return {w: _rounded(g) for w, g in zip(sorted(counted), lexicon.values(sorted(counted)).tolist()) if g == g}
 
@@ -167,19 +209,29 @@ def table_entry(name: str, caption: str, rows: list[dict]) -> dict:
     }
 
 
+def fill_template(template: str, parts: dict[str, str]) -> str:
+    """`template` with each placeholder replaced by `parts[placeholder]`, in one pass over the template: what is
+    put in is never scanned again (a document holding `<!--TITLE-->` or `/*DATA*/` stays as it is)."""
+    found = _PLACEHOLDERS.findall(template)
+    if sorted(found) != sorted(parts):
+        raise ValueError(f"the report template's placeholders are {found}, not one each of {sorted(parts)}")
+    return _PLACEHOLDERS.sub(lambda match: parts[match.group()], template)
+
+
 def write_html(data: ReportData, path: Path) -> Path:
     """The page at `path`: the template with plotly.js, the page's script and `data` inlined."""
     from plotly.offline import get_plotlyjs
 
     folder = resources.files("experiments.report") / "assets"
-    page = (folder / "report.html").read_text(encoding="utf-8")
-    payload = data.to_json().replace("</", "<\\/")  # no "</script>" inside the data block
-    page = (
-        page.replace("/*STYLE*/", (folder / "report.css").read_text(encoding="utf-8"))
-        .replace("/*PLOTLY*/", get_plotlyjs())
-        .replace("/*SCRIPT*/", (folder / "report.js").read_text(encoding="utf-8"))
-        .replace("/*DATA*/", payload)
-        .replace("<!--TITLE-->", html.escape(data.title))
+    page = fill_template(
+        (folder / "report.html").read_text(encoding="utf-8"),
+        {
+            "/*STYLE*/": (folder / "report.css").read_text(encoding="utf-8"),
+            "/*PLOTLY*/": get_plotlyjs(),
+            "/*SCRIPT*/": (folder / "report.js").read_text(encoding="utf-8"),
+            "/*DATA*/": data.script_json(),
+            "<!--TITLE-->": html.escape(data.title),
+        },
     )
     with atomic_write(path) as out:
         out.write(page)
@@ -296,7 +348,7 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
             {s: result.runs[s] for s in systems}, data.queries, gendered, cutoffs, result.collection.qrels
         )
         shown |= documents
-    data.documents = result.collection.texts(shown)
+    data.set_documents(result.collection.texts(shown))
     for label in labels:
         data.words[label] = word_values(data.documents, experiment.gendered(label))
     words = {w for per in data.words.values() for w in per}
@@ -333,7 +385,7 @@ def scored_report(
     data.lists[label], shown = query_lists(
         dict(zip(names, runs)), data.queries, gendered, list_cutoffs(cutoff, qrels, data.queries), qrels
     )
-    data.documents = texts_of(shown)
+    data.set_documents(texts_of(shown))
     data.words[label] = word_values(data.documents, gendered)
     data.excluded = excluded_words(data.queries, gendered, set(data.words[label]))
     return data

@@ -6,6 +6,7 @@ contrast view by |Δ g_q(L)|. Screenshots are left in the test's folder (and $GS
 from __future__ import annotations
 
 import csv
+import html
 import json
 import os
 import re
@@ -26,7 +27,7 @@ CHROMEDRIVER = shutil.which("chromedriver")
 def embedded_data(path: Path) -> dict:
     page = path.read_text(encoding="utf-8")
     match = re.search(r'<script id="report-data" type="application/json">(.*?)</script>', page, re.S)
-    return json.loads(match.group(1).replace("<\\/", "</"))
+    return json.loads(match.group(1))  # <, > and & are \u escapes, which JSON reads as the characters
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,7 @@ def test_the_analyses_figures_are_charts_of_the_numbers_written(toy_report):
     for i, system in enumerate(systems):
         bins = [row for row in rows if row["system"] == system]
         for trace, side in zip(traces[3 * i : 3 * i + 3], ("male", "neither", "female")):
-            assert trace["x"] == [row["label"] for row in bins]
+            assert [html.unescape(x) for x in trace["x"]] == [row["label"] for row in bins]  # as Plotly shows them
             assert trace["y"] == pytest.approx([100 * (row[side] or 0) for row in bins])
             assert trace["visible"] is (i == 0)
     (menu,) = entry["figure"]["layout"]["updatemenus"]
@@ -216,5 +217,334 @@ def test_the_report_in_headless_chromium(toy_report, tmp_path):
         requests = [json.loads(e["message"])["message"] for e in driver.get_log("performance")]
         fetched = [m["params"]["request"]["url"] for m in requests if m["method"] == "Network.requestWillBeSent"]
         assert all(url.startswith(("file://", "data:")) for url in fetched), fetched
+    finally:
+        driver.quit()
+
+
+# ------------------------------------------------------------------------------------------ data is never markup
+SPAN = '<span style="mask-image:url(http://127.0.0.1:9/x)">S</span>'  # Plotly's <span style>: a CSS fetch
+LINK = '<a href="http://127.0.0.1:9/">q</a> %{x}'  # Plotly's <a href> and a hovertemplate substitution
+MARKUP = "<!--<script </script> <!--TITLE--> /*DATA*/ /*STYLE*/ /*PLOTLY*/ /*SCRIPT*/ \u2028 \u2029 &amp; \\ end"
+OBJECT_WORDS = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]
+QID = "q<b>\"&'%{y}</b>"
+DOC = "d<i>\"&'</i>"
+DOC_TEXT = f"he is an electrician {MARKUP} {LINK} {SPAN} {' '.join(OBJECT_WORDS)} café naïve nurse \\"
+QUERY_TEXT = f"electrician {LINK} {MARKUP}"
+NON_ASCII = {"café": 0.5, "naïve": -0.5}
+LONG_DOC_WORDS = 1_000_000
+
+
+def _hostile_collection(folder: Path) -> tuple[list[str], Path]:
+    """The toy collection plus a query, a document and an embedding word list full of markup, and two runs whose
+    names (their paths: the two share a file name) are markup: (`gsr score`'s arguments, the documents file)."""
+    from tests.support import toy_collection as toy
+
+    write_toy(folder)
+    docs = folder / "docs.jsonl"
+    docs.write_text(docs.read_text(encoding="utf-8") + json.dumps({"id": DOC, "contents": DOC_TEXT}) + "\n", "utf-8")
+    topics = folder / "topics.tsv"
+    topics.write_text(topics.read_text(encoding="utf-8") + f"{QID}\t{QUERY_TEXT}\n", "utf-8")
+    qrels = folder / "qrels.txt"
+    qrels.write_text(qrels.read_text(encoding="utf-8") + f"{QID} 0 {DOC} 2\n", "utf-8")
+    vectors = toy.vectors_text().splitlines()
+    count, dim = vectors[0].split()
+    rows = vectors[1:] + [f"{w} {g} 0.4 0.5" for w, g in NON_ASCII.items()]
+    embedding = folder / "v<b>%{x}&.txt"  # its file name is the page's label
+    embedding.write_text(f"{len(rows)} {dim}\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    runs = []
+    for name, order in ((SPAN, [DOC, "m1", "f1"]), ("p%{x}", ["f1", DOC, "m1"])):
+        path = f"{folder}/{name}/run.txt"
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        ranked = {**toy.RUN, QID: order}
+        lines = [f"{q} Q0 {d} {r} {10 - r} toy\n" for q, ds in ranked.items() for r, d in enumerate(ds, 1)]
+        Path(path).write_text("".join(lines), encoding="utf-8")
+        runs.append(path)
+    args = ["score", "--run", *runs, "--topics", str(topics), "--docs", str(docs), "--qrels", str(qrels)]
+    return [*args, "--embedding", str(embedding), "--jobs", "1"], docs
+
+
+def _hostile_charts() -> list[dict]:
+    """Every analysis chart, each name, query id, measure, word and category in it markup."""
+    from types import SimpleNamespace as Object
+
+    from experiments.report import charts
+    from experiments.report.html import chart_entry
+
+    systems = [SPAN, LINK]
+    point = Object(abs_g=0.3, distance=0.2, qid=QID, g_query=0.3)
+    change = Object(
+        r=0.5, p_value=0.01, points=[point, Object(abs_g=0.1, distance=0.4, qid="q2", g_query=-0.1)], depth=10
+    )
+    agreement = Object(coefficient=0.9, p_value=0.001, names=(SPAN, LINK), points=[(QID, 0.1, 0.2), ("q2", 0.3, 0.1)])
+    bins = [{"label": LINK, "male": 0.2, "neither": 0.5, "female": 0.3, "n": 4}]
+    bins.append({"label": "[0, 1)", "male": 0.1, "neither": 0.6, "female": 0.3, "n": 3})
+    probe_rows = [{"system": s, "appended": w, "Δ" + LINK: 0.1 * i} for i, s in enumerate(systems) for w in systems]
+    versions = {s: {SPAN: {"female>male": {"share": 0.6, "share_ci": [0.5, 0.7]}}} for s in systems}
+    figures = {
+        'rank"change': charts.rank_change_chart(Object(systems={s: change for s in systems})),
+        "reliability": charts.reliability_chart(Object(query_genderedness=agreement, system_ranking=agreement)),
+        "gaps": charts.gap_shares_chart({s: bins for s in systems}),
+        "tradeoff": charts.tradeoff_chart(
+            Object(points={LINK: [(SPAN, 0.1, 0.2, None), (LINK, 0.2, 0.3, 1)]}, effectiveness=SPAN)
+        ),
+        "probe": charts.probe_chart(Object(rows=probe_rows, words=systems)),
+        "versions": charts.gender_versions_chart(Object(comparisons=versions)),
+    }
+    return [chart_entry(name, f"{name} {SPAN}", figure) for name, figure in figures.items()]
+
+
+@pytest.fixture(scope="module")
+def hostile_report(tmp_path_factory) -> dict[str, Path]:
+    """`gsr score --html` of the hostile collection ("scored"), and the same data written again with a title ending
+    in a backslash and every analysis chart, all names markup ("full")."""
+    from experiments.report.html import ReportData, write_html
+
+    folder = tmp_path_factory.mktemp("hostile")
+    args, _ = _hostile_collection(folder / "toy")
+    assert main(["-q", *args, "--html", str(folder / "scored.html")]) == 0
+    data = ReportData(**embedded_data(folder / "scored.html"))
+    data.title = f"gsr-bench: {MARKUP} {SPAN} \\"
+    data.analyses = _hostile_charts()
+    write_html(data, folder / "full.html")
+    return {"scored": folder / "scored.html", "full": folder / "full.html"}
+
+
+def _errors(driver) -> list:
+    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _fetched(driver) -> list[str]:
+    """Every URL the page asked for that is not file: or data: (Chrome's performance log and the page's own)."""
+    requests = [json.loads(e["message"])["message"] for e in driver.get_log("performance")]
+    urls = [m["params"]["request"]["url"] for m in requests if m["method"] == "Network.requestWillBeSent"]
+    urls += driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    return [url for url in urls if not url.startswith(("file://", "data:", "blob:"))]  # blob: is the page's memory
+
+
+def _open_query(driver, qid: str) -> None:
+    driver.execute_script("openQuery(arguments[0], DATA.systems, DATA.labels[0])", qid)
+
+
+def _document_node(driver, docid: str):
+    from selenium.webdriver.common.by import By
+
+    nodes = [
+        n for n in driver.find_elements(By.CSS_SELECTOR, "#query-lists .doc") if n.get_attribute("data-doc") == docid
+    ]
+    assert nodes, f"{docid} not shown"
+    return nodes[0]
+
+
+def test_markup_in_the_data_is_embedded_as_data(hostile_report):
+    """`<!--<script`, `</script>`, the template's placeholders and a trailing backslash in documents, query texts,
+    names and the title: the embedded JSON holds no <, > nor & and gives back every string exactly; the page renders
+    them as text with no console error."""
+    from selenium.webdriver.common.by import By
+
+    for path in hostile_report.values():
+        page = path.read_text(encoding="utf-8")
+        block = re.search(r'<script id="report-data" type="application/json">(.*?)</script>', page, re.S).group(1)
+        assert not set("<>&\u2028\u2029") & set(block)
+        data = embedded_data(path)
+        assert data["documents"][DOC] == DOC_TEXT and data["queries"][QID] == QUERY_TEXT
+        assert [s for s in data["systems"] if s.endswith(f"/{SPAN}/run.txt")]
+    full = embedded_data(hostile_report["full"])
+    assert full["title"] == f"gsr-bench: {MARKUP} {SPAN} \\"
+    page = hostile_report["full"].read_text(encoding="utf-8")
+    assert re.search(r"<title>(.*?)</title>", page, re.S).group(1) == html.escape(full["title"])
+    driver = _browser()
+    try:
+        for path in hostile_report.values():
+            driver.get(path.as_uri())
+            data = embedded_data(path)
+            assert driver.execute_script("return document.title") == data["title"]
+            assert driver.find_element(By.ID, "title").get_attribute("textContent") == data["title"]
+            _open_query(driver, QID)
+            summary = driver.find_element(By.ID, "query-summary").get_attribute("textContent")
+            assert QUERY_TEXT in summary and QID in summary
+            text = _document_node(driver, DOC).find_element(By.CSS_SELECTOR, ".text").get_attribute("textContent")
+            assert text == DOC_TEXT
+            assert _errors(driver) == []
+    finally:
+        driver.quit()
+
+
+HOVER_ALL = """
+const [selector, done] = arguments, texts = [];
+const plots = Array.from(document.querySelectorAll(selector)).filter((gd) => gd.data);
+const pause = () => new Promise((resolve) => setTimeout(resolve, 60));  // Plotly throttles hover events
+(async () => {
+  for (const gd of plots) {
+    for (const [i, trace] of gd._fullData.entries()) {
+      if (trace.visible !== true || trace.hoverinfo === "skip") continue;
+      const subplot = (trace.xaxis || "x") + (trace.yaxis || "y");
+      for (let p = 0; p < (trace.x || trace.y || []).length; p++) {
+        Plotly.Fx.hover(gd, [{ curveNumber: i, pointNumber: p }], [subplot]);
+        await pause();
+        texts.push(gd.querySelector(".hoverlayer").textContent);
+      }
+    }
+    Plotly.Fx.unhover(gd);
+  }
+})().then(() => done(texts), (error) => done(["hover failed: " + error]));
+"""
+
+
+def _shown_text(driver, selector: str) -> list[str]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0])).map(n => n.textContent)", selector
+    )
+
+
+def test_names_and_texts_are_never_plotly_markup(hostile_report):
+    """Runs named `<span style=...url(http...)>`, a query text with `<a href>` and `%{x}`, charts whose systems,
+    queries, measures and words are the same: opening every view and hovering every point fetches nothing, makes
+    no link, shows `%{x}` as typed and the names as their characters, with no console error."""
+    from selenium.webdriver.common.by import By
+
+    driver = _browser()
+    driver.set_script_timeout(120)
+    try:
+        driver.get(hostile_report["full"].as_uri())
+        data = embedded_data(hostile_report["full"])
+        span_run = next(s for s in data["systems"] if SPAN in s)
+        driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="scatter"]').click()
+        hovers = driver.execute_async_script(HOVER_ALL, "#scatter-plot")
+        assert any(LINK in text and QID in text for text in hovers)  # the query's text, as typed
+        assert any("p%{x}/run.txt" in text for text in hovers)  # a run's name in the hover's box, as typed
+        assert span_run in _shown_text(driver, "#scatter-plot .legendtext")
+        _screenshot(driver, hostile_report["full"].parent, "hostile-scatter")
+        image = driver.execute_async_script(  # the modebar's "download plot as a png", under the page's CSP
+            "const done = arguments[0]; Plotly.toImage('scatter-plot', { format: 'png' })"
+            ".then((url) => done(url.slice(0, 22)), (error) => done(String(error)))"
+        )
+        assert image == "data:image/png;base64,"
+        _open_query(driver, QID)
+        driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="contrast"]').click()
+        driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="analyses"]').click()
+        hovers = driver.execute_async_script(HOVER_ALL, "#analyses-list div[data-chart]")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#analyses-list div[data-chart] .main-svg")) >= 6
+        assert any(LINK in text for text in hovers) and any(SPAN in text for text in hovers)
+        assert any(QID in text for text in hovers)
+        shown = " ".join(_shown_text(driver, "#analyses-list .legendtext, #analyses-list .updatemenu-item-text"))
+        shown += " ".join(_shown_text(driver, "#analyses-list .xtick, #analyses-list .ytick, #analyses-list .gtitle"))
+        shown += " ".join(_shown_text(driver, "#analyses-list .xtitle, #analyses-list .ytitle"))
+        assert SPAN in shown and LINK in shown  # legends, menus, ticks and titles show the characters
+        _screenshot(driver, hostile_report["full"].parent, "hostile-analyses")
+        links = driver.execute_script(
+            "return Array.from(document.querySelectorAll('a')).map(a => a.getAttribute('href') || "
+            "a.getAttributeNS('http://www.w3.org/1999/xlink', 'href') || '')"
+        )
+        assert not [link for link in links if re.match(r"\s*https?:", link, re.I)]
+        assert driver.execute_script("return document.querySelectorAll('[style*=\"mask-image\"]').length") == 0
+        assert _fetched(driver) == []
+        assert _errors(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_charts_escape_every_name():
+    """Each user string in a chart's figure (trace names, hover texts and templates, categories, menus, titles)
+    reaches plotly.js as HTML entities: no tag, no `%{` Plotly would read."""
+    strings = []
+
+    def walk(value):
+        if isinstance(value, str):
+            strings.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for entry in _hostile_charts():
+        walk(entry["figure"])
+    entities = {"&": "&#38;", "<": "&#60;", ">": "&#62;", '"': "&#34;", "'": "&#39;", "%": "&#37;"}
+    escaped = ["".join(entities.get(c, c) for c in text) for text in (SPAN, LINK, QID)]
+    for text in strings:
+        for piece in escaped:
+            text = text.replace(piece, "")
+        assert "127.0.0.1" not in text and "q<b>" not in text and "q&#60;b" not in text, text  # none left unescaped
+    assert all(any(piece in text for text in strings) for piece in escaped)
+
+
+def test_words_named_like_object_properties_are_plain_words(hostile_report):
+    """`__proto__`, `constructor`, `toString`, `hasOwnProperty` in a document: not in the lexicon, so shown
+    uncoloured, with no console error."""
+    from selenium.webdriver.common.by import By
+
+    driver = _browser()
+    try:
+        driver.get(hostile_report["scored"].as_uri())
+        _open_query(driver, QID)
+        node = _document_node(driver, DOC)
+        coloured = [w.get_attribute("textContent") for w in node.find_elements(By.CSS_SELECTOR, ".w")]
+        assert "nurse" in coloured and not set(OBJECT_WORDS) & set(coloured)
+        text = node.find_element(By.CSS_SELECTOR, ".text").get_attribute("textContent")
+        assert all(word in text for word in OBJECT_WORDS)
+        assert _errors(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_non_ascii_words_are_coloured(hostile_report):
+    """`café` and `naïve` are split and keyed alike by html.word_values and the page: both coloured by g(w)."""
+    from selenium.webdriver.common.by import By
+
+    data = embedded_data(hostile_report["scored"])
+    words = data["words"][data["labels"][0]]
+    assert set(NON_ASCII) <= set(words)
+    driver = _browser()
+    try:
+        driver.get(hostile_report["scored"].as_uri())
+        _open_query(driver, QID)
+        node = _document_node(driver, DOC)
+        spans = {w.get_attribute("textContent"): w for w in node.find_elements(By.CSS_SELECTOR, ".w")}
+        for word in NON_ASCII:
+            assert "background" in spans[word].get_attribute("style")
+            assert spans[word].get_attribute("title") == f"g(w) = {words[word]:+.4f}"
+        assert _errors(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_long_documents_are_cut_in_the_page(tmp_path, capsys):
+    """A 10⁶-word document: its text is embedded up to MAX_TEXT_CHARACTERS, cut at a word boundary, with a note
+    the query view shows; its g_q(d) and the scatter are the whole document's. Everything beside plotly.js (inlined
+    in every page, 4.9 MB) stays under 3 MB."""
+    from plotly.offline import get_plotlyjs
+    from selenium.webdriver.common.by import By
+
+    from experiments.report.html import MAX_TEXT_CHARACTERS
+
+    folder = write_toy(tmp_path / "toy")
+    words = "she is a nurse at the hospital and gives kind care".split()
+    long_text = " ".join(words[i % len(words)] for i in range(LONG_DOC_WORDS))
+    lines = [json.loads(line) for line in (folder / "docs.jsonl").read_text().splitlines()]
+    docs = [{"id": d["id"], "contents": long_text if d["id"] == "f1" else d["contents"]} for d in lines]
+    (folder / "docs.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    page_path = tmp_path / "long.html"
+    assert main(["-q", *score_args(folder), "--json", "--html", str(page_path)]) == 0
+    scored = json.loads(capsys.readouterr().out)
+    size = page_path.stat().st_size
+    assert size - len(get_plotlyjs().encode("utf-8")) < 3_000_000, size
+    data = embedded_data(page_path)
+    shown = data["documents"]["f1"]
+    assert len(shown) <= MAX_TEXT_CHARACTERS < len(long_text)
+    assert long_text.startswith(shown) and long_text[len(shown)] == " "  # at a word boundary
+    note = f"text cut at {MAX_TEXT_CHARACTERS:,} of {len(long_text):,} characters"
+    assert note in data["cut"]["f1"] and set(data["cut"]) == {"f1"}
+    points = data["scatter"]["vectors.txt"]["run.txt"]
+    g_list = {q["qid"]: q["g_list"] for q in scored["per_query"]}
+    assert points["y"] == pytest.approx([g_list[q] for q in points["q"]], abs=1e-4)  # numbers of the whole text
+    driver = _browser()
+    try:
+        driver.get(page_path.as_uri())
+        _open_query(driver, "q2")  # f1 is q2's first document
+        node = _document_node(driver, "f1")
+        cut = node.find_element(By.CSS_SELECTOR, ".cut")
+        assert cut.is_displayed() and note in cut.text
+        assert _errors(driver) == []
     finally:
         driver.quit()
