@@ -16,12 +16,9 @@ from gsr.infra.lazy import lazy_names
 
 _moved.install()
 
-try:
-    from importlib.metadata import PackageNotFoundError, version
-
-    __version__ = version("gsr-bench")
-except PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0+unknown"
+# the single source of the version: pyproject.toml reads this literal ([tool.setuptools.dynamic]), CITATION.cff and
+# CHANGELOG.md repeat it (tests/test_release.py checks they agree)
+__version__ = "0.2.0"
 
 _LAZY = {
     "cut_run": "gsr.baselines",

@@ -1,17 +1,22 @@
 """Grep-BiasIR (Krieg et al., CHIIR 2023; CC0): 117 gender-neutral, bias-sensitive queries in seven categories, each
 with one relevant and one non-relevant document written in female, male and neutral wording (702 documents),
 read from the dataset's own CSV files (https://github.com/KlaraKrieg/GrepBiasIR), keeping the per-document gender
-labels and the query categories."""
+labels and the query categories. The files ship with gsr (gsr/data/grepbiasir/, CC0, see its README.md): a config
+without `path` reads that copy, one with `path` the user's clone."""
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
+import gsr
 from experiments.collections.base import Collection, canonical_documents, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
 from gsr.errors import InputError
 from gsr.io.types import Qrels
+
+# the copy shipped as gsr's package data: the released files unchanged, with their LICENSE (CC0) and README
+BUILTIN = Path(gsr.__file__).resolve().parent / "data" / "grepbiasir"
 
 QUERIES_FILE = "queries.csv"
 DOCUMENTS_GLOB = "queries-documents_*.csv"
@@ -80,12 +85,17 @@ def read_grepbiasir(folder: Path):
     return queries, categories, documents, genders, qrels, notes
 
 
+def grepbiasir_folder(spec: dict) -> Path:
+    """The folder a spec reads: its `path`, else the copy shipped with gsr."""
+    return Path(spec["path"]) if spec.get("path") else BUILTIN
+
+
 def load_grepbiasir(spec: dict) -> Collection:
-    folder = Path(spec["path"])
+    folder = grepbiasir_folder(spec)
     if not folder.is_dir():
         raise InputError(
-            f"{folder}: no such folder (download Grep-BiasIR from https://github.com/KlaraKrieg/"
-            "GrepBiasIR and give its folder as collection.path)"
+            f"{folder}: no such folder (give the folder of your clone of https://github.com/KlaraKrieg/"
+            "GrepBiasIR as collection.path, or leave path out to read the copy shipped with gsr)"
         )
     queries, categories, texts, genders, qrels, notes = read_grepbiasir(folder)
     key_source = sorted(folder.glob("*.csv"))
@@ -106,11 +116,12 @@ COLLECTION_KINDS.register(
     CollectionKind(
         "grepbiasir",
         "Grep-BiasIR's CSV files (Krieg et al. 2023): 117 bias-sensitive queries in 7 categories, each "
-        "with a relevant and a non-relevant document in female, male and neutral wording",
+        "with a relevant and a non-relevant document in female, male and neutral wording (shipped with gsr; `path`: "
+        "your own clone)",
         load_grepbiasir,
-        required=("path",),
-        optional=("folds",),
+        optional=("path", "folds"),
         path_keys=("path", "folds"),
+        input_paths=lambda spec: [] if spec.get("path") else sorted(BUILTIN.glob("*.csv")),
         provides=("document_gender",),
     )
 )

@@ -1,10 +1,11 @@
-"""Grep-BiasIR: the collection kind on the shared copy (skipped where absent) and on small hand-made folders, and the
-gender-versions analysis against hand computations."""
+"""Grep-BiasIR: the collection kind on the copy shipped with gsr (gsr/data/grepbiasir) and on small hand-made folders,
+and the gender-versions analysis against hand computations."""
 
 from __future__ import annotations
 
 import csv
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,17 +19,11 @@ from experiments.analyses.gender_versions import (
     version_ranks,
 )
 from experiments.collections import load_collection
+from experiments.collections.grepbiasir import BUILTIN
 from experiments.config.experiment import BUILTIN_CONFIGS, parse_config
 from gsr.errors import InputError
 from tests.support.figures import PURPLE_FEMALE, assert_png, panels
-from tests.support.shared_data import SHARED_DATA
 
-GREPBIASIR = SHARED_DATA / "grepbiasir"
-needs_grepbiasir = pytest.mark.skipif(
-    not (GREPBIASIR / "queries.csv").exists(),
-    reason=f"Grep-BiasIR not found at {GREPBIASIR} (shared data; set "
-    "GSR_SHARED_DATA, or download https://github.com/KlaraKrieg/GrepBiasIR)",
-)
 DOCUMENT_HEADER = ["q_id", "d_id", "relevant", "query", "doc_title", "document", "content_gender", "exp_stereotype"]
 
 
@@ -53,9 +48,8 @@ def _versions(qid, first_id, relevant, title):
     ]
 
 
-@needs_grepbiasir
-def test_the_shared_copy():
-    collection = load_collection({"kind": "grepbiasir", "path": str(GREPBIASIR)})
+def test_the_shipped_copy():
+    collection = load_collection({"kind": "grepbiasir"})  # no path: the copy shipped with gsr
     assert len(collection.queries) == 117 and len(collection.document_genders) == 702
     assert len(set(collection.query_categories.values())) == 7
     genders = list(collection.document_genders.values())
@@ -68,6 +62,25 @@ def test_the_shared_copy():
     assert all(sorted(judged.values()) == [0, 0, 0, 1, 1, 1] for judged in collection.qrels.values())
     assert collection.judged_queries() == sorted(collection.queries)
     assert any("'botrh'" in note for note in collection.notes)  # the source's typo, read as "both"
+    same = load_collection({"kind": "grepbiasir", "path": str(BUILTIN)})  # a clone given as path reads alike
+    assert same.key == collection.key and same.qrels == collection.qrels
+
+
+def test_the_shipped_copy_carries_its_licence_and_citation():
+    assert "CC0 1.0 Universal" in (BUILTIN / "LICENSE").read_text(encoding="utf-8")
+    readme = (BUILTIN / "README.md").read_text(encoding="utf-8")
+    assert "Krieg" in readme and "@inproceedings" in readme and "CC0" in readme
+    assert len(sorted(BUILTIN.glob("queries-documents_*.csv"))) == 7
+
+
+def test_the_builtin_config_reads_the_shipped_copy_and_records_it():
+    from experiments.config.experiment import load_config
+    from experiments.report.provenance import input_files
+
+    config = load_config("grepbiasir")
+    assert "path" not in config.collection
+    recorded = {Path(entry["path"]).name for entry in input_files(config) if entry["role"] == "collection.builtin"}
+    assert "queries.csv" in recorded and len(recorded) == 8  # queries.csv and the seven categories' documents
 
 
 def test_a_small_folder_keeps_titles_labels_and_categories(tmp_path):
@@ -181,7 +194,6 @@ def test_gender_versions_png(tmp_path):
     assert_png(plot_gender_versions(_versions_result(), tmp_path / "versions.png"), tmp_path / "versions.png")
 
 
-@needs_grepbiasir
 @pytest.mark.slow
 def test_the_config_runs_an_embedding_system_and_the_analysis(tmp_path):
     """grepbiasir.toml cut to one embedding system: the analysis covers every category; the perfect engine, which
@@ -191,7 +203,6 @@ def test_the_config_runs_an_embedding_system_and_the_analysis(tmp_path):
     from experiments.runner import Experiment
 
     raw = tomllib.loads(BUILTIN_CONFIGS["grepbiasir"].read_text())
-    raw["collection"]["path"] = str(GREPBIASIR)
     raw["systems"] = [s for s in raw["systems"] if s["name"] == "glove_add"]
     raw.pop("debias")
     raw["analyses"] = {"gender_versions": True, "intrinsic_gender": False}
