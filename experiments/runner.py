@@ -199,15 +199,16 @@ class Experiment:
         return self.shared(f"lexicon {name}", build)
 
     def gendered(self, name: str):
-        """The collection's per-document sums of g(w) under a measuring embedding (gsr.stats.GenderedDocuments),
-        made once and shared by the GSR columns, the analyses and the label sources."""
+        """The collection's per-document sums of g(w) under a measuring embedding
+        (gsr.documents.stats.GenderedDocuments), made once and shared by the GSR columns, the analyses and the label
+        sources."""
         return self.shared(
             f"gendered {name}", lambda: self.document_stats().gendered(self.lexicon(name), self.analyzer)
         )
 
     def mention_words(self):
-        """§4.2.5's gendered entity words and first names (gsr.labels.default_mention_words), loaded once: the
-        intrinsic labels, their cache keys and Fig. 12 all read them."""
+        """§4.2.5's gendered entity words and first names (gsr.text.intrinsic_gender.default_mention_words), loaded
+        once: the intrinsic labels, their cache keys and Fig. 12 all read them."""
         from gsr.text.intrinsic_gender import default_mention_words
 
         return self.shared("mention words", default_mention_words)

@@ -126,8 +126,8 @@ def delta_gap(
     """§4.2.5: Δgap(q) = gap_system(q) − gap_perfect(q) over each list's top K (K per query, e.g. its number of
     relevant documents); positive favours intrinsically male documents, negative female ones (gap_difference).
 
-    Queries are those of the perfect run. Documents are labelled by gsr.labels.intrinsic_gender with `words`
-    (default: gsr.labels.default_mention_words()). A document with no text is an error.
+    Queries are those of the perfect run. Documents are labelled by gsr.text.intrinsic_gender.intrinsic_gender with
+    `words` (default: gsr.text.intrinsic_gender.default_mention_words()). A document with no text is an error.
     """
     if rule not in GAP_RULES:
         raise AnalysisError(f"delta_gap: rule must be one of {', '.join(GAP_RULES)}, not {rule!r}")

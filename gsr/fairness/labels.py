@@ -133,16 +133,16 @@ def read_labels_file(path: str | os.PathLike, strict: bool = False) -> DocumentL
 
 
 def intrinsic_labels(documents, words: MentionWords | None = None) -> DocumentLabels:
-    """§4.2.5's intrinsic gender (gsr.labels.intrinsic_gender) of every document of `documents` (a path, a mapping or
-    (docid, text) pairs)."""
+    """§4.2.5's intrinsic gender (gsr.text.intrinsic_gender.intrinsic_gender) of every document of `documents` (a
+    path, a mapping or (docid, text) pairs)."""
     words = words or default_mention_words()
     labels = {docid: intrinsic_gender(text, words).label for docid, text in iter_documents(documents)}
     return DocumentLabels(labels, INTRINSIC, complete=True, details={"first_names": words.names_source})
 
 
 def document_genderedness(gendered) -> dict[str, float]:
-    """g(d) of every document of a gsr.stats.GenderedDocuments: the mean g(w) over all its in-vocabulary terms (no
-    query-term exclusion); NaN where it has none."""
+    """g(d) of every document of a gsr.documents.stats.GenderedDocuments: the mean g(w) over all its in-vocabulary
+    terms (no query-term exclusion); NaN where it has none."""
     values = mean_or_nan(gendered.doc_sum, gendered.doc_count)
     return dict(zip(gendered.stats.docids, values.tolist()))
 

@@ -96,10 +96,10 @@ def build_index(
     """Anserini index (positions, doc vectors, the `store`d fields: raw text by default) of JSONL {"id",
     "contents"} files; reused if built.
 
-    A folder that already holds an index this function built is verified against its manifest (gsr.store: sizes
+    A folder that already holds an index this function built is verified against its manifest (gsr.infra.store: sizes
     and content hashes) and reused; a damaged one is reported by path, removed and rebuilt. An index built by
     another tool (no manifest, no INDEX_MARKER) is returned as it is. Otherwise every document is checked
-    (and Java looked for) before indexing starts, and the index is written through gsr.store.atomic_folder: it
+    (and Java looked for) before indexing starts, and the index is written through gsr.infra.store.atomic_folder: it
     appears under `index_dir` only once complete, with a manifest of its files and the INDEX_MARKER file saying
     how it was built; a killed build leaves a staging folder that the next write beside it removes.
     """
@@ -339,7 +339,8 @@ def _fetched_texts(
 
 def text_from_raw(raw: str) -> str:
     """Plain text of a stored raw document, as gsr reads the same document from its file: a JSON record's
-    contents/text/body after its title (gsr.io.json_document_text), else TREC SGML's text (gsr.sgml.sgml_text)."""
+    contents/text/body after its title (gsr.io.json_document_text), else TREC SGML's text
+    (gsr.documents.sgml.sgml_text)."""
     if raw.lstrip().startswith("{"):
         try:
             record = json.loads(raw)
