@@ -1,4 +1,4 @@
-"""What verifying a cache entry costs: gsr.store.fast_digest (xxh3-128 over the whole file, what every reuse of a
+"""What verifying a cache entry costs: gsr.infra.store.fast_digest (xxh3-128 over the whole file, what every reuse of a
 cache entry computes) against loading the same file.
 
 For each size (default 1 GB and 3.6 GB, the size of a 3M × 300 float32 embedding such as word2vec GoogleNews) it

@@ -6,7 +6,7 @@ known to the lexicon; so every system and every GSR lexicon built on that embedd
 Vocabulary and vectors always come from the default embedding; `lexicon` only supplies g(w).
 
 Queries (topics.tsv). A seed word (wordlists/demo_seeds.txt: occupations and topics; then the Appendix A words of
-gsr.stereotypes, minus UNTOPICAL_SEEDS) plus its 1-3 nearest embedding neighbours: 2-4 content words,
+gsr.validation.stereotypes, minus UNTOPICAL_SEEDS) plus its 1-3 nearest embedding neighbours: 2-4 content words,
 e.g. "knitting sewing" or "hockey basketball football soccer". Of the distinct candidates (about 300;
 queries whose first two terms repeat an earlier candidate's are dropped), `n_queries` are taken evenly
 spaced in the order of g(q), so g(q) spans the female-leaning, neutral and male-leaning range; by rank,

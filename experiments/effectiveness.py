@@ -247,7 +247,7 @@ def paired_test(
 ) -> float | None:
     """Two-sided p-value of a paired test over the queries both were evaluated on: "t" (Student's paired t-test),
     "wilcoxon" (signed-rank, zero differences dropped, exact for small samples as scipy decides) or "randomization"
-    (sign flips of the per-query differences, gsr.statistics). None when no query differs or fewer than two are
+    (sign flips of the per-query differences, gsr.uncertainty). None when no query differs or fewer than two are
     shared (nothing to test)."""
     if test not in TESTS:
         raise ParamError(f"test must be one of {', '.join(TESTS)}, not {test!r}")

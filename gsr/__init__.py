@@ -10,11 +10,8 @@ Importing gsr is cheap: the names below are loaded on first use, so `import gsr`
 
 from __future__ import annotations
 
-from gsr import _moved
 from gsr.errors import ConfigError, GSRError, InputError, ParamError, UndefinedMeasureError
 from gsr.infra.lazy import lazy_names
-
-_moved.install()
 
 # the single source of the version: pyproject.toml reads this literal ([tool.setuptools.dynamic]), CITATION.cff and
 # CHANGELOG.md repeat it (tests/test_release.py checks they agree)

@@ -62,7 +62,7 @@ def measure_run(
 
     Unknown document ids and documents with no measurable word are left out of Eq. 2's average but keep
     their rank, so the other documents' weights do not move; `strict` makes unknown ids an error. All queries
-    are scored together (gsr.stats.GenderedDocuments.query_document_genderedness_many); `run` may be given
+    are scored together (gsr.documents.stats.GenderedDocuments.query_document_genderedness_many); `run` may be given
     already placed on the collection (gsr.ranked.RankedRows.place), which skips the document-id look-ups.
 
     `cutoff` (one K, or a K per query id: 0 for a query not named) measures each list's top K; with `tie_scores`, a

@@ -233,7 +233,7 @@ def add_uncertainty(
 def gsr_difference_test(
     a: GSRResult, b: GSRResult, resamples: int = DEFAULT_RESAMPLES, seed: int = 0, alternative: str = "two-sided"
 ) -> TestResult:
-    """Paired randomisation test of GSR_a − GSR_b on the queries both measure (gsr.statistics.paired_gsr_test); the
+    """Paired randomisation test of GSR_a − GSR_b on the queries both measure (gsr.uncertainty.paired_gsr_test); the
     two results must share g(q), i.e. be measured with the same embedding and topics."""
     queries = sorted({q.qid for q in a.per_query} & {q.qid for q in b.per_query})
     x, y_a = a.aligned_points(queries)

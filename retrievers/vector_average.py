@@ -40,7 +40,7 @@ class VectorAverageRetriever:
     Word vectors are used as given; the harness gives unit-normalised ones (experiments.runner.Experiment.embedding),
     so that a regular system and its debiased variants (unit rows, as debiaswe writes them) differ only by
     debiasing. With a
-    `cache_key`, the document vectors are cached (gsr.store.cached_file: verified before reuse, rebuilt when
+    `cache_key`, the document vectors are cached (gsr.infra.store.cached_file: verified before reuse, rebuilt when
     corrupt) and memory-mapped.
     """
 

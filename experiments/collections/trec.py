@@ -1,5 +1,5 @@
 """Raw TREC collections: SGML document files (plain, .gz or Unix-compressed .z) as on Robust04's disks 4 & 5,
-read by gsr.sgml."""
+read by gsr.documents.sgml."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The declared parameters of an experiment config's own tables (top level, [gsr], [evaluation], [plots], [debias]):
-type, default and range of every key, checked by experiments.config through gsr.params before any work; and the
+type, default and range of every key, checked by experiments.config through gsr.infra.params before any work; and the
 checks every config table goes through (ConfigError naming the file and the key)."""
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ def new_figure(width: float, height: float):
 
 
 def save_figure(fig, path, dpi: int = DPI) -> Path:
-    """Write `fig` to `path` (format from its suffix, PNG if none), atomically (gsr.store.atomic_write)."""
+    """Write `fig` to `path` (format from its suffix, PNG if none), atomically (gsr.infra.store.atomic_write)."""
     from gsr.infra.store import atomic_write
 
     path = Path(path)

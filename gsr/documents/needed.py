@@ -1,4 +1,4 @@
-"""Document statistics read from a DocumentSource and cached through gsr.store: of a whole collection, or of only
+"""Document statistics read from a DocumentSource and cached through gsr.infra.store: of a whole collection, or of only
 the documents measured runs and the reference engines need.
 
 The needed documents are kept as two cache entries, because they change at different paces: the runs' documents
@@ -36,7 +36,7 @@ def cached_document_stats(source, analyzer: Analyzer, n_jobs: int | None = None)
     """DocumentStats of a whole collection (anything gsr.documents.open_documents reads), built once per
     (collection version, stop list) and reused from the cache.
 
-    The cache entry is written atomically and verified on reuse (gsr.store.cached_folder).
+    The cache entry is written atomically and verified on reuse (gsr.infra.store.cached_folder).
     """
     source = open_documents(source)
     built = []

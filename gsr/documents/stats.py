@@ -116,7 +116,7 @@ class DocumentStats:
         return cls(docids, list(vocabulary), counts)
 
     def save(self, folder: str | os.PathLike) -> None:
-        """Write to `folder` atomically, with a manifest (gsr.store.atomic_folder)."""
+        """Write to `folder` atomically, with a manifest (gsr.infra.store.atomic_folder)."""
         with atomic_folder(folder) as staging:
             self.write_files(staging)
 

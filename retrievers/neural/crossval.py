@@ -94,7 +94,7 @@ def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> tupl
     """The fold's stored test run and model weights, or None when the file is absent, damaged, unreadable, partial or
     from other inputs.
 
-    The file is verified against its manifest first (gsr.store.reusable: size and content hash), so a truncated or
+    The file is verified against its manifest first (gsr.infra.store.reusable: size and content hash), so a truncated or
     overwritten checkpoint is reported by path and removed, never read.
     """
     if not reusable(path):
@@ -116,7 +116,7 @@ def _load_checkpoint(path: Path, fingerprint: str, test_qids: list[str]) -> tupl
 
 
 def _save_checkpoint(path: Path, content: dict) -> None:
-    """Written atomically (gsr.store.atomic_write), so readers never see half a file, with its manifest; under the
+    """Written atomically (gsr.infra.store.atomic_write), so readers never see half a file, with its manifest; under the
     entry's build lock until the manifest is written, so a reader never takes the file for a corrupt one."""
     with entry_lock(path):
         with atomic_write(path, binary=True) as out:

@@ -54,7 +54,7 @@ QUERIES = {
 }
 TOLERANCE = 2e-4  # Anserini rounds scores to 4 decimals and lowers tied scores by 1e-6 per tie
 # file names the index folder must hold, written here rather than imported from the code under test
-FOLDER_MANIFEST = ".manifest.json"  # gsr.store's verified-folder manifest
+FOLDER_MANIFEST = ".manifest.json"  # gsr.infra.store's verified-folder manifest
 STAGING_MARK = ".staging-"  # atomic writes stage under .<name>.staging-<pid>-<random>
 INDEX_MARKER = "GSR_INDEX_INFO"  # what build_index records beside Lucene's files
 
@@ -433,5 +433,5 @@ def test_text_from_raw_reads_json_and_trec_sgml_as_gsr_reads_their_files():
         "<DOC>\n<DOCNO> FBIS3-1 </DOCNO>\n<DATE>940101</DATE>\n<HEADLINE>Nurses &amp; doctors</HEADLINE>\n"
         "<TEXT>\nHe left.\n</TEXT>\n</DOC>"
     )
-    # as gsr.sgml reads the file: metadata fields dropped, entities become spaces
+    # as gsr.documents.sgml reads the file: metadata fields dropped, entities become spaces
     assert text_from_raw(sgml) == "Nurses doctors He left."

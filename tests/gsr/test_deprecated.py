@@ -1,0 +1,33 @@
+"""The one deprecated alias (a name a README example used) works, warns naming its new place, and is the same
+object; the meta-path hook that mapped 23 module names is gone, so old names fail as any missing module does."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+
+def test_gsr_params_is_a_deprecated_alias_of_gsr_infra_params():
+    sys.modules.pop("gsr.params", None)
+    with pytest.warns(DeprecationWarning, match="gsr.params is deprecated .* import from gsr.infra.params"):
+        from gsr.params import Param
+    from gsr.infra.params import Param as current
+
+    assert Param is current
+
+
+def test_the_readme_example_of_old_runs_in_a_fresh_interpreter_with_one_warning():
+    code = "import warnings\nwarnings.simplefilter('error')\nfrom gsr.params import Param"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1 and "DeprecationWarning: gsr.params is deprecated" in done.stderr
+
+
+@pytest.mark.parametrize("old", ["gsr.store", "gsr.statistics", "experiments.config_params", "gsr.plots"])
+def test_module_names_no_release_shipped_are_gone(old):
+    sys.modules.pop(old, None)
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
+    assert not [finder for finder in sys.meta_path if type(finder).__module__.startswith("gsr")]
