@@ -11,8 +11,9 @@ The document embeddings of one (encoder content, collection, passage settings) a
 (gsr.infra.store.cached_folder: `vectors.npy` [passages, dim] float32, `offsets.npy` [documents + 1] int64
 (document i owns rows offsets[i]:offsets[i + 1]), `docids.json`, `meta.json`; a manifest verified before every
 reuse; arrays read with allow_pickle=False, memory-mapped). The collection is encoded in shards of
-`SHARD_DOCUMENTS` documents, each a verified cache file of its own, so an interrupted encoding (Ctrl-C, a killed process) resumes at the first missing
-shard and never leaves half an entry under the final name; the shards are removed once the entry is complete.
+`SHARD_DOCUMENTS` documents, each a verified cache file of its own, so an interrupted encoding (Ctrl-C, a killed
+process) resumes at the first missing shard and never leaves half an entry under the final name; the shards are
+removed once the entry is complete.
 
 Search is exact: scores are inner products of the query vectors with every passage vector (unit vectors for
 encoders that rank by cosine), computed by numpy in blocks of documents, a document's score the maximum of its
