@@ -76,19 +76,20 @@ class DocumentStats:
         """Map over shards of (docid, text) in `n_jobs` processes (default: all cores), then merge."""
         analyzer = analyzer or default_analyzer()
         n_jobs = n_jobs or os.cpu_count() or 1
+        total = len(documents) if hasattr(documents, "__len__") else None  # an ETA where the count is known
         shards = document_shards(documents, shard_size)
         if n_jobs == 1:
             parts = (count_shard(s, analyzer) for s in shards)
-            return cls._merge(parts)
-        return cls._merge(map_in_processes(functools.partial(count_shard, analyzer=analyzer), shards, n_jobs))
+            return cls._merge(parts, total)
+        return cls._merge(map_in_processes(functools.partial(count_shard, analyzer=analyzer), shards, n_jobs), total)
 
     @classmethod
-    def _merge(cls, parts) -> DocumentStats:
+    def _merge(cls, parts, total: int | None = None) -> DocumentStats:
         """Reduce step: put each shard's local term ids onto one shared vocabulary."""
         vocabulary: dict[str, int] = {}
         docids: list[str] = []
         blocks = []
-        with progress(desc="document statistics", unit="doc", unit_scale=True) as bar:
+        with progress(total=total, desc="document statistics", unit="doc", unit_scale=True) as bar:
             for shard_docids, shard_vocabulary, matrix in parts:
                 mapping = np.fromiter(
                     (vocabulary.setdefault(t, len(vocabulary)) for t in shard_vocabulary),

@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from gsr.infra import logs
+from gsr.infra.progress import progress
 from gsr.io.types import Run, rank_order
 from retrievers.neural.errors import NeuralRankerError
 from retrievers.neural.inputs import RankingData
@@ -173,7 +174,7 @@ def train_ranker(
             )
         model.train()
         total = 0.0
-        for start in range(0, len(groups), batch_size):
+        for start in progress(range(0, len(groups), batch_size), desc=f"training epoch {epoch}", unit="batch"):
             group = groups[start : start + batch_size]
             scores = model(*_on_model_device(model, inputs.batch(group.reshape(-1)))).view(group.shape)
             loss = pairwise_hinge_loss(scores)
