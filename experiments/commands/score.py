@@ -174,6 +174,8 @@ def cmd_score(args) -> int:
     if args.measures and not args.qrels:
         raise CommandError("--measures needs --qrels: effectiveness is measured against relevance judgments")
     check_measures(args.measures)
+    if args.html and args.html.exists() and not args.overwrite:  # found now, not after the scoring
+        raise CommandError(f"--html {args.html} exists; give a new file, or --overwrite to replace it")
     names = run_names(args.run)
     queries = as_queries(args.topics, args.field)
     qrels = as_qrels(args.qrels) if args.qrels else None
@@ -322,10 +324,13 @@ def configure(parser) -> None:
     parser.add_argument("--latex", action="store_true", help="print the results as a LaTeX (booktabs) table")
     parser.add_argument(
         "--html",
-        type=new_file,
+        type=html_file,
         metavar="FILE",
         help="also write report.html to FILE: the table, each run's GSR scatter, each query's "
-        "documents with their words coloured by g(w), two runs contrasted (a new file)",
+        "documents with their words coloured by g(w), two runs contrasted (a new file, unless --overwrite)",
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="--html may replace an existing file (by default it is never touched)"
     )
     parser.add_argument(
         "--jobs", type=positive_int, default=None, help="processes for document statistics (default: cores)"
@@ -342,11 +347,11 @@ def measure_list(text: str) -> list[str]:
     return [] if names == ["none"] else names
 
 
-def new_file(text: str) -> Path:
-    """--html's file: a path that does not exist yet (the command never overwrites a file) in an existing folder."""
+def html_file(text: str) -> Path:
+    """--html's file: a path in an existing folder (whether it may exist already is --overwrite's to say)."""
     path = Path(text).expanduser()
-    if path.exists():
-        raise argparse.ArgumentTypeError(f"{path} exists; give a new file (nothing is overwritten)")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a folder; give the path of the file to write")
     if not path.parent.is_dir():
         raise argparse.ArgumentTypeError(f"{path.parent} is not a folder")
     return path

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 from experiments.commands.common import CommandError
@@ -212,5 +214,30 @@ def write_page(args, names, runs, reports, against_perfect, measures, queries, q
         table,
         lambda ids: {d: texts[d] for d in ids if d in texts},
     )
-    write_html(page, args.html)
+    place_file(lambda path: write_html(page, path), args.html, args.overwrite)
     log.info("wrote %s", args.html)
+
+
+def place_file(write, path: Path, overwrite: bool) -> None:
+    """`write(staging)` beside `path`, then the file moved to `path`: replacing what is there with `overwrite`,
+    otherwise created only if `path` still does not exist (a file that appeared there meanwhile is never replaced)."""
+    staging = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        write(staging)
+        if overwrite:
+            os.replace(staging, path)
+            return
+        try:
+            try:
+                os.link(staging, path)  # fails where a file exists: never overwritten
+            except FileExistsError:
+                raise
+            except OSError:  # a file system without hard links: an exclusive create, then the bytes
+                with open(path, "xb") as out, open(staging, "rb") as written:
+                    shutil.copyfileobj(written, out)
+        except FileExistsError:
+            raise CommandError(
+                f"--html {path} appeared while scoring; it was left as it is (--overwrite replaces it)"
+            ) from None
+    finally:
+        staging.unlink(missing_ok=True)

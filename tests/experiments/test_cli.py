@@ -430,3 +430,30 @@ def test_score_corrects_each_measure_as_its_own_family(tmp_path, capsys):
     assert "p-values Holm-adjusted per measure" in text and "adj. p vs perfect" in text
     assert main([*common, "--correction-family", "all", "--latex"]) == 0
     assert "p-values Holm-adjusted together" in capsys.readouterr().out
+
+
+def test_score_html_overwrite_and_a_file_appearing_meanwhile(tmp_path, capsys, monkeypatch):
+    """`gsr score --html FILE` creates FILE at the end only if nothing is there then (a file that appeared while
+    scoring is left as it is); --overwrite replaces it, so the README's command can be repeated."""
+    from tests.support.toy_collection import score_args, write_toy
+
+    folder = write_toy(tmp_path / "toy")
+    page = tmp_path / "report.html"
+    args = ["-q", *score_args(folder), "--html", str(page)]
+    assert main(args) == 0 and page.stat().st_size > 0
+    assert main([*args, "--overwrite"]) == 0 and page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    page.unlink()
+    from experiments.report import html
+
+    real_write = html.write_html
+
+    def meanwhile(data, path):
+        page.write_text("the user's own file\n", encoding="utf-8")  # appears while the page is being written
+        return real_write(data, path)
+
+    monkeypatch.setattr(html, "write_html", meanwhile)
+    capsys.readouterr()
+    assert main(args) == 2
+    assert "appeared while scoring; it was left as it is" in capsys.readouterr().err
+    assert page.read_text(encoding="utf-8") == "the user's own file\n"
+    assert not list(tmp_path.glob(".report.html*"))  # no partial file left beside it
