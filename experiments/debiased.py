@@ -16,8 +16,16 @@ def debiased_embedding(base, method: str, config: ExperimentConfig) -> tuple[obj
     """(KeyedVectors, key): `base` (a loaded embedding with .kv and .key) debiased by `method` ('regular' or 'strong')
     with the config's lists, computed once and cached (memory-mapped)."""
     from debias.hard import METHODS
-    from debias.words import DEBIASWE_FILES, DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE
     from embeddings.loading import cached_embedding
+
+    key, options = debiased_key(base.key, method, config)
+    return cached_embedding(key, lambda: METHODS[method](**options).fit_transform(base.kv)), key
+
+
+def debiased_key(base_key: str, method: str, config: ExperimentConfig) -> tuple[str, dict]:
+    """(the cache key of the embedding with key `base_key` debiased by `method` with the config's lists, the
+    debiaser's options): known without loading or debiasing anything (gsr run --dry-run)."""
+    from debias.words import DEBIASWE_FILES, DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE
 
     lists = dict(config.debias_lists)
     if config.definitional and "definitional" not in lists:
@@ -28,11 +36,11 @@ def debiased_embedding(base, method: str, config: ExperimentConfig) -> tuple[obj
     # the default list files are part of the key, so editing a default list never serves a stale embedding
     defaults = [*DEBIASWE_FILES.values(), DEFAULT_EQUALIZE_FILE, DEFAULT_GENDER_SPECIFIC_FILE]
     key = "debiased-" + content_key(
-        base.key,
+        base_key,
         method,
         config.debias_list_set,
         {k: file_content_key(Path(v)) for k, v in lists.items()},
         [fast_digest(p) for p in defaults],
         DEBIAS_VERSION,
     )
-    return cached_embedding(key, lambda: METHODS[method](**options).fit_transform(base.kv)), key
+    return key, options

@@ -22,6 +22,7 @@ from experiments.config.experiment import ExperimentConfig
 from experiments.config.systems import SystemSpec, output_name
 from experiments.debiased import debiased_embedding
 from experiments.effectiveness import check_run_ids, evaluate_run, parse_measures
+from experiments.plan import embedding_key
 from experiments.registry import ANALYSES, SYSTEMS
 from experiments.results import PERFECT, RANDOM, ExperimentResult
 from gsr.baselines import perfect_run, random_run
@@ -240,7 +241,7 @@ class Experiment:
         """The cache key of a system's run: collection, queries, model, parameters, embedding, upstream, version."""
         collection = self.collection
         system_type = SYSTEMS.get(system.model)
-        embedding_key = self.embedding(system.embedding).key if system.embedding else None
+        embedding = embedding_key(self, system.embedding) if system.embedding else None
         upstream = self.system_key(self.upstream(system)) if system.rerank else None
         # systems with an embedding read the collection through GSR's analyzer, so its stop list is part of the key
         stopwords = sorted(self.analyzer.stopwords or ()) if system_type.needs_embedding else None
@@ -252,7 +253,7 @@ class Experiment:
             sorted(collection.queries.items()),
             system.model,
             system.params,
-            embedding_key,
+            embedding,
             self.config.depth,
             upstream,
             system_type.version,

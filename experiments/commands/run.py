@@ -33,6 +33,8 @@ def cmd_run(args) -> int:
     if problem:  # found now, not after hours of indexing and training
         raise CommandError(f"{where} {config.output} {problem}")
     identity = {"name": config.name, "config": str(config.path.resolve()) if config.path else None}
+    if args.dry_run:
+        return _plan(args, config, identity, where)
     with writer_lock(config.output, where):  # one run writes a folder at a time: no run prints another's numbers
         return _run_into(args, config, identity, where)
 
@@ -72,6 +74,30 @@ def _run_into(args, config, identity: dict, where: str) -> int:
     return 0
 
 
+def _plan(args, config, identity: dict, where: str) -> int:
+    """--dry-run: what a run would compute and what it would reuse, on stdout; nothing written but the collection's
+    own cache entry (the keys need its content)."""
+    from experiments.plan import dry_run
+    from experiments.report.output import OutputFolder
+    from experiments.report.provenance import Provenance, input_paths
+    from experiments.runner import Experiment
+
+    output = OutputFolder.check(config.output, identity, input_paths(config), args.overwrite, option=where)
+    if not args.force and output.up_to_date(Provenance.record(config).fingerprint()):
+        print(f"{config.output}/ is up to date: `gsr run` would compute nothing and print its results")
+        return 0
+    experiment = Experiment(config)
+    experiment.preflight()
+    steps = dry_run(experiment)
+    computed = [step for step in steps if not step.reused]
+    reused = len(steps) - len(computed)
+    print(f"{config.name}: {len(computed)} of {len(steps)} cached steps to compute, {reused} reused")
+    for step in steps:
+        print(f"  {'reuse  ' if step.reused else 'compute'}  {step.what}  {step.entry}")
+    print(f"then effectiveness, GSR, the analyses and the report, written to {config.output}/")
+    return 0
+
+
 def cmd_export(args) -> int:
     from experiments.collections import export_collection
 
@@ -105,6 +131,12 @@ def configure_run(parser) -> None:
         action="store_true",
         help="recompute and rewrite the results even when the output folder is up to date (by default a rerun "
         "with the same config, inputs, code and libraries prints the results it finds, digests checked)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="list what the run would compute and what it would reuse from the cache (trained and debiased "
+        "embeddings, each system's run), then stop: a batch scheduler can split a grid of configs by it",
     )
     parser.set_defaults(func=cmd_run)
 

@@ -156,3 +156,20 @@ def test_a_run_killed_while_moving_its_files_in_is_recomputed_next_time(
     manifest = json.loads((folder / "out" / ".gsr-output.json").read_text(encoding="utf-8"))
     assert not [p for p in (folder / "out").iterdir() if ".staging-" in p.name and p.is_dir() and any(p.iterdir())]
     assert "results.md" in manifest["files"] and manifest["fingerprint"]
+
+
+def test_dry_run_lists_what_would_be_computed_and_what_is_reused(tmp_path, capsys):
+    """gsr run --dry-run: every system's run (and trained or debiased embedding) as compute or reuse, with its cache
+    entry, and nothing written to the output folder; after a run, all of it is reused."""
+    folder = write_toy(tmp_path / "toy")
+    args = ["run", str(folder / "config.toml"), "--out", str(folder / "out"), "--dry-run"]
+    assert main(args) == 0
+    before = capsys.readouterr().out
+    assert " to compute, 0 reused" in before and "  compute  run " in before
+    assert not (folder / "out" / "results.md").exists()
+    _run(folder, capsys)
+    assert main(args) == 0
+    assert "is up to date: `gsr run` would compute nothing" in capsys.readouterr().out
+    assert main([*args, "--force"]) == 0
+    after = capsys.readouterr().out
+    assert "0 of " in after and "  compute  " not in after and after.count("  reuse  ") == before.count("  compute  ")
