@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     _write_word2vec(debiased, out_path, binary)
     with atomic_write(out_path.with_name(out_path.name + DEBIAS_RECORD_SUFFIX)) as record:
         json.dump({"source": str(args.embedding), "method": args.method, "lists": getattr(args, "lists", None)}, record)
-    log.info("%s", summary(report, str(args.embedding)))
+    log.info("%s", summary(report, str(args.embedding), kv.key_to_index))
     log.info("wrote %s (word2vec %s)", out_path, "binary" if binary else "text")
     return 0
 
@@ -136,19 +136,30 @@ def _debiaser(args):
     )
 
 
-def summary(report, name: str) -> str:
-    """A few lines on what was debiased: size, explained variance, counts, list words missing."""
+def summary(report, name: str, vocabulary=None) -> str:
+    """A few lines on what was debiased: size, explained variance, counts, list words missing (with `vocabulary`,
+    those missing only as written, in another case form, counted apart from those missing in every form)."""
     lines = [
         f"debiased {name} ({report.method}): {report.n_words:,} words x {report.dimensions} dims; the gender "
         f"direction explains {report.explained_variance:.1%} of the definitional pairs' variance",
         f"  neutralised {report.n_neutralised:,} words, kept {report.n_words - report.n_neutralised:,} "
         f"gender-specific, equalised {len(report.equalized):,} pairs",
     ]
-    if report.missing_gender_specific:
-        lines.append(
-            f"  gender-specific words not in the vocabulary ({len(report.missing_gender_specific)}): "
-            + _listed(report.missing_gender_specific)
-        )
+    missing = list(report.missing_gender_specific)
+    if missing and vocabulary is not None:
+        from gsr.lexicon import vocabulary_key
+
+        other_case = [w for w in missing if vocabulary_key(vocabulary, w) is not None]
+        absent = [w for w in missing if vocabulary_key(vocabulary, w) is None]
+        if other_case:
+            lines.append(
+                f"  gender-specific words in the vocabulary only in another case ({len(other_case)}; the list is "
+                "matched as written, as debiaswe does): " + _listed(other_case)
+            )
+        if absent:
+            lines.append(f"  gender-specific words in no case form ({len(absent)}): {_listed(absent)}")
+    elif missing:
+        lines.append(f"  gender-specific words not in the vocabulary ({len(missing)}): " + _listed(missing))
     if report.missing_equalize:
         lines.append(
             f"  equalize pairs not in the vocabulary ({len(report.missing_equalize)}): "

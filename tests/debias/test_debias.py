@@ -671,3 +671,24 @@ def test_measuring_with_a_debiased_copy_says_so_in_one_line(tmp_path, caplog):
     # the record is an output too: never overwritten without --overwrite
     out.unlink()
     assert main(["-q", "debias", "--embedding", str(folder / "vectors.txt"), "--out", str(out)]) == 2
+
+
+def test_the_summary_counts_case_only_misses_apart():
+    """Issue 28.10: 'He' missing where 'he' is there is not the same as a word in no case form."""
+    from types import SimpleNamespace
+
+    from debias.command import summary
+
+    report = SimpleNamespace(
+        method="regular",
+        n_words=3,
+        dimensions=2,
+        explained_variance=0.5,
+        n_neutralised=1,
+        equalized=[],
+        missing_gender_specific=["He", "She", "ex_girlfriend"],
+        missing_equalize=[],
+    )
+    text = summary(report, "toy", {"he": 0, "she": 1, "nurse": 2})
+    assert "only in another case (2; the list is matched as written, as debiaswe does): He, She" in text
+    assert "in no case form (1): ex_girlfriend" in text
