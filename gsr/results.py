@@ -135,6 +135,13 @@ class GSRReport:
         """The run's GSR as % above the perfect engine's (None without qrels, or when undefined)."""
         return self.relative_of(self.system)
 
+    @property
+    def relative_undefined_because(self) -> str | None:
+        """Why `relative` is None (no qrels, an undefined GSR, a perfect engine's GSR of zero), or None when defined."""
+        if self.perfect is None:
+            return "relative GSR needs qrels: it compares the run with the perfect engine"
+        return relative_to_perfect(self.system, self.perfect)[1]
+
     def relative_of(self, result: GSRResult) -> float | None:
         """Any engine's GSR as % above the perfect engine's (None without qrels, or when undefined)."""
         return relative_to_perfect(result, self.perfect)[0]

@@ -213,3 +213,18 @@ def test_too_few_measurable_queries_give_no_slope_but_every_point():
         from gsr.measure import gsr_slope
 
         gsr_slope(*result.points())
+
+
+def test_an_undefined_relative_gsr_says_why(tiny_lexicon):
+    """Issue 28.10: the README's example prints relative GSR beside the reason it is undefined (toy1's perfect
+    engine has a GSR of zero), never a bare None."""
+    from gsr import GSR
+
+    docs = {"a": "she care", "b": "he wire", "c": "care wire"}
+    queries = {"q1": "nurse", "q2": "electrician"}
+    run = {"q1": [("a", 2.0), ("b", 1.0)], "q2": [("b", 2.0), ("a", 1.0)]}
+    without = GSR(tiny_lexicon, resamples=0).evaluate(run, queries, docs)
+    assert without.relative is None and "needs qrels" in without.relative_undefined_because
+    qrels = {"q1": {"c": 1}, "q2": {"c": 1}}  # the perfect engine ranks c alone for both: its GSR is zero
+    report = GSR(tiny_lexicon, resamples=0).evaluate(run, queries, docs, qrels)
+    assert report.relative is None and report.relative_undefined_because.startswith("relative GSR is undefined")
