@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from gsr.errors import InputError
+from gsr.infra import logs
 from gsr.infra.params import Param
+
+log = logs.get("registry")
 
 if TYPE_CHECKING:
     from experiments.collections import Collection
@@ -111,11 +114,18 @@ Entry = TypeVar("Entry", SystemType, AnalysisType, CollectionKind)
 
 
 class Registry(Generic[Entry]):
-    """Entries by name; the built-in modules are imported on first use, so registering never creates cycles."""
+    """Entries by name, registered by the modules that an entry point group names (loaded on first use, so
+    registering never creates cycles).
 
-    def __init__(self, what: str, package: str):
+    Built-ins and third-party packages register the same way: each module under the group (`gsr.systems`,
+    `gsr.analyses`, `gsr.collections` in a distribution's entry points) registers its entries when imported. The
+    built-in package is also imported by name, so a source tree that was never installed has its built-ins.
+    """
+
+    def __init__(self, what: str, package: str, group: str):
         self.what = what
         self.package = package
+        self.group = group
         self._entries: dict[str, Entry] = {}
         self._loaded = False
 
@@ -127,9 +137,24 @@ class Registry(Generic[Entry]):
         return entry
 
     def _load(self) -> None:
-        if not self._loaded:
-            self._loaded = True
-            importlib.import_module(self.package)
+        if self._loaded:
+            return
+        self._loaded = True
+        importlib.import_module(self.package)
+        from importlib.metadata import entry_points
+
+        for entry in entry_points(group=self.group):
+            try:
+                entry.load()  # a module: importing it registers its entries (an imported one is not imported again)
+            except Exception as err:  # a broken plugin names itself; the others and the built-ins still work
+                log.warning(
+                    "the %s plugin %s (%s) did not load: %s: %s",
+                    self.group,
+                    entry.name,
+                    entry.value,
+                    type(err).__name__,
+                    err,
+                )
 
     def get(self, name: object) -> Entry:
         """The entry called `name`; RegistryError listing the known names otherwise."""
@@ -152,6 +177,6 @@ class Registry(Generic[Entry]):
         return list(self._entries)
 
 
-SYSTEMS: Registry[SystemType] = Registry("model", "experiments.systems")
-ANALYSES: Registry[AnalysisType] = Registry("analysis", "experiments.analyses")
-COLLECTION_KINDS: Registry[CollectionKind] = Registry("collection kind", "experiments.collections")
+SYSTEMS: Registry[SystemType] = Registry("model", "experiments.systems", "gsr.systems")
+ANALYSES: Registry[AnalysisType] = Registry("analysis", "experiments.analyses", "gsr.analyses")
+COLLECTION_KINDS: Registry[CollectionKind] = Registry("collection kind", "experiments.collections", "gsr.collections")

@@ -31,7 +31,7 @@ def test_registries_know_the_builtins():
 
 
 def test_registry_refuses_unknown_and_duplicate_names():
-    registry = Registry("model", "experiments.systems")
+    registry = Registry("model", "experiments.systems", "gsr.systems")
     entry = SystemType("x", "x", run=lambda experiment, system: {})
     registry.register(entry)
     with pytest.raises(RegistryError, match="two models are called 'x'"):
@@ -119,3 +119,75 @@ def test_the_readme_extending_example_runs(tmp_path, monkeypatch):
     assert result.system_gsr["glove"]["Boolean"].gsr == pytest.approx(0.0, abs=1e-9)  # engine N of §3.4
     with pytest.raises(ConfigError, match="systems\\[0\\].depth must be ≥ 1, not 0"):
         parse_config({"collection": {"kind": "toy1"}, "systems": [{"name": "B", "model": "boolean", "depth": 0}]})
+
+
+PLUGIN = '''
+"""A third party's system type: every query gets the collection's documents in id order, scored by position."""
+from experiments.registry import SYSTEMS, SystemType
+from gsr.infra.params import Param
+
+
+def by_id(experiment, system):
+    from experiments.collections import collection_docids
+
+    docids = sorted(collection_docids(experiment.collection.documents))[: system.params["depth"]]
+    return {q: [(d, float(len(docids) - i)) for i, d in enumerate(docids)] for q in experiment.collection.queries}
+
+
+DEPTH = Param("depth", int, 5, "documents per query", minimum=1)
+SYSTEMS.register(SystemType("by_id", "documents in id order (a plugin)", by_id, params=(DEPTH,)))
+'''
+
+
+def test_a_plugin_distribution_registers_a_system_type_through_its_entry_point(tmp_path):
+    """Issue 30.3: a package installed on the path (here: a folder with its dist-info, as pip would leave it) that
+    declares a module under `gsr.systems` adds a model a config can name; `gsr list systems` lists it."""
+    import subprocess
+    import sys
+
+    from tests.support.toy_collection import write_toy
+
+    site = tmp_path / "site"
+    (site / "gsr_by_id").mkdir(parents=True)
+    (site / "gsr_by_id" / "__init__.py").write_text(PLUGIN, encoding="utf-8")
+    info = site / "gsr_by_id-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gsr-by-id\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[gsr.systems]\nby_id = gsr_by_id\n", encoding="utf-8")
+    folder = write_toy(tmp_path / "toy")
+    config = (folder / "config.toml").read_text(encoding="utf-8")
+    head, tail = config.split("[[systems]]", 1)[0], config[config.index("[gsr]") :]
+    tail = tail.replace('[debias]\nvariants = ["debiased"]\n', "")
+    (folder / "plugin.toml").write_text(head + '[[systems]]\nname = "ById"\nmodel = "by_id"\ndepth = 3\n' + tail)
+    env = {**__import__("os").environ, "PYTHONPATH": str(site)}
+    command = [sys.executable, "-m", "experiments.cli"]
+    listed = subprocess.run([*command, "list", "systems"], capture_output=True, text=True, env=env)
+    assert listed.returncode == 0 and "by_id" in listed.stdout, listed.stderr
+    ran = subprocess.run(
+        [*command, "-q", "run", str(folder / "plugin.toml"), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "| ById |" in ran.stdout
+
+
+def test_the_builtins_are_declared_under_the_entry_points_a_plugin_uses():
+    """Built-ins register the way plugins do: pyproject.toml names every built-in module under its group."""
+    import tomllib
+    from pathlib import Path
+
+    import experiments.analyses
+    import experiments.collections
+    import experiments.systems
+
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    groups = project["project"]["entry-points"]
+    for group, package in (
+        ("gsr.systems", experiments.systems),
+        ("gsr.analyses", experiments.analyses),
+        ("gsr.collections", experiments.collections),
+    ):
+        declared = {name: value for name, value in groups[group].items()}
+        assert declared == {m: f"{package.__name__}.{m}" for m in package.BUILTIN_MODULES}, group
