@@ -96,7 +96,7 @@ def _unit_copy(kv, chunk_rows: int):
 
 
 def unit_normalised(kv, chunk_rows: int = DEFAULT_CHUNK_ROWS):
-    """A new KeyedVectors with `kv`'s rows scaled to unit length in float32: the first step of every debiasing alone,
+    """New WordVectors with `kv`'s rows scaled to unit length in float32: the first step of every debiasing alone,
     bit for bit, so that a system using it and one using a debiased copy differ only by debiasing."""
     matrix, blocks = _unit_copy(kv, chunk_rows)
     for _ in blocks:
@@ -181,7 +181,7 @@ class _DirectionDebias(BaseEstimator):
         return self.fit(kv).transform(kv)
 
     def transform(self, kv):
-        """A NEW gensim KeyedVectors with unit, debiased float32 rows; `kv` is only read."""
+        """NEW WordVectors (embeddings.vectors) with unit, debiased float32 rows; `kv` is only read."""
         check_is_fitted(self, "direction_")
         self._check_dimensions(kv)
         plan = self._plan(kv)
@@ -332,12 +332,7 @@ def _unit_float64(vector: np.ndarray) -> np.ndarray:
 
 
 def _keyed_vectors_like(kv, matrix: np.ndarray):
-    """A plain KeyedVectors with `kv`'s keys in `kv`'s order and `matrix` as vectors (no n-grams, no counts)."""
-    from gensim.models import KeyedVectors
+    """Plain WordVectors with `kv`'s keys in `kv`'s order and `matrix` as vectors (no n-grams, no counts)."""
+    from embeddings.vectors import WordVectors
 
-    out = KeyedVectors(vector_size=matrix.shape[1], count=0, dtype=np.float32)
-    out.index_to_key = list(kv.index_to_key)
-    out.key_to_index = dict(kv.key_to_index)
-    out.vectors = matrix
-    out.norms = None
-    return out
+    return WordVectors(list(kv.index_to_key), matrix, dict(kv.key_to_index))

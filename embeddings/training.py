@@ -212,6 +212,9 @@ def train_embedding(corpus: TokenCorpus, settings: TrainingSettings):
     """
     import logging
 
+    from gsr.infra.extras import require
+
+    require("train", f"training {settings.method} (gensim)")
     from gensim.models import FastText, Word2Vec
 
     options = dict(

@@ -113,7 +113,25 @@ BIAS_PARAMS = (  # options of the analyses that measure label-based bias ([analy
         "RaB/ARaB gender magnitude: ln(1 + entity-word count) (tf), the count (tc), count > 0 (bool), or the labels",
         choices=(*RAB_VARIANTS, LABEL_MAGNITUDES),
     ),
+    Param(
+        "bias_gender_words",
+        str,
+        "appendix-b",
+        "the gender word list RaB/ARaB count: Appendix B's entity words, Rekabsaz & Schedl's list "
+        "(msmarco-gender: the paper that defines RaB), or file:PATH",
+        validator=lambda value, label: _gender_words(value, label),
+        range_help="appendix-b, msmarco-gender or file:PATH",
+    ),
 )
+
+
+def _gender_words(value, label: str) -> str:
+    """RaB's gender word list of a config: appendix-b, msmarco-gender or file:PATH."""
+    if isinstance(value, str) and (
+        value in ("appendix-b", "msmarco-gender") or (value.startswith(FILE_PREFIX) and value[len(FILE_PREFIX) :])
+    ):
+        return value
+    raise ParamError(f"{label} must be appendix-b, msmarco-gender or file:PATH, not {value!r}")
 
 
 def bias_settings(options: dict) -> BiasSettings:
@@ -222,6 +240,8 @@ def bias_of_runs(
     mentions = None
     if settings.rab != LABEL_MAGNITUDES:
         wanted = {d for run in runs.values() for q in query_ids for d, _ in rank_order(run.get(q, []))[: settings.k]}
-        mentions = gendered_word_counts(collection.texts(wanted))
+        words = resolved_source(experiment, options.get("bias_gender_words", "appendix-b"))
+        words = words[len(FILE_PREFIX) :] if words.startswith(FILE_PREFIX) else words
+        mentions = gendered_word_counts(collection.texts(wanted), entities=words)
     measures = BiasMeasures(labels, settings, mentions)
     return {name: measures.evaluate(run, collection.qrels, query_ids) for name, run in runs.items()}

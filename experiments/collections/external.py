@@ -45,6 +45,7 @@ COLLECTION_KINDS.register(
         required=("dataset",),
         optional=("topic_field", "folds"),
         path_keys=("folds",),
+        extra="irds",
     )
 )
 COLLECTION_KINDS.register(
@@ -55,5 +56,6 @@ COLLECTION_KINDS.register(
         required=("index", "topics", "qrels"),
         optional=("topic_field", "folds"),
         path_keys=("index", "topics", "qrels", "folds"),
+        extra="lucene",
     )
 )

@@ -1,5 +1,6 @@
-"""`gsr list`: every registered system type, analysis and collection kind with its parameters (the README's
-tables are this command's Markdown output)."""
+"""`gsr list`: every registered system type, analysis and collection kind with its parameters and the extra of
+gsr-bench it needs (the reference tables of docs/experiments.md are this command's Markdown output); `gsr list` alone
+prints the three tables."""
 
 from __future__ import annotations
 
@@ -22,9 +23,14 @@ def _parameters(params, required: tuple[str, ...] = ()) -> str:
     )
 
 
+def _extra(entry) -> str:
+    """The extra an entry needs (`pip install 'gsr-bench[EXTRA]'`), or — for the core install."""
+    return f"`{entry.extra}`" if entry.extra else "—"
+
+
 def systems_markdown() -> str:
-    """One row per system type: model name, what it is, what it needs, its parameters."""
-    lines = ["| model | system | needs | parameters |", "| --- | --- | --- | --- |"]
+    """One row per system type: model name, what it is, what it needs, the extra it needs, its parameters."""
+    lines = ["| model | system | needs | extra | parameters |", "| --- | --- | --- | --- | --- |"]
     for entry in SYSTEMS:
         needs = [
             n
@@ -41,7 +47,7 @@ def systems_markdown() -> str:
         ]
         reference = f" ({entry.reference})" if entry.reference else ""
         lines.append(
-            f"| `{entry.name}` | {entry.description}{reference} | {', '.join(needs) or '—'} | "
+            f"| `{entry.name}` | {entry.description}{reference} | {', '.join(needs) or '—'} | {_extra(entry)} | "
             f"{_parameters(entry.params, entry.path_params)} |"
         )
     return "\n".join(lines) + "\n"
@@ -59,11 +65,11 @@ def analyses_markdown() -> str:
 
 
 def collections_markdown() -> str:
-    """One row per collection kind: its keys, required first."""
-    lines = ["| kind | source | keys |", "| --- | --- | --- |"]
+    """One row per collection kind: its keys, required first, and the extra it needs."""
+    lines = ["| kind | source | keys | extra |", "| --- | --- | --- | --- |"]
     for entry in COLLECTION_KINDS:
         keys = [f"`{k}`" for k in entry.required] + [f"`{k}` (optional)" for k in entry.optional]
-        lines.append(f"| `{entry.name}` | {entry.description} | {', '.join(keys) or '—'} |")
+        lines.append(f"| `{entry.name}` | {entry.description} | {', '.join(keys) or '—'} | {_extra(entry)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -71,11 +77,14 @@ TABLES = {"systems": systems_markdown, "analyses": analyses_markdown, "collectio
 
 
 def cmd_list(args) -> int:
-    print(TABLES[args.what]())
+    if args.what is None:  # every table, each under its name
+        print("\n".join(f"## {what}\n\n{table()}" for what, table in TABLES.items()), end="")
+    else:
+        print(TABLES[args.what]())
     return 0
 
 
 def configure(parser) -> None:
     """The options of `gsr list`, and the function that runs it."""
-    parser.add_argument("what", choices=sorted(TABLES))
+    parser.add_argument("what", nargs="?", choices=sorted(TABLES), help="one table (default: all three)")
     parser.set_defaults(func=cmd_list)

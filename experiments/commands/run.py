@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from experiments.commands.common import CommandError
@@ -13,12 +14,13 @@ log = logs.get("cli")
 
 
 def cmd_run(args) -> int:
-    from experiments.config.experiment import load_config
+    from experiments.config.experiment import check_collection_paths, load_config
     from experiments.report.output import writer_lock
     from gsr.infra.extras import install_command, installed
     from gsr.infra.store import unwritable
 
     config = load_config(args.config)
+    check_collection_paths(config)
     if args.out:
         config.output = Path(args.out).expanduser()
     if args.threads:
@@ -63,7 +65,10 @@ def _run_into(args, config, identity: dict, where: str) -> int:
     result = experiment.run()
     provenance.check_unchanged()
     staging = output.staging()
-    written = output.commit(staging, write_report(result, staging, provenance, experiment), fingerprint)
+    try:
+        written = output.commit(staging, write_report(result, staging, provenance, experiment), fingerprint)
+    finally:  # a failed write (a full disk) leaves nothing half-written behind
+        shutil.rmtree(staging, ignore_errors=True)
     # the table write_report just made: building it again would redo every paired test and bootstrap
     print(written["markdown"].read_text(encoding="utf-8"))
     log.info(

@@ -25,6 +25,10 @@ def cmd_validate(args) -> int:
     from gsr.validation.stereotypes import REFERENCE_WORDS, stereotype_tests
     from gsr.validation.toys import parity_agreement, toy1, toy2, toy_slopes
 
+    if args.plots:
+        from gsr.infra.extras import require
+
+        require("plots", "--plots (PNG figures drawn with matplotlib)")
     lexicon = lexicon_of(args)
     analyzer = analyzer_of(args)
     tests = stereotype_tests(lexicon)

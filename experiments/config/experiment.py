@@ -47,6 +47,7 @@ BUILTIN_CONFIGS = {
     "robust04": EXPERIMENTS_FOLDER / "robust04.toml",
     "grepbiasir": EXPERIMENTS_FOLDER / "grepbiasir.toml",
     "demo-dense": EXPERIMENTS_FOLDER / "demo-dense.toml",
+    "msmarco": EXPERIMENTS_FOLDER / "msmarco.toml",
 }
 
 TOP_KEYS = (
@@ -229,6 +230,9 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
         **statistics,
     )
     config.analyses = enabled_analyses(raw.get("analyses", {}), config, source)
+    from experiments.config.extras import check_extras
+
+    check_extras(config, source)  # an extra that is not installed stops here, before any work, in one line
     return config
 
 
@@ -254,6 +258,21 @@ def _collection(raw, base: Path, source: str) -> dict:
         if key in collection:
             collection[key] = resolve_path(base, collection[key])
     return collection
+
+
+def check_collection_paths(config: ExperimentConfig) -> None:
+    """A ConfigError naming every collection file or folder the config names that is not there (all at once, before
+    any work; a config can be parsed without them, e.g. to list its systems)."""
+    declared = COLLECTION_KINDS.get(config.collection["kind"])
+    missing = [
+        f"collection.{key} = {path}"
+        for key in declared.path_keys
+        if key in config.collection
+        for path in (config.collection[key] if isinstance(config.collection[key], list) else [config.collection[key]])
+        if not str(path).startswith(("irds:", "pyserini:")) and Path(path).is_absolute() and not Path(path).exists()
+    ]
+    if missing:
+        raise ConfigError(f"{config.path or 'config'}: no such file or folder: {'; '.join(missing)}")
 
 
 def _embeddings(raw, base: Path, source: str) -> dict[str, EmbeddingSpec]:

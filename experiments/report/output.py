@@ -158,19 +158,30 @@ class OutputFolder:
 
 @contextmanager
 def writer_lock(path: Path, option: str = "--out") -> Iterator[None]:
-    """Hold the output folder `path` (created if need be) for this run alone: an flock on its `.gsr-output.lock`
-    (hosts sharing the folder and PID namespaces included); InputError in one line if another run holds it."""
+    """Hold the output folder `path` for this run alone: an flock on its `.gsr-output.lock` (hosts sharing the folder
+    and PID namespaces included); InputError in one line if another run holds it. The lock file is removed when the
+    run ends, and a folder this call created is removed again if the run left nothing in it."""
+    created = not path.exists()
     with storage_errors(path):
         path.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        lock = path / LOCK
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            held = os.fstat(fd).st_ino == os.stat(lock).st_ino  # not a lock file its last holder just removed
+        except (BlockingIOError, FileNotFoundError):
+            held = False
+        if not held:
             raise InputError(
                 f"{option} {path} is being written by another gsr run; wait for it to finish, or give another folder"
-            ) from None
-        yield
+            )
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)
+            if created and not any(path.iterdir()):
+                path.rmdir()
     finally:
         os.close(fd)
 

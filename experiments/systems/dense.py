@@ -19,7 +19,7 @@ from experiments.registry import SYSTEMS, SystemType
 from gsr.infra.params import Param
 from gsr.infra.store import cache_dir, cached_folder, content_key
 from retrievers.device import DEVICE_PARAM, resolve_device
-from retrievers.neural.models import NEURAL_PARAMETERS, rerank_depth
+from retrievers.neural.settings import NEURAL_PARAMETERS, rerank_depth
 
 ENCODER_DEBIAS_VERSION = 1  # bump when debias.encoder changes its output
 VARIANT_METHODS = {"debiased": "regular", "strong": "strong"}  # [debias] variant -> debias.encoder method
@@ -298,6 +298,7 @@ SYSTEMS.register(
         input_paths=encoder_folder,
         debiases_itself=True,
         reference="Reimers & Gurevych 2019; Liang et al. 2020",
+        extra="dense",
     )
 )
 SYSTEMS.register(
@@ -312,5 +313,6 @@ SYSTEMS.register(
         cache_inputs=cross_encoder_inputs,
         input_paths=encoder_folder,
         reference="Nogueira & Cho 2019",
+        extra="dense",
     )
 )

@@ -69,6 +69,12 @@ for _name, _description, _reference in (
 ):
     SYSTEMS.register(
         SystemType(
-            _name, _description, search, params=LEXICAL_PARAMETERS[_name], preflight=require_java, reference=_reference
+            _name,
+            _description,
+            search,
+            params=LEXICAL_PARAMETERS[_name],
+            preflight=require_java,
+            reference=_reference,
+            extra="lucene",
         )
     )

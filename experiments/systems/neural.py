@@ -160,6 +160,7 @@ SYSTEMS.register(
         reference="Guo et al. 2016",
         cache_inputs=training_inputs,
         preflight=device_available,
+        extra="neural",
     )
 )
 SYSTEMS.register(
@@ -175,5 +176,6 @@ SYSTEMS.register(
         reference="Pang et al. 2016",
         cache_inputs=training_inputs,
         preflight=device_available,
+        extra="neural",
     )
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +44,21 @@ def count_shard(shard: list[tuple[str, str]], analyzer: Analyzer):
 
 
 class DocumentStats:
-    """Bag-of-words counts of a collection after the paper's text handling: documents × terms."""
+    """Bag-of-words counts of a collection after the paper's text handling: documents × terms.
+
+    Args:
+        docids: The document ids, one per row.
+        vocabulary: The terms, one per column.
+        counts: How often each term occurs in each document (a sparse matrix).
+
+    Raises:
+        InputError: If the shapes disagree or a document id appears twice.
+
+    Example:
+        >>> stats = DocumentStats.build([("d1", "She sings, he sings."), ("d2", "He writes.")], n_jobs=1)
+        >>> stats.vocabulary, stats.counts.toarray().tolist()
+        (['she', 'sings', 'he', 'writes'], [[1, 2, 1, 0], [0, 0, 1, 1]])
+    """
 
     def __init__(self, docids: list[str], vocabulary: list[str], counts: sparse.csr_matrix):
         if counts.shape != (len(docids), len(vocabulary)):
@@ -73,10 +87,23 @@ class DocumentStats:
         n_jobs: int | None = None,
         shard_size: int = 10_000,
     ) -> DocumentStats:
-        """Map over shards of (docid, text) in `n_jobs` processes (default: all cores), then merge."""
+        """Map over shards of (docid, text) in `n_jobs` processes (default: all cores), then merge.
+
+        Args:
+            documents: (docid, text) pairs.
+            analyzer: The text handling (default: default_analyzer()).
+            n_jobs: Processes (default: every core; 1: none started).
+            shard_size: Documents per shard.
+
+        Returns:
+            The counts of every document.
+
+        Raises:
+            InputError: If a document id appears twice.
+        """
         analyzer = analyzer or default_analyzer()
         n_jobs = n_jobs or os.cpu_count() or 1
-        total = len(documents) if hasattr(documents, "__len__") else None  # an ETA where the count is known
+        total = len(documents) if isinstance(documents, Sized) else None  # an ETA where the count is known
         shards = document_shards(documents, shard_size)
         if n_jobs == 1:
             parts = (count_shard(s, analyzer) for s in shards)
@@ -117,26 +144,52 @@ class DocumentStats:
         return cls(docids, list(vocabulary), counts)
 
     def save(self, folder: str | os.PathLike) -> None:
-        """Write to `folder` atomically, with a manifest (gsr.infra.store.atomic_folder)."""
+        """Write to `folder` atomically, with a manifest (gsr.infra.store.atomic_folder).
+
+        Args:
+            folder: The folder written (replaced whole).
+
+        Raises:
+            StorageError: If the folder cannot be written.
+        """
         with atomic_folder(folder) as staging:
             self.write_files(staging)
 
     def write_files(self, folder: Path) -> None:
-        """The three files `load` reads, written into an existing folder."""
+        """The three files `load` reads, written into an existing folder.
+
+        Args:
+            folder: The folder.
+        """
         sparse.save_npz(folder / "counts.npz", self.counts)
         (folder / "docids.json").write_text(json.dumps(self.docids), encoding="utf-8")
         (folder / "vocabulary.json").write_text(json.dumps(self.vocabulary), encoding="utf-8")
 
     @classmethod
     def load(cls, folder: str | os.PathLike) -> DocumentStats:
-        """Read what `save` wrote."""
+        """Read what `save` wrote.
+
+        Args:
+            folder: The folder `save` wrote.
+
+        Returns:
+            The counts.
+        """
         folder = Path(folder)
         docids = json.loads((folder / "docids.json").read_text(encoding="utf-8"))
         vocabulary = json.loads((folder / "vocabulary.json").read_text(encoding="utf-8"))
         return cls(docids, vocabulary, sparse.load_npz(folder / "counts.npz"))
 
     def gendered(self, lexicon, analyzer: Analyzer | None = None) -> GenderedDocuments:
-        """Per-document genderedness sums under one lexicon (one sparse product)."""
+        """Per-document genderedness sums under one lexicon (one sparse product).
+
+        Args:
+            lexicon (GenderLexicon): g of each word (Eq. 1).
+            analyzer: The text handling, which decides the query terms' inflections (default: default_analyzer()).
+
+        Returns:
+            The sums.
+        """
         return GenderedDocuments(self, lexicon, analyzer or default_analyzer())
 
 
@@ -147,6 +200,17 @@ class GenderedDocuments:
     many queries at once (query_document_genderedness_many) those terms' columns are copied out of the counts
     once (grown when new terms are asked for), so that scoring a run is a few array operations over the
     retrieved documents' entries for the queries' terms.
+
+    Args:
+        stats: The collection's counts.
+        lexicon (GenderLexicon): g of each word (Eq. 1).
+        analyzer: The text handling the counts were made with.
+
+    Example:
+        >>> lexicon = GenderLexicon.from_mapping({"she": 0.5, "he": -0.5, "nurse": 0.25})
+        >>> documents = DocumentStats.build([("d1", "she is a nurse"), ("d2", "he")], n_jobs=1).gendered(lexicon)
+        >>> documents.query_document_genderedness(["nurse"], [0, 1]).tolist()  # g_q(d) without the query's terms
+        [0.5, -0.5]
     """
 
     def __init__(self, stats: DocumentStats, lexicon, analyzer: Analyzer):
@@ -177,7 +241,14 @@ class GenderedDocuments:
         return self._terms_by_class
 
     def excluded_terms(self, query_terms: Iterable[str]) -> np.ndarray:
-        """Collection term ids (of the lexicon's words) that are a query term or one of its inflections."""
+        """Collection term ids (of the lexicon's words) that are a query term or one of its inflections.
+
+        Args:
+            query_terms: The query's terms.
+
+        Returns:
+            The term ids, ascending.
+        """
         per_term = self._class_term_ids(sorted(set(query_terms)))
         found = [ids for ids in per_term.values() if len(ids)]
         return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
@@ -197,7 +268,15 @@ class GenderedDocuments:
         return {term: by_class.get(cls, empty) for term, cls in zip(terms, self.analyzer.inflection_classes(terms))}
 
     def query_document_genderedness(self, query_terms: Iterable[str], rows: np.ndarray) -> np.ndarray:
-        """g_q(d) for documents at `rows`; NaN where no in-vocabulary non-query term is left."""
+        """g_q(d) for documents at `rows`; NaN where no in-vocabulary non-query term is left.
+
+        Args:
+            query_terms: The query's terms.
+            rows: The documents' rows.
+
+        Returns:
+            g_q(d) of each document.
+        """
         rows = np.asarray(rows, dtype=np.int64)
         total = self.doc_sum[rows]
         count = self.doc_count[rows]
@@ -215,6 +294,15 @@ class GenderedDocuments:
 
         Equal to query_document_genderedness per query. Work and memory grow with the retrieved documents'
         entries for the queries' terms, not with the collection; lists are taken ~`chunk_pairs` documents at a time.
+
+        Args:
+            query_terms: Each query's terms.
+            rows: The documents' rows, query by query.
+            offsets: Where each query's documents begin and end in `rows` (one more than the queries).
+            chunk_pairs: Documents taken at a time.
+
+        Returns:
+            g_q(d) of each document of `rows`.
         """
         rows = np.asarray(rows, dtype=np.int64)
         offsets = np.asarray(offsets, dtype=np.int64)

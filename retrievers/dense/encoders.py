@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from gsr.errors import InputError
+from gsr.infra.extras import require
 from gsr.infra.logs import get as get_logger
 from gsr.infra.sha256 import cached_sha256
 from gsr.infra.store import content_key, fast_digest
@@ -268,6 +269,7 @@ def check_initialised(folder: Path, kind: str) -> None:
 def load_bi_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32, setting: str = "device"):
     """The SentenceTransformer of `location` on `device`, checked: it must give one finite vector per text, rank by
     cosine or dot product, and (on a GPU) encode a full batch of `batch_size` texts of its longest length."""
+    require("dense", f"the bi-encoder {location.name} (sentence-transformers)")
     _offline()
     torch_device = resolve_device(device, setting)
     from sentence_transformers import SentenceTransformer
@@ -325,6 +327,7 @@ def _probe_bi_encoder(model, folder: Path, device: str, batch_size: int) -> None
 
 def load_cross_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32, setting: str = "device"):
     """The CrossEncoder of `location` on `device`, checked: one finite score per (query, document) pair."""
+    require("dense", f"the cross-encoder {location.name} (sentence-transformers)")
     _offline()
     torch_device = resolve_device(device, setting)
     from sentence_transformers import CrossEncoder

