@@ -69,6 +69,28 @@ def measure_run(
     tie crossing position K is measured whole, its documents sharing the weight of the positions up to K
     (gsr.measure.tied_rank_weights_many), whatever their ids. A run already cut with
     gsr.baselines.cut_run(run, K, keep_ties=True) gives the same values.
+
+    Args:
+        run: {qid: [(docid, score)]} best first, or a run placed on `documents.stats` (RankedRows.place).
+        queries: {qid: text}.
+        documents: The collection's per-document sums under one lexicon (DocumentStats.gendered).
+        query_ids: The queries measured, in this order (default: every query, sorted).
+        strict: A retrieved document that is not in the collection is an error.
+        tie_scores: Documents with equal scores share their positions' weight (Eq. 2).
+        cutoff: K for every list, or {qid: K}; None: whole lists.
+
+    Returns:
+        The result: GSR, every query's point and the skipped queries by reason.
+
+    Raises:
+        InputError: If `strict` and a document is not in the collection, or `run` was placed on other documents.
+
+    Example:
+        >>> lexicon = GenderLexicon.from_mapping({"nurse": 0.5, "engineer": -0.5, "she": 0.5, "he": -0.5})
+        >>> documents = DocumentStats.build([("d1", "she is here"), ("d2", "he is here")], n_jobs=1).gendered(lexicon)
+        >>> run = {"q1": [("d1", 2.0), ("d2", 1.0)], "q2": [("d2", 2.0), ("d1", 1.0)]}
+        >>> round(measure_run(run, {"q1": "nurse", "q2": "engineer"}, documents).gsr, 3)
+        0.226
     """
     if not isinstance(run, RankedRows):
         run = RankedRows.place(run, documents.stats)
@@ -131,15 +153,31 @@ def measure_run(
 class GSR:
     """The Gender Stereotype Reinforcement measure, configured once and applied to any run.
 
-    lexicon: a GenderLexicon (g of each word, Eq. 1; GenderLexicon.from_embedding). analyzer: the text handling
-    (default: gsr.text.default_analyzer()). The other settings are declared in PARAMS (gsr.settings), the same
-    declarations the configs and `gsr score` check against:
-    cutoff: 'relevant' (top-K with K = number of relevant documents, §4.2.2; needs qrels), an int K, or None.
-    tie_scores: documents with equal scores (or grades) share their rank's weight in Eq. 2.
-    exclusion: which document words g_q(d) leaves out as query terms, 'exact', 'lemma' or 'stem'; default: the
-        analyzer's ('lemma' for the default analyzer).
-    random_seed: seed of the random engine. resamples, level, seed: the bootstrap over queries (percentile intervals
-    at `level`; 0 resamples: no intervals).
+    The settings after `analyzer` are declared in PARAMS (gsr.settings), the same declarations the configs and
+    `gsr score` check against.
+
+    Args:
+        lexicon (GenderLexicon): g of each word, Eq. 1 (GenderLexicon.from_embedding).
+        analyzer: The text handling (default: gsr.text.default_analyzer()).
+        cutoff: 'relevant' (top-K with K = number of relevant documents, §4.2.2; needs qrels), an int K, or None.
+        tie_scores: Documents with equal scores (or grades) share their rank's weight in Eq. 2.
+        random_seed: Seed of the random engine.
+        exclusion: Which document words g_q(d) leaves out as query terms, 'exact', 'lemma' or 'stem'; default: the
+            analyzer's ('lemma' for the default analyzer).
+        resamples: The bootstrap over queries: resamples (0: no intervals).
+        level: The level of the percentile intervals.
+        seed: The seed of the bootstrap.
+
+    Raises:
+        ParamError: If a setting has the wrong type or lies outside its range.
+
+    Example:
+        >>> lexicon = GenderLexicon.from_mapping({"nurse": 0.5, "engineer": -0.5, "she": 0.5, "he": -0.5})
+        >>> run = {"q1": [("d1", 2.0), ("d2", 1.0)], "q2": [("d2", 2.0), ("d1", 1.0)]}
+        >>> documents, queries = {"d1": "she is here", "d2": "he is here"}, {"q1": "nurse", "q2": "engineer"}
+        >>> report = GSR(lexicon, resamples=0).evaluate(run, queries, documents, n_jobs=1)
+        >>> round(report.system.gsr, 3)
+        0.226
     """
 
     PARAMS = MEASURE_PARAMS
@@ -179,7 +217,18 @@ class GSR:
     def documents(self, source, n_jobs: int | None = None) -> GenderedDocuments:
         """Per-document sums for a whole collection: DocumentStats, a path, irds:NAME, a Lucene index, a
         DocumentSource, a mapping or (docid, text) pairs. To measure one run, give `evaluate` the source instead:
-        it reads only the documents that run needs."""
+        it reads only the documents that run needs.
+
+        Args:
+            source (object): The documents, in any of the forms above.
+            n_jobs: Processes that count the documents' words (default: every core).
+
+        Returns:
+            The per-document sums under this measure's lexicon and analyzer.
+
+        Raises:
+            InputError: If the documents cannot be read.
+        """
         if isinstance(source, GenderedDocuments):
             return source
         if isinstance(source, DocumentStats):
@@ -197,6 +246,24 @@ class GSR:
 
         `documents` given as a path, irds:NAME, a Lucene index or a DocumentSource is read only where the run and
         the engines need it; prebuilt GenderedDocuments/DocumentStats or in-memory documents are used whole.
+
+        Args:
+            run (object): A TREC run file, a {qid: {docid: score}} or {qid: [(docid, score)]} mapping, a DataFrame,
+                records or 'irds:ID' (gsr.io.as_run).
+            queries (object): A topics file, a {qid: text} mapping, a DataFrame, records, 'irds:ID' or
+                'msmarco-gender' (gsr.io.as_queries).
+            documents (object): A path, 'irds:ID', a Lucene index, a DocumentSource, a {docid: text} mapping,
+                (docid, text) pairs, DocumentStats or GenderedDocuments.
+            qrels (object): Judgments in any form gsr.io.as_qrels reads, or None.
+            strict: A retrieved document that is not in the collection is an error.
+            n_jobs: Processes that count the documents' words (default: every core).
+
+        Returns:
+            The report: the run's GSR, and with qrels the perfect and random engines' and relative GSR.
+
+        Raises:
+            InputError: If an input cannot be read, or the qrels and topics share no query.
+            ParamError: If the bootstrap would need more memory than is available.
         """
         return self.evaluate_many({"run": run}, queries, documents, qrels, strict, n_jobs)["run"]
 
@@ -204,7 +271,23 @@ class GSR:
         self, runs, queries, documents, qrels=None, strict: bool = False, n_jobs: int | None = None
     ) -> dict:
         """`evaluate` of each of `runs` ({name: run}) against one read of `documents`; the perfect and random
-        engines are measured once and shared by every report."""
+        engines are measured once and shared by every report.
+
+        Args:
+            runs (Mapping[str, object]): {name: run}, each run in any form `evaluate` takes.
+            queries (object): The topics (see `evaluate`).
+            documents (object): The documents (see `evaluate`).
+            qrels (object): The judgments, or None.
+            strict: A retrieved document that is not in the collection is an error.
+            n_jobs: Processes that count the documents' words (default: every core).
+
+        Returns:
+            {name: GSRReport}.
+
+        Raises:
+            InputError: If an input cannot be read, or the qrels and topics share no query.
+            ParamError: If the bootstrap would need more memory than is available.
+        """
         runs, queries, qrels = {name: as_run(run) for name, run in runs.items()}, as_queries(queries), as_qrels(qrels)
         check_resample_memory(len(queries), self.resamples)
         if qrels is None:

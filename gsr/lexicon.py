@@ -31,6 +31,17 @@ def vocabulary_key(vocabulary: Container[str], word: str) -> str | None:
 
     So 'Mary' resolves in a lowercase vocabulary and 'nasa' in one that only has 'NASA'. The word is looked up in
     Unicode NFC, then (a vocabulary written decomposed) NFD: "café" is one word however either side spells it.
+
+    Args:
+        vocabulary: The words known (a set, a dict's keys, a KeyedVectors' key_to_index).
+        word: The word looked up.
+
+    Returns:
+        The vocabulary's spelling of the word, or None.
+
+    Example:
+        >>> vocabulary_key({"mary", "NASA"}, "Mary"), vocabulary_key({"mary", "NASA"}, "nasa")
+        ('mary', 'NASA')
     """
     composed = nfc(word)
     forms = (composed,) if composed.isascii() else (composed, nfd(composed))
@@ -45,6 +56,20 @@ class GenderLexicon:
     """g(w) for a vocabulary; words are looked up by `vocabulary_key` (as given, then lower, Title, UPPER case).
 
     Words whose vector is all zeros (g is NaN) count as out of vocabulary.
+
+    Args:
+        index: Each word's position in `values`.
+        values: g(w) of every word (NaN for all-zero vectors).
+        name: How outputs name the lexicon.
+        direction (GenderDirection | None): The gender direction the values were computed with, if any.
+
+    Raises:
+        InputError: If `index` and `values` differ in length.
+
+    Example:
+        >>> lexicon = GenderLexicon.from_mapping({"she": 0.5, "nurse": 0.25})
+        >>> lexicon.get("Nurse"), lexicon.get("unknown"), "she" in lexicon
+        (0.25, None, True)
     """
 
     def __init__(self, index: Mapping[str, int], values: np.ndarray, name: str = "custom", direction=None):
@@ -59,7 +84,15 @@ class GenderLexicon:
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, float], name: str = "custom") -> GenderLexicon:
-        """A lexicon from a plain {word: g} mapping (hand-made examples, other tools' scores)."""
+        """A lexicon from a plain {word: g} mapping (hand-made examples, other tools' scores).
+
+        Args:
+            mapping: g(w) of each word.
+            name: How outputs name the lexicon.
+
+        Returns:
+            The lexicon.
+        """
         words = list(mapping)
         index = {w: i for i, w in enumerate(words)}
         return cls(index, np.array([mapping[w] for w in words], dtype=np.float64), name=name)
@@ -69,12 +102,44 @@ class GenderLexicon:
         cls, kv, pairs=None, direction: GenderDirection | None = None, name: str = "embedding"
     ) -> GenderLexicon:
         """g(w) of Eq. 1 for every word of the embedding `kv`, with the Bolukbasi direction fitted on the
-        definitional `pairs` (default: Bolukbasi's ten) unless `direction` is given."""
+        definitional `pairs` (default: Bolukbasi's ten) unless `direction` is given.
+
+        Args:
+            kv (KeyedVectors): The embedding: anything with gensim KeyedVectors' `key_to_index`, `index_to_key`,
+                `vectors` and `[word]`.
+            pairs (Sequence[tuple[str, str]] | None): (female, male) definitional pairs; None:
+                DEFAULT_DEFINITIONAL_PAIRS.
+            direction: A direction fitted before, used instead of fitting one.
+            name: How outputs name the lexicon.
+
+        Returns:
+            The lexicon, with the direction it used.
+
+        Raises:
+            EmbeddingError: If the direction cannot be fitted (see fit_gender_direction).
+
+        Example:
+            >>> import numpy as np
+            >>> class Vectors(dict):  # the part of gensim's KeyedVectors gsr reads
+            ...     index_to_key = property(list)
+            ...     key_to_index = property(lambda self: {w: i for i, w in enumerate(self)})
+            ...     vectors = property(lambda self: np.array(list(self.values())))
+            >>> kv = Vectors(she=[1.0, 1.0], he=[-1.0, 1.0], her=[1.0, 0.5], his=[-1.0, 0.5], nurse=[0.5, 1.0])
+            >>> round(GenderLexicon.from_embedding(kv, [("she", "he"), ("her", "his")]).get("nurse"), 3)
+            0.447
+        """
         direction = direction or fit_gender_direction(kv, pairs)
         return cls(kv.key_to_index, direction.vocabulary_genderedness(kv), name=name, direction=direction)
 
     def get(self, word: str) -> float | None:
-        """g(word), or None when no case form of it is in the vocabulary."""
+        """g(word), or None when no case form of it is in the vocabulary.
+
+        Args:
+            word: The word, looked up by vocabulary_key.
+
+        Returns:
+            g(word), or None.
+        """
         memo = self._memo.get(word)
         if memo is not None:
             return None if math.isnan(memo) else memo
@@ -87,11 +152,22 @@ class GenderLexicon:
         return self.get(word) is not None
 
     def vocabulary_values(self) -> np.ndarray:
-        """g of every word of the vocabulary, in its index's order (NaN for all-zero vectors)."""
+        """g of every word of the vocabulary, in its index's order (NaN for all-zero vectors).
+
+        Returns:
+            The values, one per word.
+        """
         return self._values
 
     def values(self, words: Iterable[str]) -> np.ndarray:
-        """g for each word, NaN where out of vocabulary."""
+        """g for each word, NaN where out of vocabulary.
+
+        Args:
+            words: The words.
+
+        Returns:
+            The values, one per word.
+        """
         return np.array([self._nan_get(w) for w in words], dtype=np.float64)
 
     def _nan_get(self, word: str) -> float:
@@ -112,12 +188,36 @@ DEFAULT_DEFINITIONAL_PAIRS: tuple[tuple[str, str], ...] = (
     ("girl", "boy"),
     ("female", "male"),
 )
+"""Bolukbasi et al.'s ten definitional pairs (paper §2.2), female word first: fit_gender_direction's default.
+
+Example:
+    >>> DEFAULT_DEFINITIONAL_PAIRS[0], len(DEFAULT_DEFINITIONAL_PAIRS)
+    (('she', 'he'), 10)
+"""
 
 ORIENTATION_PAIR = ("she", "he")
 
 
 def load_word_pairs(path: str | os.PathLike) -> list[tuple[str, str]]:
-    """Read word pairs from a debiaswe-style JSON file: a list of two-word lists."""
+    """Read word pairs from a debiaswe-style JSON file: a list of two-word lists.
+
+    Args:
+        path: The JSON file.
+
+    Returns:
+        The pairs, in the file's order.
+
+    Raises:
+        EmbeddingError: If the file cannot be read or holds anything but pairs of words.
+
+    Example:
+        >>> import json, pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "pairs.json")
+        ...     _ = path.write_text(json.dumps([["queen", "king"], ["aunt", "uncle"]]))
+        ...     load_word_pairs(path)
+        [('queen', 'king'), ('aunt', 'uncle')]
+    """
     path = Path(path)
     data = read_json(path, error=EmbeddingError)
     if not isinstance(data, list):
@@ -144,7 +244,20 @@ def _definitional_unit(kv, word: str) -> np.ndarray:
 
 @dataclass(frozen=True)
 class GenderDirection:
-    """A unit gender direction w_g, oriented so that female words project positive."""
+    """A unit gender direction w_g, oriented so that female words project positive.
+
+    Args:
+        vector: w_g, a unit vector.
+        explained_variance: The share of the pair differences' variance w_g explains.
+        explained_variance_ratios: Every principal component's share, largest first.
+        pairs: The definitional pairs it was fitted on.
+
+    Example:
+        >>> import numpy as np
+        >>> direction = GenderDirection(np.array([1.0, 0.0]), 1.0)
+        >>> direction.genderedness(np.array([[3.0, 4.0], [-1.0, 0.0]])).tolist()
+        [0.6, -1.0]
+    """
 
     vector: np.ndarray
     explained_variance: float
@@ -152,11 +265,26 @@ class GenderDirection:
     pairs: tuple[tuple[str, str], ...] = field(default=())
 
     def genderedness(self, vectors: np.ndarray) -> np.ndarray:
-        """Eq. 1, g(w) = w·w_g / (|w||w_g|), for each row of `vectors` (NaN for all-zero rows)."""
+        """Eq. 1, g(w) = w·w_g / (|w||w_g|), for each row of `vectors` (NaN for all-zero rows).
+
+        Args:
+            vectors: Word vectors, one per row.
+
+        Returns:
+            g(w) of each row.
+        """
         return word_genderedness(vectors, self.vector)
 
     def vocabulary_genderedness(self, kv, chunk_rows: int = 200_000) -> np.ndarray:
-        """Eq. 1 for every word of a KeyedVectors, in chunks so a memory-mapped embedding is never copied whole."""
+        """Eq. 1 for every word of a KeyedVectors, in chunks so a memory-mapped embedding is never copied whole.
+
+        Args:
+            kv (KeyedVectors): The embedding (`index_to_key` and `vectors` are read).
+            chunk_rows: Rows per chunk.
+
+        Returns:
+            g(w) of every word, in the embedding's order.
+        """
         total = len(kv.index_to_key)
         out = np.empty(total, dtype=np.float64)
         for start in range(0, total, chunk_rows):
@@ -166,7 +294,20 @@ class GenderDirection:
 
 
 def word_genderedness(vectors: np.ndarray, direction: np.ndarray) -> np.ndarray:
-    """Eq. 1: cosine of each word vector with the gender direction; NaN where a vector is all zeros."""
+    """Eq. 1: cosine of each word vector with the gender direction; NaN where a vector is all zeros.
+
+    Args:
+        vectors: Word vectors, one per row (or one vector).
+        direction: The gender direction w_g.
+
+    Returns:
+        g(w) of each vector.
+
+    Example:
+        >>> import numpy as np
+        >>> word_genderedness(np.array([[3.0, 4.0], [0.0, 0.0]]), np.array([1.0, 0.0])).tolist()
+        [0.6, nan]
+    """
     vectors = np.asarray(vectors)
     direction = np.asarray(direction, dtype=np.float64)
     dots = vectors @ direction.astype(vectors.dtype, copy=False)
@@ -193,7 +334,27 @@ def pair_difference_components(female: np.ndarray, male: np.ndarray) -> tuple[np
 
 
 def fit_gender_direction(kv, pairs=None) -> GenderDirection:
-    """§2.2: first principal component of the centred, unit-normalised definitional pairs, female-positive."""
+    """§2.2: first principal component of the centred, unit-normalised definitional pairs, female-positive.
+
+    Args:
+        kv (KeyedVectors): The embedding (`key_to_index` and `[word]` are read).
+        pairs (Sequence[tuple[str, str]] | None): (female, male) definitional pairs; None:
+            DEFAULT_DEFINITIONAL_PAIRS.
+
+    Returns:
+        The direction, with its explained variance and the pairs.
+
+    Raises:
+        EmbeddingError: If fewer than two pairs are given, a word (or 'she' or 'he') is missing from the embedding
+            or a definitional word's vector is all zeros.
+
+    Example:
+        >>> class Vectors(dict):  # the part of gensim's KeyedVectors read here: key_to_index and [word]
+        ...     key_to_index = property(lambda self: self)
+        >>> kv = Vectors(she=[1.0, 1.0], he=[-1.0, 1.0], her=[1.0, 0.5], his=[-1.0, 0.5])
+        >>> fit_gender_direction(kv, [("she", "he"), ("her", "his")]).vector.round(3).tolist()
+        [1.0, 0.0]
+    """
     pairs = tuple(tuple(p) for p in (pairs if pairs is not None else DEFAULT_DEFINITIONAL_PAIRS))
     if len(pairs) < 2:
         raise EmbeddingError("the gender direction needs at least two definitional pairs")

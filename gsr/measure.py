@@ -36,25 +36,76 @@ __all__ = [
 
 
 def mean_genderedness(values: Iterable[float | None]) -> float:
-    """§3.3: average genderedness of a bag of words, ignoring out-of-vocabulary words; NaN if none is known."""
+    """§3.3: average genderedness of a bag of words, ignoring out-of-vocabulary words; NaN if none is known.
+
+    Args:
+        values: g(w) of each word; None or NaN for a word out of the vocabulary.
+
+    Returns:
+        The mean of the known values (math.fsum), NaN when none is known.
+
+    Example:
+        >>> mean_genderedness([0.5, None, float("nan"), -0.25])
+        0.125
+    """
     known = [v for v in values if v is not None and not math.isnan(v)]
     return math.fsum(known) / len(known) if known else math.nan
 
 
 def query_genderedness(terms: Sequence[str], lexicon) -> float:
-    """g(q), §3.3: mean g(w) over the query's (stop-word-free) terms."""
+    """g(q), §3.3: mean g(w) over the query's (stop-word-free) terms.
+
+    Args:
+        terms: The query's terms after the text handling (Analyzer.tokens).
+        lexicon (GenderLexicon): g(w) of each word (Eq. 1); anything with `get(word) -> float | None`.
+
+    Returns:
+        g(q); NaN when no term is in the lexicon.
+
+    Example:
+        >>> lexicon = GenderLexicon.from_mapping({"nurse": 0.5, "doctor": -0.25})
+        >>> query_genderedness(["nurse", "doctor", "unknown"], lexicon)
+        0.125
+    """
     return mean_genderedness(lexicon.get(t) for t in terms)
 
 
 def document_genderedness(terms: Sequence[str], lexicon, excluded: Iterable[str] = (), inflection_class=None) -> float:
-    """g_q(d), §3.3: mean g(w) over the document's terms that are not query terms (nor their inflections)."""
+    """g_q(d), §3.3: mean g(w) over the document's terms that are not query terms (nor their inflections).
+
+    Args:
+        terms: The document's terms after the text handling, repeated as often as they occur.
+        lexicon (GenderLexicon): g(w) of each word (Eq. 1).
+        excluded: The query's terms, left out of the mean.
+        inflection_class (Callable[[str], str] | None): Maps a word to its class (Analyzer.inflection_class), so
+            that inflections of a query term are left out too; None: only the exact query terms.
+
+    Returns:
+        g_q(d); NaN when no remaining term is in the lexicon.
+
+    Example:
+        >>> lexicon = GenderLexicon.from_mapping({"she": 0.5, "nurse": 0.25, "he": -0.5})
+        >>> document_genderedness(["she", "nurse", "nurse"], lexicon, excluded=["nurse"])
+        0.5
+    """
     classify = inflection_class or (lambda w: w)
     banned = {classify(t) for t in excluded}
     return mean_genderedness(lexicon.get(t) for t in terms if classify(t) not in banned)
 
 
 def rank_discounts(length: int) -> np.ndarray:
-    """Eq. 2's weights w_k = 1 / log2(r_k + 1) for ranks r_k = 1..length."""
+    """Eq. 2's weights w_k = 1 / log2(r_k + 1) for ranks r_k = 1..length.
+
+    Args:
+        length: The number of ranks.
+
+    Returns:
+        The weights, rank 1 first.
+
+    Example:
+        >>> rank_discounts(3).round(3).tolist()
+        [1.0, 0.631, 0.5]
+    """
     return tied_rank_weights_many(None, np.array([0, length]))
 
 
@@ -63,6 +114,16 @@ def tied_rank_weights(tie_keys: Sequence) -> np.ndarray:
 
     Tied documents share the mean of the discounts 1/log2(r+1) of the positions they span: the expected weight
     under a uniformly random order of the tie, so the total weight W is unchanged.
+
+    Args:
+        tie_keys: One key per ranked document, best first; equal consecutive keys are a tie.
+
+    Returns:
+        The weights, one per document.
+
+    Example:
+        >>> tied_rank_weights([3.0, 3.0, 1.0]).round(3).tolist()
+        [0.815, 0.815, 0.5]
     """
     keys = np.asarray(tie_keys) if len(tie_keys) else np.zeros(0)
     return tied_rank_weights_many(keys, np.array([0, len(keys)]))
@@ -121,7 +182,22 @@ def cut_with_ties(tie_keys: np.ndarray | None, offsets: np.ndarray, cutoffs: np.
 
 
 def list_genderedness(document_values: Sequence[float], weights: Sequence[float] | None = None) -> float:
-    """g_q(L), Eq. 2: discount-weighted mean of the documents' g_q(d); NaN documents are left out of W."""
+    """g_q(L), Eq. 2: discount-weighted mean of the documents' g_q(d); NaN documents are left out of W.
+
+    Args:
+        document_values: g_q(d) of the ranked documents, best first (NaN where a document has no measurable word).
+        weights: Each document's weight; default rank_discounts (tied_rank_weights for ties).
+
+    Returns:
+        g_q(L); NaN when no document is measurable.
+
+    Raises:
+        InputError: If `weights` and `document_values` differ in length.
+
+    Example:
+        >>> round(list_genderedness([0.5, -0.5]), 3)
+        0.113
+    """
     values = np.asarray(document_values, dtype=np.float64)
     discounts = rank_discounts(len(values)) if weights is None else np.asarray(weights, dtype=np.float64)
     if len(discounts) != len(values):
@@ -159,7 +235,23 @@ def _centred_points(query_values: ArrayLike, list_values: ArrayLike):
 
 
 def gsr_slope(query_values: ArrayLike, list_values: ArrayLike) -> float:
-    """m_s(Q, D), Eq. 3: least-squares slope of g_q(L) on g(q) over queries where both are defined."""
+    """m_s(Q, D), Eq. 3: least-squares slope of g_q(L) on g(q) over queries where both are defined.
+
+    Args:
+        query_values: g(q) of each query (NaN where undefined).
+        list_values: g_q(L) of each query's ranked list, in the same order (NaN where undefined).
+
+    Returns:
+        The slope, GSR.
+
+    Raises:
+        InputError: If the two sequences differ in length.
+        UndefinedMeasureError: If fewer than two queries are defined or every g(q) is the same.
+
+    Example:
+        >>> gsr_slope([-0.5, 0.0, 0.5], [-0.25, 0.0, 0.25])
+        0.5
+    """
     dx, dy, variance, _ = _centred_points(query_values, list_values)
     return float(np.mean(dx * dy) / variance)
 
@@ -169,6 +261,21 @@ def gsr_slope_terms(query_values: ArrayLike, list_values: ArrayLike) -> np.ndarr
 
     The mean over the defined queries is m_s(Q, D), so tools that average per-query values (ir_measures,
     PyTerrier) report exactly the slope; undefined inputs raise UndefinedMeasureError as gsr_slope does.
+
+    Args:
+        query_values: g(q) of each query (NaN where undefined).
+        list_values: g_q(L) of each query, in the same order (NaN where undefined).
+
+    Returns:
+        Each query's term, NaN where a value is undefined.
+
+    Raises:
+        InputError: If the two sequences differ in length.
+        UndefinedMeasureError: If fewer than two queries are defined or every g(q) is the same.
+
+    Example:
+        >>> gsr_slope_terms([-0.5, 0.0, 0.5], [-0.25, 0.0, 0.25]).round(3).tolist()
+        [0.75, 0.0, 0.75]
     """
     dx, dy, variance, keep = _centred_points(query_values, list_values)
     terms = np.full(len(keep), np.nan)
@@ -186,6 +293,17 @@ def slope_noise_floor(query_values: ArrayLike, list_values: ArrayLike) -> float:
     """The largest |m| indistinguishable from 0 for these points: SLOPE_NOISE · max|g_q(L)| / (max g(q) − min g(q)).
 
     Computed over the queries where both values are defined; 0 when there are fewer than two or g(q) is constant.
+
+    Args:
+        query_values: g(q) of each query (NaN where undefined).
+        list_values: g_q(L) of each query, in the same order (NaN where undefined).
+
+    Returns:
+        The noise floor of the slope.
+
+    Example:
+        >>> slope_noise_floor([-0.5, 0.5], [-0.25, 0.25])
+        2.5e-13
     """
     x = np.asarray(query_values, dtype=np.float64)
     y = np.asarray(list_values, dtype=np.float64)
@@ -201,6 +319,21 @@ def relative_gsr(system_gsr: float, perfect_gsr: float, noise_floor: float = 0.0
     (m_s - m_P) / |m_P|, which is the paper's m_s / m_P - 1 whenever m_P > 0 and keeps its sign otherwise. Undefined
     (UndefinedMeasureError saying why) when m_P is NaN or zero up to rounding, |m_P| ≤ `noise_floor` (see
     slope_noise_floor): a percentage of rounding noise would be an arbitrary number such as -3e17 %.
+
+    Args:
+        system_gsr: m_s, the system's GSR.
+        perfect_gsr: m_P, the perfect engine's GSR.
+        noise_floor: The largest |m_P| that counts as zero.
+
+    Returns:
+        Relative GSR in percent.
+
+    Raises:
+        UndefinedMeasureError: If m_P is NaN or |m_P| ≤ `noise_floor`.
+
+    Example:
+        >>> relative_gsr(0.75, 0.5), relative_gsr(0.25, 0.5)
+        (50.0, -50.0)
     """
     if math.isnan(perfect_gsr):
         raise UndefinedMeasureError("relative GSR is undefined: the perfect engine's GSR is undefined")

@@ -18,7 +18,22 @@ from gsr.io.types import Run
 @dataclass(frozen=True)
 class RankedRows:
     """Query qids[i]'s documents, best first, are rows[offsets[i]:offsets[i+1]] (−1: not in the collection)
-    with their scores (the tie keys of Eq. 2) at the same positions."""
+    with their scores (the tie keys of Eq. 2) at the same positions.
+
+    Args:
+        stats: The collection the run is placed on.
+        qids: The run's query ids, in its order.
+        offsets: Where each query's list begins and ends in `rows` and `scores` (one more than the queries).
+        rows: Each retrieved document's row of `stats`, −1 where it is not in the collection.
+        scores: Each retrieved document's score.
+        unknown: {qid: the first retrieved document id that is not in the collection}.
+
+    Example:
+        >>> stats = DocumentStats.build([("d1", "she sings"), ("d2", "he sings")], n_jobs=1)
+        >>> placed = RankedRows.place({"q1": [("d2", 2.0), ("d9", 1.0)]}, stats)
+        >>> placed.rows.tolist(), placed.unknown
+        ([1, -1], {'q1': 'd9'})
+    """
 
     stats: DocumentStats
     qids: tuple[str, ...]
@@ -29,7 +44,15 @@ class RankedRows:
 
     @classmethod
     def place(cls, run: Run, stats: DocumentStats) -> RankedRows:
-        """The run's documents looked up in `stats` (scores compared as floats for ties)."""
+        """The run's documents looked up in `stats` (scores compared as floats for ties).
+
+        Args:
+            run: {qid: [(docid, score)]}, best first.
+            stats: The collection.
+
+        Returns:
+            The placed run.
+        """
         qids = tuple(run)
         lists = [run[q] for q in qids]
         offsets = np.zeros(len(qids) + 1, dtype=np.int64)
@@ -43,7 +66,14 @@ class RankedRows:
         return cls(stats, qids, offsets, rows, scores, unknown)
 
     def select(self, qids: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(rows, scores, offsets) of the lists of `qids` in that order; a query the run lacks has an empty list."""
+        """(rows, scores, offsets) of the lists of `qids` in that order; a query the run lacks has an empty list.
+
+        Args:
+            qids: The query ids.
+
+        Returns:
+            The three arrays, list i at offsets[i]:offsets[i + 1].
+        """
         where = {q: i for i, q in enumerate(self.qids)}
         index = np.array([where.get(q, -1) for q in qids], dtype=np.int64)
         begin = np.where(index >= 0, self.offsets[index], 0)

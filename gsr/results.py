@@ -38,7 +38,19 @@ __all__ = [
 
 @dataclass
 class QueryResult:
-    """One query's point in the GSR scatter plot."""
+    """One query's point in the GSR scatter plot.
+
+    Args:
+        qid: The query id.
+        g_query: g(q) (§3.3), None where undefined.
+        g_list: g_q(L) (Eq. 2), None where undefined.
+        n_docs: The documents of its ranked list.
+        n_unmeasured: Those without a measurable word (or not in the collection).
+
+    Example:
+        >>> QueryResult("q1", 0.25, 0.125, n_docs=10).to_dict()
+        {'qid': 'q1', 'g_query': 0.25, 'g_list': 0.125, 'n_docs': 10, 'n_unmeasured_docs': 0}
+    """
 
     qid: str
     g_query: float | None
@@ -47,6 +59,11 @@ class QueryResult:
     n_unmeasured: int = 0
 
     def to_dict(self) -> dict:
+        """The point as `gsr score --json` prints it.
+
+        Returns:
+            {qid, g_query, g_list, n_docs, n_unmeasured_docs}.
+        """
         return {
             "qid": self.qid,
             "g_query": self.g_query,
@@ -59,7 +76,24 @@ class QueryResult:
 @dataclass
 class GSRResult:
     """GSR of one system: the slope, every query's point and what could not be measured, and why; with its
-    analytic standard error `se` and bootstrap interval `ci` (over queries; `bootstrap` holds the replicates)."""
+    analytic standard error `se` and bootstrap interval `ci` (over queries; `bootstrap` holds the replicates).
+
+    Args:
+        gsr: The slope (Eq. 3), None where undefined.
+        per_query: Every query's point.
+        skipped: {reason: query ids} of the queries without a point.
+        unknown_docids: Retrieved documents that are not in the collection.
+        unmeasurable_docs: Retrieved documents without a measurable word.
+        error: Why `gsr` is undefined.
+        se: The slope's analytic standard error.
+        ci: The bootstrap interval of the slope.
+        bootstrap (BootstrapFit | None): The slope on every bootstrap resample.
+
+    Example:
+        >>> result = GSRResult(0.5, [QueryResult("q1", -0.5, -0.25), QueryResult("q2", 0.5, 0.25)])
+        >>> result.n_queries, result.points()[0].tolist()
+        (2, [-0.5, 0.5])
+    """
 
     gsr: float | None
     per_query: list[QueryResult]
@@ -78,10 +112,18 @@ class GSRResult:
 
     @property
     def n_skipped(self) -> int:
+        """Queries without a point (every reason of `skipped` together)."""
         return sum(len(v) for v in self.skipped.values())
 
     def points(self, defined_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """(g(q), g_q(L)) of the contributing queries (of every query, NaN where undefined, if not defined_only)."""
+        """(g(q), g_q(L)) of the contributing queries (of every query, NaN where undefined, if not defined_only).
+
+        Args:
+            defined_only: Only the queries where both values are defined.
+
+        Returns:
+            The two arrays.
+        """
         used = (
             [q for q in self.per_query if q.g_query is not None and q.g_list is not None]
             if defined_only
@@ -93,11 +135,22 @@ class GSRResult:
         )
 
     def noise_floor(self) -> float:
-        """The largest |GSR| that is zero up to rounding for this result's points (measure.slope_noise_floor)."""
+        """The largest |GSR| that is zero up to rounding for this result's points (measure.slope_noise_floor).
+
+        Returns:
+            The noise floor.
+        """
         return slope_noise_floor(*self.points())
 
     def aligned_points(self, queries: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(g(q), g_q(L)) for `queries` in that order, NaN where this result has no defined value."""
+        """(g(q), g_q(L)) for `queries` in that order, NaN where this result has no defined value.
+
+        Args:
+            queries: The query ids.
+
+        Returns:
+            The two arrays.
+        """
         by_qid = {q.qid: q for q in self.per_query}
         points = [by_qid.get(qid) for qid in queries]
         return (
@@ -106,6 +159,11 @@ class GSRResult:
         )
 
     def to_dict(self) -> dict:
+        """The result as `gsr score --json` prints it.
+
+        Returns:
+            gsr, ci, se, the query counts, skipped, per_query (and error where GSR is undefined).
+        """
         out: dict = {
             "gsr": self.gsr,
             "ci": self.ci.to_list() if self.ci else None,
@@ -124,7 +182,18 @@ class GSRResult:
 
 @dataclass
 class GSRReport:
-    """GSR of a run, with the perfect and random engines and relative GSR when qrels are given."""
+    """GSR of a run, with the perfect and random engines and relative GSR when qrels are given.
+
+    Args:
+        system: The run's result.
+        perfect: The perfect engine's (with qrels).
+        random: The random engine's (with qrels).
+
+    Example:
+        >>> points = [QueryResult("q1", -0.5, -0.25), QueryResult("q2", 0.5, 0.25)]
+        >>> GSRReport(GSRResult(0.5, points), perfect=GSRResult(0.25, points)).relative
+        100.0
+    """
 
     system: GSRResult
     perfect: GSRResult | None = None
@@ -143,14 +212,33 @@ class GSRReport:
         return relative_to_perfect(self.system, self.perfect)[1]
 
     def relative_of(self, result: GSRResult) -> float | None:
-        """Any engine's GSR as % above the perfect engine's (None without qrels, or when undefined)."""
+        """Any engine's GSR as % above the perfect engine's (None without qrels, or when undefined).
+
+        Args:
+            result: The engine's result (the system's, or the random engine's).
+
+        Returns:
+            Relative GSR in percent, or None.
+        """
         return relative_to_perfect(result, self.perfect)[0]
 
     def relative_ci_of(self, result: GSRResult) -> Interval | None:
-        """Bootstrap interval of an engine's relative GSR (None without qrels or resamples)."""
+        """Bootstrap interval of an engine's relative GSR (None without qrels or resamples).
+
+        Args:
+            result: The engine's result.
+
+        Returns:
+            The interval, or None.
+        """
         return relative_interval(result, self.perfect) if self.perfect is not None else None
 
     def to_dict(self) -> dict:
+        """The report as `gsr score --json` prints it.
+
+        Returns:
+            The system's result, with perfect, random and relative GSR when qrels were given.
+        """
         out = self.system.to_dict()
         if self.perfect is not None and self.random is not None:  # the two engines come together, with qrels
             out["perfect"] = self.perfect.to_dict()
@@ -161,7 +249,20 @@ class GSRReport:
 
 def relative_to_perfect(result: GSRResult, perfect: GSRResult | None) -> tuple[float | None, str | None]:
     """(relative GSR in %, None), or (None, why it is undefined): no perfect engine, an undefined GSR, or a perfect
-    engine whose GSR is zero up to rounding (|m_P| ≤ its noise floor, measure.slope_noise_floor)."""
+    engine whose GSR is zero up to rounding (|m_P| ≤ its noise floor, measure.slope_noise_floor).
+
+    Args:
+        result: The engine's result.
+        perfect: The perfect engine's result, or None (no qrels).
+
+    Returns:
+        (relative GSR in percent, None) or (None, the reason).
+
+    Example:
+        >>> points = [QueryResult("q1", -0.5, -0.25), QueryResult("q2", 0.5, 0.25)]
+        >>> relative_to_perfect(GSRResult(0.5, points), GSRResult(0.25, points))
+        (100.0, None)
+    """
     if perfect is None:
         return None, "no qrels, so no perfect engine to compare with"
     if perfect.gsr is None:
@@ -225,7 +326,20 @@ def add_uncertainty(
 ) -> None:
     """Set `se` and, with resamples > 0, `bootstrap` and `ci` of each result. The queries resampled are those at least
     one result measures (in the first result's order), with one seed: every engine sees the same resamples, so
-    relative GSR can be bootstrapped too, and each engine's slope on a resample uses its measurable queries."""
+    relative GSR can be bootstrapped too, and each engine's slope on a resample uses its measurable queries.
+
+    Args:
+        results: The results of one report (the system first), changed in place.
+        resamples: Bootstrap resamples (0: the standard error only).
+        level: The intervals' confidence level.
+        seed: The seed of the resamples.
+
+    Example:
+        >>> result = GSRResult(2.0, [QueryResult(f"q{i}", g, 2 * g) for i, g in enumerate([-0.5, -0.25, 0.25, 0.5])])
+        >>> add_uncertainty([result], resamples=100)
+        >>> result.se, result.ci.to_list()
+        (0.0, [2.0, 2.0])
+    """
     measured = {q.qid for result in results for q in result.per_query if q.g_query is not None and q.g_list is not None}
     queries = [q.qid for q in results[0].per_query if q.qid in measured] if results else []
     counts = resample_counts(len(queries), resamples, seed) if resamples and queries else None
@@ -241,7 +355,28 @@ def gsr_difference_test(
     a: GSRResult, b: GSRResult, resamples: int = DEFAULT_RESAMPLES, seed: int = 0, alternative: str = "two-sided"
 ) -> TestResult:
     """Paired randomisation test of GSR_a − GSR_b on the queries both measure (gsr.uncertainty.paired_gsr_test); the
-    two results must share g(q), i.e. be measured with the same embedding and topics."""
+    two results must share g(q), i.e. be measured with the same embedding and topics.
+
+    Args:
+        a: The first system's result.
+        b: The second system's (or an engine's) result.
+        resamples: Sign vectors drawn (all 2^n are enumerated when 2^n ≤ resamples).
+        seed: The seed of the sign vectors.
+        alternative: 'two-sided', 'greater' (GSR_a > GSR_b) or 'less'.
+
+    Returns:
+        The test (statistic GSR_a − GSR_b).
+
+    Raises:
+        InputError: If the two results have different g(q).
+        UndefinedMeasureError: If fewer than two common queries with different g(q) are measured.
+
+    Example:
+        >>> a = GSRResult(0.5, [QueryResult(f"q{i}", g, g / 2) for i, g in enumerate([-0.5, 0.0, 0.5])])
+        >>> b = GSRResult(0.0, [QueryResult(q.qid, q.g_query, 0.0) for q in a.per_query])
+        >>> gsr_difference_test(a, b).to_dict()
+        {'statistic': 0.5, 'p_value': 0.5, 'exact': True, 'resamples': 8, 'n': 3, 'alternative': 'two-sided'}
+    """
     queries = sorted({q.qid for q in a.per_query} & {q.qid for q in b.per_query})
     x, y_a = a.aligned_points(queries)
     x_b, y_b = b.aligned_points(queries)

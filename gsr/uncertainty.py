@@ -31,6 +31,18 @@ class Interval:
     `resamples` counts the replicates the statistic was defined on; `undefined` the others (e.g. a resample holding
     one distinct query has no slope), which are left out. An interval that cannot be given has None bounds and,
     where known, the `reason`.
+
+    Args:
+        low: The lower bound, or None.
+        high: The upper bound, or None.
+        level: The confidence level, in (0, 1).
+        resamples: The replicates the statistic was defined on.
+        undefined: The replicates it was undefined on.
+        reason: Why the interval cannot be given, where known.
+
+    Example:
+        >>> Interval(-0.5, 1.5, 0.95, 1000).to_list()
+        [-0.5, 1.5]
     """
 
     low: float | None
@@ -41,6 +53,11 @@ class Interval:
     reason: str | None = None
 
     def to_list(self) -> list[float | None]:
+        """[low, high], as JSON outputs hold the interval.
+
+        Returns:
+            The two bounds.
+        """
         return [self.low, self.high]
 
 
@@ -158,7 +175,27 @@ def bootstrap_fit(
     counts: np.ndarray | None = None,
 ) -> BootstrapFit:
     """Eq. 3 on `resamples` bootstrap resamples of `queries` (x = g(q), y = g_q(L), NaN where undefined); `counts`
-    (resample_counts(len(queries), resamples, seed)) may be passed when several fits share the resamples."""
+    (resample_counts(len(queries), resamples, seed)) may be passed when several fits share the resamples.
+
+    Args:
+        queries: The query ids, in the order of `x` and `y`.
+        x: g(q) of each query.
+        y: g_q(L) of each query.
+        resamples: The bootstrap resamples.
+        seed: The seed of the resamples.
+        counts: The resamples' query counts, drawn before (for several fits on the same resamples).
+
+    Returns:
+        The slope and intercept on every resample (NaN where undefined).
+
+    Raises:
+        UndefinedMeasureError: If there is no query or no resample.
+
+    Example:
+        >>> fit = bootstrap_fit(["q1", "q2", "q3"], [-0.5, 0.0, 0.5], [-0.25, 0.0, 0.25], resamples=4)
+        >>> fit.slopes.tolist()  # NaN: a resample holding one distinct query has no slope
+        [0.5, nan, nan, 0.5]
+    """
     if counts is None:
         counts = resample_counts(len(queries), resamples, seed)
     slopes, intercepts = weighted_fits(x, y, counts)
@@ -167,7 +204,22 @@ def bootstrap_fit(
 
 def percentile_interval(replicates: ArrayLike, level: float = DEFAULT_LEVEL) -> Interval:
     """The percentile bootstrap interval (Efron & Tibshirani 1993, §13.3) of the defined (finite) replicates,
-    quantiles by linear interpolation (numpy's default); None bounds when fewer than two replicates are defined."""
+    quantiles by linear interpolation (numpy's default); None bounds when fewer than two replicates are defined.
+
+    Args:
+        replicates: The statistic on each resample (NaN or infinite where undefined).
+        level: The confidence level, in (0, 1).
+
+    Returns:
+        The interval.
+
+    Raises:
+        ParamError: If `level` is not in (0, 1).
+
+    Example:
+        >>> percentile_interval([1.0, 2.0, 3.0, float("nan")], level=0.5)
+        Interval(low=1.5, high=2.5, level=0.5, resamples=3, undefined=1, reason=None)
+    """
     LEVEL.check(level)
     values = np.asarray(replicates, dtype=np.float64)
     finite = values[np.isfinite(values)]
@@ -288,7 +340,28 @@ def paired_gsr_test(
 ) -> TestResult:
     """Randomisation test of GSR_a − GSR_b (Eq. 3 of two systems, or a system and the perfect engine) on the same
     queries: per query, the two systems' ranked lists are exchanged with probability 1/2 (g(q) stays). The statistic
-    is the slope difference over the queries both systems can be measured on."""
+    is the slope difference over the queries both systems can be measured on.
+
+    Args:
+        x: g(q) of each query.
+        y_a: g_q(L) of system a on each query.
+        y_b: g_q(L) of system b on each query.
+        resamples: Sign vectors drawn (all 2^n are enumerated when 2^n ≤ resamples).
+        seed: The seed of the sign vectors.
+        alternative: 'two-sided', 'greater' (GSR_a > GSR_b) or 'less'.
+
+    Returns:
+        The test (statistic GSR_a − GSR_b).
+
+    Raises:
+        UndefinedMeasureError: If fewer than two common queries with different g(q) are measured.
+        ParamError: If `alternative` is unknown.
+
+    Example:
+        >>> test = paired_gsr_test([-0.5, 0.0, 0.5], [-0.25, 0.0, 0.25], [0.0, 0.0, 0.0])
+        >>> test.statistic, test.p_value, test.exact
+        (0.5, 0.5, True)
+    """
     terms, _ = slope_difference_terms(x, y_a, y_b)
     return sign_flip_test(terms, resamples, seed, alternative)
 

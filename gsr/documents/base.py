@@ -53,13 +53,27 @@ class DocumentSource(ABC):
 
     Positions 0 … count()-1 follow the source's own order: a file's order, Lucene's document numbers,
     ir_datasets' docs_iter order. The random engine draws positions (gsr.baselines.random_positions).
+    Iterating a source gives every (docid, text) in position order.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "documents.tsv")
+        ...     _ = path.write_text("d1\\tshe sings\\nd2\\the sings\\n")
+        ...     source = open_documents(path)  # a DocumentSource
+        ...     source.count(), source.ids_at([1]), dict(source.texts(["d2"]))
+        (2, ['d2'], {'d2': 'he sings'})
     """
 
     name: str = "documents"  # how messages name the source
 
     @abstractmethod
     def version(self) -> str:
-        """A key that changes whenever the documents may have changed (it names cache entries)."""
+        """A key that changes whenever the documents may have changed (it names cache entries).
+
+        Returns:
+            The key.
+        """
 
     @abstractmethod
     def __iter__(self) -> Iterator[tuple[str, str]]:
@@ -67,18 +81,44 @@ class DocumentSource(ABC):
 
     @abstractmethod
     def count(self) -> int:
-        """How many documents the collection holds."""
+        """How many documents the collection holds.
+
+        Returns:
+            The number of documents.
+        """
 
     @abstractmethod
     def ids_at(self, positions: Positions) -> list[str]:
-        """The ids of the documents at `positions`, in the same order."""
+        """The ids of the documents at `positions`, in the same order.
+
+        Args:
+            positions: Positions 0 … count()-1.
+
+        Returns:
+            The document ids.
+        """
 
     @abstractmethod
     def texts(self, wanted: Iterable[str]) -> Iterator[tuple[str, str]]:
-        """(docid, text) of the `wanted` documents the collection holds, each once, in no promised order."""
+        """(docid, text) of the `wanted` documents the collection holds, each once, in no promised order.
+
+        Args:
+            wanted: Document ids; those the collection lacks are left out.
+
+        Returns:
+            An iterator over the (docid, text) pairs.
+        """
 
     def fetch(self, wanted: Collection[str], positions: Positions) -> tuple[list[str], Iterator[tuple[str, str]]]:
-        """The ids at `positions`, and the texts of those documents and of `wanted` (one read where it can)."""
+        """The ids at `positions`, and the texts of those documents and of `wanted` (one read where it can).
+
+        Args:
+            wanted: Document ids whose texts are needed.
+            positions: Positions whose ids (and texts) are needed.
+
+        Returns:
+            (the ids at `positions`, an iterator over the (docid, text) pairs).
+        """
         ids = self.ids_at(positions)
         return ids, self.texts(set(wanted).union(ids))
 

@@ -33,7 +33,21 @@ _entry_points_loaded = False
 
 def register_document_source(resolver: Resolver) -> Resolver:
     """Let `open_documents` read a new kind of path: `resolver(path)` returns a DocumentSource, or None when the
-    path is not of its kind. Resolvers are asked in registration order, before the built-in file formats."""
+    path is not of its kind. Resolvers are asked in registration order, before the built-in file formats.
+
+    Args:
+        resolver: A function of a Path returning a DocumentSource or None.
+
+    Returns:
+        The resolver, so that the function can be used as a decorator.
+
+    Example:
+        >>> @register_document_source
+        ... def nothing(path):  # claims no path: open_documents goes on to the next resolver
+        ...     return None
+        >>> register_document_source(nothing) is nothing  # registered once, however often it is given
+        True
+    """
     if resolver not in _RESOLVERS:
         _RESOLVERS.append(resolver)
     return resolver
@@ -73,7 +87,26 @@ def _open_path(path: Path) -> DocumentSource:
 
 
 def open_documents(source) -> DocumentSource:
-    """A DocumentSource for a path (file or folder), `irds:NAME`, or a DocumentSource (returned as it is)."""
+    """A DocumentSource for a path (file or folder), `irds:NAME`, or a DocumentSource (returned as it is).
+
+    Args:
+        source (str | os.PathLike | DocumentSource): The documents.
+
+    Returns:
+        The source; nothing is read yet.
+
+    Raises:
+        InputError: If the path does not exist, or is a Lucene index and no reader for those is registered.
+        TypeError: If `source` is neither a path nor a DocumentSource.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "documents.jsonl")
+        ...     _ = path.write_text('{"id": "d1", "contents": "she sings"}\\n')
+        ...     list(open_documents(path))
+        [('d1', 'she sings')]
+    """
     if isinstance(source, DocumentSource):
         return source
     if not isinstance(source, (str, os.PathLike)):
@@ -94,7 +127,21 @@ def open_documents(source) -> DocumentSource:
 
 def iter_documents(source) -> Iterator[tuple[str, str]]:
     """(docid, text) pairs from anything open_documents reads (a file, folder, Lucene index or irds:NAME), a
-    {docid: text} mapping, a DataFrame or an iterable of pairs."""
+    {docid: text} mapping, a DataFrame or an iterable of pairs.
+
+    Args:
+        source (object): The documents, in any of these forms.
+
+    Returns:
+        An iterator over the (docid, text) pairs.
+
+    Raises:
+        InputError: If the documents cannot be read.
+
+    Example:
+        >>> list(iter_documents({"d1": "she sings", 2: "he sings"}))
+        [('d1', 'she sings'), ('2', 'he sings')]
+    """
     if isinstance(source, (str, os.PathLike)):
         return iter(open_documents(source))
     if isinstance(source, Mapping):

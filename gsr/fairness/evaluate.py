@@ -45,7 +45,20 @@ EMPTY_RUN, NO_GENDERED, NO_GENDERED_RELEVANT = "empty_run", "no_gendered_documen
 class BiasSettings:
     """How the measures read a ranking: cut-off k, target distribution (a TARGETS name or explicit shares), neutral
     policy, smoothing epsilon, β's denominator for short lists and RaB's gender magnitudes ('tf', 'tc', 'bool' from
-    the documents' entity-word counts, or 'labels')."""
+    the documents' entity-word counts, or 'labels').
+
+    Args:
+        k: The cut-off.
+        target (str | Mapping[str, float]): 'collection', 'relevant', 'uniform', 'retrieved' or {group: share}.
+        neutral: 'exclude' (groups female, male) or 'group' (neutral a third group).
+        epsilon: What a zero of a distribution counts as, in (0, 1).
+        short_lists: β's denominator for lists shorter than k: 'present' or 'paper'.
+        rab: RaB's gender magnitudes: 'tf', 'tc', 'bool' or 'labels'.
+
+    Example:
+        >>> BiasSettings(k=5, target="uniform").to_dict()
+        {'k': 5, 'target': 'uniform', 'neutral': 'exclude', 'epsilon': 0.0001, 'short_lists': 'present', 'rab': 'tf'}
+    """
 
     k: int = 10
     target: str | Mapping[str, float] = "collection"
@@ -72,9 +85,15 @@ class BiasSettings:
 
     @property
     def groups(self) -> tuple[str, ...]:
+        """The groups of the distributions: (female, male), and neutral under neutral = 'group'."""
         return groups_of(self.neutral)
 
     def to_dict(self) -> dict:
+        """The settings as outputs report them (an explicit target as {group: share}).
+
+        Returns:
+            Every setting by name.
+        """
         out = asdict(self)
         if not isinstance(self.target, str):
             out["target"] = {g: float(s) for g, s in check_target(self.target, self.groups).items()}
@@ -116,7 +135,18 @@ class QueryBias:
 @dataclass
 class BiasReport:
     """System values (each a mean over the queries where it is defined; β also as SB, min and max, which are not
-    means), per-query values, and the settings and label source they were computed with."""
+    means), per-query values, and the settings and label source they were computed with.
+
+    Args:
+        measures: {measure: system value, None where undefined}.
+        per_query (list[QueryBias]): Every query's values and label counts.
+        settings: The settings, the label source and the skipped queries.
+        queries: {measure: the queries where it is defined}.
+
+    Example:
+        >>> BiasReport({"NDKL@10": 0.5}, [], {}).to_dict()
+        {'measures': {'NDKL@10': 0.5}, 'per_query': [], 'settings': {}, 'queries': {}}
+    """
 
     measures: dict[str, float | None]
     per_query: list[QueryBias]
@@ -124,7 +154,14 @@ class BiasReport:
     queries: dict[str, int] = field(default_factory=dict)  # measure -> queries where it is defined
 
     def defined(self, name: str) -> int | None:
-        """Queries behind a system measure (β's aggregates: the queries where β is defined)."""
+        """Queries behind a system measure (β's aggregates: the queries where β is defined).
+
+        Args:
+            name: The measure, e.g. 'NDKL@10' or 'MB_female@10'.
+
+        Returns:
+            The number of queries, or None for an unknown measure.
+        """
         kind, _, cutoff = name.partition("@")
         for prefix in ("MB_", "SB_", "MAB_", "min_beta_", "max_beta_"):
             if kind.startswith(prefix):
@@ -132,10 +169,22 @@ class BiasReport:
         return self.queries.get(name)
 
     def values(self, name: str) -> dict[str, float]:
-        """{qid: value} of one per-query measure where it is defined."""
+        """{qid: value} of one per-query measure where it is defined.
+
+        Args:
+            name: The per-query measure, e.g. 'NDKL@10' or 'beta_female@10'.
+
+        Returns:
+            {qid: value}.
+        """
         return {q.qid: value for q in self.per_query if (value := q.values.get(name)) is not None}
 
     def to_dict(self) -> dict:
+        """The report as `gsr bias --json` prints it.
+
+        Returns:
+            {measures, per_query, settings, queries}.
+        """
         return {
             "measures": self.measures,
             "per_query": [q.to_dict() for q in self.per_query],
@@ -151,10 +200,19 @@ def _mean(values: list[float]) -> float | None:
 class BiasMeasures:
     """The label-based measures of runs under one label source and one BiasSettings.
 
-    mentions: {docid: (female, male) entity-word counts} (gsr.fairness.labels.gendered_word_counts) for RaB/ARaB
-    with rab = 'tf' | 'tc' | 'bool'; without them (and rab not 'labels') RaB is not computed. gender_words: the
-    name of the word list they count (gsr.fairness.labels.gender_words_name: 'appendix-b', 'msmarco-gender',
-    'file:PATH'), reported in the settings as `gender_words` where RaB reads the counts.
+    Args:
+        labels: The documents' labels.
+        settings: The settings (default: BiasSettings()).
+        mentions: {docid: (female, male) entity-word counts} (gsr.fairness.labels.gendered_word_counts) for
+            RaB/ARaB with rab = 'tf' | 'tc' | 'bool'; without them (and rab not 'labels') RaB is not computed.
+        gender_words: The name of the word list they count (gsr.fairness.labels.gender_words_name: 'appendix-b',
+            'msmarco-gender', 'file:PATH'), reported in the settings as `gender_words` where RaB reads the counts.
+
+    Example:
+        >>> labels = DocumentLabels({"d1": "female", "d2": "male", "d3": "female"}, "example")
+        >>> report = BiasMeasures(labels, BiasSettings(k=2, target="uniform")).evaluate({"q1": [("d1", 2), ("d3", 1)]})
+        >>> report.measures["MB_female@2"], round(report.measures["NDKL@2"], 3)
+        (0.5, 0.693)
     """
 
     def __init__(
@@ -182,7 +240,15 @@ class BiasMeasures:
 
     def target_of(self, ranked: list[str], relevant: list[str]) -> dict[str, Fraction] | None:
         """T for one query: fixed, or the shares of its relevant documents / its whole retrieved list in the groups
-        (None when they hold no document in the groups)."""
+        (None when they hold no document in the groups).
+
+        Args:
+            ranked: The labels of the query's retrieved documents (for target 'retrieved').
+            relevant: The labels of its relevant documents (for target 'relevant').
+
+        Returns:
+            {group: share}, or None.
+        """
         if self._fixed_target is not None:
             return self._fixed_target
         groups = self.settings.groups
@@ -204,7 +270,16 @@ class BiasMeasures:
         return female, male
 
     def query(self, qid: str, ranked: list[tuple[str, float]], relevant: list[str] | None = None) -> QueryBias:
-        """Every measure of one query's ranking (re-sorted in trec_eval's order) and its relevant documents."""
+        """Every measure of one query's ranking (re-sorted in trec_eval's order) and its relevant documents.
+
+        Args:
+            qid: The query id.
+            ranked: [(docid, score)].
+            relevant: Its relevant documents' ids.
+
+        Returns:
+            The query's values (None where undefined) and label counts.
+        """
         s = self.settings
         ordered = [d for d, _ in rank_order(ranked)]
         top = ordered[: s.k]
@@ -236,7 +311,19 @@ class BiasMeasures:
         return QueryBias(qid, len(ordered), counts, unlabelled, values, skipped)
 
     def evaluate(self, run, qrels=None, query_ids: list[str] | None = None) -> BiasReport:
-        """Every measure over the queries (see the module docstring), with the system values and the settings."""
+        """Every measure over the queries (see the module docstring), with the system values and the settings.
+
+        Args:
+            run (object): The run, in any form gsr.io.as_run reads.
+            qrels (object): The judgments, in any form gsr.io.as_qrels reads, or None.
+            query_ids: The queries measured (default: see the module docstring).
+
+        Returns:
+            The report.
+
+        Raises:
+            BiasError: If the target is 'relevant' and no qrels are given.
+        """
         ranked: Run = as_run(run)
         judged: Qrels | None = as_qrels(qrels) if qrels is not None else None
         if self.settings.target == "relevant" and judged is None:
@@ -254,7 +341,14 @@ class BiasMeasures:
         return self.report(per_query)
 
     def report(self, per_query: list[QueryBias]) -> BiasReport:
-        """The system values of per-query results: means over the defined queries, β's MB / SB / MAB / min / max."""
+        """The system values of per-query results: means over the defined queries, β's MB / SB / MAB / min / max.
+
+        Args:
+            per_query (list[QueryBias]): Every query's values.
+
+        Returns:
+            The report.
+        """
         k = self.settings.k
         measures: dict[str, float | None] = {}
         defined: dict[str, int] = {}

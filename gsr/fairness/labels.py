@@ -46,7 +46,15 @@ GENDER_WORD_LISTS = (APPENDIX_B, MSMARCO_GENDER)
 
 
 class LabelSourceError(InputError):
-    """Labels that cannot be read or used; the message names the file and line, or the document and query."""
+    """Labels that cannot be read or used; the message names the file and line, or the document and query.
+
+    Example:
+        >>> try:
+        ...     DocumentLabels({"d1": "woman"}, "example")
+        ... except LabelSourceError as err:
+        ...     print(err)
+        example: document d1 has label 'woman' (expected female, male, neutral)
+    """
 
 
 @dataclass
@@ -55,7 +63,23 @@ class DocumentLabels:
 
     complete: the labels cover every document of a collection (intrinsic, genderedness): a run document without one
     is not in the collection, an error naming it. strict: a missing label is an error for a labels file too
-    (otherwise it is neutral, counted in `unlabelled`)."""
+    (otherwise it is neutral, counted in `unlabelled`).
+
+    Args:
+        labels: {docid: 'female' | 'male' | 'neutral'}.
+        source: How outputs name the labels' source.
+        complete: The labels cover every document of a collection.
+        strict: A missing label is an error.
+        details: What outputs report about the source besides its name.
+
+    Raises:
+        LabelSourceError: If a label is not female, male or neutral.
+
+    Example:
+        >>> labels = DocumentLabels({"d1": "female", "d2": "male", "d3": "male"}, "example")
+        >>> labels.ranked(["d2", "d9"]), labels.collection_shares(["female", "male"])
+        ((['male', 'neutral'], 1), {'female': Fraction(1, 3), 'male': Fraction(2, 3)})
+    """
 
     labels: Mapping[str, str]
     source: str
@@ -72,7 +96,18 @@ class DocumentLabels:
                 )
 
     def label(self, docid: str, qid: str | None = None) -> str | None:
-        """The document's label; None (read as neutral) when it has none and missing labels are allowed."""
+        """The document's label; None (read as neutral) when it has none and missing labels are allowed.
+
+        Args:
+            docid: The document id.
+            qid: The query it was retrieved for, named in the error.
+
+        Returns:
+            The label, or None.
+
+        Raises:
+            LabelSourceError: If the document has no label and the labels are complete or strict.
+        """
         label = self.labels.get(docid)
         if label is None and (self.complete or self.strict):
             where = f" (retrieved for query {qid})" if qid is not None else ""
@@ -81,23 +116,55 @@ class DocumentLabels:
         return label
 
     def ranked(self, docids: Iterable[str], qid: str | None = None) -> tuple[list[str], int]:
-        """(labels of `docids` in order, missing ones as neutral; how many were missing)."""
+        """(labels of `docids` in order, missing ones as neutral; how many were missing).
+
+        Args:
+            docids: The ranked document ids.
+            qid: The query they were retrieved for, named in errors.
+
+        Returns:
+            (the labels, the number missing).
+
+        Raises:
+            LabelSourceError: If a document has no label and the labels are complete or strict.
+        """
         labels = [self.label(d, qid) for d in docids]
         return [NEUTRAL if label is None else label for label in labels], sum(1 for label in labels if label is None)
 
     def lenient(self, docid: str) -> str:
-        """The label of a judged document, which may lie outside the collection: neutral when it has none."""
+        """The label of a judged document, which may lie outside the collection: neutral when it has none.
+
+        Args:
+            docid: The document id.
+
+        Returns:
+            The label.
+        """
         return self.labels.get(docid, NEUTRAL)
 
     def counts(self) -> dict[str, int]:
-        """Documents per label; counted once (a re-ranker's collection target asks for every query)."""
+        """Documents per label; counted once (a re-ranker's collection target asks for every query).
+
+        Returns:
+            {label: documents}.
+        """
         if self._counts is None:
             counted = Counter(self.labels.values())
             self._counts = {label: counted.get(label, 0) for label in LABELS}
         return dict(self._counts)
 
     def collection_shares(self, groups: Sequence[str]) -> dict[str, Fraction]:
-        """The `collection` target: each group's share among the labelled documents in `groups` (exact)."""
+        """The `collection` target: each group's share among the labelled documents in `groups` (exact).
+
+        Args:
+            groups: The groups, e.g. ('female', 'male').
+
+        Returns:
+            {group: share}.
+
+        Raises:
+            LabelSourceError: If no labelled document is in the groups.
+        """
         counts = self.counts()
         total = sum(counts[g] for g in groups)
         if total == 0:
@@ -107,12 +174,36 @@ class DocumentLabels:
         return {g: Fraction(counts[g], total) for g in groups}
 
     def to_dict(self) -> dict:
+        """The labels' summary as outputs report it.
+
+        Returns:
+            {source, documents, each label's count, details}.
+        """
         return {"source": self.source, "documents": len(self.labels), **self.counts(), **self.details}
 
 
 def read_labels_file(path: str | os.PathLike, strict: bool = False) -> DocumentLabels:
     """Labels from a `docid<TAB>female|male|neutral` file (label case ignored); a malformed line, an unknown label or
-    a document labelled twice differently is an error naming file:line."""
+    a document labelled twice differently is an error naming file:line.
+
+    Args:
+        path: The file.
+        strict: A run document without a label is an error (otherwise neutral, counted as unlabelled).
+
+    Returns:
+        The labels, with source 'file:PATH'.
+
+    Raises:
+        LabelSourceError: If a line is malformed, a label unknown, or the file holds no label.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "labels.tsv")
+        ...     _ = path.write_text("d1\\tFemale\\nd2\\tmale\\n")
+        ...     read_labels_file(path).labels
+        {'d1': 'female', 'd2': 'male'}
+    """
     path = Path(path)
     labels: dict[str, str] = {}
     for lineno, line in text_lines(path):
@@ -134,7 +225,19 @@ def read_labels_file(path: str | os.PathLike, strict: bool = False) -> DocumentL
 
 def intrinsic_labels(documents, words: MentionWords | None = None) -> DocumentLabels:
     """§4.2.5's intrinsic gender (gsr.text.intrinsic_gender.intrinsic_gender) of every document of `documents` (a
-    path, a mapping or (docid, text) pairs)."""
+    path, a mapping or (docid, text) pairs).
+
+    Args:
+        documents (object): The documents.
+        words (MentionWords | None): The entity words and first names (default: default_mention_words()).
+
+    Returns:
+        The labels of every document (complete), with source 'intrinsic'.
+
+    Example:
+        >>> intrinsic_labels({"d1": "She is a mother of two.", "d2": "The engine runs."}).labels
+        {'d1': 'female', 'd2': 'neutral'}
+    """
     words = words or default_mention_words()
     labels = {docid: intrinsic_gender(text, words).label for docid, text in iter_documents(documents)}
     return DocumentLabels(labels, INTRINSIC, complete=True, details={"first_names": words.names_source})
@@ -154,7 +257,24 @@ def genderedness_label(value: float, threshold: float) -> str:
 
 def genderedness_labels(gendered, threshold: float) -> DocumentLabels:
     """Every document labelled by the sign of g(d) beyond `threshold` τ ≥ 0 (no default: its scale depends on the
-    embedding and the text handling)."""
+    embedding and the text handling).
+
+    Args:
+        gendered (GenderedDocuments): The collection's per-document sums under one lexicon.
+        threshold: τ ≥ 0.
+
+    Returns:
+        The labels of every document (complete), with source 'genderedness:τ'.
+
+    Raises:
+        LabelSourceError: If `threshold` is not a number ≥ 0.
+
+    Example:
+        >>> lexicon = GenderLexicon.from_mapping({"she": 0.5, "he": -0.5, "nurse": 0.25})
+        >>> documents = DocumentStats.build([("d1", "she"), ("d2", "he nurse"), ("d3", "data")], n_jobs=1)
+        >>> genderedness_labels(documents.gendered(lexicon), 0.1).labels
+        {'d1': 'female', 'd2': 'male', 'd3': 'neutral'}
+    """
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
         raise LabelSourceError(f"the genderedness threshold must be a number ≥ 0, not {threshold!r}")
     labels = {d: genderedness_label(g, threshold) for d, g in document_genderedness(gendered).items()}
@@ -222,7 +342,23 @@ def gendered_word_counts(
     """(female, male) counts of a gender word list's words (`entities`, see gender_words: Appendix B's entity words by
     default, 'msmarco-gender' for Rekabsaz & Schedl's own list; no first names) per document (of `wanted` only, when
     given), over lowercased word tokens without stop-word removal: the counts Rekabsaz & Schedl's RaB turns into
-    gender magnitudes."""
+    gender magnitudes.
+
+    Args:
+        documents (object): The documents (a path, a mapping, (docid, text) pairs).
+        entities: The gender word list (None: Appendix B).
+        wanted: The documents counted (default: every one).
+
+    Returns:
+        {docid: (female count, male count)}.
+
+    Raises:
+        InputError: If the documents or the word list cannot be read.
+
+    Example:
+        >>> gendered_word_counts({"d1": "She met her mother and her aunt.", "d2": "He left."})
+        {'d1': (5, 0), 'd2': (0, 1)}
+    """
     female, male = gender_words(entities)
     analyzer = Analyzer(stopwords=frozenset())
     if wanted is not None and isinstance(documents, (str, os.PathLike, DocumentSource)):

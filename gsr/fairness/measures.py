@@ -30,7 +30,15 @@ RAB_VARIANTS = ("tf", "tc", "bool")  # Rekabsaz & Schedl's gender magnitudes: ln
 
 
 class BiasError(InputError):
-    """Input a label-based measure cannot use (an unknown label, a target that is no distribution)."""
+    """Input a label-based measure cannot use (an unknown label, a target that is no distribution).
+
+    Example:
+        >>> try:
+        ...     ndkl(["female", "other"], {"female": 0.5, "male": 0.5}, 2)
+        ... except BiasError as err:
+        ...     print(err)
+        unknown label 'other' (expected female, male, neutral)
+    """
 
 
 def groups_of(neutral: str) -> tuple[str, ...]:
@@ -99,7 +107,20 @@ def prefix_shares(labels: Sequence[str], groups: Sequence[str], k: int) -> list[
 
 def kl_divergence(p: Sequence[float], q: Sequence[float], epsilon: float = DEFAULT_EPSILON) -> float:
     """D_KL(p ‖ q) = Σ_{x: p_x > 0} p_x ln(p_x / q̃_x), natural log, q̃_x = q_x where q_x > 0 and epsilon where q_x = 0
-    (no renormalisation, so D_KL(p ‖ p) = 0 exactly)."""
+    (no renormalisation, so D_KL(p ‖ p) = 0 exactly).
+
+    Args:
+        p: The first distribution.
+        q: The second, over the same groups.
+        epsilon: What a zero of q counts as.
+
+    Returns:
+        D_KL(p ‖ q).
+
+    Example:
+        >>> round(kl_divergence([0.5, 0.5], [1.0, 0.0]), 3)
+        3.912
+    """
     return math.fsum(px * math.log(px / (qx if qx > 0 else epsilon)) for px, qx in zip(p, q) if px > 0)
 
 
@@ -110,7 +131,25 @@ def _target_vector(target, groups) -> list[float]:
 def top_k_kl(
     labels: Sequence[str], target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
 ) -> float | None:
-    """KL@k: D_KL(T ‖ P^k), the divergence Feng & Shah's Eq. 1 averages, for the top-min(k, n) prefix alone."""
+    """KL@k: D_KL(T ‖ P^k), the divergence Feng & Shah's Eq. 1 averages, for the top-min(k, n) prefix alone.
+
+    Args:
+        labels: The documents' labels in rank order ('female', 'male' or 'neutral').
+        target (Mapping[str, float] | Sequence[float]): T, each group's share (a mapping, or shares in group order).
+        k: The cut-off.
+        neutral: 'exclude' (groups female, male) or 'group' (neutral a third group).
+        epsilon: What a zero of P^k counts as.
+
+    Returns:
+        KL@k, or None when the top k hold no document in the groups.
+
+    Raises:
+        BiasError: If a label is unknown or the target is no distribution over the groups.
+
+    Example:
+        >>> round(top_k_kl(["female", "male", "female", "female"], {"female": 0.5, "male": 0.5}, 4), 3)
+        0.144
+    """
     groups = groups_of(neutral)
     shares = group_shares(labels[:k], groups)
     return None if shares is None else kl_divergence(_target_vector(target, groups), shares, epsilon)
@@ -119,7 +158,25 @@ def top_k_kl(
 def feng_shah_bias(
     labels: Sequence[str], target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
 ) -> float | None:
-    """Feng & Shah Eq. 1: d = Σ_{j=1}^{N} D_KL(T ‖ P^j) / N with N = k, over the defined prefixes j ≤ min(k, n)."""
+    """Feng & Shah Eq. 1: d = Σ_{j=1}^{N} D_KL(T ‖ P^j) / N with N = k, over the defined prefixes j ≤ min(k, n).
+
+    Args:
+        labels: The documents' labels in rank order.
+        target (Mapping[str, float] | Sequence[float]): T, each group's share.
+        k: The cut-off N.
+        neutral: 'exclude' or 'group'.
+        epsilon: What a zero of P^j counts as.
+
+    Returns:
+        d, or None when no prefix holds a document in the groups.
+
+    Raises:
+        BiasError: If a label is unknown or the target is no distribution over the groups.
+
+    Example:
+        >>> round(feng_shah_bias(["female", "male"], {"female": 0.5, "male": 0.5}, 2), 3)
+        1.956
+    """
     groups = groups_of(neutral)
     t = _target_vector(target, groups)
     terms = [kl_divergence(t, p, epsilon) for p in prefix_shares(labels, groups, k) if p is not None]
@@ -130,7 +187,25 @@ def ndkl(
     labels: Sequence[str], target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
 ) -> float | None:
     """Dash Eq. 3: (1/Z) Σ_i KL(p(g, R_i) ‖ T) / log2(i + 1), Z = Σ_i 1/log2(i + 1), over the defined prefixes i ≤
-    min(k, n) (a prefix without a label in the groups counts neither in the sum nor in Z)."""
+    min(k, n) (a prefix without a label in the groups counts neither in the sum nor in Z).
+
+    Args:
+        labels: The documents' labels in rank order.
+        target (Mapping[str, float] | Sequence[float]): T, each group's share.
+        k: The cut-off.
+        neutral: 'exclude' or 'group'.
+        epsilon: What a zero of T counts as.
+
+    Returns:
+        NDKL, or None when no prefix holds a document in the groups.
+
+    Raises:
+        BiasError: If a label is unknown or the target is no distribution over the groups.
+
+    Example:
+        >>> round(ndkl(["female", "male"], {"female": 0.5, "male": 0.5}, 2), 3)
+        0.425
+    """
     groups = groups_of(neutral)
     t = _target_vector(target, groups)
     total = weight = 0.0
@@ -160,7 +235,26 @@ def representation_bias(
 ) -> float | None:
     """Lipani et al. Eq. 5: β_c@n = μ̂_c^r@n − μ_c^r@n, the model c-ratio of the top n (Eq. 3) minus the unbiased
     target at the cut-off (Eq. 4); > 0 is biased towards c. Under 'exclude' only the gendered documents of the top n
-    count; short_lists 'present' divides by the documents counted (n'), 'paper' by the cut-off n as Eq. 3 writes."""
+    count; short_lists 'present' divides by the documents counted (n'), 'paper' by the cut-off n as Eq. 3 writes.
+
+    Args:
+        labels: The documents' labels in rank order.
+        group: c, the group measured.
+        target (Mapping[str, float] | Sequence[float]): μ_c's distribution, each group's share.
+        n: The cut-off.
+        neutral: 'exclude' or 'group'.
+        short_lists: 'present' or 'paper'.
+
+    Returns:
+        β_c@n, or None for an empty list (or no gendered document under 'present').
+
+    Raises:
+        BiasError: If `group`, `short_lists` or a label is unknown, or the target is no distribution.
+
+    Example:
+        >>> representation_bias(["female", "female", "female", "male"], "female", {"female": 0.5, "male": 0.5}, 4)
+        0.25
+    """
     groups = groups_of(neutral)
     if group not in groups:
         raise BiasError(f"β is measured for one of {', '.join(groups)}, not {group!r}")
@@ -177,7 +271,18 @@ def representation_bias(
 
 def bias_aggregates(values: Sequence[float | None]) -> dict[str, float | None]:
     """Lipani et al.'s aggregates of β over queries (undefined ones left out): MB (mean), SB (standard deviation,
-    population: ddof 0), MAB (mean of |β|), and Table 1's min and max."""
+    population: ddof 0), MAB (mean of |β|), and Table 1's min and max.
+
+    Args:
+        values: β of each query, None where undefined.
+
+    Returns:
+        {MB, SB, MAB, min, max}, each None when no β is defined.
+
+    Example:
+        >>> bias_aggregates([0.25, -0.25, None])
+        {'MB': 0.0, 'SB': 0.25, 'MAB': 0.25, 'min': -0.25, 'max': 0.25}
+    """
     known = [v for v in values if v is not None]
     if not known:
         return {"MB": None, "SB": None, "MAB": None, "min": None, "max": None}
@@ -205,7 +310,20 @@ def gender_magnitude(count: int, variant: str = "tf") -> float:
 
 def rank_bias(female: Sequence[float], male: Sequence[float], t: int) -> tuple[float, float, float] | None:
     """Rekabsaz & Schedl's RaB_t(q) = qRaB^m_t − qRaB^f_t with qRaB^r_t = (1/t) Σ_{i ≤ t} mag^r(d_i), t = min(t, n)
-    (their code's mean over the documents present); > 0 leans male. Returns (RaB, qRaB^f, qRaB^m)."""
+    (their code's mean over the documents present); > 0 leans male. Returns (RaB, qRaB^f, qRaB^m).
+
+    Args:
+        female: Each ranked document's female magnitude, rank 1 first.
+        male: Each ranked document's male magnitude.
+        t: The cut-off.
+
+    Returns:
+        (RaB, qRaB^f, qRaB^m), or None for an empty list.
+
+    Example:
+        >>> rank_bias([1.0, 0.0], [0.0, 2.0], 2)
+        (0.5, 0.5, 1.0)
+    """
     depth = min(t, len(female))
     if depth == 0:
         return None
@@ -215,7 +333,20 @@ def rank_bias(female: Sequence[float], male: Sequence[float], t: int) -> tuple[f
 
 def average_rank_bias(female: Sequence[float], male: Sequence[float], t: int) -> tuple[float, float, float] | None:
     """Rekabsaz & Schedl's ARaB_t(q) = (1/t) Σ_{x=1}^{t} RaB_x(q), t = min(t, n); returns (ARaB, its female
-    component, its male component), each the mean of the cut-offs' values."""
+    component, its male component), each the mean of the cut-offs' values.
+
+    Args:
+        female: Each ranked document's female magnitude, rank 1 first.
+        male: Each ranked document's male magnitude.
+        t: The cut-off.
+
+    Returns:
+        (ARaB, its female component, its male component), or None for an empty list.
+
+    Example:
+        >>> average_rank_bias([1.0, 0.0], [0.0, 2.0], 2)
+        (-0.25, 0.75, 0.5)
+    """
     depth = min(t, len(female))
     if depth == 0:
         return None

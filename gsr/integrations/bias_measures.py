@@ -35,7 +35,22 @@ def mean_measure_kinds(settings: BiasSettings, rab: bool = True) -> list[str]:
 
 class BiasIRMeasures(Mapping):
     """ir_measures measures of one label source and settings, by name: `NDKL@10`, `FSKL@20`, `MAB_female@10`,
-    `ARaB@5`, ... (a name without @ uses the settings' k). A topic where a measure is undefined has no value."""
+    `ARaB@5`, ... (a name without @ uses the settings' k). A topic where a measure is undefined has no value.
+
+    Args:
+        labels: The documents' labels.
+        settings: The settings (default: BiasSettings()).
+        mentions: {docid: (female, male) entity-word counts}, for RaB and ARaB.
+        prefix: Put before the measures' names.
+        gender_words: The name of the word list `mentions` counts.
+
+    Example:
+        >>> import ir_measures
+        >>> measures = BiasIRMeasures(DocumentLabels({"d1": "female", "d2": "male"}, "example"))
+        >>> run, qrels = {"q1": {"d1": 2, "d2": 1}}, {"q1": {"d1": 1}}
+        >>> round(ir_measures.calc_aggregate([measures["NDKL@2"]], qrels, run)[measures["NDKL@2"]], 3)
+        0.425
+    """
 
     def __init__(
         self,
@@ -90,7 +105,17 @@ class BiasIRMeasures(Mapping):
         return report
 
     def per_query(self, kind: str, cutoff: int, qrels_frame, run_frame):
-        """(qid, value) of the topics where `kind`@cutoff is defined, in one ir_measures call."""
+        """(qid, value) of the topics where `kind`@cutoff is defined, in one ir_measures call.
+
+        Args:
+            kind: The measure without its cut-off, e.g. 'NDKL'.
+            cutoff: k.
+            qrels_frame (DataFrame): The qrels ir_measures passes.
+            run_frame (DataFrame): The run ir_measures passes.
+
+        Returns:
+            pairs (Iterator[tuple[str, float]]): An iterator over the (qid, value) pairs.
+        """
         report = self._report(cutoff, qrels_frame, run_frame)
         value_of = per_query_value(f"{kind}@{cutoff}")
         for query in report.per_query:

@@ -111,7 +111,21 @@ def defined_mean():
 
 def parse_measure_name(name: str) -> tuple[str, str | int | None]:
     """('GSR' or 'gL', cut-off) of a measure name: GSR, GSR@rel, GSR@100, gL, gL@rel, gL@10 (None: the GSR object's
-    own cut-off; 'rel': K = the topic's number of relevant documents, §4.2.2)."""
+    own cut-off; 'rel': K = the topic's number of relevant documents, §4.2.2).
+
+    Args:
+        name: The measure name.
+
+    Returns:
+        (kind, cut-off).
+
+    Raises:
+        InputError: If `name` is not a GSR measure name.
+
+    Example:
+        >>> parse_measure_name("GSR@rel"), parse_measure_name("gL@10"), parse_measure_name("GSR")
+        (('GSR', 'rel'), ('gL', 10), ('GSR', None))
+    """
     match = MEASURE_NAME.match(str(name).strip())
     if not match or match.group("cutoff") == "0":
         raise InputError(f"{name!r} is not a GSR measure name (GSR, GSR@rel, GSR@N, gL, gL@rel, gL@N with N ≥ 1)")
@@ -120,7 +134,18 @@ def parse_measure_name(name: str) -> tuple[str, str | int | None]:
 
 
 def is_gsr_measure(name) -> bool:
-    """Whether a measure-list entry names a GSR measure rather than an ir_measures one."""
+    """Whether a measure-list entry names a GSR measure rather than an ir_measures one.
+
+    Args:
+        name (object): The entry (a name, or an ir_measures measure).
+
+    Returns:
+        True for GSR, GSR@rel, GSR@N, gL, gL@rel and gL@N.
+
+    Example:
+        >>> is_gsr_measure("GSR@100"), is_gsr_measure("nDCG@10")
+        (True, False)
+    """
     return bool(MEASURE_NAME.match(str(name).strip()))
 
 
@@ -142,7 +167,20 @@ def measured_queries(gsr: GSR, queries: dict[str, str], gendered, qrels, run, cu
 
 class GSRMeasures(Mapping):
     """ir_measures measures of one GSR configuration, by name: `GSR`, `gL`, and with a cut-off `GSR@rel`, `GSR@100`,
-    `gL@10` (any name parse_measure_name accepts works as a key, and `measures["GSR"] @ 100` too)."""
+    `gL@10` (any name parse_measure_name accepts works as a key, and `measures["GSR"] @ 100` too).
+
+    Args:
+        gsr: The measure's configuration (lexicon, analyzer, cut-off, ties).
+        queries (object): The topics, in any form gsr.io.as_queries reads.
+        documents (object): The documents, in any form GSR.documents reads.
+        prefix: Put before the measures' names (to tell several configurations apart).
+
+    Example:
+        >>> documents = DocumentStats.build([("d1", "she sings")], n_jobs=1)
+        >>> measures = GSRMeasures(GSR(GenderLexicon.from_mapping({"she": 0.5})), {"q1": "nurse"}, documents)
+        >>> list(measures), measures["GSR@rel"], measures["gL"] @ 10
+        (['GSR', 'gL'], GSR@rel, gL@10)
+    """
 
     def __init__(self, gsr: GSR, queries, documents, prefix: str = ""):
         import ir_measures
@@ -185,7 +223,21 @@ class GSRMeasures(Mapping):
 
     def per_query(self, kind: str, qrels_frame, run_frame, cutoff) -> Iterator[tuple[str, float]]:
         """(qid, value) of every topic GSR measures in one ir_measures call: g_q(L) for gL, the topic's share of the
-        slope for GSR (topics without a value get the measure's default from ir_measures)."""
+        slope for GSR (topics without a value get the measure's default from ir_measures).
+
+        Args:
+            kind: 'GSR' or 'gL'.
+            qrels_frame (DataFrame): The qrels ir_measures passes.
+            run_frame (DataFrame): The run ir_measures passes.
+            cutoff (str | int): 'default' (the GSR object's), 'rel' or K.
+
+        Returns:
+            An iterator over the (qid, value) pairs.
+
+        Raises:
+            InputError: If the cut-off is neither 'rel' nor a positive integer.
+            GSRError: If PyTerrier evaluates the topics in batches (which cannot give Eq. 3).
+        """
         if cutoff not in ("default", RELEVANT) and not (isinstance(cutoff, int) and cutoff > 0):
             raise InputError(f"GSR cut-off must be 'rel' or a positive integer, not {cutoff!r}")
         run = as_run(run_frame)
@@ -244,5 +296,23 @@ def ir_measures_measures(gsr: GSR, queries, documents, prefix: str = "") -> GSRM
 
     GSR's per-query value is the topic's share of the slope: their mean over the qrels topics of one call (as
     ir_measures and PyTerrier average them) is Eq. 3; GSR's aggregator refits the slope from the topics' points.
+
+    Args:
+        gsr: The measure's configuration.
+        queries (object): The topics, in any form gsr.io.as_queries reads.
+        documents (object): The documents, in any form GSR.documents reads.
+        prefix: Put before the measures' names.
+
+    Returns:
+        The measures, by name.
+
+    Example:
+        >>> import ir_measures
+        >>> lexicon = GenderLexicon.from_mapping({"nurse": 0.5, "engineer": -0.5, "she": 0.5, "he": -0.5})
+        >>> documents = DocumentStats.build([("d1", "she is here"), ("d2", "he is here")], n_jobs=1)
+        >>> measures = ir_measures_measures(GSR(lexicon, cutoff=None), {"q1": "nurse", "q2": "engineer"}, documents)
+        >>> run, qrels = {"q1": {"d1": 2, "d2": 1}, "q2": {"d2": 2, "d1": 1}}, {"q1": {"d1": 1}, "q2": {"d2": 1}}
+        >>> round(ir_measures.calc_aggregate([measures["GSR"]], qrels, run)[measures["GSR"]], 3)
+        0.226
     """
     return GSRMeasures(gsr, queries, documents, prefix)

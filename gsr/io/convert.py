@@ -22,7 +22,23 @@ def as_queries(source, field: str = "title") -> dict[str, str]:
     """Queries from a path, 'irds:ID' (an ir_datasets dataset's queries), the built-in 'msmarco-gender' topic set
     ('msmarco-gender:n', ':f', ':m', ':o' or e.g. ':f,m' for those labels; gsr.io.msmarco_gender), a {qid: text}
     mapping, a DataFrame with qid/query_id and query/text columns, or an iterable of (qid, text) pairs or query
-    records (ir_datasets queries: `field` picks title, desc, narr or e.g. title+desc where the records have them)."""
+    records (ir_datasets queries: `field` picks title, desc, narr or e.g. title+desc where the records have them).
+
+    Args:
+        source (object): The queries, in any of these forms.
+        field: The topic field(s) of TREC topics and ir_datasets queries.
+
+    Returns:
+        {qid: text}.
+
+    Raises:
+        InputError: If a query cannot be read (the message names the file and line, or the row).
+        TypeError: If `source` is of no form read here.
+
+    Example:
+        >>> as_queries({"q1": "nurse", 2: "engineer"})
+        {'q1': 'nurse', '2': 'engineer'}
+    """
     if is_msmarco_gender(source):
         return msmarco_gender_queries(source)
     if records.is_irds(source):
@@ -50,7 +66,22 @@ def as_queries(source, field: str = "title") -> dict[str, str]:
 
 def as_run(source) -> Run:
     """A run from a TREC file, 'irds:ID' (an ir_datasets dataset's scored documents), a {qid: {docid: score}} /
-    {qid: [(docid, score)]} mapping, a DataFrame, or an iterable of ir_measures ScoredDoc / (qid, docid, score)."""
+    {qid: [(docid, score)]} mapping, a DataFrame, or an iterable of ir_measures ScoredDoc / (qid, docid, score).
+
+    Args:
+        source (object): The run, in any of these forms.
+
+    Returns:
+        {qid: [(docid, score)]}, each list in trec_eval's order (score, then document id, descending).
+
+    Raises:
+        InputError: If a score is not a number or a document appears twice for a query.
+        TypeError: If `source` is of no form read here.
+
+    Example:
+        >>> as_run({"q1": {"d1": 1.0, "d2": 2.5}})
+        {'q1': [('d2', 2.5), ('d1', 1.0)]}
+    """
     fields = ("query_id", "doc_id", "score")
     if isinstance(source, CheckedRun):  # read by one of this package's readers: checked row by row already
         return source
@@ -82,7 +113,22 @@ def as_run(source) -> Run:
 def as_qrels(source) -> Qrels | None:
     """Qrels from a TREC file, 'irds:ID' (an ir_datasets dataset's qrels), a {qid: {docid: grade}} mapping, a
     DataFrame (query_id/qid, doc_id/docno, relevance/label) or an iterable of ir_measures Qrel / ir_datasets qrels /
-    (qid, docid, grade) records; None stays None (no judgments)."""
+    (qid, docid, grade) records; None stays None (no judgments).
+
+    Args:
+        source (object): The judgments, in any of these forms, or None.
+
+    Returns:
+        {qid: {docid: grade}}, or None.
+
+    Raises:
+        InputError: If a grade is not an integer or a document is judged twice differently.
+        TypeError: If `source` is of no form read here.
+
+    Example:
+        >>> as_qrels({"q1": {"d1": "1", "d2": 0}}), as_qrels(None)
+        ({'q1': {'d1': 1, 'd2': 0}}, None)
+    """
     fields = ("query_id", "doc_id", "relevance")
     if source is None:
         return None

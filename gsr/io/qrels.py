@@ -31,7 +31,25 @@ def relevance_grade(value, where: str) -> int:
 
 
 def read_qrels(path: str | os.PathLike) -> Qrels:
-    """A TREC qrels file: 'qid iteration docid grade' per line; a file without any judgment is an error."""
+    """A TREC qrels file: 'qid iteration docid grade' per line; a file without any judgment is an error.
+
+    Args:
+        path: The file (plain or .gz).
+
+    Returns:
+        {qid: {docid: grade}}.
+
+    Raises:
+        InputError: If a line is malformed or the file holds no judgment (the message names file:line).
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "qrels.txt")
+        ...     _ = path.write_text("q1 0 d1 2\\nq1 0 d2 0\\n")
+        ...     read_qrels(path)
+        {'q1': {'d1': 2, 'd2': 0}}
+    """
     path = Path(path)
     qrels: Qrels = {}
     for lineno, line in text_lines(path):

@@ -19,6 +19,25 @@ def read_trec_run(path: str | os.PathLike, allow_empty: bool = False) -> Run:
     """A TREC run file: 'qid Q0 docid rank score tag' per line; ranked by score as trec_eval does.
 
     A file without any run line is an error (unless `allow_empty`: a system that retrieved nothing at all).
+
+    Args:
+        path: The run file (plain or .gz).
+        allow_empty: Read a file without any run line as an empty run.
+
+    Returns:
+        {qid: [(docid, score)]}, each list in trec_eval's order (score, then document id, descending).
+
+    Raises:
+        InputError: If a line is malformed, a document appears twice for a query, or the run is empty (the message
+            names file:line).
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "bm25.run")
+        ...     _ = path.write_text("q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 3.0 bm25\\n")
+        ...     read_trec_run(path)
+        {'q1': [('d2', 3.0), ('d1', 2.5)]}
     """
     path = Path(path)
     run = checked_run(_trec_run_rows(path))
@@ -87,7 +106,26 @@ def as_written(run: Run, path: str | os.PathLike) -> Run:
 
 def write_trec_run(run: Run, path: str | os.PathLike, tag: str = "gsr") -> Path:
     """A run as a TREC run file ('qid Q0 docid rank score tag'), written atomically; every line reads back as it was
-    written (ids and tag without whitespace, finite or infinite scores, never NaN), else nothing is written."""
+    written (ids and tag without whitespace, finite or infinite scores, never NaN), else nothing is written.
+
+    Args:
+        run: {qid: [(docid, score)]}, best first.
+        path: The file written.
+        tag: The run tag of the last column.
+
+    Returns:
+        The path written.
+
+    Raises:
+        InputError: If an id or the tag is empty or holds whitespace, or a score is NaN.
+        StorageError: If the file cannot be written.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     write_trec_run({"q1": [("d1", 2.5)]}, pathlib.Path(folder, "out.run")).read_text()
+        'q1 Q0 d1 1 2.5 gsr\\n'
+    """
     run_column(tag, "the run tag")
     with atomic_write(path) as out:
         for qid in sorted(run):

@@ -28,6 +28,24 @@ def read_trec_topics(path: str | os.PathLike, field: str = "title") -> dict[str,
 
     Any other tag (a misspelt <titel>, HTML) is an error naming file:line; the fields of TREC 1-3 topics
     (IGNORED_TOPIC_TAGS) are recognised and left out.
+
+    Args:
+        path: The topics file (plain or .gz).
+        field: 'title', 'desc', 'narr' or several joined with '+' ('title+desc').
+
+    Returns:
+        {qid: text}.
+
+    Raises:
+        InputError: If the file is malformed or holds no topic (the message names file:line), or `field` is unknown.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "topics.txt")
+        ...     _ = path.write_text("<top>\\n<num> 301\\n<title> nurse pay\\n<desc> How are nurses paid?\\n</top>\\n")
+        ...     read_trec_topics(path), read_trec_topics(path, "title+desc")
+        ({'301': 'nurse pay'}, {'301': 'nurse pay How are nurses paid?'})
     """
     fields = topic_fields(field)
     path = Path(path)
@@ -104,7 +122,25 @@ def _nonempty_queries(queries: dict[str, str], path: Path) -> dict[str, str]:
 
 
 def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
-    """Queries as 'qid<TAB>text' lines."""
+    """Queries as 'qid<TAB>text' lines.
+
+    Args:
+        path: The file (plain or .gz).
+
+    Returns:
+        {qid: text}.
+
+    Raises:
+        InputError: If a line has no tab, a query appears twice or the file holds none.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "queries.tsv")
+        ...     _ = path.write_text("q1\\tnurse pay\\n")
+        ...     read_tsv_queries(path)
+        {'q1': 'nurse pay'}
+    """
     path = Path(path)
     queries: dict[str, str] = {}
     for lineno, line in text_lines(path):
@@ -121,7 +157,25 @@ def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
 
 
 def read_jsonl_queries(path: str | os.PathLike) -> dict[str, str]:
-    """Queries as JSON lines with an id (qid, query_id, _id, id) and a text (text, query, title)."""
+    """Queries as JSON lines with an id (qid, query_id, _id, id) and a text (text, query, title).
+
+    Args:
+        path: The file (plain or .gz).
+
+    Returns:
+        {qid: text}.
+
+    Raises:
+        InputError: If a line is not such a record, a query appears twice or the file holds none.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "queries.jsonl")
+        ...     _ = path.write_text('{"_id": "q1", "text": "nurse pay"}\\n')
+        ...     read_jsonl_queries(path)
+        {'q1': 'nurse pay'}
+    """
     path = Path(path)
     queries: dict[str, str] = {}
     for lineno, record in json_lines(path):
@@ -134,7 +188,26 @@ def read_jsonl_queries(path: str | os.PathLike) -> dict[str, str]:
 
 
 def read_queries(path: str | os.PathLike, field: str = "title") -> dict[str, str]:
-    """Queries from a TREC topics file, a TSV file or a JSONL file, told apart by extension and content."""
+    """Queries from a TREC topics file, a TSV file or a JSONL file, told apart by extension and content.
+
+    Args:
+        path: The file (plain or .gz).
+        field: The topic field(s) of a TREC topics file (see read_trec_topics).
+
+    Returns:
+        {qid: text}.
+
+    Raises:
+        InputError: If the file cannot be read as any of these (the message names file:line).
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "queries.txt")
+        ...     _ = path.write_text("q1\\tnurse pay\\n")
+        ...     read_queries(path)
+        {'q1': 'nurse pay'}
+    """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json"):

@@ -18,6 +18,12 @@ from gsr.text.normal_form import nfc
 
 # Pronouns and titles that every general stop list drops but that carry gender (paper §3.2.2).
 GENDERED_KEEP_WORDS = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself", "mr", "mrs", "ms"})
+"""The gendered pronouns and titles no stop list drops (§3.2.2): they carry the gender GSR measures.
+
+Example:
+    >>> "her" in GENDERED_KEEP_WORDS, "her" in default_analyzer().stopwords
+    (True, False)
+"""
 
 NLTK_STOPWORDS_COPY = Path(__file__).resolve().parent / "wordlists" / "nltk_english_stopwords.txt"
 
@@ -65,12 +71,44 @@ def default_stopwords() -> frozenset[str]:
 
 
 def read_stopwords(path: str | os.PathLike) -> frozenset[str]:
-    """A stop list file, one word per line ('#' starts a comment); gendered pronouns and titles are kept."""
+    """A stop list file, one word per line ('#' starts a comment); gendered pronouns and titles are kept.
+
+    Args:
+        path: The file (UTF-8, plain or .gz).
+
+    Returns:
+        The stop words, lowercased, without GENDERED_KEEP_WORDS.
+
+    Raises:
+        InputError: If the file cannot be read.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "stop.txt")
+        ...     _ = path.write_text("The\\nher  # never dropped\\n")
+        ...     read_stopwords(path)
+        frozenset({'the'})
+    """
     return frozenset(_word_lines(path)) - GENDERED_KEEP_WORDS
 
 
 def stopwords_of(spec: str | os.PathLike | None) -> frozenset[str]:
-    """The stop list named by `spec`: None for the default, 'nltk' or 'sklearn', else a file (read_stopwords)."""
+    """The stop list named by `spec`: None for the default, 'nltk' or 'sklearn', else a file (read_stopwords).
+
+    Args:
+        spec: None, 'nltk', 'sklearn' or a file.
+
+    Returns:
+        The stop words, without GENDERED_KEEP_WORDS.
+
+    Raises:
+        InputError: If the file cannot be read.
+
+    Example:
+        >>> "the" in stopwords_of("nltk"), "she" in stopwords_of("nltk")
+        (True, False)
+    """
     if spec is None:
         return default_stopwords()
     if isinstance(spec, str) and spec in STOP_LISTS:
@@ -101,10 +139,19 @@ def lemma(word: str) -> str:
 class Analyzer:
     """Turns text into the bag of words GSR averages over, and maps a word to its inflection class.
 
-    stopwords: the words dropped (default: NLTK's English stop words; gendered pronouns and titles never drop).
-    exclusion: which document words count as a query term in g_q(d): 'exact' (the same word), 'lemma' (the same
-        lemminflect lemma: women/woman, children/child, but not organ/organization; the default) or 'stem' (the same
-        Snowball stem: nursing/nurse, but also organ/organization, fertile/fertilization).
+    Args:
+        stopwords: The words dropped (default: NLTK's English stop words; gendered pronouns and titles never drop).
+        exclusion: Which document words count as a query term in g_q(d): 'exact' (the same word), 'lemma' (the
+            same lemminflect lemma: women/woman, children/child, but not organ/organization; the default) or 'stem'
+            (the same Snowball stem: nursing/nurse, but also organ/organization, fertile/fertilization).
+
+    Raises:
+        ParamError: If `exclusion` is none of these.
+
+    Example:
+        >>> analyzer = Analyzer(exclusion="stem")
+        >>> analyzer.tokens("She is a nurse; he's nursing 2 patients."), analyzer.inflection_class("nursing")
+        (['she', 'nurse', 'he', 'nursing', 'patients'], 'nurs')
     """
 
     stopwords: frozenset[str] | None = None
@@ -117,12 +164,26 @@ class Analyzer:
 
     def tokens(self, text: str) -> list[str]:
         """Lowercased runs of letters and digits of the NFC text; keeps those of >= 2 letters, no digit, not a stop
-        word."""
+        word.
+
+        Args:
+            text: The text.
+
+        Returns:
+            The tokens, in the text's order.
+        """
         stop = self.stopwords or frozenset()  # never None after __post_init__
         return [t for t in _WORD_RUNS.findall(nfc(text).lower()) if len(t) > 1 and t.isalpha() and t not in stop]
 
     def inflection_class(self, word: str) -> str:
-        """The class under `exclusion`: the word, its lemma or its Snowball stem; words sharing it are one term."""
+        """The class under `exclusion`: the word, its lemma or its Snowball stem; words sharing it are one term.
+
+        Args:
+            word: The word.
+
+        Returns:
+            Its class.
+        """
         if self.exclusion == "lemma":
             return lemma(word)
         if self.exclusion == "stem":
@@ -130,7 +191,14 @@ class Analyzer:
         return word
 
     def inflection_classes(self, words: list[str]) -> list[str]:
-        """inflection_class for many words at once (one call into the stemmer in 'stem' mode)."""
+        """inflection_class for many words at once (one call into the stemmer in 'stem' mode).
+
+        Args:
+            words: The words.
+
+        Returns:
+            Their classes, in the same order.
+        """
         if self.exclusion == "stem":
             return _stemmer().stemWords(list(words))
         if self.exclusion == "lemma":
@@ -142,7 +210,14 @@ class Analyzer:
     def class_members(self, words: list[str]) -> list[list[str]] | None:
         """For each lowercase word, every word of its inflection class, where they can be listed without a
         vocabulary: the word itself ('exact'), its lemma and the lemma's inflected forms ('lemma'); None for 'stem'
-        (its classes are found by stemming a vocabulary) and for words that are not lowercase."""
+        (its classes are found by stemming a vocabulary) and for words that are not lowercase.
+
+        Args:
+            words: The words.
+
+        Returns:
+            Each word's class members, or None.
+        """
         if not all(w == w.lower() for w in words):
             return None
         if self.exclusion == "exact":
@@ -157,5 +232,13 @@ class Analyzer:
 
 
 def default_analyzer() -> Analyzer:
-    """The analyzer used when none is given."""
+    """The analyzer used when none is given.
+
+    Returns:
+        Analyzer(): NLTK's stop words without the gendered words, 'lemma' exclusion.
+
+    Example:
+        >>> default_analyzer().exclusion, default_analyzer().inflection_class("women")
+        ('lemma', 'woman')
+    """
     return Analyzer()
