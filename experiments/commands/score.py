@@ -233,7 +233,7 @@ def cmd_score(args) -> int:
             print_effectiveness(measures, judged, args, names)
         print_table(names, reports, against_perfect, pairs, args)
     if args.html:
-        write_page(args, names, runs, reports, against_perfect, measures, queries, qrels, measure)
+        write_page(args, names, runs, reports, against_perfect, pairs, measures, queries, qrels, measure)
     undefined = [name for name, report in zip(names, reports) if report.system.gsr is None]
     if undefined:
         log.warning("GSR is undefined for %s", ", ".join(undefined))

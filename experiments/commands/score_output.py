@@ -183,7 +183,7 @@ def latex_table(names: list[str], reports: list, against_perfect: list, measures
     )
 
 
-def write_page(args, names, runs, reports, against_perfect, measures, queries, qrels, measure) -> None:
+def write_page(args, names, runs, reports, against_perfect, pairs, measures, queries, qrels, measure) -> None:
     """--html: the scored runs as report.html (experiments.report.html), its table the one --latex prints."""
     from experiments.report.html import scored_report, write_html
     from experiments.report.results import table_header
@@ -213,6 +213,7 @@ def write_page(args, names, runs, reports, against_perfect, measures, queries, q
         args.cutoff,
         table,
         lambda ids: {d: texts[d] for d in ids if d in texts},
+        tests={"against_perfect": against_perfect, "pairs": pairs, "correction": correction_note(args)},
     )
     place_file(lambda path: write_html(page, path), args.html, args.overwrite)
     log.info("wrote %s", args.html)

@@ -1,12 +1,13 @@
 """report.html: one self-contained page per experiment (`gsr run`) or per scored set of runs (`gsr score --html`).
 
-It shows why a system is gendered, not only how much: the results table (sortable), Eq. 3's scatter per system with
-its fitted line, interval band and the perfect engine's line (click a point: that query's view), a query view of
-each system's top documents with g_q(d), relevance and every word coloured by g(w) (query terms shown as excluded),
-a contrast view of two systems (queries by |Δ g_q(L)|, their lists side by side: DiffIR's idea, for gender), the
-analyses' tables and figures, and the provenance. Charts are Plotly's; plotly.js, the page's script and its data are
-inlined, so the file opens from file:// with no network. Only what the views need is embedded: each list's top
-`MAX_DOCUMENTS` documents, their texts (each cut at `MAX_TEXT_CHARACTERS`, with a note), and g(w) of the words in them.
+It answers first (a summary in sentences, its facts from summary.py), then shows why a system is gendered: the results
+table, Eq. 3's scatter per system with its fitted line, interval band and the perfect engine's line (click a point:
+that query's view), a query view of each system's top documents with g_q(d), relevance and every word coloured by
+g(w) (query terms excluded), a contrast view of two systems (queries by |Δ g_q(L)|, their lists side by side:
+DiffIR's idea, for gender), the analyses' titled tables and charts, and the provenance. Charts are Plotly's;
+plotly.js, the page's script and its data are inlined, so the file opens from file:// with no network. Only what the
+views need is embedded: each list's top `MAX_DOCUMENTS` documents, their texts (each cut at `MAX_TEXT_CHARACTERS`,
+with a note), and g(w) of the words in them.
 
 Every string of the data (names, query ids and texts, document ids and texts, labels) is data, never markup: the JSON
 is embedded with <, >, & and U+2028/9 as \\u escapes, the template's placeholders are filled in one pass (nothing
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.report.summary import cell_text, experiment_summary, scored_summary
 from gsr.infra.store import atomic_write
 from gsr.text.normal_form import nfc
 
@@ -58,9 +60,10 @@ class ReportData:
     documents: dict[str, str] = field(default_factory=dict)
     words: dict = field(default_factory=dict)  # label -> {word: g(w)}
     excluded: dict[str, list[str]] = field(default_factory=dict)  # qid -> the words excluded as query terms
-    analyses: list[dict] = field(default_factory=list)  # [{"name", "caption", "html" or "png"}]
+    analyses: list[dict] = field(default_factory=list)  # [{"name", "caption", "note", "table", "figure" or "png"}]
     provenance: dict = field(default_factory=dict)
     cut: dict[str, str] = field(default_factory=dict)  # docid -> the note shown where its text was cut
+    summary: dict = field(default_factory=dict)  # summary.py: {"labels": {label: facts}, "start", "level", ...}
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__, ensure_ascii=False, allow_nan=False, default=_plain, separators=(",", ":"))
@@ -188,25 +191,16 @@ def png_entry(name: str, caption: str, path: Path) -> dict:
 
 
 def table_entry(name: str, caption: str, rows: list[dict]) -> dict:
-    """An analysis table as HTML (sortable like the results table)."""
-    if not rows:
-        return {"name": name, "caption": caption, "html": "<p>(no rows)</p>"}
+    """An analysis table as the page builds it (sortable like the results table): its columns, each cell's text
+    (summary.cell_text: 4 decimals, p-values as 0.003 or < 0.001) and the value it sorts by."""
     columns = list(dict.fromkeys(c for row in rows for c in row))
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = []
-    for row in rows:
-        cells = []
-        for c in columns:
-            value = row.get(c)
-            text = "—" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
-            sort = value if isinstance(value, (int, float)) and not isinstance(value, bool) else text
-            cells.append(f'<td data-sort="{html.escape(str(sort))}">{html.escape(text)}</td>')
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return {
-        "name": name,
-        "caption": caption,
-        "html": f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>',
-    }
+    cells = [[cell_text(c, row.get(c)) for c in columns] for row in rows]
+    sort = [[_sort_key(row.get(c), text) for c, text in zip(columns, line)] for row, line in zip(rows, cells)]
+    return {"name": name, "caption": caption, "table": {"columns": columns, "cells": cells, "sort": sort}}
+
+
+def _sort_key(value, text: str):
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else text
 
 
 def fill_template(template: str, parts: dict[str, str]) -> str:
@@ -264,31 +258,43 @@ def analysis_charts(result) -> dict[str, object]:
     return charts
 
 
+def _titled(path: Path) -> tuple[str, str]:
+    """(title, note) of a table write_table wrote: its Markdown's `### title` and the text below the grid."""
+    markdown = path.with_suffix(".md")
+    lines = markdown.read_text(encoding="utf-8").splitlines() if markdown.is_file() else []
+    if not lines or not lines[0].startswith("### "):
+        return path.stem.replace("_", " "), ""
+    last = max((i for i, line in enumerate(lines) if line.startswith("|")), default=0)
+    return lines[0][4:].strip(), " ".join(line.strip() for line in lines[last + 1 :] if line.strip())
+
+
 def _analysis_entries(written: dict, out: Path, charts: dict | None = None) -> list[dict]:
-    """Every table (its CSV) and figure an analysis or Tables 2-3 wrote into `out`, in the order written; a figure
-    with an interactive chart (`charts`, by file name) is shown as that chart, after the table of the same name (its
-    PNG stays on disk), and charts of no file written come last."""
+    """One section per table or figure an analysis or Tables 2-3 wrote into `out`, in the order written, titled as
+    the table's Markdown is (`### Table 2: ...`): its table (CSV), and its figure as an interactive chart (`charts`,
+    by file name; its PNG stays on disk) or else its PNG; charts of no file written come last."""
     import csv
 
-    entries = []
+    sections: dict[str, dict] = {}
     charts = dict(charts or {})
     charted = set(charts)  # their PNGs stay out of the page, before and after each chart is placed
     skip = ("results", "per_query", "gsr_")
-    for path in written.values():
-        path = Path(path)
+    for path in map(Path, written.values()):
         if path.parent.resolve() != Path(out).resolve() or path.name.startswith(skip):
             continue
-        caption = path.stem.replace("_", " ")
-        if path.suffix == ".png" and path.stem not in charted:
-            entries.append(png_entry(path.stem, caption, path))
-        elif path.suffix == ".csv":
+        if path.suffix not in (".csv", ".png"):
+            continue
+        title, note = _titled(path)
+        section = sections.setdefault(path.stem, {"name": path.stem, "caption": title})
+        if path.suffix == ".csv":
             with open(path, encoding="utf-8", newline="") as handle:
                 rows = [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(handle)]
-            entries.append(table_entry(path.stem, caption, rows))
-            if path.stem in charts:
-                entries.append(chart_entry(path.stem, caption, charts.pop(path.stem)))
-    entries += [chart_entry(stem, stem.replace("_", " "), figure) for stem, figure in charts.items()]
-    return entries
+            section.update(table_entry(path.stem, title, rows), note=note)
+        elif path.stem not in charted:
+            section.update(png_entry(path.stem, section["caption"], path))
+        if path.stem in charts:
+            section["figure"] = chart_entry(path.stem, title, charts.pop(path.stem))["figure"]
+    entries = list(sections.values())
+    return entries + [chart_entry(stem, stem.replace("_", " "), figure) for stem, figure in charts.items()]
 
 
 def _number(text: str):
@@ -353,6 +359,7 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
         data.words[label] = word_values(data.documents, experiment.gendered(label))
     words = {w for per in data.words.values() for w in per}
     data.excluded = excluded_words(data.queries, experiment.gendered(labels[0]), words)
+    data.summary = experiment_summary(result, rows, data.scatter, written)
     return data
 
 
@@ -367,9 +374,10 @@ def scored_report(
     cutoff,
     table: dict,
     texts_of,
+    tests: dict | None = None,
 ) -> ReportData:
     """The page of one `gsr score --html`: its results table, each run's scatter and lists (`texts_of(ids)` gives
-    the shown documents' texts)."""
+    the shown documents' texts); `tests` (summary.scored_summary) the corrected tests its summary states."""
     measured = sorted({p.qid for r in reports for p in r.system.per_query if p.g_query is not None})
     data = ReportData(
         title="gsr-bench: scored runs",
@@ -388,4 +396,5 @@ def scored_report(
     data.set_documents(texts_of(shown))
     data.words[label] = word_values(data.documents, gendered)
     data.excluded = excluded_words(data.queries, gendered, set(data.words[label]))
+    data.summary = scored_summary(names, reports, label, data.scatter[label], qrels, tests)
     return data

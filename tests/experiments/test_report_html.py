@@ -57,12 +57,14 @@ def test_the_report_is_self_contained_and_holds_the_results(toy_report):
 
 
 def test_the_analyses_figures_are_charts_of_the_numbers_written(toy_report):
-    """Fig. 12 is shown as a Plotly chart (not its PNG): per system three stacked bar traces, male / neither /
-    female, whose heights are fig12_intrinsic_gender.json's shares in %, one system visible at a time; its PNG,
-    written beside, is not in the page."""
+    """Fig. 12 is shown as a Plotly chart (not its PNG), in one section with its table: per system three stacked bar
+    traces, male / neither / female, whose heights are fig12_intrinsic_gender.json's shares in %, one system visible
+    at a time; its PNG, written beside, is not in the page."""
     data = embedded_data(toy_report / "report.html")
-    table, entry = [a for a in data["analyses"] if a["name"] == "fig12_intrinsic_gender"]
-    assert "html" in table and "figure" in entry and (toy_report / "fig12_intrinsic_gender.png").is_file()
+    (entry,) = [
+        a for a in data["analyses"] if a["name"] == "fig12_intrinsic_gender"
+    ]  # its table and chart: one section
+    assert "table" in entry and "figure" in entry and (toy_report / "fig12_intrinsic_gender.png").is_file()
     assert not [a for a in data["analyses"] if "png" in a]  # no figure with a chart is shown again as its PNG
     rows = json.loads((toy_report / "fig12_intrinsic_gender.json").read_text())
     systems = list(dict.fromkeys(row["system"] for row in rows))
@@ -114,13 +116,12 @@ def test_score_html_writes_a_new_file_only(tmp_path, capsys):
     assert sorted(data["scatter"]["vectors.txt"]["run.txt"]["q"]) == sorted(
         q["qid"] for q in scored["per_query"] if q["g_list"] is not None
     )
-    with pytest.raises(SystemExit):
-        main([*args, "--html", str(tmp_path / "scored.html")])  # exists: refused, nothing overwritten
-    assert "exists; give a new file" in capsys.readouterr().err
+    assert main([*args, "--html", str(tmp_path / "scored.html")]) == 2  # exists: refused before any work
+    assert "exists; give a new file, or --overwrite to replace it" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------------------ in a real browser
-def _browser():
+def _browser(size: tuple[int, int] = (1400, 1000)):
     if not (CHROMIUM and CHROMEDRIVER):
         pytest.skip(
             "headless Chromium not installed (Debian: apt-get install chromium chromium-driver; .ci/run installs them)"
@@ -133,7 +134,7 @@ def _browser():
         "--no-sandbox",
         "--disable-gpu",
         "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
+        f"--window-size={size[0]},{size[1]}",
     ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
@@ -219,6 +220,412 @@ def test_the_report_in_headless_chromium(toy_report, tmp_path):
         assert all(url.startswith(("file://", "data:")) for url in fetched), fetched
     finally:
         driver.quit()
+
+
+# ------------------------------------------------------------------------------------------ the answer first
+REFERENCES = ("perfect", "random")
+
+
+def _g_lists(out: Path, label: str) -> dict[str, dict[str, float]]:
+    """system -> query -> g_q(L) under `label`, as per_query.csv holds them."""
+    with open(out / "per_query.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    points: dict[str, dict[str, float]] = {}
+    for row in rows:
+        if row[f"g_q(L) ({label})"]:
+            points.setdefault(row["system"], {})[row["qid"]] = float(row[f"g_q(L) ({label})"])
+    return points
+
+
+def _variants(results: dict) -> dict[str, dict[str, str]]:
+    """regular system -> {variant: system}, "regular" included, from the config results.json records."""
+    systems = results["config"]["settings"]["systems"]
+    return {
+        s["name"]: {v["variant"]: v["name"] for v in systems if v["name"] == s["name"] or v["base_system"] == s["name"]}
+        for s in systems
+        if s["variant"] == "regular"
+    }
+
+
+def _p_text(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _start_query(out: Path, label: str) -> tuple[str, float]:
+    """The judged query (a relevant document in the toy's qrels) of largest spread of g_q(L) between systems."""
+    from tests.support.toy_collection import QRELS
+
+    judged = {q for q, _, grade in QRELS if grade > 0}
+    points = _g_lists(out, label)
+    systems = [s for s in points if s not in REFERENCES]
+    spread = {
+        q: max(points[s][q] for s in systems) - min(points[s][q] for s in systems)
+        for q in judged
+        if all(q in points[s] for s in systems)
+    }
+    query = max(spread, key=spread.get)
+    return query, spread[query]
+
+
+def test_the_summary_facts_are_results_json(toy_report):
+    """The summary's facts (summary.label_summary), checked against results.json and per_query.csv: each system's
+    GSR, interval, relative GSR and adjusted p; which reinforce stereotypes (GSR > 0, interval above 0) and most;
+    Table 2's before / after and p per debiased variant; each claim's query (largest |g_q(L)|, largest |Δ g_q(L)|);
+    the query the query view opens on. The same function on results.json alone gives the same facts."""
+    from experiments.report.summary import label_summary
+
+    data = embedded_data(toy_report / "report.html")
+    results = json.loads((toy_report / "results.json").read_text())
+    label = data["labels"][0]
+    facts = data["summary"]["labels"][label]
+    gsr = {row["system"]: row["gsr"][label] for row in results["rows"] if row["system"] not in REFERENCES}
+    assert [s["system"] for s in facts["systems"]] == list(gsr)
+    for entry in facts["systems"]:
+        row = gsr[entry["system"]]
+        assert [entry[k] for k in ("gsr", "ci", "relative", "p_adjusted")] == [
+            row[k] for k in ("gsr", "ci", "relative", "p_adjusted")
+        ]
+    assert facts["reinforcing"] == [n for n, e in gsr.items() if e["gsr"] > 0 and e["ci"][0] > 0]
+    assert facts["reinforcing"]  # the toy's regular systems do: the sentence is checked, not vacuous
+    top = max(e["gsr"] for e in gsr.values())
+    assert facts["most"]["gsr"] == [n for n, e in gsr.items() if e["gsr"] == top]
+    assert facts["tested"] == sum(1 for e in gsr.values() if e["p_adjusted"] is not None)
+    variants = _variants(results)
+    expected = [
+        (
+            row["system"],
+            name,
+            row[f"GSR ({label}) regular"],
+            row[f"GSR ({label}) {v}"],
+            row[f"GSR ({label}) {v} p adjusted"],
+        )
+        for row in results["table2"]
+        for v, name in variants.get(row["system"], {}).items()
+        if v != "regular"
+    ]
+    assert (
+        expected
+        and [(d["system"], d["name"], d["before"], d["after"], d["p_adjusted"]) for d in facts["debias"]] == expected
+    )
+    points = _g_lists(toy_report, label)
+    for entry in facts["systems"]:
+        mine = points[entry["system"]]
+        assert abs(mine[entry["query"]]) == pytest.approx(max(map(abs, mine.values())), abs=2e-4)
+        assert entry["partner"] in gsr
+    for change in facts["debias"]:
+        a, b = points[change["system"]], points[change["name"]]
+        largest = max(abs(a[q] - b[q]) for q in a if q in b)
+        assert abs(a[change["query"]] - b[change["query"]]) == pytest.approx(largest, abs=2e-4)
+    query, spread = _start_query(toy_report, label)
+    assert data["summary"]["start"]["query"] == query
+    assert data["summary"]["start"]["delta"] == pytest.approx(spread, abs=2e-4)
+    again = label_summary(results["rows"], label, data["scatter"][label], variants, results["table2"])
+    assert again == facts
+
+
+def test_analysis_tables_show_rounded_numbers():
+    """4 decimals, whole numbers whole, p-values as 0.003 or < 0.001: never 3.406e-07."""
+    from experiments.report.html import table_entry
+    from experiments.report.summary import cell_text
+
+    assert cell_text("p", 3.406e-07) == "< 0.001" and cell_text("GSR (x) debiased p", 0.0031) == "0.003"
+    assert cell_text("p adjusted", 1.0) == "1.000" and cell_text("pearson r", 3.406e-07) == "0.0000"
+    assert cell_text("n", 5.0) == "5" and cell_text("GSR", -1.234567) == "-1.2346" and cell_text("x", None) == "—"
+    entry = table_entry("t", "Table", [{"system": "a", "p": 3.406e-07, "r": 0.123456}])
+    assert entry["table"]["cells"] == [["a", "< 0.001", "0.1235"]]
+    assert entry["table"]["sort"] == [["a", 3.406e-07, 0.123456]]  # sorted by the value, not its text
+
+
+SIZES = [(1400, 900), (1024, 768)]
+# what the page must never do at a window size: scroll sideways, or cut a box's content without a scroll bar. An
+# element marked .scroll is meant to scroll (a wide table, the contrast view's queries, the systems picker): it must
+# scroll (overflow auto) rather than clip. Plotly lays out its own charts: their insides are its business.
+LAYOUT = """
+const problems = [], root = document.documentElement, scrolls = (o) => o === "auto" || o === "scroll";
+if (root.scrollWidth > innerWidth) problems.push(`the page scrolls sideways: ${root.scrollWidth} > ${innerWidth}`);
+for (const node of document.querySelectorAll("body *")) {
+  if (!(node instanceof HTMLElement) || !node.getClientRects().length) continue;
+  const plot = node.closest(".js-plotly-plot");
+  if (plot && plot !== node) continue;
+  const style = getComputedStyle(node), name = `${node.tagName}#${node.id}.${node.className}`;
+  if (node.classList.contains("scroll")) {
+    if (!scrolls(style.overflowX) || !scrolls(style.overflowY)) problems.push(`${name} should scroll`);
+  } else if (style.overflowX !== "visible" || style.overflowY !== "visible") {
+    if (node.scrollHeight > node.clientHeight + 1 || node.scrollWidth > node.clientWidth + 1) {
+      const [w, h] = [node.scrollWidth, node.scrollHeight];
+      problems.push(`${name} clips ${w}x${h} to ${node.clientWidth}x${node.clientHeight}`);
+    }
+  }
+}
+return problems;
+"""
+
+
+@pytest.fixture(scope="module", params=SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def chromium(request):
+    driver = _browser(request.param)
+    driver.size = request.param
+    yield driver
+    driver.quit()
+
+
+def _view(driver, page: Path, view: str, folder: Path | None = None):
+    """`page` opened at `view` (by its nav button), checked for layout; a screenshot left in `folder`."""
+    import time
+
+    from selenium.webdriver.common.by import By
+
+    driver.get(page.as_uri())
+    driver.find_element(By.CSS_SELECTOR, f'nav button[data-view="{view}"]').click()
+    time.sleep(0.3)  # responsive charts settle
+    assert driver.execute_script(LAYOUT) == []
+    if folder is not None:
+        _screenshot(driver, folder, f"{view}-{driver.size[0]}x{driver.size[1]}")
+    return driver
+
+
+def _text(driver, selector: str) -> str:
+    return driver.execute_script("return document.querySelector(arguments[0]).textContent", selector)
+
+
+def test_results_view_answers_first(chromium, toy_report, tmp_path):
+    """The summary opens the Results view, in view without scrolling; its sentences give results.json's numbers
+    (which systems reinforce stereotypes, which most, the tests, what debiasing changed), and its links open the
+    scatter of the system and the contrast view of the claim's query."""
+    from selenium.webdriver.common.by import By
+
+    driver = _view(chromium, toy_report / "report.html", "results", tmp_path)
+    assert driver.execute_script("return document.getElementById('results').firstElementChild.id") == "summary"
+    assert driver.execute_script("return document.getElementById('summary').getBoundingClientRect().top") < 300
+    results = json.loads((toy_report / "results.json").read_text())
+    data = embedded_data(toy_report / "report.html")
+    label = data["labels"][0]
+    gsr = {row["system"]: row["gsr"][label] for row in results["rows"] if row["system"] not in REFERENCES}
+    reinforcing = [n for n, e in gsr.items() if e["gsr"] > 0 and e["ci"][0] > 0]
+    assert _text(driver, '#summary [data-claim="reinforcing"]').startswith(f"{len(reinforcing)} of {len(gsr)} systems")
+    items = driver.find_elements(By.CSS_SELECTOR, '#summary [data-claim="reinforcing"] + ul > li')
+    assert [i.get_attribute("data-system") for i in items] == reinforcing
+    for item, name in zip(items, reinforcing):
+        low, high = gsr[name]["ci"]
+        assert f"GSR {gsr[name]['gsr']:+.4f} [{low:+.4f}, {high:+.4f}]" in item.text
+        assert f"rel. GSR {gsr[name]['relative']:+.1f} %" in item.text
+    top = max(e["gsr"] for e in gsr.values())
+    most = _text(driver, '#summary [data-claim="most"]')
+    assert f"GSR {top:+.4f}" in most and all(n in most for n, e in gsr.items() if e["gsr"] == top)
+    tested = [e["p_adjusted"] for e in gsr.values() if e["p_adjusted"] is not None]
+    significance = _text(driver, '#summary [data-claim="significant"]')
+    assert f"{len(tested)} systems tested" in significance and _p_text(min(tested)) in significance
+    variants = _variants(results)
+    for row in results["table2"]:
+        for variant, name in variants.get(row["system"], {}).items():
+            if variant == "regular":
+                continue
+            item = driver.find_element(By.CSS_SELECTOR, f'#summary li[data-variant="{name}"]')
+            before, after = row[f"GSR ({label}) regular"], row[f"GSR ({label}) {variant}"]
+            assert f"GSR {before:+.4f} → {after:+.4f}" in item.text
+            assert f"adjusted p {_p_text(row[f'GSR ({label}) {variant} p adjusted'])}" in item.text
+    # a claim's links: the system's scatter, then the contrast view of its query
+    first = items[0]
+    first.find_element(By.XPATH, ".//button[text()='scatter']").click()
+    shown = driver.execute_script(
+        "return document.getElementById('scatter-plot').data.filter(t => t.mode === 'markers' && t.visible === true)"
+        ".map(t => t.name)"
+    )
+    assert shown == [html.escape(reinforcing[0], quote=False)]
+    entry = next(s for s in data["summary"]["labels"][label]["systems"] if s["system"] == reinforcing[0])
+    driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="results"]').click()
+    first.find_element(By.XPATH, f".//button[text()='query {entry['query']}']").click()
+    assert driver.find_element(By.ID, "contrast").is_displayed()
+    assert driver.find_element(By.ID, "contrast-a").get_attribute("value") == reinforcing[0]
+    assert driver.find_element(By.ID, "contrast-b").get_attribute("value") == entry["partner"]
+    selected = driver.find_elements(By.CSS_SELECTOR, "#contrast-table tr.selected")
+    assert [r.get_attribute("data-query") for r in selected] == [entry["query"]]
+    assert [n.get_attribute("data-system") for n in driver.find_elements(By.CSS_SELECTOR, "#contrast-lists .list")] == [
+        reinforcing[0],
+        entry["partner"],
+    ]
+    assert driver.execute_script(LAYOUT) == [] and _errors(driver) == []
+
+
+def test_scatter_view_tells_systems_apart(chromium, toy_report, tmp_path):
+    """Every system its own marker symbol and line dash (the toy's add and si coincide); both axis titles in the
+    window without scrolling."""
+    driver = _view(chromium, toy_report / "report.html", "scatter", tmp_path)
+    data = embedded_data(toy_report / "report.html")
+    traces = driver.execute_script(
+        "return document.getElementById('scatter-plot').data.map(t => [t.mode, t.fill || '', t.showlegend, "
+        "t.marker ? t.marker.symbol : null, t.line ? t.line.dash || null : null])"
+    )
+    symbols = [t[3] for t in traces if t[0] == "markers"]
+    dashes = [t[4] for t in traces if t[0] == "lines" and t[1] != "toself" and t[2] is False]
+    assert len(symbols) == len(set(symbols)) == len(data["systems"])
+    assert len(dashes) == len(set(dashes)) == len(data["systems"])
+    for title in (".xtitle", ".ytitle"):
+        box = driver.execute_script(
+            "const r = document.querySelector('#scatter-plot ' + arguments[0]).getBoundingClientRect();"
+            "return [r.top, r.bottom, r.left, r.right, innerHeight, innerWidth]",
+            title,
+        )
+        assert 0 <= box[0] and box[1] <= box[4] and 0 <= box[2] and box[3] <= box[5], (title, box)
+    assert _errors(driver) == []
+
+
+def test_query_view_opens_on_the_most_contrasted_query(chromium, toy_report, tmp_path):
+    """The query view opens on the judged query whose g_q(L) differs most between two systems, those two chosen, in
+    a compact systems picker (a drop-down of checkboxes)."""
+    from selenium.webdriver.common.by import By
+
+    driver = _view(chromium, toy_report / "report.html", "query", tmp_path)
+    data = embedded_data(toy_report / "report.html")
+    label = data["labels"][0]
+    query, _ = _start_query(toy_report, label)
+    assert driver.find_element(By.ID, "query-select").get_attribute("value") == query
+    points = _g_lists(toy_report, label)
+    values = {s: points[s][query] for s in data["systems"]}
+    chosen = [
+        i.get_attribute("value")
+        for i in driver.find_elements(By.CSS_SELECTOR, "#query-systems input")
+        if i.is_selected()
+    ]
+    assert sorted(values[s] for s in chosen) == pytest.approx([min(values.values()), max(values.values())], abs=2e-4)
+    lists = driver.find_elements(By.CSS_SELECTOR, "#query-lists .list")
+    assert sorted(n.get_attribute("data-system") for n in lists) == sorted(chosen)
+    picker = driver.find_element(By.ID, "query-picker")
+    assert picker.size["height"] < 40 and f"(2 of {len(data['systems'])})" in picker.text
+    driver.find_element(By.ID, "query-picked").click()
+    boxes = driver.find_elements(By.CSS_SELECTOR, "#query-systems input")
+    assert len(boxes) == len(data["systems"]) and all(b.is_displayed() for b in boxes)
+    assert driver.execute_script(LAYOUT) == []
+    boxes[0].click() if not boxes[0].is_selected() else boxes[1].click()
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#query-lists .list")) in (1, 3)
+    driver.find_element(By.ID, "title").click()  # a click outside closes the picker
+    assert not driver.find_element(By.ID, "query-systems").is_displayed()
+    assert _errors(driver) == []
+
+
+def test_contrast_view_keeps_queries_beside_whole_lists(chromium, toy_report, tmp_path):
+    """The contrast view: queries by |Δ g_q(L)| beside the two lists, which are never cut (LAYOUT); the first query
+    selected."""
+    from selenium.webdriver.common.by import By
+
+    driver = _view(chromium, toy_report / "report.html", "contrast", tmp_path)
+    table = driver.find_element(By.ID, "contrast-queries").rect
+    lists = driver.find_element(By.ID, "contrast-lists").rect
+    assert table["x"] + table["width"] <= lists["x"] and abs(table["y"] - lists["y"]) < 5  # side by side
+    assert driver.find_element(By.ID, "contrast-queries").value_of_css_property("position") == "sticky"
+    rows = driver.find_elements(By.CSS_SELECTOR, "#contrast-table tbody tr")
+    assert "selected" in rows[0].get_attribute("class")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#contrast-lists .list")) == 2
+    assert _errors(driver) == []
+
+
+def test_analyses_view_titles_rounds_and_folds(chromium, toy_report, tmp_path):
+    """One section per analysis output, headed by its title (the table's `### Title`), never a file name nor twice
+    (Fig. 12's table and chart are one section); numbers rounded; wide tables scroll in their own box."""
+    from selenium.webdriver.common.by import By
+
+    driver = _view(chromium, toy_report / "report.html", "analyses", tmp_path)
+    data = embedded_data(toy_report / "report.html")
+    headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "#analyses-list details > summary h2")]
+    assert headings == [a["caption"] for a in data["analyses"]] and len(set(headings)) == len(headings)
+    for stem in ("table2_gsr_debiasing", "table3_effectiveness_debiasing", "fig12_intrinsic_gender"):
+        title = (toy_report / f"{stem}.md").read_text(encoding="utf-8").splitlines()[0].removeprefix("### ")
+        assert title in headings
+    assert not [h for h in headings if "_" in h]
+    section = driver.find_element(By.CSS_SELECTOR, '#analyses-list details[data-analysis="fig12_intrinsic_gender"]')
+    assert section.find_elements(By.CSS_SELECTOR, "div[data-chart]") and section.find_elements(By.TAG_NAME, "table")
+    cells = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#analyses-list td')).map(td => td.textContent)"
+    )
+    assert cells and not [c for c in cells if re.search(r"\d[eE][-+]?\d", c)]
+    numbers = [c for c in cells if re.fullmatch(r"-?\d+\.\d+", c)]
+    assert numbers and all(len(c.split(".")[1]) in (3, 4) for c in numbers)  # p-values 3 decimals, others 4
+    for table in driver.find_elements(By.CSS_SELECTOR, "#analyses-list table"):
+        assert "scroll" in driver.execute_script("return arguments[0].parentElement.className", table)
+    assert _errors(driver) == []
+
+
+def test_provenance_view_shows_the_config_and_inputs(chromium, toy_report, tmp_path):
+    """The config as its TOML text, the inputs as a table of role, path, bytes and SHA-256."""
+    from selenium.webdriver.common.by import By
+
+    driver = _view(chromium, toy_report / "report.html", "provenance", tmp_path)
+    results = json.loads((toy_report / "results.json").read_text())
+    assert driver.find_element(By.ID, "provenance-config").get_attribute("textContent") == results["config"]["text"]
+    rows = [
+        [td.get_attribute("textContent") for td in tr.find_elements(By.TAG_NAME, "td")]
+        for tr in driver.find_elements(By.CSS_SELECTOR, "#provenance-inputs tbody tr")
+    ]
+    assert rows == [[i["role"], i["path"], f"{i['bytes']:,}", i["sha256"]] for i in results["inputs"]]
+    assert _errors(driver) == []
+
+
+@pytest.fixture(scope="module")
+def large_report(toy_report, tmp_path_factory) -> Path:
+    """The toy report grown to a real one's size: 31 systems (copies of the toy's), documents 40 times as long, an
+    analysis table of 55 columns and 40 rows with numbers as small as 3.406e-07, and tests of pairs of systems (as
+    `gsr score` makes them) in its summary."""
+    from experiments.report.html import ReportData, table_entry, write_html
+    from experiments.report.summary import label_summary
+
+    data = ReportData(**embedded_data(toy_report / "report.html"))
+    label = data.labels[0]
+    toy = list(data.systems)
+    for i in range(31 - len(toy)):
+        name, source = f"{toy[i % len(toy)]} copy {i}", toy[i % len(toy)]
+        data.systems.append(name)
+        data.scatter[label][name] = data.scatter[label][source]
+        data.lists[label][name] = data.lists[label][source]
+        data.table["rows"].append({"cells": [name, *data.table["rows"][0]["cells"][1:]], "sort": [name]})
+    data.documents = {d: " ".join([text] * 40) for d, text in data.documents.items()}
+    rows = [{"system": f"system {r}", **{f"column {c} p": 3.406e-07 * (r + c) for c in range(54)}} for r in range(40)]
+    data.analyses.append(table_entry("wide", "Table 9: a wide table", rows))
+    pairs = [{"a": toy[0], "b": toy[2], "difference": 1.0158, "p_adjusted": 0.0004}]
+    pairs.append({"a": toy[1], "b": toy[3], "difference": 1.0158, "p_adjusted": 0.2})
+    data.summary["labels"][label]["pairs"] = label_summary([], label, data.scatter[label], pairs=pairs)["pairs"]
+    path = tmp_path_factory.mktemp("large") / "report.html"
+    write_html(data, path)
+    return path
+
+
+def test_a_large_report_fits_the_window(chromium, large_report, tmp_path):
+    """31 systems and a 55-column table: no view scrolls sideways or cuts a box; the systems picker stays one line;
+    a 40-row table shows its first 10 rows until asked; the contrast view's queries stay in view below long lists;
+    the summary names the pair of systems that differ significantly, linked to their largest |Δ g_q(L)|."""
+    from selenium.webdriver.common.by import By
+
+    for view in ("results", "scatter", "query", "contrast", "analyses", "provenance"):
+        _view(chromium, large_report, view, tmp_path)
+    driver = _view(chromium, large_report, "results")
+    data = embedded_data(large_report)
+    (pair,) = [p for p in data["summary"]["labels"][data["labels"][0]]["pairs"] if p["significant"]]
+    assert _text(driver, '#summary [data-claim="pairs"]').startswith("1 of the 2 pairs of systems tested differ")
+    item = driver.find_element(By.CSS_SELECTOR, '#summary [data-claim="pairs"] + ul > li')
+    assert f"{pair['a']} − {pair['b']}: GSR difference +1.0158, adjusted p < 0.001" in item.text
+    item.find_element(By.XPATH, f".//button[text()='query {pair['query']}']").click()
+    assert (
+        driver.find_element(By.CSS_SELECTOR, "#contrast-table tr.selected").get_attribute("data-query") == pair["query"]
+    )
+    points = data["scatter"][data["labels"][0]]
+    a, b = (dict(zip(points[s]["q"], points[s]["y"])) for s in (pair["a"], pair["b"]))
+    assert abs(a[pair["query"]] - b[pair["query"]]) == max(abs(a[q] - b[q]) for q in a if q in b)
+    driver = _view(chromium, large_report, "query")
+    assert driver.find_element(By.ID, "query-picker").size["height"] < 40
+    driver.find_element(By.ID, "query-picked").click()
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#query-systems input")) == 31
+    assert driver.execute_script(LAYOUT) == []
+    driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="contrast"]').click()
+    driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+    assert driver.execute_script("return scrollY") > 0  # the lists are longer than the window
+    top = driver.execute_script("return document.getElementById('contrast-queries').getBoundingClientRect().top")
+    assert 0 <= top < 50  # the queries stuck at the top
+    driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="analyses"]').click()
+    section = driver.find_element(By.CSS_SELECTOR, '#analyses-list details[data-analysis="wide"]')
+    shown = lambda: [r for r in section.find_elements(By.CSS_SELECTOR, "tbody tr") if r.is_displayed()]  # noqa: E731
+    assert len(shown()) == 10
+    section.find_element(By.CSS_SELECTOR, "button.more").click()
+    assert len(shown()) == 40
+    assert driver.execute_script(LAYOUT) == [] and _errors(driver) == []
 
 
 # ------------------------------------------------------------------------------------------ data is never markup

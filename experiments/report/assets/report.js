@@ -7,6 +7,7 @@ const DATA = JSON.parse(document.getElementById("report-data").textContent);
 const $ = (id) => document.getElementById(id);
 const FEMALE = [94, 60, 153], MALE = [230, 97, 1];
 const fmt = (v, d = 4) => (typeof v !== "number" ? "—" : (v >= 0 ? "+" : "") + v.toFixed(d));
+const pText = (p) => (typeof p !== "number" ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3));  // as summary.cell_text
 // a data key's value, never an inherited one (Object.prototype's "constructor", "toString", "__proto__", ...)
 const own = (object, key) =>
   (object !== null && typeof object === "object" && Object.hasOwn(object, key) ? object[key] : undefined);
@@ -63,7 +64,37 @@ function makeSortable(table) {
       return descending ? String(y).localeCompare(String(x)) : String(x).localeCompare(String(y));
     });
     body.append(...rows);
+    if (table.dataset.limit) limitRows(table);
   }));
+}
+
+// a long table shows its first LIMIT rows until asked for all (sorting keeps the first LIMIT of the new order)
+const LONG = 20, LIMIT = 10;
+function limitRows(table) {
+  const all = table.dataset.expanded === "1";
+  Array.from(table.tBodies[0].rows).forEach((row, i) => { row.hidden = !all && i >= LIMIT; });
+}
+
+// an analysis table (html.table_entry: columns, each cell's text and sort key) in its own scroll container
+function gridNode(t) {
+  const table = el("table", { class: "sortable" },
+    el("thead", {}, el("tr", {}, ...t.columns.map((c) => el("th", {}, c)))), el("tbody"));
+  t.cells.forEach((line, i) => table.tBodies[0].append(
+    el("tr", {}, ...line.map((text, j) => el("td", { "data-sort": t.sort[i][j] ?? "" }, text)))));
+  makeSortable(table);
+  const parts = [el("div", { class: "scroll" }, table)];
+  if (t.cells.length > LONG) {
+    table.dataset.limit = String(LIMIT);
+    limitRows(table);
+    const more = el("button", { class: "more", type: "button" }, `Show all ${t.cells.length} rows`);
+    more.addEventListener("click", () => {
+      table.dataset.expanded = table.dataset.expanded === "1" ? "" : "1";
+      more.textContent = table.dataset.expanded ? `Show the first ${LIMIT} rows` : `Show all ${t.cells.length} rows`;
+      limitRows(table);
+    });
+    parts.push(more);
+  }
+  return parts;
 }
 
 // ---------------------------------------------------------------- results
@@ -74,23 +105,166 @@ function renderResults() {
   for (const row of t.rows) {
     const tr = el("tr", { class: DATA.systems.includes(row.cells[0]) ? "clickable" : "", "data-system": row.cells[0] });
     row.cells.forEach((cell, i) => tr.append(el("td", { "data-sort": row.sort[i] ?? "" }, cell)));
-    if (DATA.systems.includes(row.cells[0])) tr.addEventListener("click", () => { scatterFocus = row.cells[0]; show("scatter"); });
+    if (DATA.systems.includes(row.cells[0])) tr.addEventListener("click", () => openScatter([row.cells[0]]));
     table.tBodies[0].append(tr);
   }
   $("results-table").replaceChildren(table);
   makeSortable(table);
-  $("results-notes").replaceChildren(...t.notes.map((n) => el("p", {}, n)));
+  $("results-notes").replaceChildren(...t.notes.map((n) => el("p", {}, ...emphasis(n))));
+}
+
+// a note's **bold** (as the Markdown table writes it) as <strong> text nodes
+function emphasis(text) {
+  return String(text).split("**").map((part, i) => (i % 2 ? el("strong", {}, part) : part));
+}
+
+// ---------------------------------------------------------------- summary (facts: summary.py; words: here)
+const names = (list) => (list.length <= 2 ? list.join(" and ") : `${list.slice(0, -1).join(", ")} and ${list.at(-1)}`);
+const interval = (ci, d = 4) => (ci && typeof ci[0] === "number" ? ` [${fmt(ci[0], d)}, ${fmt(ci[1], d)}]` : "");
+
+function linkButton(text, title, action) {
+  return el("button", { class: "link", type: "button", title, onclick: action }, text);
+}
+
+// the links of a claim: the scatter of its systems, and the contrast view of two systems on one query
+function claimLinks(label, systems, a, b, qid) {
+  const scatter = linkButton("scatter", `GSR scatter of ${systems.join(", ")}`, () => openScatter(systems, label));
+  const links = [" (", scatter];
+  if (qid && a && b) {
+    links.push(" · ", linkButton(`query ${qid}`, `${a} and ${b} on ${qid}: ${own(DATA.queries, qid) ?? ""}`,
+      () => openContrast(a, b, label, qid)));
+  }
+  links.push(")");
+  return el("span", { class: "links" }, ...links);
+}
+
+function systemClaim(label, entry, extra = "") {
+  return el("li", { "data-system": entry.system, "data-gsr": entry.gsr ?? "" }, entry.system,
+    el("span", { class: "number" }, `: GSR ${fmt(entry.gsr)}${interval(entry.ci)}`),
+    typeof entry.relative === "number" ? `, rel. GSR ${fmt(entry.relative, 1)} %` : "", extra,
+    claimLinks(label, [entry.system], entry.system, entry.partner, entry.query));
+}
+
+// a list of claims, the first `shown` of them open, the rest one click away
+function claimList(items, shown = 6) {
+  const list = el("ul", {}, ...items.slice(0, shown));
+  if (items.length <= shown) return [list];
+  const rest = el("details", {}, el("summary", {}, `${items.length - shown} more`),
+    el("ul", {}, ...items.slice(shown)));
+  return [list, rest];
+}
+
+const claim = (name, ...children) => el("p", { class: "claim", "data-claim": name }, ...children);
+const smallest = (tests) => tests.reduce((a, b) => (b.p_adjusted < a.p_adjusted ? b : a));
+
+// "Largest GSR: a (links), b (links) — numbers."
+function largestClaim(name, head, label, entries, numbers) {
+  const p = claim(name, `${head}: `);
+  entries.forEach((s, i) => p.append(i ? ", " : "", el("strong", {}, s.system),
+    claimLinks(label, [s.system], s.system, s.partner, s.query)));
+  p.append(el("span", { class: "number" }, ` — ${numbers}.`));
+  return p;
+}
+
+function summaryOf(label, f, level, correction) {
+  const by = new Map(f.systems.map((s) => [s.system, s])), total = f.systems.length;
+  const pairs = f.pairs || [], debias = f.debias || [], corrected = `${correction ?? "adjusted"} p < 0.05`;
+  const part = (n) => (n === total ? `All ${total} systems` : `${n} of ${total} systems`);
+  const conf = `${Math.round(level * 100)}% interval`;
+  const out = [];
+  if (f.reinforcing.length) {
+    out.push(claim("reinforcing", `${part(f.reinforcing.length)} reinforce stereotypes: GSR > 0, its ${conf} ` +
+      "excluding 0 (their lists follow the queries' gender)."));
+    out.push(...claimList(f.reinforcing.map((n) => systemClaim(label, by.get(n)))));
+  } else {
+    out.push(claim("reinforcing", `No system reinforces stereotypes with confidence: no GSR's ${conf} lies above 0.`));
+  }
+  if (f.countering.length) {
+    out.push(claim("countering", `${part(f.countering.length)} counter them (GSR < 0, the interval excluding 0): ` +
+      `${names(f.countering)}.`));
+  }
+  const most = f.most.gsr.map((n) => by.get(n)), relative = f.most.relative.map((n) => by.get(n));
+  const same = names(f.most.gsr) === names(f.most.relative);
+  if (most.length) {
+    const perfect = f.perfect && typeof f.perfect.gsr === "number" ?
+      `; the perfect engine's: ${fmt(f.perfect.gsr)}` : "";
+    const rel = typeof most[0].relative === "number" ? `, rel. GSR ${fmt(most[0].relative, 1)} %` : "";
+    out.push(largestClaim("most", same ? "Largest GSR and relative GSR" : "Largest GSR", label, most,
+      `GSR ${fmt(most[0].gsr)}${interval(most[0].ci)}${rel}${perfect}`));
+  }
+  if (!same && relative.length) {
+    out.push(largestClaim("most-relative", "Largest relative GSR", label, relative,
+      `rel. GSR ${fmt(relative[0].relative, 1)} %`));
+  }
+  const tested = f.systems.filter((s) => typeof s.p_adjusted === "number");
+  const significant = tested.filter((s) => s.significant);
+  if (significant.length) {
+    out.push(claim("significant", `${part(significant.length)} have a GSR significantly different from the perfect ` +
+      `engine's (${corrected}; ${tested.length} systems tested):`));
+    out.push(...claimList(significant.map((s) => systemClaim(label, s, `, adjusted p ${pText(s.p_adjusted)}`))));
+  } else if (tested.length) {
+    const least = smallest(tested);
+    out.push(claim("significant", `No system's GSR differs significantly from the perfect engine's (${corrected}; ` +
+      `${tested.length} systems tested, smallest adjusted p ${pText(least.p_adjusted)}: ${least.system}).`));
+  } else if (!pairs.length) {
+    out.push(claim("significant", "This page holds no significance test: the table's marks " +
+      "(† p < 0.05, ‡ p < 0.01) test each run against the perfect engine; gsr score --json tests every pair."));
+  }
+  const differ = pairs.filter((t) => t.significant);
+  if (differ.length) {
+    out.push(claim("pairs", `${differ.length} of the ${pairs.length} pairs of systems tested differ significantly ` +
+      `in GSR (${corrected}):`));
+    out.push(...claimList(differ.map((t) => el("li", { "data-a": t.a, "data-b": t.b }, `${t.a} − ${t.b}`,
+      el("span", { class: "number" }, `: GSR difference ${fmt(t.difference)}, adjusted p ${pText(t.p_adjusted)}`),
+      claimLinks(label, [t.a, t.b], t.a, t.b, t.query)))));
+  } else if (pairs.length) {
+    const least = smallest(pairs);
+    out.push(claim("pairs", `No two systems differ significantly in GSR (${corrected}; ${pairs.length} pairs tested, ` +
+      `smallest adjusted p ${pText(least.p_adjusted)}: ${least.a} and ${least.b}).`));
+  }
+  if (debias.length) {
+    const lower = debias.filter((d) => d.after < d.before), changed = debias.filter((d) => d.significant);
+    out.push(claim("debias", `Debiasing lowered GSR in ${lower.length} of ${debias.length} cases; ` +
+      `${changed.length ? `${changed.length} of the changes are` : "no change is"} significant (each variant ` +
+      `against its regular system: randomisation test, ${corrected}; Table 2):`));
+    out.push(...claimList(debias.map((d) => el("li", { "data-variant": d.name }, `${d.system} → ${d.name}`,
+      el("span", { class: "number" }, `: GSR ${fmt(d.before)} → ${fmt(d.after)}` +
+        (typeof d.change === "number" ? ` (${fmt(d.change, 1)} %)` : "") +
+        `, adjusted p ${pText(d.p_adjusted)}, ${d.significant ? "significant" : "not significant"}`),
+      claimLinks(label, [d.system, d.name], d.system, d.name, d.query)))));
+  }
+  return out;
+}
+
+function renderSummary() {
+  const s = DATA.summary || {}, labels = Object.entries(own(s, "labels") || {});
+  if (!labels.length) { $("summary").replaceChildren(); return; }
+  const parts = [el("h2", {}, "Summary")];
+  for (const [label, facts] of labels) {
+    if (labels.length > 1) parts.push(el("h3", {}, `Measured with ${label}`));
+    parts.push(...summaryOf(label, facts, s.level ?? 0.95, s.correction));
+  }
+  $("summary").replaceChildren(...parts);
 }
 
 // ---------------------------------------------------------------- scatter (Eq. 3)
-let scatterFocus = null;
+let scatterFocus = null;  // the systems the scatter shows when it opens (null: the first two)
+const DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"];
+// open symbols: a point two systems share shows both outlines
+const SYMBOLS = ["circle", "square", "diamond", "triangle-up", "x-thin", "cross-thin", "triangle-down", "star",
+  "hexagon", "pentagon"].map((s) => `${s}-open`);
+function openScatter(systems, label) {
+  scatterFocus = systems;
+  if (label) $("scatter-label").value = label;
+  show("scatter");
+}
 let scatterSystems = [];  // the system of each trace drawn (trace names are escaped for Plotly)
 function drawScatter() {
   const label = $("scatter-label").value, per = own(DATA.scatter, label) || {};
   const traces = [], palette = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"];
   const all = Object.values(per).flatMap((s) => s.x);
   const lo = Math.min(...all, 0), hi = Math.max(...all, 0);
-  const visible = scatterFocus ? [scatterFocus] : DATA.systems.slice(0, 2);
+  const visible = scatterFocus ?? DATA.systems.slice(0, 2);
   const line = (s, slope) => [s.centre[1] + slope * (lo - s.centre[0]), s.centre[1] + slope * (hi - s.centre[0])];
   scatterSystems = [];
   DATA.systems.forEach((system, i) => {
@@ -98,7 +272,8 @@ function drawScatter() {
     const colour = palette[i % palette.length], shown = visible.includes(system) ? true : "legendonly";
     const name = plotlyText(system), group = `system ${i}`;
     traces.push({ type: "scatter", mode: "markers", name, x: s.x, y: s.y, customdata: s.q, legendgroup: group,
-      visible: shown, marker: { color: colour, size: 6, opacity: 0.7 },
+      visible: shown, marker: { color: colour, size: 9, opacity: 0.85, symbol: SYMBOLS[i % SYMBOLS.length],
+        line: { width: 2 } },
       text: s.q.map((q) => plotlyText(`${q}: ${own(DATA.queries, q) ?? ""}`)),
       hovertemplate: "%{text}<br>g(q) = %{x:.4f}<br>g_q(L) = %{y:.4f}<extra>" + name + "</extra>" });
     if (s.gsr !== null) {
@@ -109,7 +284,7 @@ function drawScatter() {
           visible: shown, hoverinfo: "skip" });
       }
       traces.push({ type: "scatter", mode: "lines", x: [lo, hi], y: line(s, s.gsr), legendgroup: group,
-        showlegend: false, visible: shown, line: { color: colour, width: 2 },
+        showlegend: false, visible: shown, line: { color: colour, width: 2, dash: DASHES[i % DASHES.length] },
         hovertemplate: `${name}: GSR = ${fmt(s.gsr)}<extra></extra>` });
     }
     while (scatterSystems.length < traces.length) scatterSystems.push(system);
@@ -119,10 +294,12 @@ function drawScatter() {
     traces.push({ type: "scatter", mode: "lines", name: `perfect (GSR ${fmt(p.gsr)})`, x: [lo, hi],
       y: line(p, p.gsr), line: { color: "#000", dash: "dash", width: 1.5 }, hoverinfo: "skip" });
   }
-  const layout = { margin: { t: 30, r: 10 }, xaxis: { title: { text: "g(q)" }, zeroline: true },
+  // as tall as the window leaves below the controls: both axis titles in view without scrolling
+  const plot = $("scatter-plot"), top = plot.getBoundingClientRect().top + window.scrollY;
+  const height = Math.max(340, Math.min(720, window.innerHeight - top - 28));
+  const layout = { height, margin: { t: 30, r: 10, b: 50 }, xaxis: { title: { text: "g(q)" }, zeroline: true },
     yaxis: { title: { text: "g_q(L)" }, zeroline: true }, legend: { orientation: "v" }, hovermode: "closest" };
   Plotly.react("scatter-plot", traces, layout, { displaylogo: false, responsive: true });
-  const plot = $("scatter-plot");
   plot.removeAllListeners?.("plotly_click");
   plot.on("plotly_click", (event) => {
     const point = event.points[0];
@@ -167,6 +344,13 @@ function listNode(system, qid, label) {
 function renderQuery() {
   const qid = $("query-select").value, label = $("query-label").value;
   const chosen = Array.from($("query-systems").querySelectorAll("input:checked")).map((i) => i.value);
+  const few = chosen.length > 3 ? `${chosen.slice(0, 3).join(", ")} …` : chosen.join(", ");
+  $("query-picked").textContent = chosen.length ? `systems: ${few} (${chosen.length} of ${DATA.systems.length})` :
+    `systems: none of ${DATA.systems.length}: choose`;
+  const start = own(DATA.summary || {}, "start");
+  $("query-why").textContent = start && start.query === qid && start.systems.length > 1 ?
+    `${qid} is the judged query whose g_q(L) differs most between two systems: ${start.systems[0]} and ` +
+    `${start.systems[1]}, |Δ g_q(L)| = ${typeof start.delta === "number" ? start.delta.toFixed(4) : "—"}.` : "";
   const per = own(DATA.scatter, label) || {}, first = Object.values(per).find((s) => s.q.includes(qid));
   const gq = first ? first.x[first.q.indexOf(qid)] : null;
   $("query-summary").textContent = `${qid}: “${own(DATA.queries, qid) ?? ""}” · g(q) = ${fmt(gq)}`;
@@ -182,7 +366,23 @@ function openQuery(qid, systems, label) {
 }
 
 // ---------------------------------------------------------------- contrast view
-function renderContrast() {
+function showContrastQuery(a, b, label, qid) {
+  $("contrast-table").querySelectorAll("tbody tr")
+    .forEach((tr) => tr.classList.toggle("selected", tr.dataset.query === qid));
+  $("contrast-lists").replaceChildren(listNode(a, qid, label), listNode(b, qid, label));
+}
+
+function openContrast(a, b, label, qid) {
+  $("contrast-a").value = a; $("contrast-b").value = b;
+  if (label) $("contrast-label").value = label;
+  show("contrast");
+  renderContrast(qid);
+  const row = Array.from($("contrast-table").tBodies[0].rows).find((tr) => tr.dataset.query === qid);
+  if (row) row.scrollIntoView({ block: "nearest" });
+  window.scrollTo(0, 0);
+}
+
+function renderContrast(qid) {
   const a = $("contrast-a").value, b = $("contrast-b").value, label = $("contrast-label").value;
   const per = own(DATA.scatter, label) || {}, A = own(per, a), B = own(per, b);
   const body = $("contrast-table").tBodies[0];
@@ -199,29 +399,67 @@ function renderContrast() {
       el("td", {}, r.q), el("td", {}, own(DATA.queries, r.q) ?? ""), el("td", { "data-sort": r.x }, fmt(r.x)),
       el("td", { "data-sort": r.ya }, fmt(r.ya)), el("td", { "data-sort": r.yb }, fmt(r.yb)),
       el("td", { "data-sort": r.d }, r.d.toFixed(4)));
-    tr.addEventListener("click", () => $("contrast-lists").replaceChildren(listNode(a, r.q, label), listNode(b, r.q, label)));
+    tr.addEventListener("click", () => showContrastQuery(a, b, label, r.q));
     body.append(tr);
   }
-  if (rows.length) $("contrast-lists").replaceChildren(listNode(a, rows[0].q, label), listNode(b, rows[0].q, label));
+  const chosen = rows.find((r) => r.q === qid) ?? rows[0];
+  if (chosen) showContrastQuery(a, b, label, chosen.q); else $("contrast-lists").replaceChildren();
 }
 
 // ---------------------------------------------------------------- analyses, provenance
 const chartHolders = new Map();  // analysis entry -> the element its chart is drawn in
 function renderAnalyses() {
+  // one section per analysis output, titled as its table is (html._analysis_entries): chart, then table and note
   const items = DATA.analyses.map((a) => {
-    const box = el("div", { class: "analysis" }, el("h2", {}, a.caption));
-    if (a.png) box.append(el("img", { src: a.png, alt: a.caption }));
+    const box = el("details", { class: "analysis", open: "", "data-analysis": a.name },
+      el("summary", {}, el("h2", {}, a.caption)));
     if (a.figure) {
       const holder = el("div", { class: "plot chart", "data-chart": a.name });
       chartHolders.set(a, holder);
       box.append(holder);
     }
-    // an analysis table: HTML html.table_entry made, every cell and header HTML-escaped there
-    if (a.html) { const holder = el("div"); holder.innerHTML = a.html; box.append(holder); }
+    if (a.png) box.append(el("img", { src: a.png, alt: a.caption }));
+    if (a.table) box.append(...(a.table.cells.length ? gridNode(a.table) : [el("p", {}, "(no rows)")]));
+    if (a.note) box.append(el("p", { class: "note" }, a.note));
     return box;
   });
   $("analyses-list").replaceChildren(...(items.length ? items : [el("p", {}, "No analysis in this report.")]));
-  document.querySelectorAll("#analyses-list table.sortable").forEach(makeSortable);
+}
+
+// ---------------------------------------------------------------- provenance
+function keyValues(entries) {
+  return el("table", { class: "provenance" }, el("tbody", {}, ...entries.map(([k, v]) =>
+    el("tr", {}, el("td", { class: "key" }, k), el("td", {}, v === null || v === undefined ? "—" : String(v))))));
+}
+
+function renderProvenance() {
+  const p = DATA.provenance || {}, parts = [];
+  if (!Object.keys(p).length) {
+    $("provenance-body").replaceChildren(el("p", {}, "No provenance is recorded for scored runs: " +
+      "gsr score --json names its inputs; gsr run records the config and every input's SHA-256."));
+    return;
+  }
+  const env = own(p, "environment") || {}, git = own(env, "git"), config = own(p, "config") || {};
+  parts.push(el("h2", {}, "Config"), el("p", { class: "hint" }, own(config, "path") ?? ""),
+    el("pre", { id: "provenance-config" }, own(config, "text") ?? "(no config text)"));
+  if (own(config, "settings")) {
+    parts.push(el("details", {}, el("summary", {}, "the config's checked settings (JSON)"),
+      el("pre", {}, JSON.stringify(config.settings, null, 2))));
+  }
+  const inputs = own(p, "inputs") || [];
+  const table = el("table", { class: "provenance sortable", id: "provenance-inputs" },
+    el("thead", {}, el("tr", {}, ...["role", "path", "bytes", "sha256"].map((c) => el("th", {}, c)))),
+    el("tbody", {}, ...inputs.map((i) => el("tr", {}, el("td", {}, i.role ?? ""), el("td", {}, i.path ?? ""),
+      el("td", { "data-sort": i.bytes ?? "" }, typeof i.bytes === "number" ? i.bytes.toLocaleString("en") : "—"),
+      el("td", {}, i.sha256 ?? "—")))));
+  makeSortable(table);
+  parts.push(el("h2", {}, `Inputs (${inputs.length})`), el("div", { class: "scroll" }, table));
+  const versions = Object.entries(own(env, "versions") || {});
+  parts.push(el("h2", {}, "Version and environment"), keyValues([
+    ...(versions.some(([name]) => name === "gsr-bench") ? [] : [["gsr-bench", own(p, "version")]]),
+    ["git commit", git ? `${git.commit}${git.dirty ? " (uncommitted changes)" : ""}` : null],
+    ["platform", own(env, "platform")], ...versions]));
+  $("provenance-body").replaceChildren(...parts);
 }
 
 // charts are drawn when their view first shows (plotly sizes a chart by its visible container)
@@ -239,9 +477,16 @@ $("title").textContent = DATA.title;
 $("subtitle").textContent = DATA.subtitle;
 renderResults();
 for (const id of ["scatter-label", "query-label", "contrast-label"]) options($(id), DATA.labels, DATA.labels[0]);
-options($("query-select"), Object.keys(DATA.queries));
-$("query-systems").replaceChildren(...DATA.systems.map((s, i) =>
-  el("label", {}, el("input", Object.assign({ type: "checkbox", value: s }, i < 2 ? { checked: "" } : {})), s)));
+$("query-select").replaceChildren(...Object.entries(DATA.queries).map(([q, text]) =>
+  el("option", { value: q }, text === q ? q : `${q} — ${text.length > 70 ? text.slice(0, 69) + "…" : text}`)));
+$("query-systems").replaceChildren(...DATA.systems.map((s) =>
+  el("label", {}, el("input", { type: "checkbox", value: s }), " ", s)));
+// the query view opens on the judged query whose lists differ most between two systems (summary.start_query)
+const start = own(DATA.summary || {}, "start");
+const startQuery = start && Object.hasOwn(DATA.queries, start.query) ? start.query : Object.keys(DATA.queries)[0];
+const startSystems = start && start.systems.length ? start.systems : DATA.systems.slice(0, 2);
+$("query-select").value = startQuery ?? "";
+$("query-systems").querySelectorAll("input").forEach((i) => { i.checked = startSystems.includes(i.value); });
 const contrastable = DATA.systems;
 options($("contrast-a"), contrastable, contrastable[0]);
 const firstVariant = Object.values(DATA.variants)[0];
@@ -250,9 +495,15 @@ if (firstVariant) $("contrast-a").value = Object.keys(DATA.variants)[0];
 $("scatter-label").addEventListener("change", drawScatter);
 for (const id of ["query-select", "query-label"]) $(id).addEventListener("change", renderQuery);
 $("query-systems").addEventListener("change", renderQuery);
-for (const id of ["contrast-a", "contrast-b", "contrast-label"]) $(id).addEventListener("change", renderContrast);
+for (const id of ["contrast-a", "contrast-b", "contrast-label"]) {
+  $(id).addEventListener("change", () => renderContrast());
+}
+document.addEventListener("click", (event) => {  // the systems picker closes on a click outside it
+  if (!$("query-picker").contains(event.target)) $("query-picker").open = false;
+});
+renderSummary();
 renderQuery();
 renderContrast();
 renderAnalyses();
-$("provenance-text").textContent = JSON.stringify(DATA.provenance, null, 2);
+renderProvenance();
 document.querySelectorAll("#contrast-table").forEach(makeSortable);
