@@ -44,6 +44,7 @@ EMBEDDINGS_FORMAT = 1  # bump when the entry's layout or content changes
 PASSAGE_MODES = ("first", "maxp")
 DEFAULT_PASSAGE_WORDS, DEFAULT_PASSAGE_STRIDE = 150, 75
 SHARD_DOCUMENTS = 4096
+ENCODE_CALL_BATCHES = 16  # batches encoded per call of the model's encode
 SEARCH_BLOCK_ROWS = 65_536  # passage rows scored at a time: 250 queries x 65,536 float32 = 64 MB
 
 
@@ -132,9 +133,12 @@ class BiEncoder:
         }.get(role) or self.model.encode
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts], kind="stable")
+        # sentence-transformers batches (longest first) within each call; a call per ENCODE_CALL_BATCHES batches keeps
+        # its fixed cost per call small (per batch it cost 10% at batch 128 on a GPU) and the progress bar moving
+        step = self.batch_size * ENCODE_CALL_BATCHES
         with out_of_memory(f"encoding with {self.location.folder}", self.device, "lower batch_size"):
-            for start in range(0, len(texts), self.batch_size):
-                rows = order[start : start + self.batch_size]
+            for start in range(0, len(texts), step):
+                rows = order[start : start + step]
                 vectors = method(
                     [texts[i] for i in rows], batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
                 )
