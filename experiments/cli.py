@@ -31,7 +31,7 @@ COMMANDS = {
         "configure_run",
         "run an experiment config (the demo by default): "
         "runs, effectiveness, GSR with intervals and tests, Tables 2-3, analyses, report",
-        ("gsr run", "gsr run experiments/grepbiasir.toml --out out/grep", "gsr run my.toml --threads 2 -q"),
+        ("gsr run", "gsr run grepbiasir --out out/grepbiasir --no-plots", "gsr run demo --dry-run"),
     ),
     "score": Command(
         "experiments.commands.score",
@@ -39,16 +39,17 @@ COMMANDS = {
         "GSR of TREC runs with intervals; with qrels the "
         "perfect and random engines; several runs are tested against each other",
         (
-            "gsr export toy1 --out toy && gsr score --run toy/run.txt --topics toy/topics.tsv "
+            "gsr export toy1 --out toy && gsr score --run toy/stereotypical.run --topics toy/topics.tsv "
             "--docs toy/documents.jsonl --qrels toy/qrels.txt",
-            "gsr score --run a.trec b.trec --topics topics.txt --docs docs.jsonl --qrels qrels.txt --json",
+            "gsr score --run toy/stereotypical.run toy/counter-stereotypical.run --topics toy/topics.tsv "
+            "--docs toy/documents.jsonl --qrels toy/qrels.txt --measures nDCG@10,AP --json",
         ),
     ),
     "queries": Command(
         "experiments.commands.queries",
         "configure",
         "every query's genderedness g(q) and its terms' projections (Fig. 7)",
-        ("gsr queries --topics topics.tsv", "gsr queries --topics topics.txt --field title+desc --json"),
+        ("gsr queries --topics toy/topics.tsv", "gsr queries --topics msmarco-gender:f --json"),
     ),
     "validate": Command(
         "experiments.commands.validate",
@@ -61,30 +62,34 @@ COMMANDS = {
         "configure",
         "label-based gender-bias measures of a run (KL bias, NDKL, β with MB/SB/MAB, RaB/ARaB)",
         (
-            "gsr bias --run run.trec --qrels qrels.txt --docs docs.jsonl --labels intrinsic",
-            "gsr bias --run run.trec --labels file:labels.tsv --k 20 --json",
+            "gsr bias --run toy/stereotypical.run --qrels toy/qrels.txt --docs toy/documents.jsonl --labels intrinsic",
+            "gsr label --docs toy/documents.jsonl > labels.tsv && gsr bias --run toy/stereotypical.run "
+            "--docs toy/documents.jsonl --labels labels.tsv --k 20 --json",
         ),
     ),
     "label": Command(
         "experiments.commands.label",
         "configure",
         "intrinsic gender of documents (§4.2.5, Fig. 12's rule)",
-        ("gsr label --docs docs.jsonl > labels.tsv", "gsr label --docs docs.jsonl --json"),
+        ("gsr label --docs toy/documents.jsonl > labels.tsv", "gsr label --docs toy/documents.jsonl --json"),
     ),
     "rerank": Command(
         "experiments.commands.rerank",
         "configure",
         "re-rank a TREC run for gender fairness (epsilon-greedy, relevance-aware swapping, fairness-greedy, Dash)",
         (
-            "gsr rerank --run run.trec --method epsilon_greedy --out fair.trec",
-            "gsr rerank --run run.trec --method dash --labels file:labels.tsv --out dash.trec",
+            "gsr rerank --run toy/stereotypical.run --method epsilon_greedy --out fair.run",
+            "gsr rerank --run toy/stereotypical.run --method dash --labels labels.tsv --out dash.run",
         ),
     ),
     "debias": Command(
         "debias.command",
         "configure_parser",
         "write a regular- or strong-debiased copy of an embedding",
-        ("gsr debias --out glove-debiased.txt", "gsr debias --embedding vectors.bin --method strong --out strong.bin"),
+        (
+            "gsr debias --out glove-debiased.txt",
+            "gsr debias --embedding glove-debiased.txt --method strong --out strong.txt",
+        ),
     ),
     "export": Command(
         "experiments.commands.run",
@@ -96,7 +101,7 @@ COMMANDS = {
         "experiments.commands.listing",
         "configure",
         "the registered system types, analyses or collection kinds, with their parameters (Markdown)",
-        ("gsr list systems", "gsr list analyses"),
+        ("gsr list", "gsr list systems", "gsr list analyses"),
     ),
 }
 

@@ -183,8 +183,8 @@ class DocumentLabels:
 
 
 def read_labels_file(path: str | os.PathLike, strict: bool = False) -> DocumentLabels:
-    """Labels from a `docid<TAB>female|male|neutral` file (label case ignored); a malformed line, an unknown label or
-    a document labelled twice differently is an error naming file:line.
+    """Labels from a `docid<TAB>female|male|neutral` file (label case ignored), or the TSV `gsr label` writes; a
+    malformed line, an unknown label or a document labelled twice differently is an error naming file:line.
 
     Args:
         path: The file.
@@ -206,11 +206,15 @@ def read_labels_file(path: str | os.PathLike, strict: bool = False) -> DocumentL
     """
     path = Path(path)
     labels: dict[str, str] = {}
+    columns = 2  # gsr label's own TSV: a header 'id<TAB>label<TAB>…', its other columns ignored
     for lineno, line in text_lines(path):
         if not line.strip():
             continue
         parts = line.rstrip("\r\n").split("\t")
-        if len(parts) != 2 or not parts[0].strip():
+        if not labels and columns == 2 and [p.strip() for p in parts[:2]] == ["id", "label"]:
+            columns = len(parts)
+            continue
+        if len(parts) != columns or not parts[0].strip():
             raise LabelSourceError(f"{path}:{lineno}: expected 'docid<TAB>female|male|neutral'")
         docid, label = parts[0].strip(), parts[1].strip().lower()
         if label not in LABELS:
@@ -302,7 +306,7 @@ def parse_label_source(text: str) -> tuple[str, Any]:
                 "'genderedness:0.02' (it has no default: its scale depends on the embedding)"
             )
         return GENDEREDNESS, threshold
-    return "file", text
+    return "file", text[len("file:") :] if text.startswith("file:") else text  # file:PATH, as configs write it
 
 
 def gender_words(words: str | os.PathLike | None = None) -> tuple[frozenset[str], frozenset[str]]:

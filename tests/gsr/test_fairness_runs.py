@@ -339,3 +339,17 @@ def test_rerank_command_with_embedding_relevance(tmp_path):
     assert main([*argv, "--topics", str(tmp_path / "topics.tsv")]) == 0
     assert [d for d, _ in read_trec_run(out)["q1"]] == ["d2", "d1"]
     assert main(argv) == 2  # no --topics: nothing to compare the documents with
+
+
+def test_gsr_labels_own_output_and_the_file_prefix_are_label_sources(tmp_path):
+    """Issue 28.9: `gsr label --docs D > labels.tsv` then `--labels labels.tsv` (or `file:labels.tsv`, as configs
+    write it) works; the header and the mention counts of gsr label's TSV are read past."""
+    from gsr.fairness.labels import parse_label_source, read_labels_file
+
+    path = tmp_path / "labels.tsv"
+    path.write_text("id\tlabel\tfemale_mentions\tmale_mentions\nd1\tfemale\t2\t0\nd2\tmale\t0\t1\n", encoding="utf-8")
+    assert read_labels_file(path).labels == {"d1": "female", "d2": "male"}
+    assert parse_label_source(f"file:{path}") == ("file", str(path)) == parse_label_source(str(path))
+    path.write_text("id\tlabel\tfemale_mentions\tmale_mentions\nd1\tfemale\n", encoding="utf-8")
+    with pytest.raises(Exception, match=r"labels.tsv:2: expected"):
+        read_labels_file(path)
