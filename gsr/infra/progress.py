@@ -55,23 +55,12 @@ def progress(
     """A tqdm progress over `iterable` (or one to `update` by hand): a bar on a terminal, log lines elsewhere."""
     from tqdm import tqdm
 
+    counting = {"total": total, "desc": desc, "unit": unit, "unit_scale": unit_scale}
     if bars_shown():
-        return tqdm(
-            iterable,
-            total=total,
-            desc=desc,
-            unit=unit,
-            unit_scale=unit_scale,
-            leave=False,
-            dynamic_ncols=True,
-            mininterval=0.5,
-        )
+        return tqdm(iterable, **counting, leave=False, dynamic_ncols=True, mininterval=0.5)
     return tqdm(
         iterable,
-        total=total,
-        desc=desc,
-        unit=unit,
-        unit_scale=unit_scale,
+        **counting,
         disable=not _info_shown(),
         file=_LogLines(),
         ncols=0,  # the counts, times and rate alone: "desc: 1200/8800 [00:30<03:40, 40.0doc/s]"

@@ -29,3 +29,19 @@ def cached_sha256(path: str | os.PathLike) -> str:
 
     entry, _ = cached_file(cache_dir() / "sha256" / f"{file_content_key(path)}.txt", build)
     return entry.read_text(encoding="utf-8").strip()
+
+
+def check_published(folder: Path, published: dict[str, str], what: str, package: str, error: type[Exception]) -> None:
+    """Each file of `published` ({name in `folder`: its published SHA-256}) is there and has that digest; `error`
+    (naming the file, `what` it belongs to and the `package` to reinstall) otherwise: a differing copy, e.g. a shadow
+    package earlier on sys.path, is refused rather than used."""
+    for name, expected in published.items():
+        path = Path(folder) / name
+        if not path.is_file():
+            raise error(f"{path}: missing from {what} (reinstall {package})")
+        found = cached_sha256(path)
+        if found != expected:
+            raise error(
+                f"{path}: SHA-256 {found} differs from the published {expected} of {what}; the file is refused "
+                f"(reinstall {package}, and check no other copy is earlier on sys.path)"
+            )

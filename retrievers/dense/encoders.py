@@ -24,7 +24,7 @@ import numpy as np
 from gsr.errors import InputError
 from gsr.infra.extras import require
 from gsr.infra.logs import get as get_logger
-from gsr.infra.sha256 import cached_sha256
+from gsr.infra.sha256 import check_published
 from gsr.infra.store import content_key, fast_digest
 from retrievers.device import DeviceError, out_of_memory, resolve_device
 
@@ -90,18 +90,13 @@ def verify_builtin(encoder: BuiltinEncoder, folder: Path | None = None) -> Path:
     """The built-in encoder's folder, after checking each listed file's SHA-256 against the published one; an
     EncoderError naming the file where one is missing or differs (it is refused, never loaded)."""
     folder = encoder.path() if folder is None else Path(folder)
-    for name, expected in encoder.sha256.items():
-        path = folder / name
-        if not path.is_file():
-            raise EncoderError(
-                f"{path}: missing from the built-in encoder {encoder.name!r} (reinstall {encoder.distribution})"
-            )
-        found = cached_sha256(path)
-        if found != expected:
-            raise EncoderError(
-                f"{path}: SHA-256 {found} differs from the published {expected} of {encoder.model}; "
-                f"the file is refused (reinstall {encoder.distribution})"
-            )
+    check_published(
+        folder,
+        encoder.sha256,
+        f"the built-in encoder {encoder.name!r} ({encoder.model})",
+        encoder.distribution,
+        EncoderError,
+    )
     return folder
 
 
@@ -266,22 +261,29 @@ def check_initialised(folder: Path, kind: str) -> None:
         )
 
 
+def _checked_model(location: EncoderLocation, kind: str, device: str, setting: str):
+    """(the sentence-transformers model of `kind` at `location` on `device`, its folder, the torch device): the extra
+    present, no hub access, every weight read from the folder (check_initialised), one line for any load failure."""
+    require("dense", f"the {kind} {location.name} (sentence-transformers)")
+    _offline()
+    torch_device = resolve_device(device, setting)
+    import sentence_transformers
+
+    folder = location.folder
+    check_initialised(folder, kind)
+    model_class = (
+        sentence_transformers.SentenceTransformer if kind == "bi-encoder" else sentence_transformers.CrossEncoder
+    )
+    model = _load(
+        folder, kind, torch_device, lambda: model_class(str(folder), device=torch_device, local_files_only=True)
+    )
+    return model, folder, torch_device
+
+
 def load_bi_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32, setting: str = "device"):
     """The SentenceTransformer of `location` on `device`, checked: it must give one finite vector per text, rank by
     cosine or dot product, and (on a GPU) encode a full batch of `batch_size` texts of its longest length."""
-    require("dense", f"the bi-encoder {location.name} (sentence-transformers)")
-    _offline()
-    torch_device = resolve_device(device, setting)
-    from sentence_transformers import SentenceTransformer
-
-    folder = location.folder
-    check_initialised(folder, "bi-encoder")
-    model = _load(
-        folder,
-        "bi-encoder",
-        torch_device,
-        lambda: SentenceTransformer(str(folder), device=torch_device, local_files_only=True),
-    )
+    model, folder, torch_device = _checked_model(location, "bi-encoder", device, setting)
     similarity = getattr(model, "similarity_fn_name", None) or "cosine"
     if similarity not in SIMILARITIES:
         raise EncoderError(
@@ -327,19 +329,7 @@ def _probe_bi_encoder(model, folder: Path, device: str, batch_size: int) -> None
 
 def load_cross_encoder(location: EncoderLocation, device: str = "auto", batch_size: int = 32, setting: str = "device"):
     """The CrossEncoder of `location` on `device`, checked: one finite score per (query, document) pair."""
-    require("dense", f"the cross-encoder {location.name} (sentence-transformers)")
-    _offline()
-    torch_device = resolve_device(device, setting)
-    from sentence_transformers import CrossEncoder
-
-    folder = location.folder
-    check_initialised(folder, "cross-encoder")
-    model = _load(
-        folder,
-        "cross-encoder",
-        torch_device,
-        lambda: CrossEncoder(str(folder), device=torch_device, local_files_only=True),
-    )
+    model, folder, torch_device = _checked_model(location, "cross-encoder", device, setting)
     if device_is_gpu(torch_device):
         pairs = [(PROBE_TEXT, text) for text in _longest_texts(model, batch_size)]
     else:
