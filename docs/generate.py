@@ -1,7 +1,9 @@
 """Regenerate every number and table the docs include, so none is typed by hand.
 
     python docs/generate.py                       # the cheap ones: config reference tables, the toy scoring output
-    python docs/generate.py --runs out            # also the tables and figures of out/demo and out/grepbiasir
+    python docs/generate.py --runs out            # also the tables and figures of gsr run demo and grepbiasir, run
+                                                  # again into out/demo and out/grepbiasir in a fresh, empty cache
+    python docs/generate.py --runs out --reuse    # the same from the outputs already there (no run)
 
 The docs include the files of docs/generated/ (pymdownx.snippets) and hold the registry tables between
 `<!-- gsr list WHAT -->` and `<!-- end -->`; tests/test_docs.py regenerates the cheap ones and fails when they differ.
@@ -166,10 +168,29 @@ def cheap_outputs() -> dict[Path, str]:
     }
 
 
+def fresh_runs(folder: Path) -> None:
+    """`gsr run NAME --out FOLDER/NAME` for every config the docs show, in a new empty cache (GSR_CACHE)."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="gsr-docs-cache-") as cache:
+        for name in RUN_FILES:
+            command = [sys.executable, "-m", "experiments.cli", "run", name, "--out", str(folder / name), "--force"]
+            print("running", " ".join(command[2:]), "in a fresh cache", flush=True)
+            subprocess.run(command, check=True, cwd=DOCS.parent, env={**os.environ, "GSR_CACHE": cache})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=Path, help="folder holding the outputs of gsr run demo / grepbiasir")
+    parser.add_argument("--runs", type=Path, help="folder for the outputs of gsr run demo / grepbiasir")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="copy the outputs already in --runs (by default both are run again first, in a fresh empty cache, so no "
+        "stale cache entry reaches the docs)",
+    )
     args = parser.parse_args(argv)
+    if args.runs and not args.reuse:
+        fresh_runs(args.runs)
     GENERATED.mkdir(exist_ok=True)
     for path, text in cheap_outputs().items():
         path.write_text(text, encoding="utf-8")

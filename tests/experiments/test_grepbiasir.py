@@ -234,3 +234,31 @@ def test_the_config_runs_an_embedding_system_and_the_analysis(tmp_path):
     table = (config.output / "gender_versions.md").read_text()
     assert "| glove_add | Child Care | 14 |" in table and "holm correction" in table
     assert written["gender_versions"].stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_the_docs_grepbiasir_table_is_a_fresh_run(tmp_path, monkeypatch):
+    """Issue 27.15: docs/generated/grepbiasir_results.md comes from a run in a fresh cache (docs/generate.py --runs);
+    two of its systems run again here, in an empty cache, give the same effectiveness and GSR cells (the marks,
+    Holm-adjusted over every system of the table, are left out)."""
+    import re
+
+    from experiments.report.results import markdown_table, results_rows
+    from experiments.runner import Experiment
+
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path / "fresh-cache"))
+    raw = tomllib.loads(BUILTIN_CONFIGS["grepbiasir"].read_text())
+    raw["systems"] = [s for s in raw["systems"] if s["name"] in ("BM25", "glove_add")]
+    raw.pop("debias")
+    raw["analyses"] = {"intrinsic_gender": False, "rank_change": False, "gender_versions": False}
+    raw["output"] = str(tmp_path / "out")
+    result = Experiment(parse_config(raw, BUILTIN_CONFIGS["grepbiasir"])).run()
+    fresh = markdown_table(result, results_rows(result))
+    generated = (Path(__file__).resolve().parents[2] / "docs" / "generated" / "grepbiasir_results.md").read_text()
+
+    def cells(table: str, system: str) -> list[str]:
+        row = next(line for line in table.splitlines() if line.startswith(f"| {system} |"))
+        return [re.sub(r"[†‡]", "", cell).strip() for cell in row.strip("|").split("|")]
+
+    for system in ("BM25", "glove_add"):
+        assert cells(fresh, system) == cells(generated, system), system
