@@ -80,8 +80,8 @@ def with_registry_tables(text: str, tables: dict[str, str]) -> str:
     return text
 
 
-def toy_score_output() -> str:
-    """What docs/index.md shows `gsr score` printing on the exported toy 1 collection."""
+def score_output(collection: str, runs: tuple[str, ...], measures: str = "nDCG@10,AP") -> str:
+    """What the docs show `gsr score` printing on the exported built-in `collection` (gsr export), its `runs`."""
     from experiments.cli import main
 
     with tempfile.TemporaryDirectory() as folder:
@@ -89,29 +89,25 @@ def toy_score_output() -> str:
         os.chdir(folder)
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                main(["-q", "export", "toy1", "--out", "toy"])
+                main(["-q", "export", collection, "--out", collection])
+            files = ["--topics", f"{collection}/topics.tsv", "--docs", f"{collection}/documents.jsonl"]
+            files += ["--qrels", f"{collection}/qrels.txt", "--measures", measures]
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                main(
-                    [
-                        "-q",
-                        "score",
-                        "--run",
-                        "toy/stereotypical.run",
-                        "toy/counter-stereotypical.run",
-                        "--topics",
-                        "toy/topics.tsv",
-                        "--docs",
-                        "toy/documents.jsonl",
-                        "--qrels",
-                        "toy/qrels.txt",
-                        "--measures",
-                        "nDCG@10,AP",
-                    ]
-                )
+                main(["-q", "score", "--run", *(f"{collection}/{run}" for run in runs), *files])
         finally:
             os.chdir(previous)
     return out.getvalue()
+
+
+def toy_score_output() -> str:
+    """What docs/scoring.md shows `gsr score` printing on the exported toy 1 collection."""
+    return score_output("toy1", ("stereotypical.run", "counter-stereotypical.run"))
+
+
+def grepbiasir_score_output() -> str:
+    """What README.md and docs/index.md show `gsr score` printing on Grep-BiasIR's shipped BM25 and MiniLM runs."""
+    return score_output("grepbiasir", ("bm25.run", "minilm.run"))
 
 
 # the paper's published row (mean ± sd over 1,000 runs), quoted: ϵ = 0.2, 0.4, 0.6, then ρ = 0.2, 0.4, 0.6
@@ -162,10 +158,33 @@ def cheap_outputs() -> dict[Path, str]:
     experiments = DOCS / "experiments.md"
     return {
         GENERATED / "toy1_score.txt": toy_score_output(),
+        GENERATED / "grepbiasir_score.txt": grepbiasir_score_output(),
         GENERATED / "feng_shah_table1.md": feng_shah_table(),
         GENERATED / "validate.txt": validate_output(),
         experiments: with_registry_tables(experiments.read_text(encoding="utf-8"), tables),
     }
+
+
+SHIPPED_RUNS = {"BM25": "bm25", "MiniLM": "minilm"}  # systems of gsr run grepbiasir whose runs ship with gsr
+SHIPPED_DEPTH = 20
+
+
+def ship_grepbiasir_runs(runs: Path) -> None:
+    """The top SHIPPED_DEPTH of BM25's and MiniLM's Grep-BiasIR runs as gsr/data/grepbiasir/runs/*.run, which
+    `gsr export grepbiasir` writes beside the collection: real runs the docs' first example scores."""
+    sys.path.insert(0, str(DOCS.parent))
+    from gsr.io.runs import read_trec_run, write_trec_run
+
+    target = DOCS.parent / "gsr" / "data" / "grepbiasir" / "runs"
+    target.mkdir(exist_ok=True)
+    for system, name in SHIPPED_RUNS.items():
+        source = runs / f"{system}.run"
+        if not source.is_file():
+            print(f"no {source}: the shipped {name}.run is left as it is", file=sys.stderr)
+            continue
+        run = {qid: ranked[:SHIPPED_DEPTH] for qid, ranked in read_trec_run(source).items()}
+        write_trec_run(run, target / f"{name}.run", tag=name)
+        print(f"wrote {(target / f'{name}.run').relative_to(DOCS.parent)} (top {SHIPPED_DEPTH})")
 
 
 def fresh_runs(folder: Path) -> None:
@@ -205,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"copied {source} -> {target.relative_to(DOCS.parent)}")
                 else:
                     print(f"no {source}: run gsr run {name} --out {args.runs / name} first", file=sys.stderr)
+        ship_grepbiasir_runs(args.runs / "grepbiasir" / "runs")
         versions = args.runs / "grepbiasir" / "gender_versions.json"
         if versions.is_file():
             overview = gender_versions_overview(json.loads(versions.read_text(encoding="utf-8")))

@@ -25,7 +25,7 @@ from gsr.infra.store import atomic_write, cache_dir, cached_folder, content_key,
 from gsr.io.files import read_json
 from gsr.io.types import Qrels
 
-BUILTIN_COLLECTIONS = ("demo", "toy1", "toy2")
+BUILTIN_COLLECTIONS = ("demo", "toy1", "toy2", "grepbiasir")
 
 
 @dataclass
@@ -237,7 +237,8 @@ def collection_docids(documents: Path) -> set[str]:
 
 def export_collection(name: str, out: Path) -> dict[str, Path]:
     """Write a built-in collection as JSONL documents, TSV topics and TREC qrels, for any other tool to run on; for
-    the toys also their stereotypical, counter-stereotypical and neutral engines' runs."""
+    the toys also their stereotypical, counter-stereotypical and neutral engines' runs, for Grep-BiasIR the BM25 and
+    MiniLM runs shipped with it."""
     if name not in BUILTIN_COLLECTIONS:
         raise InputError(f"{name!r} is not a built-in collection; choose one of {', '.join(BUILTIN_COLLECTIONS)}")
     collection = load_collection(name)
@@ -252,6 +253,13 @@ def export_collection(name: str, out: Path) -> dict[str, Path]:
         for qid in sorted(collection.qrels):
             for docid, grade in sorted(collection.qrels[qid].items()):
                 handle.write(f"{qid} 0 {docid} {grade}\n")
+    if name == "grepbiasir":  # the runs shipped beside it (BM25's and MiniLM's top 20): real runs to score at once
+        from experiments.collections.grepbiasir import BUILTIN
+
+        for run in sorted((BUILTIN / "runs").glob("*.run")):
+            with open(run, "rb") as source, atomic_write(out / run.name, binary=True) as copy:
+                shutil.copyfileobj(source, copy)
+            paths[f"run {run.stem}"] = out / run.name
     if name in TOY_ENGINES:  # the toys' S / CS / N engines (§3.4, §4.1) as runs: something to score at once
         from gsr.io.runs import write_trec_run
         from gsr.validation import toys

@@ -148,6 +148,6 @@ def configure_run(parser) -> None:
 
 def configure_export(export) -> None:
     """The options of `gsr export`."""
-    export.add_argument("collection", help="demo, toy1 or toy2")
+    export.add_argument("collection", help="demo, toy1, toy2 or grepbiasir (with BM25 and MiniLM runs)")
     export.add_argument("--out", required=True, help="output folder")
     export.set_defaults(func=cmd_export)

@@ -367,16 +367,23 @@ def reusable(entry: str | os.PathLike) -> bool:
     return False
 
 
-def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple[Path, bool]:
-    """The verified cache file at `path`, built by `build(staging_path)` when absent or corrupt; (path, reused).
-
-    One process builds an entry at a time (entry_lock); one that waited finds the entry built and reuses it."""
-    path = Path(path)
+def _built_once(path: Path, build_entry: Callable[[], object]) -> tuple[Path, bool]:
+    """(path, reused): the verified entry at `path`, or `build_entry()` run under the entry's build lock after a
+    second look (a process that waited for the lock finds the entry another one built, and reuses it)."""
     if reusable(path):
         return path, True
     with storage_errors(path.parent), entry_lock(path):
         if reusable(path):
             return path, True
+        build_entry()
+    return path, False
+
+
+def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple[Path, bool]:
+    """The verified cache file at `path`, built by `build(staging_path)` when absent or corrupt; (path, reused)."""
+    path = Path(path)
+
+    def build_file() -> None:
         clean_stale_staging(path.parent)
         staging = _staging_path(path, path.suffix)
         fd = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)  # locked: no clean-up takes it meanwhile
@@ -391,19 +398,16 @@ def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple
             os.close(fd)
             staging.unlink(missing_ok=True)
         record_file(path)
-    return path, False
+
+    return _built_once(path, build_file)
 
 
 def cached_folder(path: str | os.PathLike, build: Callable[[Path], object]) -> tuple[Path, bool]:
-    """The verified cache folder at `path`, built by `build(staging_folder)` when absent or corrupt; (path, reused).
-
-    One process builds an entry at a time (entry_lock); one that waited finds the entry built and reuses it."""
+    """The verified cache folder at `path`, built by `build(staging_folder)` when absent or corrupt; (path, reused)."""
     path = Path(path)
-    if reusable(path):
-        return path, True
-    with storage_errors(path.parent), entry_lock(path):
-        if reusable(path):
-            return path, True
+
+    def build_folder() -> None:
         with atomic_folder(path) as staging:
             build(staging)
-    return path, False
+
+    return _built_once(path, build_folder)
