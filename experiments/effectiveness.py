@@ -1,4 +1,5 @@
-"""Effectiveness through ir_measures: per-query values, means, paired tests (t, Wilcoxon signed-rank, randomisation)
+"""Effectiveness through ir_measures (its common measures computed from the run's arrays, to the same doubles:
+experiments.native_measures): per-query values, means, paired tests (t, Wilcoxon signed-rank, randomisation)
 with the paper's marks († p<0.05, ‡ p<0.01) on p-values corrected for multiple comparisons across a table."""
 
 from __future__ import annotations
@@ -223,18 +224,37 @@ class Effectiveness:
         return sum(values.values()) / len(values) if values else math.nan
 
 
-def evaluate_run(run: Run, qrels: Qrels, measures, query_ids: list[str]) -> Effectiveness:
-    """Per-query values of `measures` on `query_ids`; a query the run does not answer scores 0 (as trec_eval -c)."""
-    import ir_measures
+NATIVE_VARIABLE = "GSR_NATIVE_MEASURES"  # "0": every measure by ir_measures (what the tests compare the native ones to)
 
+
+def evaluate_run(run, qrels: Qrels, measures, query_ids: list[str], native: bool | None = None) -> Effectiveness:
+    """Per-query values of `measures` on `query_ids`; a query the run does not answer scores 0 (as trec_eval -c).
+
+    `run` is a Run or a gsr.io.run_arrays.RunArrays. The measures experiments.native_measures computes (P@k, R@k, RR,
+    RR@k, AP, AP@k, nDCG, nDCG@k) are computed from the run's arrays, each value the double ir_measures gives; the
+    others by ir_measures. `native` False (default: not when $GSR_NATIVE_MEASURES is 0): all by ir_measures."""
     wanted = set(query_ids)
     qrels_in = {q: qrels[q] for q in query_ids if q in qrels}
-    run_in = {q: {d: float(s) for d, s in run.get(q, [])} for q in query_ids if run.get(q)}
     per_query: dict[str, dict[str, float]] = {str(m): {q: 0.0 for q in query_ids} for m in measures}
-    if run_in:
-        for metric in ir_measures.iter_calc(measures, qrels_in, run_in):
-            if metric.query_id in wanted:
-                per_query[str(metric.measure)][metric.query_id] = float(metric.value)
+    rest = list(measures)
+    if native is None:
+        native = os.environ.get(NATIVE_VARIABLE, "1") != "0"
+    if native and rest:
+        from experiments.native_measures import evaluate_into
+
+        rest = evaluate_into(run, qrels_in, rest, per_query)
+    if rest:
+        import ir_measures
+
+        if not isinstance(run, dict):  # RunArrays
+            from experiments.native_measures import plain_run
+
+            run = plain_run(run)
+        run_in = {q: {d: float(s) for d, s in run.get(q, [])} for q in query_ids if run.get(q)}
+        if run_in:
+            for metric in ir_measures.iter_calc(rest, qrels_in, run_in):
+                if metric.query_id in wanted:
+                    per_query[str(metric.measure)][metric.query_id] = float(metric.value)
     return Effectiveness(per_query)
 
 

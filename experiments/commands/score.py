@@ -167,9 +167,19 @@ def check_measures(names: list[str] | None) -> None:
         raise CommandError(f"--measures: {err}") from None
 
 
+def read_run(path: str):
+    """A --run: a TREC run file read into arrays (gsr.io.run_arrays: one parse serves the effectiveness measures and
+    GSR, its ranked lists views of the arrays), irds:ID by gsr.io.convert.as_run."""
+    from gsr.io.convert import as_run
+    from gsr.io.records import is_irds
+    from gsr.io.run_arrays import read_run_arrays
+
+    return as_run(path) if is_irds(path) else read_run_arrays(path).as_run()
+
+
 def cmd_score(args) -> int:
     from gsr.evaluate import GSR
-    from gsr.io.convert import as_qrels, as_queries, as_run
+    from gsr.io.convert import as_qrels, as_queries
 
     if args.measures and not args.qrels:
         raise CommandError("--measures needs --qrels: effectiveness is measured against relevance judgments")
@@ -183,7 +193,7 @@ def cmd_score(args) -> int:
         args.measures = list(DEFAULT_MEASURES) if qrels is not None else []
     runs = []
     for name, path in zip(names, args.run):
-        run = as_run(path)
+        run = read_run(path)
         check_shared_queries(name, run, queries, qrels)
         runs.append(run)
     measures, judged = (

@@ -3,18 +3,25 @@ files, plain or gzip'd; and the checks every document id goes through."""
 
 from __future__ import annotations
 
+import mmap
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-from gsr.documents.base import ListedSource
+from gsr.documents.base import LISTING_FORMAT, DocumentListing, ListedSource
 from gsr.errors import InputError
+from gsr.infra.progress import progress
+from gsr.infra.store import content_key
 from gsr.io.files import decoded_line, encodable, json_object, open_binary, record_id, record_text, unreadable
 
 DOC_ID_KEYS = ("id", "docid", "doc_id", "docno", "_id")
 DOC_TEXT_KEYS = ("contents", "text", "body")
 LINE_FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv"}
+BLOCK = 1 << 24  # bytes of a file listed at a time
+HASH_WINDOW = 1 << 26  # bytes of a file mapped at a time while its content is hashed
+_MAX_ID = 256  # the longest document id the block lister takes (a longer one: the line-by-line lister)
 
 
 def checked_document_id(docid: str, where: str) -> str:
@@ -102,11 +109,88 @@ def file_format(path: Path) -> str:
 
 
 class LineDocuments(ListedSource):
-    """JSONL and TSV files (plain or gzip'd), one document per line; positions follow file and line order."""
+    """JSONL and TSV files (plain or gzip'd), one document per line; positions follow file and line order.
+
+    A TSV file is listed block by block with numpy (its ids and line offsets found without a Python loop over lines),
+    each block of another shape line by line, as JSONL files are: the listing and its errors are the same."""
 
     def __init__(self, files: list[Path], formats: list[str], name: str):
         super().__init__(files, name)
         self.formats = formats
+        self._version: str | None = None
+
+    def version(self) -> str:
+        """ListedSource.version(), computed once, each file hashed a window at a time (windowed_content_key)."""
+        if self._version is None:
+            self._version = content_key(
+                type(self).__name__, LISTING_FORMAT, [windowed_content_key(p) for p in self.files]
+            )
+        return self._version
+
+    def _write_listing(self, staging: Path) -> None:
+        ids, files, offsets = [], [], []
+        with progress(total=len(self.files), desc=f"listing the documents of {self.name}", unit="file") as bar:
+            for index, path in enumerate(self.files):
+                for block_ids, block_offsets in self._listed(index, path):
+                    ids.append(block_ids)
+                    offsets.append(block_offsets)
+                    files.append(np.full(len(block_ids), index, dtype=np.int32))
+                bar.update()
+        if not sum(map(len, ids)):
+            where = "in this file" if len(self.files) == 1 else f"in its {len(self.files)} files"
+            raise InputError(f"{self.name}: no documents {where}")
+        listing = DocumentListing(np.concatenate(ids), np.concatenate(files), np.concatenate(offsets))
+        del ids
+        repeated = listing.repeated()
+        if repeated is not None:
+            first, second = (
+                self.where(int(listing.files[p]), self.files[listing.files[p]], int(listing.offsets[p]))
+                for p in repeated
+            )
+            raise InputError(
+                f"{second}: document id {listing.ids_at([repeated[0]])[0]} appears twice (first at {first})"
+            )
+        listing.save(staging)
+
+    def _listed(self, index: int, path: Path) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(ids, offsets) of the documents of one file, a block at a time."""
+        if self.formats[index] != "tsv":
+            yield from _chunked(self.records(index, path))
+            return
+        offset, lineno = 0, 1
+        try:
+            with open_binary(path) as handle:
+                tail = b""
+                while chunk := handle.read(BLOCK):
+                    data = tail + chunk
+                    cut = data.rfind(b"\n") + 1
+                    if cut:
+                        ids, offsets, lines = self._tsv_block(index, path, memoryview(data)[:cut], offset, lineno)
+                        yield ids, offsets
+                        offset, lineno = offset + cut, lineno + lines
+                    tail = data[cut:]
+                if tail:
+                    yield self._tsv_block(index, path, memoryview(tail), offset, lineno)[:2]
+        except (OSError, EOFError) as err:  # unreadable file, broken gzip stream
+            raise unreadable(path, err) from None
+
+    def _tsv_block(self, index: int, path: Path, block: memoryview, offset: int, lineno: int):
+        """(ids, offsets, line ends) of a block of whole lines starting at byte `offset`, line `lineno` of a TSV file:
+        with numpy where every line is 'docid<TAB>text' with a printable ASCII id and the block is UTF-8 without NUL
+        bytes or byte-order marks, else line by line (records' checks and errors)."""
+        listed = _tsv_ids(block)
+        if listed is not None:
+            ids, starts, newlines = listed
+            return ids, starts + offset, newlines
+        rows = []
+        start = 0
+        lines = bytes(block).split(b"\n")  # lines end at \n only, as a file's do
+        for number, line in enumerate(lines, start=lineno):
+            raw = line + b"\n" if start + len(line) < len(block) else line
+            if raw.strip():
+                rows.append((offset + start, self._parse(index, raw, f"{path}:{number}")[0]))
+            start += len(raw)
+        return (*_arrays(rows), len(lines) - 1)
 
     def _parse(self, index: int, raw: bytes, where: str) -> tuple[str, str]:
         line = decoded_line(raw, where)
@@ -138,3 +222,67 @@ class LineDocuments(ListedSource):
             while left > 0 and (block := handle.read(min(left, 1 << 24))):
                 lines, left = lines + block.count(b"\n"), left - len(block)
         return f"{path}:{lines + 1}"
+
+
+def _arrays(rows: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:
+    ids = np.array([docid.encode("utf-8") for _, docid in rows], dtype=bytes).reshape(-1)
+    return ids, np.array([start for start, _ in rows], dtype=np.int64)
+
+
+def _chunked(records: Iterator[tuple[int, str, object]], size: int = 1 << 20):
+    """(ids, offsets) of `records`, `size` at a time."""
+    rows: list[tuple[int, str]] = []
+    for start, docid, _ in records:
+        rows.append((start, docid))
+        if len(rows) == size:
+            yield _arrays(rows)
+            rows = []
+    if rows:
+        yield _arrays(rows)
+
+
+def _tsv_ids(block: memoryview) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """(ids as bytes, line starts, line ends) of a block of 'docid<TAB>text' lines whose ids are printable ASCII (so
+    that tsv_document would take them as they are), or None when the block has another line or is not plain UTF-8."""
+    data = np.frombuffer(block, dtype=np.uint8)
+    if not len(data) or data.min() == 0:
+        return None
+    if data.max() >= 0x80:
+        try:
+            text = str(block, "utf-8")
+        except UnicodeDecodeError:
+            return None
+        if "\ufeff" in text:  # a byte-order mark: decoded_line skips one that starts a line
+            return None
+    marks = np.flatnonzero(data <= 10)  # tabs and line ends (and rare control characters) in one pass
+    kinds = data[marks]
+    newlines, tabs = marks[kinds == 10], marks[kinds == 9]
+    ends = newlines if data[-1] == 10 else np.append(newlines, len(data))
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    first_tab = tabs[np.minimum(np.searchsorted(tabs, starts), len(tabs) - 1)] if len(tabs) else ends + 1
+    lengths = first_tab - starts
+    if (first_tab > ends).any() or lengths.min() < 1 or lengths.max() > _MAX_ID:
+        return None  # a line without a tab (blank, or an error), an empty or very long id
+    width = int(lengths.max())
+    if starts[-1] + width > len(data):  # the window of the last line's id reaches past the block
+        data = np.concatenate((data, np.zeros(width, dtype=np.uint8)))
+    ids = np.lib.stride_tricks.sliding_window_view(data, width)[starts]
+    ids[np.arange(width) >= lengths[:, None]] = 0
+    if not (((ids >= 0x21) & (ids <= 0x7E)) | (ids == 0)).all():
+        return None  # whitespace or other characters in an id: tsv_document strips or refuses it
+    return ids.view(f"S{width}").ravel(), starts.astype(np.int64), len(newlines)
+
+
+def windowed_content_key(path: Path) -> str:
+    """gsr.infra.store.file_content_key(path): the xxh3-128 digest of the file's content and its size, the content
+    hashed through a memory map of HASH_WINDOW bytes at a time, so that hashing a collection of gigabytes does not
+    keep gigabytes of it mapped (resident) at once."""
+    import xxhash
+
+    digest = xxhash.xxh3_128()
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        for start in range(0, size, HASH_WINDOW):
+            with mmap.mmap(handle.fileno(), min(HASH_WINDOW, size - start), offset=start, access=mmap.ACCESS_READ) as m:
+                digest.update(m)
+    return content_key(digest.hexdigest(), size)
