@@ -1,5 +1,5 @@
-"""What verifying a cache entry costs: gsr.infra.store.fast_digest (xxh3-128 over the whole file, what every reuse of a
-cache entry computes) against loading the same file.
+"""What verifying a cache entry costs: gsr.infra.digests.fast_digest (xxh3-128 over the whole file, what every reuse
+of a cache entry computes) against loading the same file.
 
 For each size (default 1 GB and 3.6 GB, the size of a 3M × 300 float32 embedding such as word2vec GoogleNews) it
 writes a float32 .npy array into a scratch folder and measures, warm (the file in the page cache) and cold (its pages
@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gsr.infra.store import fast_digest
+from gsr.infra.digests import fast_digest
 
 GB = 1e9
 COLUMNS = 300  # an embedding's width

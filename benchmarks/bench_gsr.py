@@ -39,7 +39,7 @@ from common import (
 def naive_gsr(run, queries, qids, texts: dict[str, str], lex):
     """GSR as the original scripts computed it: re-tokenise every retrieved document for every query."""
     from gsr import default_analyzer
-    from gsr.measure import gsr_slope, list_genderedness, query_genderedness, rank_discounts
+    from gsr.equations import gsr_slope, list_genderedness, query_genderedness, rank_discounts
 
     analyzer = default_analyzer()
     out = {}
@@ -94,9 +94,9 @@ def main(argv=None) -> int:
 
     from embeddings import load_embedding
     from gsr import DocumentStats, RankedRows, default_analyzer
+    from gsr.equations import gsr_slope
     from gsr.evaluate import add_uncertainty, gsr_difference_test, measure_run
     from gsr.lexicon import gender_lexicon
-    from gsr.measure import gsr_slope
 
     fig: dict = {"args": vars(args), **machine()}
     log(load_text())

@@ -167,9 +167,9 @@ def per_query(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
 
 
 def slope(x: np.ndarray, y: np.ndarray) -> float:
-    """Eq. 3 over the queries where both values are defined (gsr.measure.gsr_slope); NaN where it is undefined."""
+    """Eq. 3 over the queries where both values are defined (gsr.equations.gsr_slope); NaN where it is undefined."""
+    from gsr.equations import gsr_slope
     from gsr.errors import UndefinedMeasureError
-    from gsr.measure import gsr_slope
 
     try:
         return gsr_slope(x, y)

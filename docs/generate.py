@@ -123,7 +123,7 @@ def feng_shah_table() -> str:
     seeds of gsr-bench's epsilon-greedy and relevance-aware swapping, beside the paper's published row."""
     import statistics
 
-    from gsr.fairness.measures import feng_shah_bias
+    from gsr.fairness.label_measures import feng_shah_bias
     from retrievers.fair_rerank import Reranker
 
     images = [(f"i{i:03d}", float(200 - i)) for i in range(200)]

@@ -12,7 +12,8 @@ import numpy as np
 
 from embeddings.loading import embedding_version, load_embedding
 from gsr.infra import logs
-from gsr.infra.store import cache_dir, cached_folder, content_key
+from gsr.infra.digests import content_key
+from gsr.infra.store import cache_dir, cached_folder
 from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, GenderDirection, GenderLexicon
 
 LEXICON_FORMAT = 1

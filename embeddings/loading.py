@@ -15,8 +15,9 @@ import numpy as np
 
 from embeddings.vectors import WordVectors
 from gsr.errors import EmbeddingError, InputError
+from gsr.infra.digests import file_content_key
 from gsr.infra.extras import require
-from gsr.infra.store import cache_dir, cached_folder, file_content_key
+from gsr.infra.store import cache_dir, cached_folder
 from gsr.io.files import text_lines
 
 FASTTEXT_MAGIC = 793712314  # first int32 of every fastText .bin model

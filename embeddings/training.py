@@ -19,9 +19,10 @@ from pathlib import Path
 from gsr.documents.opening import iter_documents
 from gsr.errors import ParamError
 from gsr.infra import logs
+from gsr.infra.digests import content_key
 from gsr.infra.params import Param, check_params
 from gsr.infra.progress import progress
-from gsr.infra.store import cache_dir, cached_folder, content_key
+from gsr.infra.store import cache_dir, cached_folder
 
 log = logs.get("training")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from experiments.config.experiment import ExperimentConfig
-from gsr.infra.store import content_key, fast_digest, file_content_key
+from gsr.infra.digests import content_key, fast_digest, file_content_key
 
 DEBIAS_VERSION = 2  # bump when debiasing changes its output (2: rows without a gender component keep their bits)
 

@@ -208,7 +208,7 @@ def _seed_words(vocabulary: _Vocabulary) -> list[str]:
 
 def _candidate_queries(vocabulary: _Vocabulary, rng: np.random.Generator) -> list[_Query]:
     """One query per seed: the seed and 1-3 of its nearest neighbours, with its topic vocabulary."""
-    from gsr.measure import query_genderedness
+    from gsr.equations import query_genderedness
 
     seeds = _seed_words(vocabulary)
     seed_positions = [vocabulary.position[w] for w in seeds]

@@ -15,6 +15,14 @@ from pathlib import Path
 from gsr.documents.opening import iter_documents
 from gsr.errors import InputError
 from gsr.fairness.evaluate import LABEL_MAGNITUDES, TARGETS, BiasMeasures, BiasReport, BiasSettings
+from gsr.fairness.label_measures import (
+    DEFAULT_EPSILON,
+    NEUTRAL_POLICIES,
+    RAB_VARIANTS,
+    SHORT_LISTS,
+    check_target,
+    groups_of,
+)
 from gsr.fairness.labels import (
     GENDEREDNESS,
     INTRINSIC,
@@ -24,9 +32,9 @@ from gsr.fairness.labels import (
     parse_label_source,
     read_labels_file,
 )
-from gsr.fairness.measures import DEFAULT_EPSILON, NEUTRAL_POLICIES, RAB_VARIANTS, SHORT_LISTS, check_target, groups_of
+from gsr.infra.digests import content_key, fast_digest, file_content_key
 from gsr.infra.params import Param, ParamError
-from gsr.infra.store import cache_dir, cached_file, content_key, fast_digest, file_content_key
+from gsr.infra.store import cache_dir, cached_file
 from gsr.io.types import Run, rank_order
 from gsr.text.intrinsic_gender import GENDERED_ENTITIES, LABELS, NEUTRAL, intrinsic_gender
 

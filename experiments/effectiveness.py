@@ -62,7 +62,7 @@ def check_measure(name: str):
     ir_measures sees it: pytrec_eval aborts the process (SIGABRT) on a cut-off of 0."""
     import ir_measures
 
-    from gsr.integrations.measures import is_gsr_measure
+    from gsr.integrations.gsr_measures import is_gsr_measure
 
     text = name.strip()
     if is_gsr_measure(text):
@@ -170,7 +170,7 @@ def evaluation_settings(table: dict) -> tuple[list[str], list, dict]:
     statistics = check_params(
         EVALUATION_PARAMS, {k: v for k, v in table.items() if k not in ("measures", "baseline")}, "evaluation."
     )
-    from gsr.integrations.measures import is_gsr_measure, parse_measure_name
+    from gsr.integrations.gsr_measures import is_gsr_measure, parse_measure_name
 
     if statistics["resamples"] == 0:  # gsr score takes 0 (no intervals, no tests); every table here is tested
         raise InputError(

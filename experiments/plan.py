@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gsr.infra.store import cache_dir, content_key, reusable
+from gsr.infra.digests import content_key
+from gsr.infra.store import cache_dir, reusable
 
 if TYPE_CHECKING:
     from experiments.runner import Experiment

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from experiments.collections import Collection
     from experiments.config.experiment import ExperimentConfig
     from experiments.config.systems import SystemSpec
-    from experiments.results import ExperimentResult
+    from experiments.experiment_result import ExperimentResult
     from experiments.runner import Experiment
     from gsr.io.types import Run
 

@@ -22,22 +22,15 @@ from experiments.config.experiment import ExperimentConfig
 from experiments.config.systems import SystemSpec, output_name
 from experiments.debiased import debiased_embedding
 from experiments.effectiveness import check_run_ids, evaluate_run, parse_measures
+from experiments.experiment_result import PERFECT, RANDOM, ExperimentResult
 from experiments.plan import embedding_key
 from experiments.registry import ANALYSES, SYSTEMS
-from experiments.results import PERFECT, RANDOM, ExperimentResult
 from gsr.baselines import perfect_run, random_run
 from gsr.errors import InputError
 from gsr.evaluate import GSR, GSRReport, cached_document_stats
 from gsr.infra import logs
-from gsr.infra.store import (
-    CACHE_VARIABLE,
-    cache_dir,
-    cached_file,
-    clean_stale_staging,
-    content_key,
-    file_content_key,
-    unwritable,
-)
+from gsr.infra.digests import content_key, file_content_key
+from gsr.infra.store import CACHE_VARIABLE, cache_dir, cached_file, clean_stale_staging, unwritable
 from gsr.io.runs import as_written, read_trec_run, write_trec_run
 from gsr.io.types import Run
 from gsr.lexicon import gender_lexicon

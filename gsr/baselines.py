@@ -83,7 +83,7 @@ def random_run(qrels: Qrels, docids: Sequence[str], seed: int = 0) -> Run:
 def cut_run(run: Run, cutoff: int | dict[str, int] | None, keep_ties: bool = False) -> Run:
     """Each ranked list cut to its first `cutoff` documents (one K for all, or a K per query); with `keep_ties`, a
     tie (equal scores) that crosses position K is kept whole, so Eq. 2 can share positions up to K among all of its
-    documents (gsr.measure.tied_rank_weights_many) and no document id decides which of them counts.
+    documents (gsr.equations.tied_rank_weights_many) and no document id decides which of them counts.
 
     Args:
         run: {qid: [(docid, score)]}, best first.

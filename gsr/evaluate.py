@@ -10,17 +10,17 @@ import numpy as np
 
 from gsr.baselines import cut_run, perfect_run, random_positions, random_run, ranked_picks, relevant_counts
 from gsr.documents.base import DocumentSource
-from gsr.documents.needed import cached_document_stats, needed_document_stats
+from gsr.documents.needed_stats import cached_document_stats, needed_document_stats
 from gsr.documents.opening import iter_documents, open_documents
 from gsr.documents.stats import DocumentStats, GenderedDocuments
+from gsr.equations import cut_with_ties, gsr_slope, list_genderedness_many, query_genderedness, tied_rank_weights_many
 from gsr.errors import InputError, UndefinedMeasureError
 from gsr.infra.numeric import finite
 from gsr.infra.params import check_params
 from gsr.io.convert import as_qrels, as_queries, as_run
 from gsr.io.types import Run
-from gsr.measure import cut_with_ties, gsr_slope, list_genderedness_many, query_genderedness, tied_rank_weights_many
 from gsr.ranked import RankedRows
-from gsr.results import (  # the result types, also named here: gsr.evaluate is where users found them first
+from gsr.reports import (  # the result types, also named here: gsr.evaluate is where users found them first
     GSRReport,
     GSRResult,
     QueryResult,
@@ -67,7 +67,7 @@ def measure_run(
 
     `cutoff` (one K, or a K per query id: 0 for a query not named) measures each list's top K; with `tie_scores`, a
     tie crossing position K is measured whole, its documents sharing the weight of the positions up to K
-    (gsr.measure.tied_rank_weights_many), whatever their ids. A run already cut with
+    (gsr.equations.tied_rank_weights_many), whatever their ids. A run already cut with
     gsr.baselines.cut_run(run, K, keep_ties=True) gives the same values.
 
     Args:

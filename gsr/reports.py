@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gsr.equations import relative_gsr, slope_noise_floor
 from gsr.errors import InputError, UndefinedMeasureError
 from gsr.infra.numeric import finite
-from gsr.measure import relative_gsr, slope_noise_floor
 from gsr.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from gsr.uncertainty import (
     BootstrapFit,

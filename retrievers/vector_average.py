@@ -15,9 +15,10 @@ import numpy as np
 from gsr.documents.stats import DocumentStats
 from gsr.errors import ParamError
 from gsr.infra import logs
+from gsr.infra.digests import content_key
 from gsr.infra.numeric import unit_rows
 from gsr.infra.progress import progress
-from gsr.infra.store import cache_dir, cached_file, content_key
+from gsr.infra.store import cache_dir, cached_file
 from gsr.io.types import Run
 from gsr.lexicon import vocabulary_key
 from gsr.text.analyzer import GENDERED_KEEP_WORDS, Analyzer

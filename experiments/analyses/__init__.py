@@ -7,7 +7,7 @@ import importlib
 BUILTIN_MODULES = (
     "rank_change",
     "reliability",
-    "intrinsic_gender",
+    "intrinsic_gender_shares",
     "gender_versions",
     "label_bias",
     "adversarial_probe",
@@ -18,7 +18,7 @@ for _module in BUILTIN_MODULES:
     importlib.import_module(f"{__name__}.{_module}")
 
 from experiments.analyses.common import AnalysisError  # noqa: E402
-from experiments.analyses.intrinsic_gender import (  # noqa: E402
+from experiments.analyses.intrinsic_gender_shares import (  # noqa: E402
     GAP_RULES,
     PAPER_GAP_BIN_EDGES,
     DeltaGap,

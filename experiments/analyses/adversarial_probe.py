@@ -23,8 +23,8 @@ from experiments.analyses.common import AnalysisError, mean_paired_difference, p
 from experiments.analyses.probe_queries import ALL, CATEGORY_PREFIX, OCCUPATION_QUERIES, probe_queries
 from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.report.charts import probe_chart
-from experiments.report.plots import save_figure
+from experiments.report.plotly_charts import probe_chart
+from experiments.report.png_figures import save_figure
 from experiments.report.tables import write_table
 from gsr.errors import InputError
 from gsr.evaluate import GSR, relative_to_perfect
@@ -84,7 +84,7 @@ def _gsr_values(measure: GSR, runs: dict, queries, gendered, qrels, probed) -> d
 
 def compute(experiment, result, options: dict) -> AdversarialProbe:
     """Every probed system's runs on the modified queries, and the measures' changes."""
-    from experiments.results import PERFECT
+    from experiments.experiment_result import PERFECT
 
     config, collection = result.config, result.collection
     occupations = options["probe_occupations"]

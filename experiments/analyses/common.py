@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from experiments.report.plots import (
+from experiments.report.png_figures import (
     FEMALE_COLOUR,
     MALE_COLOUR,
     NEUTRAL_COLOUR,

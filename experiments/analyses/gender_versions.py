@@ -13,8 +13,8 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, panel_grid
 from experiments.registry import ANALYSES, COLLECTION_KINDS, AnalysisType
-from experiments.report.charts import gender_versions_chart
-from experiments.report.plots import FEMALE_COLOUR, save_figure
+from experiments.report.plotly_charts import gender_versions_chart
+from experiments.report.png_figures import FEMALE_COLOUR, save_figure
 from experiments.report.tables import write_table
 from gsr.infra.params import Param
 from gsr.io.types import Run
@@ -161,7 +161,7 @@ class GenderVersions:
 def compute(experiment, result, options: dict) -> GenderVersions:
     """Each system's (and the perfect and random engines') ranks of the versions, compared per category."""
     from experiments.collections import collection_docids
-    from experiments.results import PERFECT, RANDOM
+    from experiments.experiment_result import PERFECT, RANDOM
 
     config, collection = experiment.config, result.collection
     if not collection.document_genders:

@@ -14,8 +14,8 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, panel_grid
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.report.charts import gap_shares_chart
-from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
+from experiments.report.plotly_charts import gap_shares_chart
+from experiments.report.png_figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
 from experiments.report.tables import write_table
 from gsr.baselines import relevant_counts
 from gsr.infra.numeric import finite
@@ -272,7 +272,7 @@ class IntrinsicGender:
 
 def compute(experiment, result, options: dict) -> IntrinsicGender:
     """Δgap of each system's (and the random engine's) top K against the perfect engine's, binned by g(q)."""
-    from experiments.results import PERFECT, RANDOM
+    from experiments.experiment_result import PERFECT, RANDOM
 
     judged = set(result.evaluated_queries)
     cutoff = {q: k for q, k in relevant_counts(result.collection.qrels).items() if q in judged}

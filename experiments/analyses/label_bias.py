@@ -16,8 +16,8 @@ from experiments.analyses.common import AnalysisError, correlation, mean_paired_
 from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.effectiveness import correct_p_columns, display_name, marks_note, paired_test
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.report.charts import tradeoff_chart
-from experiments.report.plots import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, label_points, save_figure
+from experiments.report.plotly_charts import tradeoff_chart
+from experiments.report.png_figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, label_points, save_figure
 from experiments.report.tables import write_table
 from gsr.errors import InputError, UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test
@@ -185,7 +185,7 @@ def _seed_rows(config, rows: list[dict], columns: list[str]) -> list[dict]:
 
 def compute(experiment, result, options: dict) -> LabelBias:
     """Every system's (and the perfect and random engines') label-based measures, beside its effectiveness and GSR."""
-    from experiments.results import PERFECT, RANDOM
+    from experiments.experiment_result import PERFECT, RANDOM
 
     config = result.config
     measure = effectiveness_measure(config, options["bias_effectiveness"])

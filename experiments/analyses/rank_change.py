@@ -17,8 +17,8 @@ from experiments.analyses.common import (
     panel_grid,
 )
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.report.charts import rank_change_chart
-from experiments.report.plots import format_p, save_figure
+from experiments.report.plotly_charts import rank_change_chart
+from experiments.report.png_figures import format_p, save_figure
 from experiments.report.tables import write_table
 from gsr.infra.numeric import finite
 from gsr.infra.params import Param

@@ -10,8 +10,15 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, coefficient_text, correlation, fit_line, gender_colours
 from experiments.registry import ANALYSES, AnalysisType
-from experiments.report.charts import reliability_chart
-from experiments.report.plots import FEMALE_COLOUR, format_p, label_points, new_figure, prune_end_ticks, save_figure
+from experiments.report.plotly_charts import reliability_chart
+from experiments.report.png_figures import (
+    FEMALE_COLOUR,
+    format_p,
+    label_points,
+    new_figure,
+    prune_end_ticks,
+    save_figure,
+)
 from experiments.report.tables import write_table
 from gsr.infra.numeric import finite
 
@@ -96,7 +103,7 @@ class Reliability:
 def compute(experiment, result, options: dict) -> Reliability:
     """Agreement between the first two measuring embeddings. The systems ranked are Table 2's rows: every system and
     debiased variant, and the perfect engine (Table 2's first row); the random engine is not in Table 2."""
-    from experiments.results import PERFECT
+    from experiments.experiment_result import PERFECT
 
     a, b = experiment.config.measuring[:2]
     systems = [s.name for s in experiment.config.systems] + [PERFECT]

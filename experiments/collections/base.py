@@ -20,8 +20,9 @@ from pathlib import Path
 from experiments.registry import COLLECTION_KINDS
 from gsr.documents.lines import checked_document_id
 from gsr.errors import InputError
+from gsr.infra.digests import content_key, file_content_key, folder_content_key
 from gsr.infra.progress import progress
-from gsr.infra.store import atomic_write, cache_dir, cached_folder, content_key, file_content_key, folder_content_key
+from gsr.infra.store import atomic_write, cache_dir, cached_folder
 from gsr.io.files import read_json
 from gsr.io.types import Qrels
 
@@ -254,9 +255,9 @@ def export_collection(name: str, out: Path) -> dict[str, Path]:
             for docid, grade in sorted(collection.qrels[qid].items()):
                 handle.write(f"{qid} 0 {docid} {grade}\n")
     if name == "grepbiasir":  # the runs shipped beside it (BM25's and MiniLM's top 20): real runs to score at once
-        from experiments.collections.grepbiasir import BUILTIN
+        import gsr
 
-        for run in sorted((BUILTIN / "runs").glob("*.run")):
+        for run in sorted((Path(gsr.__file__).parent / "data" / "grepbiasir" / "runs").glob("*.run")):
             with open(run, "rb") as source, atomic_write(out / run.name, binary=True) as copy:
                 shutil.copyfileobj(source, copy)
             paths[f"run {run.stem}"] = out / run.name

@@ -6,7 +6,8 @@ from experiments.collections.base import Collection, canonical_documents, collec
 from experiments.registry import COLLECTION_KINDS, CollectionKind
 from gsr.documents.opening import iter_documents
 from gsr.infra import logs
-from gsr.infra.store import cached_folder, content_key
+from gsr.infra.digests import content_key
+from gsr.infra.store import cached_folder
 from gsr.io.qrels import read_qrels
 from gsr.io.topics import read_tsv_queries
 

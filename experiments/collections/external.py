@@ -7,7 +7,7 @@ from pathlib import Path
 from experiments.collections.base import Collection, canonical_documents, read_judgments, read_topics, source_key
 from experiments.registry import COLLECTION_KINDS, CollectionKind
 from gsr.documents.irds import IrdsDocuments
-from gsr.infra.store import content_key
+from gsr.infra.digests import content_key
 from gsr.io.records import IRDS_PREFIX
 
 

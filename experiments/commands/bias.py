@@ -10,7 +10,7 @@ import argparse
 import json
 
 from experiments.commands.common import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
-from gsr.fairness.measures import (
+from gsr.fairness.label_measures import (
     DEFAULT_EPSILON,
     LABEL_MAGNITUDES,
     NEUTRAL_POLICIES,

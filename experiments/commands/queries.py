@@ -20,7 +20,7 @@ def cmd_queries(args) -> int:
     lexicon = lexicon_of(args)
     rows = describe_queries(queries, lexicon, analyzer_of(args))
     if args.plots:
-        from experiments.report import plots
+        from experiments.report import png_figures as plots
 
         written = plots.plot_query_genderedness(rows, Path(args.plots) / "fig7_queries.png")
         log.info("wrote %s", written)

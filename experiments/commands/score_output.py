@@ -135,9 +135,9 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
 def results_cells(
     names: list[str], reports: list, against_perfect: list, measures: dict | None, args
 ) -> tuple[list[dict], list[str]]:
-    """The results in `gsr run`'s layout (experiments.report.results), each run then the perfect and random engines:
-    ([{"cells": table cells, "sort": sort keys}], the measures)."""
-    from experiments.report.results import row_cells
+    """The results in `gsr run`'s layout (experiments.report.results_table), each run then the perfect and random
+    engines: ([{"cells": table cells, "sort": sort keys}], the measures)."""
+    from experiments.report.results_table import row_cells
 
     first = reports[0]
     listed = list(next(iter(measures.values()))) if measures else []
@@ -169,7 +169,7 @@ def results_cells(
 def latex_table(names: list[str], reports: list, against_perfect: list, measures: dict | None, args) -> str:
     """The results as a booktabs table in `gsr run`'s layout: each run, then the perfect and random engines; means
     with marks, GSR and rel. GSR with their intervals."""
-    from experiments.report.results import table_header
+    from experiments.report.results_table import table_header
     from experiments.report.tables import latex_grid
 
     rows, listed = results_cells(names, reports, against_perfect, measures, args)
@@ -186,7 +186,7 @@ def latex_table(names: list[str], reports: list, against_perfect: list, measures
 def write_page(args, names, runs, reports, against_perfect, pairs, measures, queries, qrels, measure) -> None:
     """--html: the scored runs as report.html (experiments.report.html), its table the one --latex prints."""
     from experiments.report.html import scored_report, write_html
-    from experiments.report.results import table_header
+    from experiments.report.results_table import table_header
     from gsr.documents.opening import open_documents
 
     rows, listed = results_cells(names, reports, against_perfect, measures, args)

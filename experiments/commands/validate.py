@@ -49,7 +49,7 @@ def cmd_validate(args) -> int:
     out["toy1"]["parity_stereotype"] = parity.stereotype
     out["toy1"]["parity_disagreeing"] = list(parity.disagreeing)
     if args.plots:
-        from experiments.report import plots
+        from experiments.report import png_figures as plots
 
         folder = Path(args.plots)
         out["plots"] = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gsr.infra.lazy import lazy_names, names_of
 
-# loaded on first use: the analyses import report.tables and report.plots, which must not pull in the writer
+# loaded on first use: the analyses import report.tables and report.png_figures, which must not pull in the writer
 _LAZY = names_of(
     "experiments.report.writer",
     "write_report",

@@ -7,8 +7,8 @@ from typing import Any
 
 from experiments.config.experiment import ExperimentConfig
 from experiments.effectiveness import correct_p_columns, marks_note, paired_test
-from experiments.report.results import REFERENCE_ROWS
-from experiments.results import PERFECT, ExperimentResult
+from experiments.experiment_result import PERFECT, ExperimentResult
+from experiments.report.results_table import REFERENCE_ROWS
 from gsr.errors import UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
 from gsr.infra.numeric import finite

@@ -12,8 +12,8 @@ with a note), and g(w) of the words in them.
 Every string of the data (names, query ids and texts, document ids and texts, labels) is data, never markup: the JSON
 is embedded with <, >, & and U+2028/9 as \\u escapes, the template's placeholders are filled in one pass (nothing
 substituted is read again), the title goes in HTML-escaped, report.js builds the DOM from text nodes and passes every
-string to Plotly as HTML entities (charts.py does the same for the analyses' figures), and a Content-Security-Policy
-lets the page fetch nothing (docs/reliability.md, "report.html: data is never markup").
+string to Plotly as HTML entities (plotly_charts.py does the same for the analyses' figures), and a
+Content-Security-Policy lets the page fetch nothing (docs/reliability.md, "report.html: data is never markup").
 """
 
 from __future__ import annotations
@@ -309,8 +309,8 @@ def _number(text: str):
 def experiment_report(result, experiment, rows: list[dict], provenance, written: dict, out: Path) -> ReportData:
     """The page of one `gsr run`: its results table (results_rows), every system's scatter and lists under each
     measuring embedding, Tables 2-3 and the analyses' outputs, the provenance."""
-    from experiments.report.results import row_cells, table_header, table_notes
-    from experiments.results import PERFECT
+    from experiments.experiment_result import PERFECT
+    from experiments.report.results_table import row_cells, table_header, table_notes
 
     config = result.config
     labels = [label for label, name, _ in config.gsr_columns() if label == name]

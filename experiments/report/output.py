@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gsr.errors import InputError
-from gsr.infra.store import STAGING_MARK, atomic_write, fast_digest, storage_errors
+from gsr.infra.digests import fast_digest
+from gsr.infra.store import STAGING_MARK, atomic_write, storage_errors
 
 MANIFEST = ".gsr-output.json"
 LOCK = ".gsr-output.lock"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from experiments.report.figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR
+from experiments.report.png_kit import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR
 
 HEIGHT = 520
 _ENTITIES = str.maketrans({"&": "&#38;", "<": "&#60;", ">": "&#62;", '"': "&#34;", "'": "&#39;", "%": "&#37;"})

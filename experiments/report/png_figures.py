@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.report.figures import (
+from experiments.report.png_kit import (
     DIVERGING_CMAP,
     DPI,
     ENGINE_ORDER,
@@ -31,7 +31,7 @@ from experiments.report.figures import (
     prune_end_ticks,
     save_figure,
 )
-from experiments.report.scatter import draw_fit_band, plot_system_scatter, system_scatter_figure
+from experiments.report.png_scatter import draw_fit_band, plot_system_scatter, system_scatter_figure
 from gsr.infra.numeric import format_number
 
 __all__ = [  # the figures' kit and Figs. 8-9 are named here too: analyses and users import them from this module

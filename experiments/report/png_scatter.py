@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.report.figures import (
+from experiments.report.png_kit import (
     FEMALE_COLOUR,
     MALE_COLOUR,
     NEUTRAL_COLOUR,

@@ -18,8 +18,8 @@ from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.errors import GSRError, InputError
+from gsr.infra.digests import content_key, fast_digest, folder_content_key
 from gsr.infra.sha256 import cached_sha256
-from gsr.infra.store import content_key, fast_digest, folder_content_key
 from gsr.text.corpora import nltk_words
 
 PROJECT = "gsr-bench"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 SIGNIFICANCE = 0.05  # the † of the tables' marks: an adjusted p-value under it is significant
-REFERENCES = ("perfect", "random")  # experiments.results.PERFECT, RANDOM: rows that are not systems
+REFERENCES = ("perfect", "random")  # experiments.experiment_result.PERFECT, RANDOM: rows that are not systems
 P_COLUMNS = ("p", "p_value", "p adjusted", "p_adjusted")  # an analysis table's p-value columns (and "... p")
 
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from experiments.config.systems import output_name
 from experiments.effectiveness import display_column
+from experiments.experiment_result import PERFECT, ExperimentResult
 from experiments.registry import ANALYSES
 from experiments.report.debiasing import debias_effectiveness_rows, debias_gsr_rows, table2_note, table3_note
 from experiments.report.provenance import Provenance
-from experiments.report.results import (
+from experiments.report.results_table import (
     csv_table,
     latex_table,
     markdown_table,
@@ -22,7 +23,6 @@ from experiments.report.results import (
     trec_eval_q,
 )
 from experiments.report.tables import write_table, write_text
-from experiments.results import PERFECT, ExperimentResult
 from gsr.io.runs import write_trec_run
 
 __all__ = [
@@ -118,7 +118,7 @@ def write_report(
         written.update(ANALYSES.get(name).write(value, out, config.plots))
     written["json"] = write_text(out / "results.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     if config.plots:
-        from experiments.report.plots import plot_system_scatter
+        from experiments.report.png_figures import plot_system_scatter
 
         for measuring, per_system in result.system_gsr.items():
             systems = {n: r for n, r in per_system.items() if n != PERFECT}

@@ -3,7 +3,7 @@ SystemTypes in experiments.registry.SYSTEMS when imported. A new family is a mod
 
 import importlib
 
-BUILTIN_MODULES = ("lexical", "vector", "neural", "run_file", "rerank", "dense")
+BUILTIN_MODULES = ("lexical", "vector", "neural", "run_file", "fair_rerankers", "dense")
 
 for _module in BUILTIN_MODULES:
     importlib.import_module(f"{__name__}.{_module}")

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from experiments.registry import SYSTEMS, SystemType
+from gsr.infra.digests import content_key
 from gsr.infra.params import Param
-from gsr.infra.store import cache_dir, cached_folder, content_key
+from gsr.infra.store import cache_dir, cached_folder
 from retrievers.device import DEVICE_PARAM, resolve_device
 from retrievers.neural.settings import NEURAL_PARAMETERS, rerank_depth
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from experiments.registry import SYSTEMS, SystemType
-from gsr.infra.store import cache_dir, content_key
+from gsr.infra.digests import content_key
+from gsr.infra.store import cache_dir
 from retrievers.neural import NEURAL_PARAMETERS
 
 
@@ -147,35 +148,24 @@ def training_inputs(experiment, system) -> str:
 
 
 # version 2: collection IDF, GSR's analyzer, depth 'auto'
-SYSTEMS.register(
-    SystemType(
-        "drmm",
-        "DRMM: matching histograms, feed-forward per query term, IDF term gating",
-        rerank,
-        params=NEURAL_PARAMETERS,
-        needs_embedding=True,
-        reranks=True,
-        default_upstream="bm25",
-        version=2,
-        reference="Guo et al. 2016",
-        cache_inputs=training_inputs,
-        preflight=device_available,
-        extra="neural",
-    )
+NEURAL_MODELS = (  # (model, what it is, its paper): one declaration each, the rest shared
+    ("drmm", "DRMM: matching histograms, feed-forward per query term, IDF term gating", "Guo et al. 2016"),
+    ("matchpyramid", "MatchPyramid: convolutions over the cosine matching matrix", "Pang et al. 2016"),
 )
-SYSTEMS.register(
-    SystemType(
-        "matchpyramid",
-        "MatchPyramid: convolutions over the cosine matching matrix",
-        rerank,
-        params=NEURAL_PARAMETERS,
-        needs_embedding=True,
-        reranks=True,
-        default_upstream="bm25",
-        version=2,
-        reference="Pang et al. 2016",
-        cache_inputs=training_inputs,
-        preflight=device_available,
-        extra="neural",
+for _model, _description, _reference in NEURAL_MODELS:
+    SYSTEMS.register(
+        SystemType(
+            _model,
+            _description,
+            rerank,
+            params=NEURAL_PARAMETERS,
+            needs_embedding=True,
+            reranks=True,
+            default_upstream="bm25",
+            version=2,
+            reference=_reference,
+            cache_inputs=training_inputs,
+            preflight=device_available,
+            extra="neural",
+        )
     )
-)

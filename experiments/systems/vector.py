@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from experiments.registry import SYSTEMS, SystemType
-from gsr.infra.store import content_key
+from gsr.infra.digests import content_key
 
 
 def vector_retriever(experiment, embedding_name: str, weighting: str):

@@ -17,8 +17,9 @@ import numpy as np
 
 from gsr.errors import InputError
 from gsr.infra import logs
+from gsr.infra.digests import content_key, file_content_key
 from gsr.infra.progress import progress
-from gsr.infra.store import cache_dir, cached_folder, content_key, file_content_key
+from gsr.infra.store import cache_dir, cached_folder
 
 log = logs.get("documents")
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 
 from gsr.documents.base import DocumentSource, Positions
 from gsr.errors import InputError
-from gsr.infra.store import content_key
+from gsr.infra.digests import content_key
 from gsr.io.records import IRDS_PREFIX, irds_dataset, offline
 
 

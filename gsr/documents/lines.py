@@ -12,8 +12,8 @@ import numpy as np
 
 from gsr.documents.base import LISTING_FORMAT, DocumentListing, ListedSource
 from gsr.errors import InputError
+from gsr.infra.digests import content_key
 from gsr.infra.progress import progress
-from gsr.infra.store import content_key
 from gsr.io.files import decoded_line, encodable, json_object, open_binary, record_id, record_text, unreadable
 
 DOC_ID_KEYS = ("id", "docid", "doc_id", "docno", "_id")
@@ -274,7 +274,7 @@ def _tsv_ids(block: memoryview) -> tuple[np.ndarray, np.ndarray, int] | None:
 
 
 def windowed_content_key(path: Path) -> str:
-    """gsr.infra.store.file_content_key(path): the xxh3-128 digest of the file's content and its size, the content
+    """gsr.infra.digests.file_content_key(path): the xxh3-128 digest of the file's content and its size, the content
     hashed through a memory map of HASH_WINDOW bytes at a time, so that hashing a collection of gigabytes does not
     keep gigabytes of it mapped (resident) at once."""
     import xxhash

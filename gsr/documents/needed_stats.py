@@ -20,7 +20,8 @@ from gsr.documents.base import DocumentSource
 from gsr.documents.opening import open_documents
 from gsr.documents.stats import DocumentStats
 from gsr.infra import logs
-from gsr.infra.store import atomic_folder, cache_dir, cached_folder, content_key, reusable
+from gsr.infra.digests import content_key
+from gsr.infra.store import atomic_folder, cache_dir, cached_folder, reusable
 from gsr.text.analyzer import Analyzer
 
 log = logs.get("documents")

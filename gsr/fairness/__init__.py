@@ -22,7 +22,7 @@ _LAZY = {
         "read_labels_file",
     ),
     **names_of(
-        "gsr.fairness.measures",
+        "gsr.fairness.label_measures",
         "DEFAULT_EPSILON",
         "NEUTRAL_POLICIES",
         "TARGETS",

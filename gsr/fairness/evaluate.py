@@ -14,8 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from gsr.fairness.labels import DocumentLabels, LabelSourceError
-from gsr.fairness.measures import (
+from gsr.fairness.label_measures import (
     DEFAULT_EPSILON,
     LABEL_MAGNITUDES,
     RAB_VARIANTS,
@@ -34,6 +33,7 @@ from gsr.fairness.measures import (
     representation_bias,
     top_k_kl,
 )
+from gsr.fairness.labels import DocumentLabels, LabelSourceError
 from gsr.io.convert import as_qrels, as_run
 from gsr.io.types import Qrels, Run, rank_order
 from gsr.text.intrinsic_gender import FEMALE, LABELS, MALE

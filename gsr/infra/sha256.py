@@ -7,7 +7,8 @@ import hashlib
 import os
 from pathlib import Path
 
-from gsr.infra.store import cache_dir, cached_file, file_content_key
+from gsr.infra.digests import file_content_key
+from gsr.infra.store import cache_dir, cached_file
 
 
 def sha256_of(path: str | os.PathLike, block: int = 1 << 20) -> str:

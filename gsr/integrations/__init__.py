@@ -7,7 +7,7 @@ from gsr.infra.lazy import lazy_names, names_of
 _LAZY = {
     **names_of("gsr.integrations.bias_measures", "BiasIRMeasures"),
     **names_of(
-        "gsr.integrations.measures", "GSRMeasures", "ir_measures_measures", "is_gsr_measure", "parse_measure_name"
+        "gsr.integrations.gsr_measures", "GSRMeasures", "ir_measures_measures", "is_gsr_measure", "parse_measure_name"
     ),
 }
 __all__ = sorted(_LAZY)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gsr.infra.store import cache_dir, cached_folder, content_key
+from gsr.infra.digests import content_key
+from gsr.infra.store import cache_dir, cached_folder
 
 TABLE_FORMAT = 1
 # lemminflect's parts of speech in the order a word's lemma is chosen: query terms are mostly nouns (as WordNet's

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gsr.documents.stats import DocumentStats
+from gsr.equations import query_genderedness
 from gsr.errors import ParamError, UndefinedMeasureError
 from gsr.evaluate import GSRResult, measure_run
 from gsr.io.types import Run
-from gsr.measure import query_genderedness
 from gsr.text.analyzer import Analyzer, default_analyzer
 from gsr.validation.stereotypes import AGENCY, COMMUNION, JOBS_FEMALE, JOBS_MALE
 

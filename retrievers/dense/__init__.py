@@ -5,6 +5,7 @@ Modules: `encoders` (built-in and folder encoders, their checks, content digest 
 `rerank` (cross-encoder re-ranking of a run). The device setting is retrievers.device's.
 """
 
+from retrievers.dense.cross_encoder import CrossEncoderRanker, rerank_run
 from retrievers.dense.encoders import (
     BUILTIN_ENCODERS,
     MINILM,
@@ -28,7 +29,6 @@ from retrievers.dense.index import (
     search,
     transformed_embeddings,
 )
-from retrievers.dense.rerank import CrossEncoderRanker, rerank_run
 
 __all__ = [
     "BUILTIN_ENCODERS",

@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from gsr.errors import InputError
+from gsr.infra.digests import content_key, fast_digest
 from gsr.infra.extras import require
 from gsr.infra.logs import get as get_logger
 from gsr.infra.sha256 import check_published
-from gsr.infra.store import content_key, fast_digest
 from retrievers.device import DeviceError, out_of_memory, resolve_device
 
 log = get_logger("dense")

@@ -1,11 +1,9 @@
 """Encoding texts in batches, a collection's document embeddings as one verified cache entry, and exact
 inner-product top-k search over them.
 
-Passages (`PassageSettings`): by default each document is encoded whole and the encoder truncates it to its window
-(all-MiniLM-L6-v2: the first 256 word pieces; the rest of the document is not seen). With `mode = "maxp"` a document
-is cut into windows of `words` whitespace-separated words every `stride` words (the last window ends at the
-document's end), each window is encoded, and the document scores the maximum over its passages (MaxP, Dai & Callan
-2019, who used 150-word windows with a 75-word stride, the defaults here).
+Passages (`PassageSettings`): by default a document is encoded whole, truncated to the encoder's window (MiniLM: 256
+word pieces). With `mode = "maxp"` it is cut into windows of `words` words every `stride` words (the last ending at
+the document's end), and scores its best window (MaxP, Dai & Callan 2019: 150-word windows, 75-word stride).
 
 The document embeddings of one (encoder content, collection, passage settings) are written once as a cache entry
 (gsr.infra.store.cached_folder: `vectors.npy` [passages, dim] float32, `offsets.npy` [documents + 1] int64
@@ -15,10 +13,9 @@ reuse; arrays read with allow_pickle=False, memory-mapped). The collection is en
 process) resumes at the first missing shard and never leaves half an entry under the final name; the shards are
 removed once the entry is complete.
 
-Search is exact: scores are inner products of the query vectors with every passage vector (unit vectors for
-encoders that rank by cosine), computed by numpy in blocks of documents, a document's score the maximum of its
-passages', and the top k kept per query. FAISS's exact flat inner-product index is used instead where the `faiss`
-package is installed and every document is one vector (`use_faiss`).
+Search is exact: inner products of the query vectors with every passage vector (unit vectors for cosine encoders)
+in blocks of documents, a document scoring its best passage, the top k kept; FAISS's exact flat inner-product index
+instead where `faiss` is installed and every document is one vector (`use_faiss`).
 """
 
 from __future__ import annotations
@@ -31,10 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
+from gsr.infra.digests import content_key
 from gsr.infra.logs import get as get_logger
 from gsr.infra.numeric import unit_rows
 from gsr.infra.progress import progress
-from gsr.infra.store import cache_dir, cached_file, cached_folder, clean_stale_staging, content_key
+from gsr.infra.store import cache_dir, cached_file, cached_folder, clean_stale_staging
 from retrievers.dense.encoders import EncoderError, EncoderLocation, load_bi_encoder
 from retrievers.device import out_of_memory, resolve_device
 
@@ -133,8 +131,7 @@ class BiEncoder:
         }.get(role) or self.model.encode
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts], kind="stable")
-        # sentence-transformers batches (longest first) within each call; a call per ENCODE_CALL_BATCHES batches keeps
-        # its fixed cost per call small (per batch it cost 10% at batch 128 on a GPU) and the progress bar moving
+        # one model call per ENCODE_CALL_BATCHES batches: its fixed cost per call was 10% at batch 128 on a GPU
         step = self.batch_size * ENCODE_CALL_BATCHES
         with out_of_memory(f"encoding with {self.location.folder}", self.device, "lower batch_size"):
             for start in range(0, len(texts), step):

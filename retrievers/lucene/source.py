@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gsr.documents.base import DocumentSource, Positions
 from gsr.documents.opening import LUCENE_MARKER, register_document_source
-from gsr.infra.store import folder_content_key
+from gsr.infra.digests import folder_content_key
 from retrievers.lucene.api import fetch_documents, index_stats, stored_documents
 from retrievers.lucene.errors import LuceneError
 

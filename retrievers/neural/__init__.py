@@ -46,6 +46,7 @@ __all__ = [
     "seeded_folds",
 ]
 
+
 def __getattr__(name: str):
     if name in _WITH_TORCH:
         return getattr(importlib.import_module(f"retrievers.neural.{_WITH_TORCH[name]}"), name)

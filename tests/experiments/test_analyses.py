@@ -463,7 +463,7 @@ def test_the_report_charts_hold_the_figures_points():
     hover; one Fig. 10 system shown at first, the others from the legend."""
     from experiments.analyses.rank_change import RankChanges
     from experiments.analyses.reliability import Reliability
-    from experiments.report.charts import rank_change_chart, reliability_chart
+    from experiments.report.plotly_charts import rank_change_chart, reliability_chart
 
     change, queries, systems, _ = _plot_inputs()
     fig = rank_change_chart(RankChanges({"w2v_add": change, "ftt_add": change}))

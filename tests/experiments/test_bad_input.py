@@ -1152,7 +1152,7 @@ def test_byte_order_marks_in_entity_lists_and_beir_qrels_are_skipped(tmp_path):
 
 
 def test_slope_noise_floor_by_hand():
-    from gsr.measure import slope_noise_floor
+    from gsr.equations import slope_noise_floor
 
     # 1e-12 · max|g_q(L)| / (max g(q) − min g(q)) over the points where both values are defined
     assert slope_noise_floor([0.0, 0.5, 1.0, float("nan")], [0.1, -0.2, 0.05, 9.0]) == pytest.approx(2e-13, rel=1e-12)
@@ -1330,7 +1330,7 @@ def test_a_relative_interval_whose_perfect_engine_interval_reaches_zero_is_undef
     system = GSRResult(
         None, [QueryResult(f"q{i}", float(g), float(0.3 * g + rng.normal(0, 0.01)), 5) for i, g in enumerate(x)]
     )
-    from gsr.measure import gsr_slope
+    from gsr.equations import gsr_slope
 
     for result in (perfect, system):
         result.gsr = gsr_slope(*result.points())

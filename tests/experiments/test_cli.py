@@ -332,13 +332,13 @@ def test_results_markdown_escapes_names(monkeypatch):
     from types import SimpleNamespace
     from typing import Any
 
-    from experiments.report import results
+    from experiments.report import results_table
 
-    monkeypatch.setattr(results, "table_notes", lambda result, rows: ["note"])
+    monkeypatch.setattr(results_table, "table_notes", lambda result, rows: ["note"])
     result: Any = SimpleNamespace(config=SimpleNamespace(measures=[]), system_gsr={})  # what the table reads of it
     names = ("a | b", "two\nlines | injected |", "c\\|d")
     rows: list[dict] = [{"system": name, "measures": {}, "gsr": {}} for name in names]
-    table = results.markdown_table(result, rows).splitlines()
+    table = results_table.markdown_table(result, rows).splitlines()
     assert table[:5] == ["| system |", "|---|", r"| a \| b |", r"| two lines \| injected \| |", r"| c\\\|d |"]
 
 

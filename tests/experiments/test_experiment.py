@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from experiments.config.experiment import BUILTIN_CONFIGS, parse_config
+from experiments.experiment_result import PERFECT, RANDOM
 from experiments.report import write_report
-from experiments.results import PERFECT, RANDOM
 from experiments.runner import Experiment
 from gsr.io.runs import read_trec_run
 from tests.support.configs import robust04_config

@@ -14,12 +14,12 @@ from experiments.analyses.adversarial_probe import AdversarialProbe, plot_probe,
 from experiments.analyses.label_bias import LabelBias, plot_tradeoff, tradeoff_figure
 from experiments.config.experiment import BUILTIN_CONFIGS, load_config, parse_config
 from experiments.config.params import ConfigError
+from experiments.experiment_result import PERFECT, RANDOM
 from experiments.report import write_report
-from experiments.results import PERFECT, RANDOM
 from experiments.runner import Experiment
+from gsr.equations import query_genderedness
 from gsr.evaluate import relative_to_perfect
 from gsr.fairness import BiasMeasures, BiasSettings, gendered_word_counts
-from gsr.measure import query_genderedness
 from tests.support.configs import config_with, robust04_config
 from tests.support.figures import ORANGE_MALE, PURPLE_FEMALE, assert_png, colours, legend_labels, panels, points, texts
 
@@ -219,7 +219,7 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
     assert by_system["w2v_add"]["NDKL@5′"] == pytest.approx(after.measures["NDKL@5"])
     assert "run w2v_add" in modified.reused  # the probe's runs are cached under the modified queries
 
-    from experiments.report.charts import probe_chart, tradeoff_chart
+    from experiments.report.plotly_charts import probe_chart, tradeoff_chart
 
     chart = tradeoff_chart(bias)  # report.html's: one panel at a time from a menu, systems named on hover
     assert [b["label"] for b in chart.layout.updatemenus[0].buttons] == list(bias.points)

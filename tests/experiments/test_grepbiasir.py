@@ -198,8 +198,8 @@ def test_gender_versions_png(tmp_path):
 def test_the_config_runs_an_embedding_system_and_the_analysis(tmp_path):
     """grepbiasir.toml cut to one embedding system: the analysis covers every category; the perfect engine, which
     ties the three versions, has no preference."""
+    from experiments.experiment_result import PERFECT
     from experiments.report import write_report
-    from experiments.results import PERFECT
     from experiments.runner import Experiment
 
     raw = tomllib.loads(BUILTIN_CONFIGS["grepbiasir"].read_text())
@@ -243,7 +243,7 @@ def test_the_docs_grepbiasir_table_is_a_fresh_run(tmp_path, monkeypatch):
     Holm-adjusted over every system of the table, are left out)."""
     import re
 
-    from experiments.report.results import markdown_table, results_rows
+    from experiments.report.results_table import markdown_table, results_rows
     from experiments.runner import Experiment
 
     monkeypatch.setenv("GSR_CACHE", str(tmp_path / "fresh-cache"))

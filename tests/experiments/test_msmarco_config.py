@@ -47,7 +47,7 @@ def test_missing_files_stop_it_before_any_work_naming_them(tmp_path, capsys):
 def test_the_config_runs_on_a_sample_in_the_same_layout(tmp_path, capsys):
     queries = msmarco_gender_queries("msmarco-gender:n")
     _sample(tmp_path, dict(list(queries.items())[:8]))
-    config = BUILTIN_CONFIGS["msmarco"].read_text(encoding="utf-8").replace('batch_size = 256', 'batch_size = 16')
+    config = BUILTIN_CONFIGS["msmarco"].read_text(encoding="utf-8").replace("batch_size = 256", "batch_size = 16")
     (tmp_path / "msmarco.toml").write_text(config.replace('device = "auto"', 'device = "cpu"'), encoding="utf-8")
     assert main(["-q", "run", str(tmp_path / "msmarco.toml"), "--out", str(tmp_path / "out")]) == 0
     table = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")

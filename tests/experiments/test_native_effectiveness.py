@@ -284,7 +284,7 @@ def test_windowed_content_key_is_file_content_key(tmp_path, monkeypatch):
     import mmap
 
     from gsr.documents import lines
-    from gsr.infra.store import file_content_key
+    from gsr.infra.digests import file_content_key
 
     monkeypatch.setattr(lines, "HASH_WINDOW", mmap.ALLOCATIONGRANULARITY)
     for size in (0, 1, mmap.ALLOCATIONGRANULARITY, 3 * mmap.ALLOCATIONGRANULARITY + 17):

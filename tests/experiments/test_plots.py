@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from experiments.report.plots import (
+from experiments.report.png_figures import (
     parity_agreement_figure,
     plot_parity_agreement,
     plot_query_genderedness,
@@ -319,5 +319,5 @@ def test_save_figure_leaves_no_temporary_file_on_error(tmp_path):
 
 
 def test_importing_plots_does_not_import_matplotlib():
-    code = "import sys, experiments.report.plots; assert 'matplotlib' not in sys.modules, 'matplotlib imported eagerly'"
+    code = "import sys, experiments.report.png_figures; assert 'matplotlib' not in sys.modules, 'imported eagerly'"
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))

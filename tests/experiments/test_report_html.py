@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from experiments.cli import main
-from gsr.measure import rank_discounts
+from gsr.equations import rank_discounts
 from tests.support.toy_collection import score_args, write_toy
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -674,7 +674,7 @@ def _hostile_charts() -> list[dict]:
     """Every analysis chart, each name, query id, measure, word and category in it markup."""
     from types import SimpleNamespace as Object
 
-    from experiments.report import charts
+    from experiments.report import plotly_charts as charts
     from experiments.report.html import chart_entry
 
     systems = [SPAN, LINK]

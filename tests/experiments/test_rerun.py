@@ -158,7 +158,7 @@ def test_a_run_killed_while_moving_its_files_in_is_recomputed_next_time(
     assert "results.md" in manifest["files"] and manifest["fingerprint"]
 
 
-def test_dry_run_lists_what_would_be_computed_and_what_is_reused(tmp_path, capsys):
+def test_dry_run_lists_what_would_be_computed_and_what_is_reused(tmp_path, capsys, own_cache):
     """gsr run --dry-run: every system's run (and trained or debiased embedding) as compute or reuse, with its cache
     entry, and nothing written to the output folder; after a run, all of it is reused."""
     folder = write_toy(tmp_path / "toy")

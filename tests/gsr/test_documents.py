@@ -16,7 +16,7 @@ from gsr import GSR, DocumentStats
 from gsr.baselines import random_positions, random_run, ranked_picks
 from gsr.documents.base import DocumentSource
 from gsr.documents.lines import LineDocuments
-from gsr.documents.needed import needed_document_stats
+from gsr.documents.needed_stats import needed_document_stats
 from gsr.documents.opening import open_documents, register_document_source
 from gsr.documents.sgml import TrecSgmlDocuments
 from gsr.errors import InputError

@@ -13,10 +13,10 @@ pd = pytest.importorskip("pandas")
 
 from experiments.cli import main  # noqa: E402
 from gsr import GSR  # noqa: E402
+from gsr.equations import GSRError  # noqa: E402
 from gsr.errors import InputError  # noqa: E402
-from gsr.integrations.measures import ir_measures_measures, parse_measure_name  # noqa: E402
+from gsr.integrations.gsr_measures import ir_measures_measures, parse_measure_name  # noqa: E402
 from gsr.io.convert import as_qrels, as_queries, as_run  # noqa: E402
-from gsr.measure import GSRError  # noqa: E402
 
 DOCS = {
     "m1": "The man fixed the wire with his tools.",

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gsr import Analyzer, DocumentStats, GenderLexicon, GSRError, measure_run
-from gsr.measure import list_genderedness_many, tied_rank_weights, tied_rank_weights_many
+from gsr.equations import list_genderedness_many, tied_rank_weights, tied_rank_weights_many
 from gsr.ranked import RankedRows
 
 # words sharing a Snowball stem (nurse/nurses/nursing, …), gendered words, words the lexicon lacks, a stop word
@@ -210,7 +210,7 @@ def test_too_few_measurable_queries_give_no_slope_but_every_point():
     result = measure_run({"q1": [("a", 1.0)]}, {"q1": "nurse"}, gendered)
     assert result.gsr is None and "at least two" in result.error and len(result.per_query) == 1
     with pytest.raises(GSRError):
-        from gsr.measure import gsr_slope
+        from gsr.equations import gsr_slope
 
         gsr_slope(*result.points())
 

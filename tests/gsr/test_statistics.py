@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from gsr.measure import gsr_slope
+from gsr.equations import gsr_slope
 from gsr.uncertainty import (
     BootstrapFit,
     adjust_p_values,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.colors import to_hex
 
-# the paper's colours (§4.1, Figs. 1 and 4-12), written here rather than imported from experiments.report.plots
+# the paper's colours (§4.1, Figs. 1 and 4-12), written here rather than imported from experiments.report.png_figures
 ORANGE_MALE = "#e66101"
 PURPLE_FEMALE = "#5e3c99"
 GREY_NEUTRAL = "#9e9e9e"

@@ -22,10 +22,10 @@ from types import FrameType
 import numpy as np
 
 from gsr.baselines import cut_run, relevant_counts
+from gsr.equations import gsr_slope, gsr_slope_terms
 from gsr.errors import GSRError, InputError, UndefinedMeasureError
 from gsr.evaluate import GSR, GSRResult, measure_run
 from gsr.io.convert import as_qrels, as_queries, as_run
-from gsr.measure import gsr_slope, gsr_slope_terms
 
 MEASURE_NAME = re.compile(r"^(?P<kind>GSR|gL)(?:@(?P<cutoff>rel|\d+))?$")
 RELEVANT = "rel"
