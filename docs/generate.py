@@ -198,6 +198,46 @@ def fresh_runs(folder: Path) -> None:
             subprocess.run(command, check=True, cwd=DOCS.parent, env={**os.environ, "GSR_CACHE": cache})
 
 
+def report_screenshot(target: Path = DOCS / "img" / "report-query.png", size: tuple[int, int] = (1400, 900)) -> None:
+    """The README's picture: the query view of `gsr score --html` on Grep-BiasIR's shipped BM25 and MiniLM runs, in
+    Debian's headless Chromium at `size` (the viewport), as the report opens it (on its most contrasted query)."""
+    import time
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    from experiments.cli import main as gsr
+
+    with tempfile.TemporaryDirectory() as folder:
+        previous = os.getcwd()
+        os.chdir(folder)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                gsr(["-q", "export", "grepbiasir", "--out", "grepbiasir"])
+                files = ["--topics", "grepbiasir/topics.tsv", "--docs", "grepbiasir/documents.jsonl"]
+                runs = ["--run", "grepbiasir/bm25.run", "grepbiasir/minilm.run"]
+                gsr(["-q", "score", *runs, *files, "--qrels", "grepbiasir/qrels.txt", "--html", "report.html"])
+            options = webdriver.ChromeOptions()
+            options.binary_location = shutil.which("chromium") or "chromium"
+            for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"):
+                options.add_argument(flag)
+            driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+            try:
+                driver.set_window_size(*size)
+                inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+                driver.set_window_size(2 * size[0] - inner[0], 2 * size[1] - inner[1])  # the viewport is `size`
+                driver.get((Path(folder) / "report.html").as_uri())
+                driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="query"]').click()
+                time.sleep(1)
+                driver.save_screenshot(str(target))
+            finally:
+                driver.quit()
+        finally:
+            os.chdir(previous)
+    print(f"wrote {target.relative_to(DOCS.parent)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=Path, help="folder for the outputs of gsr run demo / grepbiasir")
@@ -207,9 +247,12 @@ def main(argv: list[str] | None = None) -> int:
         help="copy the outputs already in --runs (by default both are run again first, in a fresh empty cache, so no "
         "stale cache entry reaches the docs)",
     )
+    parser.add_argument("--screenshot", action="store_true", help="also the README's picture (headless Chromium)")
     args = parser.parse_args(argv)
     if args.runs and not args.reuse:
         fresh_runs(args.runs)
+    if args.runs:  # first: the cheap outputs score the shipped runs
+        ship_grepbiasir_runs(args.runs / "grepbiasir" / "runs")
     GENERATED.mkdir(exist_ok=True)
     for path, text in cheap_outputs().items():
         path.write_text(text, encoding="utf-8")
@@ -224,12 +267,13 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"copied {source} -> {target.relative_to(DOCS.parent)}")
                 else:
                     print(f"no {source}: run gsr run {name} --out {args.runs / name} first", file=sys.stderr)
-        ship_grepbiasir_runs(args.runs / "grepbiasir" / "runs")
         versions = args.runs / "grepbiasir" / "gender_versions.json"
         if versions.is_file():
             overview = gender_versions_overview(json.loads(versions.read_text(encoding="utf-8")))
             (GENERATED / "grepbiasir_gender_versions.md").write_text(overview, encoding="utf-8")
             print("wrote docs/generated/grepbiasir_gender_versions.md")
+    if args.screenshot:
+        report_screenshot()
     return 0
 
 

@@ -47,11 +47,13 @@ def blocks() -> list:
 
 @pytest.fixture
 def toy_folder(tmp_path, monkeypatch):
-    """A working folder holding toy/ (gsr export toy1: documents, topics, qrels and the toy engines' runs)."""
+    """A working folder holding toy/ (gsr export toy1: documents, topics, qrels and the toy engines' runs) and
+    grepbiasir/ (gsr export grepbiasir: the collection and its shipped BM25 and MiniLM runs)."""
     from experiments.cli import main
 
     monkeypatch.chdir(tmp_path)
     assert main(["-q", "export", "toy1", "--out", "toy"]) == 0
+    assert main(["-q", "export", "grepbiasir", "--out", "grepbiasir"]) == 0
     return tmp_path
 
 
