@@ -933,6 +933,7 @@ def test_damaged_trained_embedding_and_token_corpus_are_reported_and_rebuilt(tmp
         tokens.write_text(tokens.read_text(encoding="utf-8")[:40], encoding="utf-8")
         trained = next((cache / "embeddings").glob("trained-*"))
         _overwrite(trained / "vectors.npy")
+        shutil.rmtree(cache / "runs")  # the embedding is read by the runs it makes (their keys need only its key)
         return [corpus, trained]
 
     systems = '[[systems]]\nname = "add"\nmodel = "add"\nembedding = "w2v"\n'
