@@ -248,7 +248,11 @@ class ListedSource(DocumentSource):
                 for offset, docid, _ in self.records(index, path):
                     builder.add(docid, index, offset)
                 bar.update()
-        listing = builder.finish()
+        self._save_listing(builder.finish(), staging)
+
+    def _save_listing(self, listing: DocumentListing, staging: Path) -> None:
+        """Save `listing` into `staging` after its checks: some document, and no document id twice (naming both
+        places)."""
         if not len(listing):
             where = "in this file" if len(self.files) == 1 else f"in its {len(self.files)} files"
             raise InputError(f"{self.name}: no documents {where}")

@@ -141,16 +141,7 @@ class LineDocuments(ListedSource):
             raise InputError(f"{self.name}: no documents {where}")
         listing = DocumentListing(np.concatenate(ids), np.concatenate(files), np.concatenate(offsets))
         del ids
-        repeated = listing.repeated()
-        if repeated is not None:
-            first, second = (
-                self.where(int(listing.files[p]), self.files[listing.files[p]], int(listing.offsets[p]))
-                for p in repeated
-            )
-            raise InputError(
-                f"{second}: document id {listing.ids_at([repeated[0]])[0]} appears twice (first at {first})"
-            )
-        listing.save(staging)
+        self._save_listing(listing, staging)
 
     def _listed(self, index: int, path: Path) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """(ids, offsets) of the documents of one file, a block at a time."""
