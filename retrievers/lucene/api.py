@@ -26,6 +26,7 @@ from gsr.infra.store import FOLDER_MANIFEST, atomic_folder, reusable
 from retrievers.lucene.documents import document_files, stage_documents
 from retrievers.lucene.errors import LuceneError, LuceneInputError
 from retrievers.lucene.java import check_pyserini, java_home
+from retrievers.lucene.models import LUCENE_MODELS
 from retrievers.lucene.process import LuceneSession, run_worker
 
 if TYPE_CHECKING:
@@ -33,17 +34,9 @@ if TYPE_CHECKING:
 
 log = logs.get("lucene")
 
-# Anserini's defaults: BM25 k1=0.9 b=0.4, QLD mu=1000
-LEXICAL_PARAMETERS: dict[str, tuple[Param, ...]] = {
-    # upper bounds within Java's float (Anserini's type), checked before indexing rather than failing in the JVM after
-    "bm25": (
-        Param("k1", float, 0.9, "term-frequency saturation", minimum=0, open_minimum=True, maximum=1000),
-        Param("b", float, 0.4, "length normalisation", minimum=0, maximum=1),
-    ),
-    "qld": (Param("mu", float, 1000.0, "Dirichlet smoothing", minimum=0, open_minimum=True, maximum=1e7),),
-    "tfidf": (),
-}
-MODELS = tuple(LEXICAL_PARAMETERS)
+# each model's declared parameters (retrievers.lucene.models, Anserini's defaults: BM25 k1=0.9 b=0.4, QLD mu=1000)
+LEXICAL_PARAMETERS: dict[str, tuple[Param, ...]] = {name: model.params for name, model in LUCENE_MODELS.items()}
+MODELS = tuple(LUCENE_MODELS)
 INDEX_MARKER = "GSR_INDEX_INFO"  # JSON written by build_index beside Lucene's files (no .json suffix: a folder
 # of documents that holds an index must not look like documents to JsonCollection)
 STAGED_DOCUMENTS = "staged-documents"  # the checked shards, inside the index's staging folder while it is built

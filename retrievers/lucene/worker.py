@@ -20,9 +20,9 @@ import threading
 import traceback
 from pathlib import Path
 
-from retrievers.lucene.api import MODELS, model_parameters
 from retrievers.lucene.errors import LuceneInputError
 from retrievers.lucene.java import java_modules
+from retrievers.lucene.models import LUCENE_MODELS
 from retrievers.lucene.process import PARENT_PIPE_VARIABLE, WORKER_DONE, WORKER_ERROR, WORKER_MODULE
 
 VECTOR_MODULE = "jdk.incubator.vector"
@@ -112,21 +112,11 @@ def _worker_index(args: argparse.Namespace) -> None:
 def _worker_search(args: argparse.Namespace) -> None:
     autoclass = _start_jvm()
     queries = json.loads(Path(args.queries).read_text(encoding="utf-8"))
-    params = model_parameters(args.model, json.loads(args.params))
+    params = json.loads(args.params)  # checked by the only caller, retrievers.lucene.api.search
     # Anserini's SimpleSearcher is the Java object behind pyserini's LuceneSearcher, whose Python module would
     # import torch and transformers (~6 s) for nothing here
     searcher = autoclass("io.anserini.search.SimpleSearcher")(args.index)
-    if args.model == "bm25":
-        searcher.set_bm25(params["k1"], params["b"])
-    elif args.model == "qld":
-        searcher.set_qld(params["mu"])
-    elif args.model == "tfidf":
-        # Anserini has no tf-idf switch: set_bm25 builds a fresh IndexSearcher, whose similarity is then replaced
-        # by Lucene's ClassicSimilarity (re-done after any later set_bm25/set_qld, which replace the searcher)
-        searcher.set_bm25(0.9, 0.4)
-        # (a local variable, not a Java field set from Python: pyjnius field assignment crashed the JVM)
-        classic = autoclass("org.apache.lucene.search.similarities.ClassicSimilarity")()
-        searcher.searcher.setSimilarity(classic)
+    LUCENE_MODELS[args.model].configure(searcher, params, autoclass)
     java_list = autoclass("java.util.ArrayList")
     qids, texts = java_list(), java_list()
     for qid, text in queries.items():
@@ -218,7 +208,7 @@ def _parse_worker_arguments(argv: list[str] | None) -> argparse.Namespace:
     run = commands.add_parser("search", help="search a {qid: text} JSON file, write JSON lines [qid, [[docid, score]]]")
     run.add_argument("--index", required=True)
     run.add_argument("--queries", required=True)
-    run.add_argument("--model", choices=sorted(MODELS), required=True)
+    run.add_argument("--model", choices=sorted(LUCENE_MODELS), required=True)
     run.add_argument("--params", default="{}")
     run.add_argument("--k", type=int, default=1000)
     run.add_argument("--threads", type=int, default=2)

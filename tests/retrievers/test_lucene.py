@@ -435,3 +435,41 @@ def test_text_from_raw_reads_json_and_trec_sgml_as_gsr_reads_their_files():
     )
     # as gsr.documents.sgml reads the file: metadata fields dropped, entities become spaces
     assert text_from_raw(sgml) == "Nurses doctors He left."
+
+
+def test_each_lucene_model_is_declared_once_and_the_worker_dispatches_through_the_table():
+    """retrievers.lucene.models declares each model's parameters and its searcher set-up; the library's checks read
+    the same table and the JVM worker calls the declared set-up (it compares no model names)."""
+    from pathlib import Path
+
+    from retrievers.lucene import LEXICAL_PARAMETERS
+    from retrievers.lucene.models import LUCENE_MODELS
+
+    assert LEXICAL_PARAMETERS == {name: model.params for name, model in LUCENE_MODELS.items()}
+    calls = []
+
+    class Searcher:
+        def set_bm25(self, k1, b):
+            calls.append(("bm25", k1, b))
+
+        def set_qld(self, mu):
+            calls.append(("qld", mu))
+
+        class searcher:  # Anserini's IndexSearcher
+            @staticmethod
+            def setSimilarity(similarity):
+                calls.append(("similarity", similarity))
+
+    def autoclass(name):
+        return lambda: name
+
+    for name, params in (("bm25", {"k1": 1.2, "b": 0.75}), ("qld", {"mu": 500.0}), ("tfidf", {})):
+        LUCENE_MODELS[name].configure(Searcher(), params, autoclass)
+    assert calls == [
+        ("bm25", 1.2, 0.75),
+        ("qld", 500.0),
+        ("bm25", 0.9, 0.4),
+        ("similarity", "org.apache.lucene.search.similarities.ClassicSimilarity"),
+    ]
+    worker = (Path(__file__).resolve().parents[2] / "retrievers" / "lucene" / "worker.py").read_text(encoding="utf-8")
+    assert "args.model ==" not in worker and "LUCENE_MODELS[args.model].configure" in worker
