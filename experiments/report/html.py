@@ -4,10 +4,9 @@ It answers first (a summary in sentences, its facts from summary.py), then shows
 table, Eq. 3's scatter per system with its fitted line, interval band and the perfect engine's line (click a point:
 that query's view), a query view of each system's top documents with g_q(d), relevance and every word coloured by
 g(w) (query terms excluded), a contrast view of two systems (queries by |Δ g_q(L)|, their lists side by side:
-DiffIR's idea, for gender), the analyses' titled tables and charts, and the provenance. Charts are Plotly's;
-plotly.js, the page's script and its data are inlined, so the file opens from file:// with no network. Only what the
-views need is embedded: each list's top `MAX_DOCUMENTS` documents, their texts (each cut at `MAX_TEXT_CHARACTERS`,
-with a note), and g(w) of the words in them.
+DiffIR's idea, for gender), the analyses' titled tables and charts, and the provenance; Plotly's charts, plotly.js
+and the data inlined (it opens offline). Only what the views need is embedded: each list's top `MAX_DOCUMENTS` (a
+tie crossing K whole), their texts (cut at `MAX_TEXT_CHARACTERS`, with a note) and g(w) of their words.
 
 Every string of the data (names, query ids and texts, document ids and texts, labels) is data, never markup: the JSON
 is embedded with <, >, & and U+2028/9 as \\u escapes, the template's placeholders are filled in one pass (nothing
@@ -30,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.report.summary import cell_text, experiment_summary, scored_summary
+from gsr.baselines import tie_end
 from gsr.infra.store import atomic_write
 from gsr.text.normal_form import nfc
 
@@ -135,8 +135,8 @@ def list_cutoffs(cutoff, qrels: dict | None, queries) -> dict[str, int | None]:
 def query_lists(
     runs: dict, queries: dict[str, str], gendered, cutoffs: dict, qrels: dict | None
 ) -> tuple[dict, set[str]]:
-    """Each system's measured list per query, its top MAX_DOCUMENTS documents as [docid, g_q(d), grade], with
-    g_q(d) computed as Eq. 2 does (gsr.documents.stats.GenderedDocuments); and every document shown."""
+    """Each system's measured list per query (a tie crossing K whole), its top MAX_DOCUMENTS as [docid, g_q(d),
+    grade], g_q(d) as Eq. 2 computes it (gsr.documents.stats.GenderedDocuments); and every document shown."""
     analyzer, index = gendered.analyzer, gendered.stats.doc_index
     shown: set[str] = set()
     lists: dict = {}
@@ -146,8 +146,8 @@ def query_lists(
         for qid, ranked in run.items():
             if qid not in cutoffs or qid not in queries:
                 continue
-            k = cutoffs[qid]
-            top = [d for d, _ in ranked[: min(k if k is not None else len(ranked), MAX_DOCUMENTS)]]
+            k = tie_end(ranked, cutoffs[qid]) if cutoffs[qid] is not None else len(ranked)  # a tie across K whole
+            top = [d for d, _ in ranked[: min(k, MAX_DOCUMENTS)]]
             if not top:
                 continue
             terms = terms_of.setdefault(qid, analyzer.tokens(queries[qid]))

@@ -955,3 +955,16 @@ def test_long_documents_are_cut_in_the_page(tmp_path, capsys):
         assert _errors(driver) == []
     finally:
         driver.quit()
+
+
+def test_the_query_view_shows_a_tie_crossing_k_whole(tiny_lexicon):
+    """GSR weighs every document of a tie crossing the cut-off K (gsr.equations.cut_with_ties); the page lists them
+    all, not the first K by document id."""
+    from experiments.report.html import query_lists
+    from gsr import DocumentStats
+
+    docs = {"a": "care", "b": "man", "c": "woman", "d": "she"}
+    gendered = DocumentStats.build(docs.items(), n_jobs=1).gendered(tiny_lexicon)
+    run = {"q": [("a", 3.0), ("d", 2.0), ("c", 2.0), ("b", 1.0)]}
+    lists, shown = query_lists({"S": run}, {"q": "nurse"}, gendered, {"q": 2}, None)
+    assert [row[0] for row in lists["S"]["q"]] == ["a", "d", "c"] and shown == {"a", "c", "d"}
