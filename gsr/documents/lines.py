@@ -14,7 +14,16 @@ from gsr.documents.base import LISTING_FORMAT, DocumentListing, ListedSource
 from gsr.errors import InputError
 from gsr.infra.digests import content_key
 from gsr.infra.progress import progress
-from gsr.io.files import decoded_line, encodable, json_object, open_binary, record_id, record_text, unreadable
+from gsr.io.files import (
+    decoded_line,
+    encodable,
+    json_object,
+    line_blocks,
+    open_binary,
+    record_id,
+    record_text,
+    unreadable,
+)
 
 DOC_ID_KEYS = ("id", "docid", "doc_id", "docno", "_id")
 DOC_TEXT_KEYS = ("contents", "text", "body")
@@ -150,18 +159,10 @@ class LineDocuments(ListedSource):
             return
         offset, lineno = 0, 1
         try:
-            with open_binary(path) as handle:
-                tail = b""
-                while chunk := handle.read(BLOCK):
-                    data = tail + chunk
-                    cut = data.rfind(b"\n") + 1
-                    if cut:
-                        ids, offsets, lines = self._tsv_block(index, path, memoryview(data)[:cut], offset, lineno)
-                        yield ids, offsets
-                        offset, lineno = offset + cut, lineno + lines
-                    tail = data[cut:]
-                if tail:
-                    yield self._tsv_block(index, path, memoryview(tail), offset, lineno)[:2]
+            for block in line_blocks(path, BLOCK):
+                ids, offsets, lines = self._tsv_block(index, path, memoryview(block), offset, lineno)
+                yield ids, offsets
+                offset, lineno = offset + len(block), lineno + lines
         except (OSError, EOFError) as err:  # unreadable file, broken gzip stream
             raise unreadable(path, err) from None
 

@@ -40,6 +40,21 @@ def open_binary(path: Path):
         raise InputError(f"{path}: cannot be read ({err.strerror})") from None
 
 
+def line_blocks(path: Path, size: int) -> Iterator[bytes]:
+    """The file (gunzipped where open_binary does) in blocks of whole lines read `size` bytes at a time; the last
+    block as the file ends, with or without a line end."""
+    with open_binary(path) as handle:
+        tail = b""
+        while chunk := handle.read(size):
+            data = tail + chunk
+            cut = data.rfind(b"\n") + 1
+            if cut:
+                yield data[:cut]
+            tail = data[cut:]
+        if tail:
+            yield tail
+
+
 def _decoded(data: bytes, path: Path | str, first_line: int) -> str:
     """UTF-8 `data` (starting at line `first_line` of `path`) as text; other bytes, and NUL bytes (binary data,
     which would split a word or an id unseen), are an error naming the line."""

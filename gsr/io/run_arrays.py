@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gsr.io.files import open_binary
+from gsr.io.files import line_blocks
 from gsr.io.runs import read_trec_run
 from gsr.io.types import CheckedRun, Run
 
@@ -164,16 +164,8 @@ def read_run_arrays(path, allow_empty: bool = False) -> RunArrays:
 
 def _blocks(path: Path) -> Iterator[bytes]:
     """The file in blocks of whole lines (the last one given a line end)."""
-    with open_binary(path) as handle:
-        tail = b""
-        while chunk := handle.read(BLOCK):
-            data = tail + chunk
-            cut = data.rfind(b"\n") + 1
-            if cut:
-                yield data[:cut]
-            tail = data[cut:]
-        if tail:
-            yield tail + b"\n"
+    for block in line_blocks(path, BLOCK):
+        yield block if block.endswith(b"\n") else block + b"\n"
 
 
 def _gathered(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
