@@ -36,6 +36,9 @@ def check_published(folder: Path, published: dict[str, str], what: str, package:
     """Each file of `published` ({name in `folder`: its published SHA-256}) is there and has that digest; `error`
     (naming the file, `what` it belongs to and the `package` to reinstall) otherwise: a differing copy, e.g. a shadow
     package earlier on sys.path, is refused rather than used."""
+    stamps = _stamps(Path(folder), published)
+    if stamps is not None and stamps in _CHECKED:
+        return  # checked in this process, and no file changed since (its inode change time included)
     for name, expected in published.items():
         path = Path(folder) / name
         if not path.is_file():
@@ -46,3 +49,21 @@ def check_published(folder: Path, published: dict[str, str], what: str, package:
                 f"{path}: SHA-256 {found} differs from the published {expected} of {what}; the file is refused "
                 f"(reinstall {package}, and check no other copy is earlier on sys.path)"
             )
+    if stamps is not None:
+        _CHECKED.add(stamps)
+
+
+_CHECKED: set[tuple] = set()  # the stamps of every set of files check_published found as published in this process
+
+
+def _stamps(folder: Path, published: dict[str, str]) -> tuple | None:
+    """What identifies the files as they are now (path, inode, size, modification and inode change times) beside
+    their expected digests; None where one is missing."""
+    try:
+        found = [(folder / name).stat() for name in published]
+    except OSError:
+        return None
+    return tuple(
+        (str(folder / name), digest, s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns)
+        for (name, digest), s in zip(published.items(), found)
+    )

@@ -122,3 +122,22 @@ def test_a_file_between_its_move_and_its_manifest_is_waited_for_not_removed(tmp_
     with caplog.at_level(logging.WARNING, logger="gsr.store"):
         assert reusable(entry)  # waited for the builder's lock, then found the manifest
     assert builder.wait(timeout=30) == 0 and entry.is_file() and "corrupt" not in caplog.text
+
+
+def test_a_published_file_checked_once_is_checked_again_once_it_changes(tmp_path):
+    """check_published reads each file once per process (its stamps remembered), and again after any change to it."""
+    import hashlib
+
+    import pytest
+
+    from gsr.errors import InputError
+    from gsr.infra.sha256 import check_published
+
+    path = tmp_path / "weights.bin"
+    path.write_bytes(b"the published bytes")
+    published = {"weights.bin": hashlib.sha256(b"the published bytes").hexdigest()}
+    check_published(tmp_path, published, "a model", "a-package", InputError)
+    check_published(tmp_path, published, "a model", "a-package", InputError)  # remembered
+    path.write_bytes(b"the published byteX")  # same size; its modification and inode change times move
+    with pytest.raises(InputError, match="weights.bin: SHA-256 .* differs from the published"):
+        check_published(tmp_path, published, "a model", "a-package", InputError)
