@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from collections.abc import Iterable
 
 from gsr.infra.logs import ROOT
@@ -33,10 +34,13 @@ class _LogLines:
 
     def __init__(self) -> None:
         self.last = ""
+        self.started = time.monotonic()
 
     def write(self, text: str) -> None:
         line = text.strip("\r\n ")
-        if line and line != self.last:  # closing repeats the last status
+        # a loop done within LOG_EVERY_S logs nothing (its step's own lines say what happened): no "0%" line at
+        # the start of every short loop, nor its last status
+        if line and line != self.last and time.monotonic() - self.started >= LOG_EVERY_S:  # closing repeats it
             log.info("%s", line)
             self.last = line
 

@@ -40,3 +40,13 @@ def test_quiet_runs_log_no_progress(monkeypatch, caplog):
         for _ in progress.progress(range(3), desc="nothing to say"):
             pass
     assert not [r for r in caplog.records if "nothing to say" in r.getMessage()]
+
+
+def test_a_loop_done_within_the_interval_logs_nothing(monkeypatch, caplog):
+    """Short loops (a neural epoch's batches, a small collection) add no lines to a log file: only loops long enough
+    to leave the reader waiting do."""
+    monkeypatch.setattr(progress, "_on_terminal", lambda: False)
+    with caplog.at_level(logging.INFO, logger="gsr"):
+        for _ in progress.progress(range(100), total=100, desc="a short loop"):
+            pass
+    assert not [r for r in caplog.records if "a short loop" in r.getMessage()]
