@@ -73,6 +73,17 @@ def _decoded(data: bytes, path: Path | str, first_line: int) -> str:
         ) from None
 
 
+def decoded_block(block: bytes, path: Path | str, first_line: int) -> str:
+    """A block of whole lines (line_blocks) starting at line `first_line` of `path`, as text_lines reads each of its
+    lines: a byte-order mark at the start of any line skipped; bytes that are not UTF-8, and NUL bytes, an InputError
+    naming file:line."""
+    if codecs.BOM_UTF8 in block:
+        block = block.replace(b"\n" + codecs.BOM_UTF8, b"\n")  # one mark per line, as text_lines skips it
+        if block.startswith(codecs.BOM_UTF8):
+            block = block[len(codecs.BOM_UTF8) :]
+    return _decoded(block, path, first_line)
+
+
 def decoded_line(raw: bytes, where: str) -> str:
     """One UTF-8 line's bytes as text, a leading byte-order mark skipped; other bytes and NUL bytes an InputError
     at `where` ('file:line')."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import itemgetter
 
 Run = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best first
 
@@ -15,6 +16,9 @@ class CheckedRun(dict):
 Qrels = dict[str, dict[str, int]]  # qid -> {docid: grade}
 
 
+_SCORE_THEN_ID = itemgetter(1, 0)  # (pair[1], pair[0]), made in C
+
+
 def rank_order(scored: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
     """trec_eval's order: score descending, ties broken by document id descending."""
-    return sorted(scored, key=lambda pair: (pair[1], pair[0]), reverse=True)
+    return sorted(scored, key=_SCORE_THEN_ID, reverse=True)

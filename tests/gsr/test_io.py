@@ -702,3 +702,435 @@ def test_a_run_read_by_the_readers_is_not_checked_twice_and_a_plain_mapping_is(t
     plain = {"q1": [("a", 2.0), ("b", float("nan"))]}
     with pytest.raises(InputError, match="score is NaN"):
         as_run(plain)
+
+
+# --------------------------------------------------------------------------------- gsr.io.runs against the reference
+# gsr.io.runs reads, checks and writes runs a block or a query at a time; below, its functions as they were (one row
+# at a time), which every result, written byte and error message of the new ones must equal.
+
+
+def _reference_rank_order(scored):
+    return sorted(scored, key=lambda pair: (pair[1], pair[0]), reverse=True)
+
+
+def _reference_checked_run(rows):
+    from gsr.io.runs import run_score
+    from gsr.io.types import CheckedRun
+
+    grouped: dict = {}
+    for where, q, d, s in rows:
+        s = run_score(s, where)
+        docs = grouped.setdefault(q, {})
+        if d in docs:
+            raise InputError(f"{where}: document {d} appears twice for query {q}")
+        docs[d] = s
+    return CheckedRun((q, _reference_rank_order(docs.items())) for q, docs in grouped.items())
+
+
+def _reference_rows(path):
+    from gsr.io.files import text_lines
+    from gsr.io.numbers import integer_text
+    from gsr.io.runs import run_score
+
+    for lineno, line in text_lines(path):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 6:
+            raise InputError(f"{path}:{lineno}: expected 6 columns 'qid Q0 docid rank score tag', found {len(parts)}")
+        qid, _, docid, rank, score, _ = parts
+        where = f"{path}:{lineno}"
+        integer_text(rank, where, "rank")
+        yield where, qid, docid, run_score(score, where)
+
+
+def _reference_read(path, allow_empty=False):
+    path = Path(path)
+    run = _reference_checked_run(_reference_rows(path))
+    if not run and not allow_empty:
+        raise InputError(f"{path}: the run is empty (no 'qid Q0 docid rank score tag' line)")
+    return run
+
+
+def _reference_as_written(run, path):
+    return _reference_checked_run(
+        (f"{path}: query {qid}", qid, docid, float(score)) for qid in sorted(run) for docid, score in run[qid]
+    )
+
+
+def _reference_write(run, path, tag="gsr"):
+    from gsr.infra.store import atomic_write
+    from gsr.io.runs import run_column
+
+    run_column(tag, "the run tag")
+    with atomic_write(path) as out:
+        for qid in sorted(run):
+            run_column(qid, "query id")
+            for rank, (docid, score) in enumerate(run[qid], start=1):
+                value = float(score)
+                if value != value:
+                    raise InputError(f"query {qid}, document {docid}: score is NaN, which a TREC run cannot hold")
+                out.write(f"{qid} Q0 {run_column(docid, 'document id')} {rank} {value!r} {tag}\n")
+    return Path(path)
+
+
+def _outcome(call, *args, **kwargs):
+    """('ok', the value with every float's repr and every pair's type) or ('error', type, message)."""
+    try:
+        value = call(*args, **kwargs)
+    except Exception as err:
+        return "error", type(err), str(err)
+    if isinstance(value, dict):
+        shown = [(q, [(type(p), d, repr(s)) for p in ranked for d, s in [p]]) for q, ranked in value.items()]
+        return "ok", type(value), shown
+    return "ok", value
+
+
+def _same_writes(run, folder: Path, tag="gsr"):
+    """write_trec_run and the reference write the same bytes, or fail alike leaving nothing; as_written equals the
+    reference's; both return the outcome."""
+    from gsr.io.runs import as_written, write_trec_run
+
+    old, new = folder / "reference.run", folder / "new.run"
+    expected = _outcome(_reference_write, run, old, tag)
+    got = _outcome(write_trec_run, run, new, tag)
+    assert got[0] == expected[0] and got[1:] == (expected[1:] if got[0] == "error" else (new,))
+    assert old.exists() == new.exists() and (not old.exists() or old.read_bytes() == new.read_bytes())
+    assert _outcome(as_written, run, new) == _outcome(_reference_as_written, run, new)
+    return got
+
+
+_IDS = ["d-1", "D07", "doc_é", "文書", "x" * 40, "😀", "a.b/c", "Q0", "0", "-1", "ü\u0301", "\ufeffbom"]
+_SCORES = [0.0, -0.0, 1.0, -1.0, 2.5, 0.1 + 0.2, 1e-300, -1e300, math.inf, -math.inf, 3, 7, 1e16, 5e-324]
+
+
+def _random_run(rng, queries: int, depth: int, *, tied: bool = True) -> dict:
+    run = {}
+    for i in range(queries):
+        n = int(rng.integers(0, depth + 1))
+        ids = [f"d{j}" for j in rng.choice(10 * depth, size=n, replace=False)]
+        odd = min(n, int(rng.integers(0, 3)))  # ids of other kinds: unicode, Q0, numbers
+        ids[:odd] = rng.choice(_IDS, size=odd, replace=False).tolist()
+        pick = rng.random()
+        if pick < 0.3:  # many ties
+            scores = [float(rng.integers(-3, 4)) for _ in range(n)]
+        elif pick < 0.5:  # float32 scores, as the dense and neural systems give them
+            scores = [np.float32(x) for x in rng.normal(size=n)]
+        elif pick < 0.6:
+            scores = [_SCORES[k] for k in rng.integers(0, len(_SCORES), size=n)]
+        else:
+            scores = rng.normal(10, 5, size=n).round(int(rng.integers(1, 12)) if tied else 15).tolist()
+        rows = list(zip(ids, scores))
+        if rng.random() < 0.7:  # best first, ties in any order (as a system gives them)
+            rows.sort(key=lambda pair: float(pair[1]), reverse=True)
+        run[f"q{i}" if i % 7 else f"クエリ{i}"] = rows if rng.random() < 0.9 else [list(r) for r in rows]
+    return run
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_runs_are_written_checked_and_read_back_as_the_reference_does(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    run = _random_run(rng, queries=int(rng.integers(1, 40)), depth=60)
+    assert _same_writes(run, tmp_path)[0] == "ok"
+    path = tmp_path / "new.run"
+    assert _outcome(read_trec_run, path) == _outcome(_reference_read, path)
+
+
+def test_a_run_read_back_is_the_reference_reading_even_from_many_blocks(tmp_path, monkeypatch):
+    import gsr.io.runs
+
+    rng = np.random.default_rng(99)
+    run = _random_run(rng, queries=50, depth=200)
+    path = gsr.io.runs.write_trec_run(run, tmp_path / "run.txt")
+    expected = _outcome(_reference_read, path)
+    for block in (7, 100, 4096):
+        monkeypatch.setattr(gsr.io.runs, "BLOCK", block)
+        assert _outcome(read_trec_run, path) == expected
+
+
+_SEPARATORS = [" ", "\t", "  ", " \t ", "\u3000", "\x85", "\x0b", "\x1f", "\u2028", "\r"]
+
+
+def _messy_file(rng, run: dict, path: Path) -> Path:
+    """`run` as a run file with odd but valid spacing: other whitespace between columns (in half the files ASCII's
+    only), blank lines, CRLF, byte-order marks at line starts, queries interleaved, no final line end;
+    gzip-compressed where the name ends in .gz."""
+    separators = _SEPARATORS if rng.random() < 0.5 else [s for s in _SEPARATORS if s.isascii()]
+    lines = []
+    for qid, ranked in run.items():
+        for rank, (docid, score) in enumerate(ranked, start=1):
+            sep = [rng.choice(separators) if rng.random() < 0.2 else " " for _ in range(5)]
+            fields = [qid, "Q0", docid, str(rank), repr(float(score)), "tag"]
+            line = "".join(f + s for f, s in zip(fields, sep)) + fields[-1]
+            if rng.random() < 0.05:
+                line = rng.choice(separators) + line + rng.choice(["", " ", "\r"])
+            lines.append(rng.choice(["", "\ufeff", "\ufeff "], p=[0.96, 0.02, 0.02]) + line)
+            if rng.random() < 0.03:
+                lines.append(rng.choice(["", " ", "\t\r", "\ufeff", *separators]))
+    if rng.random() < 0.5:
+        lines = [lines[k] for k in rng.permutation(len(lines))]
+    ending = "\r\n" if rng.random() < 0.3 else "\n"
+    data = (ending.join(lines) + (ending if rng.random() < 0.5 else "")).encode("utf-8")
+    if path.name.endswith(".gz"):
+        import gzip
+
+        data = gzip.compress(data)
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_run_files_of_any_spacing_read_as_the_reference_reads_them(tmp_path, seed):
+    rng = np.random.default_rng(100 + seed)
+    run = _random_run(rng, queries=int(rng.integers(1, 30)), depth=40)
+    run = {q: [(d, s) for d, s in ranked if not (isinstance(s, float) and s != s)] for q, ranked in run.items()}
+    path = _messy_file(rng, run, tmp_path / ("run.txt.gz" if seed % 3 == 0 else "run.txt"))
+    expected = _outcome(_reference_read, path, allow_empty=True)
+    assert _outcome(read_trec_run, path, allow_empty=True) == expected
+
+
+_CORRUPTIONS = [
+    lambda line, rng: " ".join(line.split()[:-1]),  # a column short
+    lambda line, rng: line + " extra",
+    lambda line, rng: "\ufeff " + " ".join(line.split()[:-1]),  # a mark (skipped), then a column short
+    lambda line, rng: line.replace(" ", "\u3000", 1).replace("Q0 ", "", 1),
+    lambda line, rng: line.replace(line.split()[4], "nan") if len(line.split()) > 4 else line,
+    lambda line, rng: line.replace(line.split()[3], "x", 1) if len(line.split()) > 3 else line,
+    lambda line, rng: line + "\x00",
+]
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_corrupted_run_files_are_refused_as_the_reference_refuses_them(tmp_path, seed):
+    """Random odd files with one to three random faults each, often in the last lines (columns short or extra, a NaN,
+    a rank that is no number, a NUL byte; a line repeated): the same error, naming the same line, as the line-by-line
+    reader."""
+    rng = np.random.default_rng(300 + seed)
+    run = _random_run(rng, queries=int(rng.integers(1, 12)), depth=30)
+    path = _messy_file(rng, run, tmp_path / ("run.txt.gz" if seed % 4 == 0 else "run.txt"))
+    import gzip
+
+    data = gzip.decompress(path.read_bytes()) if path.name.endswith(".gz") else path.read_bytes()
+    lines = data.decode("utf-8").split("\n")
+    for _ in range(int(rng.integers(1, 4))):
+        at = int(rng.integers(0, len(lines))) if rng.random() < 0.6 else len(lines) - int(rng.integers(1, 3))
+        if rng.random() < 0.2:
+            lines.insert(int(rng.integers(0, len(lines) + 1)), lines[at])  # a document twice (or a blank line)
+        else:
+            lines[at] = _CORRUPTIONS[int(rng.integers(0, len(_CORRUPTIONS)))](lines[at], rng)
+    data = "\n".join(lines).encode("utf-8")
+    path.write_bytes(gzip.compress(data) if path.name.endswith(".gz") else data)
+    assert _outcome(read_trec_run, path, True) == _outcome(_reference_read, path, True)
+
+
+_BAD_LINES = [
+    "q1 Q0 d9 1 0.5",  # 5 columns
+    "q1 Q0 d9 1 0.5 t extra",  # 7
+    "q1",
+    "q1 Q0 d9 1.0 0.5 t",  # the rank not an integer
+    "q1 Q0 d9 \u0663 0.5 t",
+    "q1 Q0 d9 1_0 0.5 t",
+    "q1 Q0 d9 １ 0.5 t",
+    "q1 Q0 d9 1 high t",  # the score not a number
+    "q1 Q0 d9 1 1_000 t",
+    "q1 Q0 d9 1 \uff11 t",
+    "q1 Q0 d9 1 0x10 t",
+    "q1 Q0 d9 1 1e t",
+    "q1 Q0 d9 1 infinit t",
+    "q1 Q0 d9 1 nan t",
+    "q1 Q0 d9 1 -NaN t",
+    "q1 Q0 DUP 1 0.5 t",  # the same document twice for a query
+    "q1 Q0 d9\x00 1 0.5 t",  # a NUL byte
+    b"q1 Q0 d\xff9 1 0.5 t",  # not UTF-8
+    b"q1 Q0 d\xe2\x82 1 0.5 t",
+    "q1 Q0 d9 " + "1" * 5000 + " 0.5 t",  # more digits than int() reads (a ValueError, as before)
+]
+
+
+@pytest.mark.parametrize("bad", _BAD_LINES)
+@pytest.mark.parametrize("at", ["first", "middle", "late", "last"])
+def test_malformed_run_lines_are_refused_with_the_reference_message(tmp_path, bad, at):
+    """The error names the same line with the same message, however late in a large file the line is; where a file
+    holds several errors, the first is reported."""
+    lines = [f"q{i // 100} Q0 d{i} {i % 100 + 1} {1000 - i % 100}.25 t".encode() for i in range(3000)]
+    lines.insert(1, b"q1 Q0 DUP 1 0.5 t" if at != "first" else lines[1])
+    position = {"first": 0, "middle": 1500, "late": len(lines) - 2, "last": len(lines)}[at]
+    lines.insert(position, bad if isinstance(bad, bytes) else bad.encode())
+    for name in ("run.txt", "run.txt.gz"):
+        path = tmp_path / name
+        data = b"\n".join(lines) + b"\n"
+        if name.endswith(".gz"):
+            import gzip
+
+            data = gzip.compress(data)
+        path.write_bytes(data)
+        expected = _outcome(_reference_read, path)
+        assert expected[0] == "error"
+        assert _outcome(read_trec_run, path) == expected
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\n\n \t\n", b"\xef\xbb\xbf\n", b"\xef\xbb\xbfq1 Q0 d1 1 0.5 t\n\xef\xbb\xbfq1 Q0 d2 2 0.25 t",
+     b"q1 Q0 d1 1 0.5 t\n\xef\xbb\xbf\xef\xbb\xbfq1 Q0 d2 2 0.25 t\n", b"q1 Q0 d1 1 0.5 t\r\n\r\n",
+     b"q1 Q0 d1 1 0.5 t\n\xef\xbb\xbf q1 Q0 d2 2 0.25\n", b"q1 Q0 d1 1 0.5 t\n\xef\xbb\xbf\n\xef\xbb\xbf \n",
+     b"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 \xef\xbb\xbf\n", "q1 Q0 d\u00e9 1 0.5 t\n\ufeff q1 Q0 d2 2 0.25\n".encode(),
+     b"q1 Q0 d1 1 0.5 t\nq2 Q0 d1 1 0.5 t\nq1 Q0 d2 1 0.75 t\nq1 Q0 d1 3 0.5 t\n",  # q1's d1 twice, apart
+     b"q1 Q0 d1 +1 +.5 t\nq1 Q0 d2 -2 -5. t\nq1 Q0 d3 007 1E+3 t\nq1 Q0 d4 1 -INF t\nq1 Q0 d5 1 Infinity t\n",
+     b"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 1 0.5 t\nq1 Q0 d3 1 -0.0 t\nq1 Q0 d4 1 0.0 t\nq1 Q0 d0 1 0 t\n"],
+)  # fmt: skip
+@pytest.mark.parametrize("allow_empty", [False, True])
+def test_run_file_edge_cases_read_as_the_reference_reads_them(tmp_path, data, allow_empty):
+    path = tmp_path / "run.txt"
+    path.write_bytes(data)
+    assert _outcome(read_trec_run, path, allow_empty) == _outcome(_reference_read, path, allow_empty)
+
+
+def test_a_broken_gzip_run_is_refused_as_before(tmp_path):
+    import gzip
+
+    text = "".join(f"q1 Q0 d{i} {i} {1 / (i + 1)!r} t\n" for i in range(20000)).encode()
+    path = tmp_path / "run.txt.gz"
+    path.write_bytes(gzip.compress(text)[:-200])
+    expected = _outcome(_reference_read, path)
+    assert expected[0] == "error" and "gzip" in expected[2]
+    assert _outcome(read_trec_run, path) == expected
+    assert _outcome(read_trec_run, tmp_path / "absent.run") == _outcome(_reference_read, tmp_path / "absent.run")
+
+
+class _Listing(list):
+    """A list of pairs that is not exactly a list (a Sequence the fast path lists first)."""
+
+
+@pytest.mark.parametrize(
+    "run, tag",
+    [
+        ({"q 1": [("a", 1.0)]}, "t"),
+        ({"q1": []}, "x y"),
+        ({"": [("a", 1.0)]}, "t"),
+        ({"q1": [("a", 1.0), ("", 2.0)]}, "t"),
+        ({"q1": [("a", 1.0)], "q2": [("b", 1.0), ("c d", 0.5)]}, "t"),
+        ({"q1": [("a", 1.0), ("b", math.nan), ("c d", 0.5)]}, "t"),
+        ({"q1": [("a", 1.0)], "q2": [("a", 1.0), ("b", 0.5), ("c", -math.nan)]}, "t"),
+        ({"q1": [("a", 1.0), ("b c", math.nan)]}, "t"),
+        ({"q1": [("a", "1.5"), ("b", "high")]}, "t"),  # float("high") fails as before
+        ({"q1": [("a", 1.0), ("b", None)]}, "t"),
+        ({"q1": [("a", 1.0), (7, 0.5)]}, "t"),  # not a string
+        ({"q1": [("a", 1.0), ("b", 0.5, "x")]}, "t"),  # not a pair
+        ({"q1": [("a", 1.0), ("b\ud800", 0.5)]}, "t"),  # a lone surrogate cannot be written as UTF-8
+        ({"q1\ud800": [("a", 1.0)]}, "t"),
+        ({"q1\ud800": []}, "t"),
+        ({"q1": [("a", 1.0)]}, "t\ud800"),
+        ({"q1": {"ab": 1.0, "cd": 2.0}}, "t"),  # a dict's keys unpacked as pairs
+        ({"q1": iter([("a", 1.0), ("b", 2.0)])}, "t"),
+        ({"q1": _Listing([("b", 2.0), ("a", 1.0)])}, "t"),
+        ({"q1": ("a", 1.0)}, "t"),
+        ({"q1": [("a", 1.0), ("a", 0.5)]}, "t"),  # written twice; as_written refuses it
+        ({"q1": [("a", 1.0), (["x"], 0.5)]}, "t"),
+        ({"q1": [("a", np.float32(0.1)), ("b", np.float64(0.2)), ("c", True), ("d", 2**60 + 1)]}, "t"),
+        ({"q1": [(1, 1.0), ("b", 1.0)]}, "t"),
+    ],
+)
+def test_runs_are_refused_or_written_and_checked_as_the_reference_does(tmp_path, run, tag):
+    if isinstance(run.get("q1"), type(iter([]))):  # an iterator is used up by the first writer: one per writer
+        items = list(run["q1"])
+        old, new = tmp_path / "reference.run", tmp_path / "new.run"
+        from gsr.io.runs import write_trec_run
+
+        assert _outcome(_reference_write, {"q1": iter(items)}, old, tag)[0] == "ok"
+        assert _outcome(write_trec_run, {"q1": iter(items)}, new, tag)[0] == "ok"
+        assert old.read_bytes() == new.read_bytes()
+        return
+    _same_writes(run, tmp_path, tag)
+
+
+@pytest.mark.parametrize(
+    "docid", [f"a{chr(c)}b" for c in (0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1F, 0x85, 0xA0, 0x2028, 0x3000)]
+)
+def test_an_id_holding_any_whitespace_is_refused_when_written(tmp_path, docid):
+    from gsr.io.runs import write_trec_run
+
+    for run in ({"q1": [("ok", 2.0), (docid, 1.0)]}, {docid: [("ok", 1.0)]}):
+        assert _same_writes(run, tmp_path)[0] == "error"
+    with pytest.raises(InputError, match="cannot be a column of a TREC run"):
+        write_trec_run({"q1": [("ok", 1.0)]}, tmp_path / "run.txt", tag=docid)
+
+
+def test_str_split_splits_at_exactly_the_characters_isspace_calls_whitespace():
+    """write_trec_run checks a query's ids at once (joined by spaces, split again, they must come back unchanged):
+    that is run_column's test only if str.split() splits at exactly the characters for which isspace() is true.
+    read_trec_run counts a line's columns with numpy where its whitespace is ASCII: its table of those bytes and its
+    pattern of the wider ones (and their UTF-8 lead bytes) must hold exactly the characters isspace() is true for."""
+    import gsr.io.runs
+
+    every = "".join(map(chr, range(0x110000)))
+    kept = set("".join(every.split()))
+    spaces = {c for c in every if c.isspace()}
+    assert {c for c in every if c not in kept} == spaces
+    assert {chr(b) for b in range(128) if not gsr.io.runs._WORD_BYTE[b]} == {c for c in spaces if c.isascii()}
+    assert gsr.io.runs._WORD_BYTE[128:].all()
+    wide = {c for c in spaces if not c.isascii()}
+    assert set(gsr.io.runs._WIDE_SPACE.findall(every)) == wide
+    assert all(c.encode()[:1].translate(None, gsr.io.runs._NOT_WIDE_SPACE_LEAD) for c in wide)
+
+
+def test_float_reads_exactly_the_ascii_scores_decimal_text_reads():
+    """read_trec_run converts a file's scores with float() without matching each against decimal_text's pattern
+    where they are ASCII without '_': float()'s grammar then is that pattern (whitespace aside, which no column
+    holds), every text of a small alphabet up to length 5 and the spellings of infinity and NaN show it."""
+    import itertools
+
+    from gsr.io.numbers import _DECIMAL
+
+    def reads(text: str) -> bool:
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
+
+    texts = ["".join(t) for n in range(1, 6) for t in itertools.product("1.e+-E0", repeat=n)]
+    texts += [
+        f"{sign}{word}{tail}"
+        for sign in ("", "+", "-", "--")
+        for word in ("inf", "INF", "iNfInItY", "infinity", "infinit", "nan", "NaN", "nana", "in", "1e5", "0x1")
+        for tail in ("", "1", "e1", ".", "x")
+    ]
+    texts += ["1\x00", "1\x7f", "1/2", "1,5", "(1)", "1j", "1L", "1d", "1f", "0b1", "0o7", "1e5.5", "٣"[:0] + "3"]
+    for text in texts:
+        assert reads(text) == bool(_DECIMAL.fullmatch(text)), text
+
+
+def test_well_formed_runs_take_the_fast_paths(tmp_path, monkeypatch):
+    """A well-formed file (ASCII or not, plain or gzip-compressed, oddly spaced) is read without the line-by-line
+    reader, and a well-formed run written and checked without going through its rows one by one."""
+    import gsr.io.runs
+
+    rng = np.random.default_rng(5)
+    run = _random_run(rng, queries=20, depth=30)
+    expected_bytes = _reference_write(run, tmp_path / "reference.run").read_bytes()
+    expected_run = _outcome(_reference_as_written, run, tmp_path / "new.run")
+    columns = []
+
+    def counted(text, what):
+        columns.append(what)
+        return text
+
+    def refused(*args):
+        raise AssertionError("read or checked row by row")
+
+    monkeypatch.setattr(gsr.io.runs, "run_column", counted)
+    monkeypatch.setattr(gsr.io.runs, "_trec_run_rows", refused)
+    monkeypatch.setattr(gsr.io.runs, "_checked_rows", refused)
+    path = gsr.io.runs.write_trec_run(run, tmp_path / "new.run")
+    assert path.read_bytes() == expected_bytes and columns == ["the run tag"] + ["query id"] * len(run)
+    assert _outcome(gsr.io.runs.as_written, run, path) == expected_run
+    plain = {q: [(d, s) for d, s in ranked if d.isascii()] for q, ranked in run.items() if q.isascii()}
+    for name, source in (("ascii.txt", plain), ("utf8.txt", run), ("messy.txt", run), ("messy.txt.gz", run)):
+        path = tmp_path / name
+        if name.startswith("messy"):  # other whitespace (Unicode's too: counted line by line), marks, CRLF
+            _messy_file(rng, source, path)
+        else:  # counted with numpy
+            path.write_bytes(_reference_write(source, tmp_path / "plain.run").read_bytes())
+            assert path.read_bytes().isascii() == (name == "ascii.txt")
+        assert _outcome(read_trec_run, path, True) == _outcome(_reference_read, path, True)
