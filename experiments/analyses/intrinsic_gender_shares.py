@@ -107,18 +107,32 @@ class DeltaGap:
         }
 
 
-def _text_source(texts) -> Callable[[str], str]:
-    if callable(texts):
-        return texts
-    if isinstance(texts, Mapping):
-        return texts.__getitem__
-    raise AnalysisError(f"texts must be a mapping docid -> text or a callable, not {type(texts).__name__}")
+class DocumentLabels:
+    """Documents' intrinsic genders by id, each labelled once: a label depends on its text and `words` only, so every
+    system's delta_gap shares one (labelling per system, of mostly the same documents, was most of Fig. 12's time)."""
+
+    def __init__(self, texts: Mapping[str, str] | Callable[[str], str], words: MentionWords | None = None):
+        if not callable(texts) and not isinstance(texts, Mapping):
+            raise AnalysisError(f"texts must be a mapping docid -> text or a callable, not {type(texts).__name__}")
+        self.text_of = texts if callable(texts) else texts.__getitem__
+        self.words = words or default_mention_words()
+        self._labels: dict[str, str] = {}
+
+    def __call__(self, docid: str, qid: str) -> str:
+        """The label of `docid`; `qid`, the query it was retrieved for, only names it in the error."""
+        if docid not in self._labels:
+            try:
+                text = self.text_of(docid)
+            except KeyError:
+                raise AnalysisError(f"delta_gap: no text for document {docid} (retrieved for query {qid})") from None
+            self._labels[docid] = intrinsic_gender(text, self.words).label
+        return self._labels[docid]
 
 
 def delta_gap(
     system: Run,
     perfect: Run,
-    texts: Mapping[str, str] | Callable[[str], str],
+    texts: Mapping[str, str] | Callable[[str], str] | DocumentLabels,
     cutoff: Mapping[str, int] | int,
     words: MentionWords | None = None,
     rule: str = "ratio",
@@ -127,7 +141,8 @@ def delta_gap(
     relevant documents); positive favours intrinsically male documents, negative female ones (gap_difference).
 
     Queries are those of the perfect run. Documents are labelled by gsr.text.intrinsic_gender.intrinsic_gender with
-    `words` (default: gsr.text.intrinsic_gender.default_mention_words()). A document with no text is an error.
+    `words` (default: gsr.text.intrinsic_gender.default_mention_words()), or by `texts` where it is a
+    DocumentLabels (calls sharing one label each document once). A document with no text is an error.
     """
     if rule not in GAP_RULES:
         raise AnalysisError(f"delta_gap: rule must be one of {', '.join(GAP_RULES)}, not {rule!r}")
@@ -140,19 +155,9 @@ def delta_gap(
             f"delta_gap: the system run shares no query with the perfect run "
             f"(e.g. {sorted(system)[0]} vs {sorted(perfect)[0]})"
         )
-    words = words or default_mention_words()
-    text_of = _text_source(texts)
-    labels: dict[str, str] = {}
-
-    def label(docid: str, qid: str) -> str:
-        if docid not in labels:
-            try:
-                text = text_of(docid)
-            except KeyError:
-                raise AnalysisError(f"delta_gap: no text for document {docid} (retrieved for query {qid})") from None
-            labels[docid] = intrinsic_gender(text, words).label
-        return labels[docid]
-
+    if isinstance(texts, DocumentLabels) and words not in (None, texts.words):
+        raise AnalysisError("delta_gap: `words` differ from those of the DocumentLabels given as texts")
+    label = texts if isinstance(texts, DocumentLabels) else DocumentLabels(texts, words)
     result = DeltaGap(rule=rule)
     for qid in sorted(perfect):
         k = cutoff if isinstance(cutoff, int) else cutoff.get(qid)
@@ -284,16 +289,15 @@ def compute(experiment, result, options: dict) -> IntrinsicGender:
         if q in cutoff
         for d, _ in ranked[: cutoff[q]]
     }
-    texts = result.collection.texts(wanted)
-    words = experiment.mention_words()
+    labels = DocumentLabels(result.collection.texts(wanted), experiment.mention_words())  # one for all systems
     rule = options["gap"]
-    deltas = {name: delta_gap(result.runs[name], result.runs[PERFECT], texts, cutoff, words, rule) for name in systems}
+    deltas = {name: delta_gap(result.runs[name], result.runs[PERFECT], labels, cutoff, None, rule) for name in systems}
     g_query = result.reference_genderedness()
     return IntrinsicGender(
         deltas,
         {name: favoured_share_by_bin(d.values, g_query, bins=options["gap_bins"]) for name, d in deltas.items()},
         rule,
-        words.names_source,
+        labels.words.names_source,
     )
 
 

@@ -137,29 +137,27 @@ def query_lists(
 ) -> tuple[dict, set[str]]:
     """Each system's measured list per query (a tie crossing K whole), its top MAX_DOCUMENTS as [docid, g_q(d),
     grade], g_q(d) as Eq. 2 computes it (gsr.documents.stats.GenderedDocuments); and every document shown."""
-    analyzer, index = gendered.analyzer, gendered.stats.doc_index
-    shown: set[str] = set()
-    lists: dict = {}
-    terms_of: dict[str, list[str]] = {}
+    index = gendered.stats.doc_index
+    lists: dict = {system: {} for system in runs}
+    rows_of: dict[str, dict[int, None]] = {}  # qid -> the rows of the documents its lists show
     for system, run in runs.items():
-        lists[system] = {}
         for qid, ranked in run.items():
             if qid not in cutoffs or qid not in queries:
                 continue
             k = tie_end(ranked, cutoffs[qid]) if cutoffs[qid] is not None else len(ranked)  # a tie across K whole
-            top = [d for d, _ in ranked[: min(k, MAX_DOCUMENTS)]]
-            if not top:
-                continue
-            terms = terms_of.setdefault(qid, analyzer.tokens(queries[qid]))
-            rows = np.array([index.get(d, -1) for d in top], dtype=np.int64)
-            values = np.full(len(top), np.nan)
-            known = rows >= 0
-            if known.any():
-                values[known] = gendered.query_document_genderedness(terms, rows[known])
-            grades = qrels.get(qid, {}) if qrels else {}
-            lists[system][qid] = [[d, _rounded(v), grades.get(d)] for d, v in zip(top, values.tolist())]
-            shown.update(top)
-    return lists, shown
+            if top := [d for d, _ in ranked[: min(k, MAX_DOCUMENTS)]]:
+                grades = qrels.get(qid, {}) if qrels else {}
+                lists[system][qid] = [[d, index.get(d, -1), grades.get(d)] for d in top]  # row: g_q(d) below
+                rows_of.setdefault(qid, {}).update((index[d], None) for d in top if d in index)
+    g_of: dict[str, dict[int, float]] = {}  # qid -> row -> g_q(d)
+    for qid, found in rows_of.items():  # once per query and document: indexing the counts per list was slow
+        values = gendered.query_document_genderedness(gendered.analyzer.tokens(queries[qid]), np.fromiter(found, int))
+        g_of[qid] = dict(zip(found, values.tolist()))
+    for per_query in lists.values():
+        for qid, rows in per_query.items():
+            for row in rows:
+                row[1] = _rounded(g_of[qid].get(row[1]))
+    return lists, {row[0] for per_query in lists.values() for rows in per_query.values() for row in rows}
 
 
 def word_values(texts: dict[str, str], gendered) -> dict[str, float | None]:

@@ -230,6 +230,7 @@ class GenderedDocuments:
         self._term_counts: sparse.csr_matrix | None = None  # documents × the query terms asked for so far
         self._term_count_g: tuple[np.ndarray, np.ndarray] | None = None  # (c_dt g(t), c_dt) of each entry
         self._excluded_slots: dict[tuple[str, ...], np.ndarray] = {}  # query terms -> their excluded columns
+        self._excluded_ids: dict[tuple[str, ...], np.ndarray] = {}  # query terms -> excluded_terms' (read-only) ids
 
     def _class_index(self) -> dict[str, np.ndarray]:
         if self._terms_by_class is None:
@@ -247,11 +248,16 @@ class GenderedDocuments:
             query_terms: The query's terms.
 
         Returns:
-            The term ids, ascending.
+            The term ids, ascending; read-only, as they are kept for the next call with these terms (looking up the
+            inflections is the costly step, and the report asks once per query and lexicon, then for its words).
         """
-        per_term = self._class_term_ids(sorted(set(query_terms)))
-        found = [ids for ids in per_term.values() if len(ids)]
-        return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+        key = tuple(sorted(set(query_terms)))
+        if key not in self._excluded_ids:
+            found = [ids for ids in self._class_term_ids(list(key)).values() if len(ids)]
+            ids = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+            ids.flags.writeable = False
+            self._excluded_ids[key] = ids
+        return self._excluded_ids[key]
 
     def _class_term_ids(self, terms: list[str]) -> dict[str, np.ndarray]:
         """Each term's class as collection term ids of the lexicon's words: the members the analyzer can list

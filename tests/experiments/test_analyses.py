@@ -358,6 +358,39 @@ def test_delta_gap_bad_input():
         delta_gap(system, perfect, TEXTS, 1, WORDS, rule="plus-one")
 
 
+def test_document_labels_label_each_document_once_as_intrinsic_gender_does():
+    """compute shares one DocumentLabels between every system's delta_gap: the same labels and Δgap as texts given
+    to each call, each text read and labelled once."""
+    from experiments.analyses.intrinsic_gender_shares import DocumentLabels
+    from gsr.text.intrinsic_gender import intrinsic_gender
+
+    read: list[str] = []
+
+    def text_of(docid: str) -> str:
+        read.append(docid)
+        return TEXTS[docid]
+
+    labels = DocumentLabels(text_of, WORDS)
+    assert {d: labels(d, "q") for d in TEXTS} == {d: intrinsic_gender(t, WORDS).label for d, t in TEXTS.items()}
+    perfect = _run({"q1": ["m1", "f1", "n1"], "q2": ["f1", "f2"], "q5": ["f1", "n2"]})
+    systems = [_run({"q1": ["m1", "m2", "f1"], "q2": ["f2", "n2"], "q5": ["m1", "m2"]}), _run({"q2": ["n1", "m2"]})]
+    for rule in ("ratio", "add-one"):
+        for system in systems:
+            shared = delta_gap(system, perfect, labels, {"q1": 3, "q2": 2, "q5": 2}, rule=rule)
+            assert shared == delta_gap(system, perfect, TEXTS, {"q1": 3, "q2": 2, "q5": 2}, WORDS, rule)
+    assert sorted(read) == sorted(TEXTS)  # each once, however many calls asked
+    assert (
+        delta_gap(systems[0], perfect, labels, 2, WORDS).values
+        == delta_gap(systems[0], perfect, TEXTS, 2, WORDS).values
+    )
+    with pytest.raises(AnalysisError, match="words"):
+        delta_gap(systems[0], perfect, labels, 2, MentionWords(frozenset({"her"}), frozenset({"his"})))
+    with pytest.raises(AnalysisError, match="no text for document zz"):
+        DocumentLabels(TEXTS, WORDS)("zz", "q1")
+    with pytest.raises(AnalysisError, match="mapping docid -> text or a callable"):
+        DocumentLabels(["m1"], WORDS)  # type: ignore[arg-type]
+
+
 def test_favoured_share_by_paper_bins():
     delta = {"a": 0.5, "b": -0.2, "c": 0.0, "d": 1.0, "e": -1.0, "f": 0.3, "g": 0.1}
     g = {"a": -0.07, "b": -0.06, "c": -0.01, "d": 0.12, "e": 0.2, "f": 0.1, "g": None}

@@ -554,3 +554,26 @@ def test_position_outside_the_index_is_a_lucene_error(indexes, demo):
 
     with pytest.raises(LuceneError, match=f"position {len(demo.docs)} is outside the index's"):
         fetch_documents(indexes["raw"], (), [len(demo.docs)])
+
+
+def test_excluded_terms_are_kept_read_only_and_g_of_a_document_is_the_same_in_any_list(tiny_lexicon):
+    """The report computes g_q(d) once per query for the documents of every system's list together, and asks
+    excluded_terms again for each query: a document's g_q(d) must not depend on the rows asked with it (to the
+    bit), and a kept answer must equal a fresh one and be safe from callers."""
+    docs = [f"d{i}" for i in range(40)]
+    words = ["man", "woman", "nurse", "nurses", "nursing", "she", "he", "care", "tools", "wire", "hospital", "x"]
+    rng = random.Random(3)
+    texts = [(d, " ".join(rng.choice(words) for _ in range(rng.randint(0, 12)))) for d in docs]
+    gendered = DocumentStats.build(texts, n_jobs=1).gendered(tiny_lexicon)
+    for query in (["nurse", "care"], ["care", "nurse", "nurse"], ["tools"], ["unknown"], []):
+        kept = gendered.excluded_terms(query)
+        fresh = DocumentStats.build(texts, n_jobs=1).gendered(tiny_lexicon).excluded_terms(query)
+        assert kept.tolist() == fresh.tolist() and gendered.excluded_terms(query) is kept
+        with pytest.raises(ValueError):
+            kept[:] = 0
+        lists = [rng.sample(range(len(docs)), 10) for _ in range(5)]
+        together = dict.fromkeys(row for rows in lists for row in rows)
+        g = dict(zip(together, gendered.query_document_genderedness(query, np.array(list(together))).tolist()))
+        for rows in lists:
+            alone = gendered.query_document_genderedness(query, np.array(rows)).tolist()
+            assert np.array_equal(alone, [g[row] for row in rows], equal_nan=True)
