@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from experiments.registry import SYSTEMS, SystemType
@@ -31,7 +33,9 @@ def rerank(experiment, system) -> dict:
     """
     if experiment.trained_by is not None:
         return probed_rerank(experiment, system)
-    reranked = cross_validated(experiment, system)
+    kept = kept_fold_models(experiment, system)
+    reranked = cross_validated(experiment, system, fold_models=kept.keep)
+    kept.complete = True
     candidates = experiment.system_run(experiment.upstream(system))
     return {q: reranked.get(q, ranked) for q, ranked in candidates.items()}
 
@@ -52,10 +56,37 @@ def ranking_settings(experiment, system) -> dict:
     _, trainable = trainable_queries(experiment, system)
     return {
         "depth": rerank_depth(system.params["depth"], collection.qrels, trainable),
-        "tokenize": experiment.analyzer.tokens,
+        "tokenize": memoised_tokens(experiment),
         "idf": query_idf(experiment, [collection.queries[q] for q in trainable]),
         "device": resolve_device(system.params["device"], f"{system.name}.device"),
     }
+
+
+class FoldModels:
+    """A neural system's fold models as trained or loaded in this process: {fold k: (its test queries, the weights on
+    the CPU)}, complete once every fold is in. The adversarial probe scores its edited queries with them instead of
+    loading every checkpoint again and rebuilding the original queries' inputs for each appended word."""
+
+    def __init__(self):
+        self.folds: dict[int, tuple[list[str], dict]] = {}
+        self.complete = False
+
+    def keep(self, k: int, test_queries: list[str], network) -> None:
+        self.folds[k] = (
+            list(test_queries),
+            {name: t.detach().cpu().clone() for name, t in network.state_dict().items()},
+        )
+
+
+def kept_fold_models(experiment, system) -> FoldModels:
+    """The FoldModels of `system` in `experiment` (shared with the experiments derived from it)."""
+    return experiment.shared(f"fold models {experiment.system_key(system)}", FoldModels)
+
+
+def memoised_tokens(experiment):
+    """GSR's analyzer, its token lists kept for the experiment (and those derived from it): every neural system and
+    the probe's re-scoring read the same candidate documents, which were tokenised once per system before."""
+    return experiment.shared("memoised tokens", lambda: functools.lru_cache(maxsize=None)(experiment.analyzer.tokens))
 
 
 def cross_validated(experiment, system, fold_models=None) -> dict:
@@ -101,7 +132,7 @@ def probed_rerank(experiment, system) -> dict:
     model of the fold it was tested in (loaded from the original run's checkpoints, or trained again where they are
     gone, with the same seeds); queries the original run did not re-rank keep their candidates."""
     from retrievers.neural.inputs import build_ranking_data
-    from retrievers.neural.models import model_inputs
+    from retrievers.neural.models import model_inputs, new_model
     from retrievers.neural.training import rerank as rerank_fold
 
     original = experiment.trained_by
@@ -122,12 +153,16 @@ def probed_rerank(experiment, system) -> dict:
         idf=query_idf(experiment, list(queries.values())),
     )
     inputs = model_inputs(system.model, data)
+    kept = kept_fold_models(original, system)
+    if not kept.complete:  # the original run came from the cache: its fold models are loaded (or trained) once
+        cross_validated(original, system, fold_models=kept.keep)
+        kept.complete = True
+    device = settings["device"]
     reranked: dict = {}
-
-    def score(k: int, fold: list[str], network) -> None:
-        reranked.update(rerank_fold(network, inputs, data, [q for q in fold if q in data.candidates]))
-
-    cross_validated(original, system, fold_models=score)
+    for _, (fold, weights) in sorted(kept.folds.items()):
+        network = new_model(system.model)
+        network.load_state_dict(weights)
+        reranked.update(rerank_fold(network.to(device), inputs, data, [q for q in fold if q in data.candidates]))
     return {q: reranked.get(q, ranked) for q, ranked in candidates.items()}
 
 

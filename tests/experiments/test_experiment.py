@@ -7,6 +7,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import time
 import tomllib
 from pathlib import Path
 
@@ -300,3 +301,78 @@ def test_a_neural_run_is_keyed_by_the_qrels_it_learns_from(tmp_path, monkeypatch
     after = keys()
     assert after["BM25"] == before["BM25"]  # BM25 does not read the qrels
     assert after["DRMM"] != before["DRMM"]  # a run trained on the old judgments is not reused
+
+
+@needs_java
+def test_the_probe_scores_edited_queries_with_the_models_trained_on_the_originals(tmp_path, monkeypatch):
+    """Edited queries (the adversarial probe) are scored by the original run's fold models: those trained in this
+    process without reading a checkpoint, else those of its checkpoints; the same run either way, nothing retrained."""
+    from gsr.infra.store import cache_dir
+    from retrievers.neural import crossval
+
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path / "cache"))
+    config = robust04_config(tmp_path, systems={"BM25", "DRMM"})
+    drmm = next(s for s in config.systems if s.name == "DRMM")
+    trained = Experiment(config)
+    original = trained.system_run(drmm)
+    edited = {q: f"{text} report nurse" for q, text in trained.collection.queries.items()}
+    checkpoints = sorted((cache_dir() / "checkpoints").rglob("*.pt"))
+    assert len(checkpoints) == 5
+
+    with monkeypatch.context() as patch:
+        patch.setattr(crossval, "_load_checkpoint", lambda *args: pytest.fail("a checkpoint was read again"))
+        patch.setattr(crossval, "train_ranker", lambda *args, **kwargs: pytest.fail("a model was trained again"))
+        probed = trained.with_queries(edited, reuse_training=True)
+        in_memory = probed.system_run(drmm)
+    assert set(original) <= set(in_memory) and any(in_memory[q] != original[q] for q in original)
+
+    key = probed.system_key(drmm)
+    for path in (cache_dir() / "runs").glob(f"{key}.run*"):
+        path.unlink()  # so that a new experiment scores the edited queries again
+    later = Experiment(config)
+    assert later.system_run(drmm) == original and "run DRMM" in later.reused
+    with monkeypatch.context() as patch:
+        patch.setattr(crossval, "train_ranker", lambda *args, **kwargs: pytest.fail("a model was trained again"))
+        from_checkpoints = later.with_queries(edited, reuse_training=True).system_run(drmm)
+    assert from_checkpoints == in_memory
+    assert sorted((cache_dir() / "checkpoints").rglob("*.pt")) == checkpoints
+
+
+def test_systems_without_a_trained_embedding_run_while_it_trains(tmp_path, monkeypatch):
+    """The collection's embeddings train in background processes: a system needing none of them runs meanwhile,
+    whatever the config's order, and the runs equal those of training in this process first."""
+    from embeddings import training
+    from experiments.config.experiment import parse_config
+
+    real_training = training.train_embedding
+
+    def slow_training(*args, **kwargs):
+        time.sleep(3)  # still training when the runner picks its first system
+        return real_training(*args, **kwargs)
+
+    monkeypatch.setattr(training, "train_embedding", slow_training)  # forked workers inherit it
+    raw = {
+        "collection": {"kind": "toy1"},
+        "threads": 2,
+        "output": str(tmp_path / "out"),
+        "embeddings": {
+            "w2v": {"train": "word2vec", "dim": 8, "min_count": 1, "epochs": 2},
+            "glove": {"source": "glove-6b-50d"},
+        },
+        "systems": [
+            {"name": "w2v_add", "model": "add", "embedding": "w2v"},
+            {"name": "glove_add", "model": "add", "embedding": "glove"},
+        ],
+        "gsr": {"measuring": ["glove"]},
+        "analyses": {"rank_change": False, "reliability": False, "intrinsic_gender": False},
+    }
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path / "background"))
+    background = Experiment(parse_config(raw))
+    result = background.run()
+    steps = list(background.timings)
+    assert steps.index("run glove_add") < steps.index("run w2v_add")  # picked first: w2v was not ready yet
+    assert background.timings["training w2v, in the background"] >= 3
+
+    monkeypatch.setenv("GSR_CACHE", str(tmp_path / "here"))
+    sequential = Experiment(parse_config({**raw, "threads": 1})).run()  # trained in this process when first used
+    assert sequential.runs == result.runs and list(result.runs)[:2] == ["w2v_add", "glove_add"]
