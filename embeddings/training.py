@@ -209,7 +209,7 @@ def train_embedding(corpus: TokenCorpus, settings: TrainingSettings):
 
     One worker thread: with more, gensim's threads update shared vectors in whatever order the scheduler gives, and
     two runs with one seed differ (the demo's w2v_add MAP moved by 0.001 between fresh runs). Several embeddings
-    train side by side instead (train_embeddings), one per core.
+    train side by side instead (start_training), one per core.
     """
     import logging
 
@@ -294,23 +294,25 @@ def _trained_key(documents: Path, collection_key: str, settings: TrainingSetting
     return trained_embedding(documents, collection_key, settings)[1]
 
 
-def train_embeddings(documents: Path, collection_key: str, settings: list[TrainingSettings], n_jobs: int) -> None:
-    """trained_embedding for each of `settings`, up to `n_jobs` at once in forked processes (each trains on one core,
-    see train_embedding); the results land in the cache, where trained_embedding finds them. The token corpus is
+def start_training(documents: Path, collection_key: str, settings: list[TrainingSettings], n_jobs: int):
+    """trained_embedding for each of `settings` not cached yet, started in up to `n_jobs` forked processes (each
+    trains on one core, see train_embedding) that run while the caller goes on; their results land in the cache,
+    where trained_embedding finds them once the returned BackgroundProcesses has been waited for. None when there is
+    nothing to train, or `n_jobs` < 2 (each is then trained in this process when first used). The token corpus is
     written first, once, for all of them."""
     from functools import partial
 
     from embeddings.loading import CACHE_FORMAT
-    from gsr.infra.parallel import map_in_processes
+    from gsr.infra.parallel import BackgroundProcesses
 
     missing = [
         s
         for s in settings
         if not (cache_dir() / "embeddings" / f"{trained_key(collection_key, s)}-v{CACHE_FORMAT}").is_dir()
     ]
-    if len(missing) < 2 or n_jobs < 2:
-        return  # nothing to overlap: trained when first used
+    if not missing or n_jobs < 2:
+        return None
     cached_folder(
         cache_dir() / "token-corpora" / collection_key, lambda staging: write_token_corpus(documents, staging)
     )
-    list(map_in_processes(partial(_trained_key, documents, collection_key), missing, min(n_jobs, len(missing))))
+    return BackgroundProcesses(partial(_trained_key, documents, collection_key), missing, n_jobs)

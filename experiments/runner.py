@@ -38,6 +38,7 @@ from gsr.text.analyzer import Analyzer, stopwords_of
 from gsr.uncertainty import check_resample_memory
 
 log = logs.get("run")
+BACKGROUND_TRAINING = "embeddings training in the background"
 
 
 @dataclass
@@ -154,27 +155,46 @@ class Experiment:
                 else:
                     from embeddings.training import TrainingSettings, trained_embedding
 
+                    self.training_done(name, wait=True)
+
                     kv, key = trained_embedding(
                         self.collection.documents, self.collection.key, TrainingSettings(**(spec.train or {}))
                     )
             self._embeddings[name] = LoadedEmbedding(name, kv, key)
         return self._embeddings[name]
 
-    def train_embeddings(self) -> None:
-        """The embeddings this experiment trains on its collection, trained side by side (one core each, which
-        keeps each exact) before the first system asks for one."""
-        from embeddings.training import TrainingSettings, train_embeddings
+    def start_training(self) -> None:
+        """The embeddings this experiment trains on its collection, started side by side in the background (one core
+        each, which keeps each exact); the Lucene index and the systems that need none of them run meanwhile, and the
+        first use of one waits for it (training_done)."""
+        from embeddings.training import TrainingSettings, start_training
 
         config = self.config
-        used = {s.embedding for s in config.systems} | set(config.measuring)
-        used |= {config.embeddings[name].base for name in list(used) if name in config.embeddings}
         trained = [
-            TrainingSettings(**spec.train)
-            for name, spec in config.embeddings.items()
-            if name in used and spec.train is not None and spec.base is None and spec.source is None
+            TrainingSettings(**(config.embeddings[name].train or {})) for name in sorted(config.trained_embeddings())
         ]
-        with self.step("training embeddings side by side"):
-            train_embeddings(self.collection.documents, self.collection.key, trained, config.threads or 1)
+        jobs = start_training(self.collection.documents, self.collection.key, trained, config.threads or 1)
+        if jobs is not None:
+            log.info("training the collection's embeddings in the background …")
+            self._shared[BACKGROUND_TRAINING] = jobs  # a shared resource: stopped if the experiment ends first
+
+    def training_done(self, name: str, wait: bool = False) -> bool:
+        """Whether the trained embedding `name` is not (or no longer) training in the background (start_training);
+        with `wait`, waits until it is done."""
+        from embeddings.training import TrainingSettings
+
+        jobs = self._shared.get(BACKGROUND_TRAINING)
+        settings = TrainingSettings(**(self.config.embeddings[name].train or {}))
+        if jobs is None or settings not in jobs.items:
+            return True
+        index = jobs.items.index(settings)
+        if wait and not jobs.done(index):
+            with self.step(f"waiting for {name}, training in the background"):
+                jobs.wait(index)
+        if not jobs.done(index):
+            return False
+        self.timings.setdefault(f"training {name}, in the background", jobs.seconds[index])
+        return True
 
     def lexicon(self, name: str):
         """The GenderLexicon (Eq. 1) of a measuring embedding, with the config's definitional pairs (made once)."""
@@ -294,7 +314,13 @@ class Experiment:
         collection = self.collection
         check_resample_memory(len(collection.queries), config.resamples, "evaluation.resamples")
         judged = collection.judged_queries()
-        self.train_embeddings()
+        self.start_training()
+        pending = list(config.systems)
+        while pending:  # while embeddings train: first the systems whose embeddings are ready, if any
+            ready = [s for s in pending if all(self.training_done(e) for e in config.trained_embeddings_of(s))]
+            system = ready[0] if ready else pending[0]
+            self.system_run(system)
+            pending.remove(system)
         runs = {s.name: self.system_run(s) for s in config.systems}
         docids = collection_docids(collection.documents)
         for name, run in runs.items():

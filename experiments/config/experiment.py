@@ -116,6 +116,27 @@ class ExperimentConfig:
         """variant label -> system, for a regular system and its debiased copies."""
         return {s.variant: s for s in self.systems if s.name == system or s.base_system == system}
 
+    def trained_embeddings(self) -> set[str]:
+        """The embeddings trained on the collection that a system, GSR or a debiased embedding uses."""
+        used = {s.embedding for s in self.systems} | set(self.measuring)
+        used |= {self.embeddings[name].base for name in list(used) if name in self.embeddings}
+        return {
+            name
+            for name, spec in self.embeddings.items()
+            if name in used and spec.train is not None and spec.base is None and spec.source is None
+        }
+
+    def trained_embeddings_of(self, system: SystemSpec) -> set[str]:
+        """The embeddings trained on the collection that `system`, or a run it re-ranks, retrieves with."""
+        trained, needed = self.trained_embeddings(), set()
+        while True:
+            spec = self.embeddings.get(system.embedding) if system.embedding else None
+            if spec is not None:
+                needed |= {name for name in (system.embedding, spec.base) if name in trained}
+            if not system.rerank:
+                return needed
+            system = next(s for s in self.systems if s.name == system.rerank)
+
 
 def load_config(path_or_name: str | Path) -> ExperimentConfig:
     """Read and check a config file, or a built-in config by name ('demo', 'robust04')."""
