@@ -35,7 +35,7 @@ from gsr.fairness.labels import (
 from gsr.infra.digests import content_key, fast_digest, file_content_key
 from gsr.infra.params import Param, ParamError
 from gsr.infra.store import cache_dir, cached_file
-from gsr.io.types import Run, rank_order
+from gsr.io.types import Run, top_ranked
 from gsr.text.intrinsic_gender import GENDERED_ENTITIES, LABELS, NEUTRAL, intrinsic_gender
 
 AUTO, COLLECTION, FILE_PREFIX = "auto", "collection", "file:"
@@ -247,7 +247,7 @@ def bias_of_runs(
     labels = labels or collection_labels(experiment, options["bias_labels"])
     mentions = None
     if settings.rab != LABEL_MAGNITUDES:
-        wanted = {d for run in runs.values() for q in query_ids for d, _ in rank_order(run.get(q, []))[: settings.k]}
+        wanted = {d for run in runs.values() for q in query_ids for d, _ in top_ranked(run, q, settings.k)}
         words = resolved_source(experiment, options.get("bias_gender_words", "appendix-b"))
         words = words[len(FILE_PREFIX) :] if words.startswith(FILE_PREFIX) else words
         mentions = gendered_word_counts(collection.texts(wanted), entities=words)

@@ -31,6 +31,7 @@ from gsr.evaluate import GSR, relative_to_perfect
 from gsr.fairness.evaluate import per_query_value
 from gsr.infra.numeric import finite
 from gsr.infra.params import Param, ParamError
+from gsr.io.types import run_subset
 
 PAPER_WORDS = ("United States", "UK")
 PROBE_MEASURES = ("KL", "FSKL", "NDKL", "MB_female", "MAB_female", "ARaB")
@@ -67,7 +68,7 @@ def _gsr_values(measure: GSR, runs: dict, queries, gendered, qrels, probed) -> d
     """{system: (its GSR, the perfect engine's GSR, {qid: g(q)})} over the probed queries; the engines are measured
     once for all systems (GSR.evaluate_many)."""
     reports = measure.evaluate_many(
-        {name: {q: run[q] for q in probed if run.get(q)} for name, run in runs.items()},
+        {name: run_subset(run, probed) for name, run in runs.items()},
         {q: queries[q] for q in probed},
         gendered,
         {q: qrels[q] for q in probed if q in qrels},

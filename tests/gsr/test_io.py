@@ -1134,3 +1134,16 @@ def test_well_formed_runs_take_the_fast_paths(tmp_path, monkeypatch):
             path.write_bytes(_reference_write(source, tmp_path / "plain.run").read_bytes())
             assert path.read_bytes().isascii() == (name == "ascii.txt")
         assert _outcome(read_trec_run, path, True) == _outcome(_reference_read, path, True)
+
+
+def test_a_subset_of_a_checked_run_is_measured_without_checking_it_again():
+    from gsr.io.convert import as_run
+    from gsr.io.types import CheckedRun, run_subset, top_ranked
+
+    checked = CheckedRun({"q1": [("d2", 2.0), ("d1", 1.0)], "q2": [("d3", 1.0)], "q3": []})
+    subset = run_subset(checked, ["q1", "q3", "q9"])
+    assert subset == {"q1": [("d2", 2.0), ("d1", 1.0)]} and as_run(subset) is subset  # taken as it is
+    plain = run_subset({"q1": [("d1", 1.0), ("d2", 2.0)]}, ["q1"])
+    assert not isinstance(plain, CheckedRun) and as_run(plain) == {"q1": [("d2", 2.0), ("d1", 1.0)]}  # checked
+    assert top_ranked({"q1": [("d1", 1.0), ("d2", 2.0), ("d3", 2.0)]}, "q1", 2) == [("d3", 2.0), ("d2", 2.0)]
+    assert top_ranked(checked, "q1", 1) == [("d2", 2.0)] and top_ranked(checked, "q9", 5) == []
