@@ -1,6 +1,6 @@
 """Time of TREC run file handling (gsr.io.runs): write_trec_run, as_written and read_trec_run (plain and .gz) on a
-synthetic run of --queries × --depth documents, beside the row-by-row implementations they replaced (`before`, kept
-below as they were), best of --repeat.
+synthetic run of --queries × --depth documents, beside the row-by-row implementations they replaced (`before`:
+tests/support/run_reference.py, as they were), best of --repeat.
 
     .venv/bin/python benchmarks/bench_run_io.py [--queries 250] [--depth 1000] [--repeat 5] [--seed 0]
 
@@ -16,97 +16,14 @@ from __future__ import annotations
 import argparse
 import gzip
 import math
-import numbers
 import tempfile
 from pathlib import Path
 
 import numpy as np
 from common import best_of, load_text, machine, write_json
 
-from gsr.errors import InputError
-from gsr.infra.store import atomic_write
-from gsr.io.files import text_lines
-from gsr.io.numbers import decimal_text, integer_text
 from gsr.io.runs import as_written, read_trec_run, write_trec_run
-from gsr.io.types import CheckedRun
-
-# ------------------------------------------------------------------ before: gsr/io/runs.py as it was, row by row
-
-
-def before_rank_order(scored):
-    return sorted(scored, key=lambda pair: (pair[1], pair[0]), reverse=True)
-
-
-def before_run_score(value, where):
-    if isinstance(value, str):
-        score = decimal_text(value.strip(), where)
-    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
-        score = float(value)
-    else:
-        raise InputError(f"{where}: score must be a number, not {value!r}")
-    if score != score:
-        raise InputError(f"{where}: score is NaN")
-    return score
-
-
-def before_checked_run(rows):
-    grouped: dict = {}
-    for where, q, d, s in rows:
-        s = before_run_score(s, where)
-        docs = grouped.setdefault(q, {})
-        if d in docs:
-            raise InputError(f"{where}: document {d} appears twice for query {q}")
-        docs[d] = s
-    return CheckedRun((q, before_rank_order(docs.items())) for q, docs in grouped.items())
-
-
-def before_rows(path):
-    for lineno, line in text_lines(path):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != 6:
-            raise InputError(f"{path}:{lineno}: expected 6 columns 'qid Q0 docid rank score tag', found {len(parts)}")
-        qid, _, docid, rank, score, _ = parts
-        where = f"{path}:{lineno}"
-        integer_text(rank, where, "rank")
-        yield where, qid, docid, before_run_score(score, where)
-
-
-def before_read_trec_run(path, allow_empty=False):
-    path = Path(path)
-    run = before_checked_run(before_rows(path))
-    if not run and not allow_empty:
-        raise InputError(f"{path}: the run is empty (no 'qid Q0 docid rank score tag' line)")
-    return run
-
-
-def before_as_written(run, path):
-    return before_checked_run(
-        (f"{path}: query {qid}", qid, docid, float(score)) for qid in sorted(run) for docid, score in run[qid]
-    )
-
-
-def before_run_column(text, what):
-    if not isinstance(text, str) or not text or any(ch.isspace() for ch in text):
-        raise InputError(
-            f"{what} {text!r} cannot be a column of a TREC run: it must be a non-empty string without whitespace"
-        )
-    return text
-
-
-def before_write_trec_run(run, path, tag="gsr"):
-    before_run_column(tag, "the run tag")
-    with atomic_write(path) as out:
-        for qid in sorted(run):
-            before_run_column(qid, "query id")
-            for rank, (docid, score) in enumerate(run[qid], start=1):
-                value = float(score)
-                if value != value:
-                    raise InputError(f"query {qid}, document {docid}: score is NaN, which a TREC run cannot hold")
-                out.write(f"{qid} Q0 {before_run_column(docid, 'document id')} {rank} {value!r} {tag}\n")
-    return Path(path)
-
+from tests.support import run_reference as row_by_row  # the functions these replaced, as they were
 
 # ---------------------------------------------------------------------------------------------- the measurement
 
@@ -147,12 +64,12 @@ def main() -> None:
         old_file, new_file = Path(folder, "before.run"), Path(folder, "after.run")
         steps = {
             "write_trec_run": (
-                lambda: before_write_trec_run(run, old_file, tag="bench"),
+                lambda: row_by_row.write_trec_run(run, old_file, tag="bench"),
                 lambda: write_trec_run(run, new_file, tag="bench"),
                 lambda old, new: old_file.read_bytes() == new_file.read_bytes(),
             ),
             "as_written": (
-                lambda: before_as_written(run, new_file),
+                lambda: row_by_row.as_written(run, new_file),
                 lambda: as_written(run, new_file),
                 lambda old, new: shown(old) == shown(new) and type(old) is type(new),
             ),
@@ -162,7 +79,7 @@ def main() -> None:
         gz_file.write_bytes(gzip.compress(new_file.read_bytes(), compresslevel=6))
         for name, path in (("read_trec_run", new_file), ("read_trec_run .gz", gz_file)):
             steps[name] = (
-                lambda path=path: before_read_trec_run(path),
+                lambda path=path: row_by_row.read_trec_run(path),
                 lambda path=path: read_trec_run(path),
                 lambda old, new: shown(old) == shown(new) and type(old) is type(new),
             )

@@ -19,6 +19,7 @@ from gsr.io.qrels import read_qrels
 from gsr.io.runs import read_trec_run
 from gsr.io.topics import read_jsonl_queries, read_queries, read_trec_topics, read_tsv_queries
 from gsr.io.types import rank_order
+from tests.support import run_reference as reference
 from tests.support.shared_data import ROBUST04_TOPICS, assert_message
 
 pytestmark = pytest.mark.usefixtures("own_cache")  # any cache write stays in the test's own folder
@@ -705,73 +706,9 @@ def test_a_run_read_by_the_readers_is_not_checked_twice_and_a_plain_mapping_is(t
 
 
 # --------------------------------------------------------------------------------- gsr.io.runs against the reference
-# gsr.io.runs reads, checks and writes runs a block or a query at a time; below, its functions as they were (one row
-# at a time), which every result, written byte and error message of the new ones must equal.
-
-
-def _reference_rank_order(scored):
-    return sorted(scored, key=lambda pair: (pair[1], pair[0]), reverse=True)
-
-
-def _reference_checked_run(rows):
-    from gsr.io.runs import run_score
-    from gsr.io.types import CheckedRun
-
-    grouped: dict = {}
-    for where, q, d, s in rows:
-        s = run_score(s, where)
-        docs = grouped.setdefault(q, {})
-        if d in docs:
-            raise InputError(f"{where}: document {d} appears twice for query {q}")
-        docs[d] = s
-    return CheckedRun((q, _reference_rank_order(docs.items())) for q, docs in grouped.items())
-
-
-def _reference_rows(path):
-    from gsr.io.files import text_lines
-    from gsr.io.numbers import integer_text
-    from gsr.io.runs import run_score
-
-    for lineno, line in text_lines(path):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != 6:
-            raise InputError(f"{path}:{lineno}: expected 6 columns 'qid Q0 docid rank score tag', found {len(parts)}")
-        qid, _, docid, rank, score, _ = parts
-        where = f"{path}:{lineno}"
-        integer_text(rank, where, "rank")
-        yield where, qid, docid, run_score(score, where)
-
-
-def _reference_read(path, allow_empty=False):
-    path = Path(path)
-    run = _reference_checked_run(_reference_rows(path))
-    if not run and not allow_empty:
-        raise InputError(f"{path}: the run is empty (no 'qid Q0 docid rank score tag' line)")
-    return run
-
-
-def _reference_as_written(run, path):
-    return _reference_checked_run(
-        (f"{path}: query {qid}", qid, docid, float(score)) for qid in sorted(run) for docid, score in run[qid]
-    )
-
-
-def _reference_write(run, path, tag="gsr"):
-    from gsr.infra.store import atomic_write
-    from gsr.io.runs import run_column
-
-    run_column(tag, "the run tag")
-    with atomic_write(path) as out:
-        for qid in sorted(run):
-            run_column(qid, "query id")
-            for rank, (docid, score) in enumerate(run[qid], start=1):
-                value = float(score)
-                if value != value:
-                    raise InputError(f"query {qid}, document {docid}: score is NaN, which a TREC run cannot hold")
-                out.write(f"{qid} Q0 {run_column(docid, 'document id')} {rank} {value!r} {tag}\n")
-    return Path(path)
+# gsr.io.runs reads, checks and writes runs a block or a query at a time; tests.support.run_reference holds its
+# functions as they were (one row at a time), which every result, written byte and error message of the new ones must
+# equal.
 
 
 def _outcome(call, *args, **kwargs):
@@ -792,11 +729,11 @@ def _same_writes(run, folder: Path, tag="gsr"):
     from gsr.io.runs import as_written, write_trec_run
 
     old, new = folder / "reference.run", folder / "new.run"
-    expected = _outcome(_reference_write, run, old, tag)
+    expected = _outcome(reference.write_trec_run, run, old, tag)
     got = _outcome(write_trec_run, run, new, tag)
     assert got[0] == expected[0] and got[1:] == (expected[1:] if got[0] == "error" else (new,))
     assert old.exists() == new.exists() and (not old.exists() or old.read_bytes() == new.read_bytes())
-    assert _outcome(as_written, run, new) == _outcome(_reference_as_written, run, new)
+    assert _outcome(as_written, run, new) == _outcome(reference.as_written, run, new)
     return got
 
 
@@ -833,7 +770,7 @@ def test_runs_are_written_checked_and_read_back_as_the_reference_does(tmp_path, 
     run = _random_run(rng, queries=int(rng.integers(1, 40)), depth=60)
     assert _same_writes(run, tmp_path)[0] == "ok"
     path = tmp_path / "new.run"
-    assert _outcome(read_trec_run, path) == _outcome(_reference_read, path)
+    assert _outcome(read_trec_run, path) == _outcome(reference.read_trec_run, path)
 
 
 def test_a_run_read_back_is_the_reference_reading_even_from_many_blocks(tmp_path, monkeypatch):
@@ -842,7 +779,7 @@ def test_a_run_read_back_is_the_reference_reading_even_from_many_blocks(tmp_path
     rng = np.random.default_rng(99)
     run = _random_run(rng, queries=50, depth=200)
     path = gsr.io.runs.write_trec_run(run, tmp_path / "run.txt")
-    expected = _outcome(_reference_read, path)
+    expected = _outcome(reference.read_trec_run, path)
     for block in (7, 100, 4096):
         monkeypatch.setattr(gsr.io.runs, "BLOCK", block)
         assert _outcome(read_trec_run, path) == expected
@@ -885,7 +822,7 @@ def test_run_files_of_any_spacing_read_as_the_reference_reads_them(tmp_path, see
     run = _random_run(rng, queries=int(rng.integers(1, 30)), depth=40)
     run = {q: [(d, s) for d, s in ranked if not (isinstance(s, float) and s != s)] for q, ranked in run.items()}
     path = _messy_file(rng, run, tmp_path / ("run.txt.gz" if seed % 3 == 0 else "run.txt"))
-    expected = _outcome(_reference_read, path, allow_empty=True)
+    expected = _outcome(reference.read_trec_run, path, allow_empty=True)
     assert _outcome(read_trec_run, path, allow_empty=True) == expected
 
 
@@ -920,7 +857,7 @@ def test_corrupted_run_files_are_refused_as_the_reference_refuses_them(tmp_path,
             lines[at] = _CORRUPTIONS[int(rng.integers(0, len(_CORRUPTIONS)))](lines[at], rng)
     data = "\n".join(lines).encode("utf-8")
     path.write_bytes(gzip.compress(data) if path.name.endswith(".gz") else data)
-    assert _outcome(read_trec_run, path, True) == _outcome(_reference_read, path, True)
+    assert _outcome(read_trec_run, path, True) == _outcome(reference.read_trec_run, path, True)
 
 
 _BAD_LINES = [
@@ -964,7 +901,7 @@ def test_malformed_run_lines_are_refused_with_the_reference_message(tmp_path, ba
 
             data = gzip.compress(data)
         path.write_bytes(data)
-        expected = _outcome(_reference_read, path)
+        expected = _outcome(reference.read_trec_run, path)
         assert expected[0] == "error"
         assert _outcome(read_trec_run, path) == expected
 
@@ -983,7 +920,7 @@ def test_malformed_run_lines_are_refused_with_the_reference_message(tmp_path, ba
 def test_run_file_edge_cases_read_as_the_reference_reads_them(tmp_path, data, allow_empty):
     path = tmp_path / "run.txt"
     path.write_bytes(data)
-    assert _outcome(read_trec_run, path, allow_empty) == _outcome(_reference_read, path, allow_empty)
+    assert _outcome(read_trec_run, path, allow_empty) == _outcome(reference.read_trec_run, path, allow_empty)
 
 
 def test_a_broken_gzip_run_is_refused_as_before(tmp_path):
@@ -992,10 +929,12 @@ def test_a_broken_gzip_run_is_refused_as_before(tmp_path):
     text = "".join(f"q1 Q0 d{i} {i} {1 / (i + 1)!r} t\n" for i in range(20000)).encode()
     path = tmp_path / "run.txt.gz"
     path.write_bytes(gzip.compress(text)[:-200])
-    expected = _outcome(_reference_read, path)
+    expected = _outcome(reference.read_trec_run, path)
     assert expected[0] == "error" and "gzip" in expected[2]
     assert _outcome(read_trec_run, path) == expected
-    assert _outcome(read_trec_run, tmp_path / "absent.run") == _outcome(_reference_read, tmp_path / "absent.run")
+    assert _outcome(read_trec_run, tmp_path / "absent.run") == _outcome(
+        reference.read_trec_run, tmp_path / "absent.run"
+    )
 
 
 class _Listing(list):
@@ -1037,7 +976,7 @@ def test_runs_are_refused_or_written_and_checked_as_the_reference_does(tmp_path,
         old, new = tmp_path / "reference.run", tmp_path / "new.run"
         from gsr.io.runs import write_trec_run
 
-        assert _outcome(_reference_write, {"q1": iter(items)}, old, tag)[0] == "ok"
+        assert _outcome(reference.write_trec_run, {"q1": iter(items)}, old, tag)[0] == "ok"
         assert _outcome(write_trec_run, {"q1": iter(items)}, new, tag)[0] == "ok"
         assert old.read_bytes() == new.read_bytes()
         return
@@ -1108,8 +1047,8 @@ def test_well_formed_runs_take_the_fast_paths(tmp_path, monkeypatch):
 
     rng = np.random.default_rng(5)
     run = _random_run(rng, queries=20, depth=30)
-    expected_bytes = _reference_write(run, tmp_path / "reference.run").read_bytes()
-    expected_run = _outcome(_reference_as_written, run, tmp_path / "new.run")
+    expected_bytes = reference.write_trec_run(run, tmp_path / "reference.run").read_bytes()
+    expected_run = _outcome(reference.as_written, run, tmp_path / "new.run")
     columns = []
 
     def counted(text, what):
@@ -1131,9 +1070,9 @@ def test_well_formed_runs_take_the_fast_paths(tmp_path, monkeypatch):
         if name.startswith("messy"):  # other whitespace (Unicode's too: counted line by line), marks, CRLF
             _messy_file(rng, source, path)
         else:  # counted with numpy
-            path.write_bytes(_reference_write(source, tmp_path / "plain.run").read_bytes())
+            path.write_bytes(reference.write_trec_run(source, tmp_path / "plain.run").read_bytes())
             assert path.read_bytes().isascii() == (name == "ascii.txt")
-        assert _outcome(read_trec_run, path, True) == _outcome(_reference_read, path, True)
+        assert _outcome(read_trec_run, path, True) == _outcome(reference.read_trec_run, path, True)
 
 
 def test_a_subset_of_a_checked_run_is_measured_without_checking_it_again():
