@@ -62,8 +62,7 @@ class BackgroundProcesses:
 
         context = multiprocessing.get_context("fork")
         self.items = items
-        self.seconds: dict[int, float] = {}  # item -> how long its worker took for it
-        self._finished: set[int] = set()
+        self.seconds: dict[int, float] = {}  # finished item -> how long its worker took for it
         self._worker_of: dict[int, tuple] = {}
         self._workers = []
         indices = list(range(len(items)))
@@ -80,7 +79,7 @@ class BackgroundProcesses:
     def done(self, index: int) -> bool:
         """Whether item `index` is finished (its worker's messages read without waiting)."""
         self._read(self._worker_of[index], block=False, until=index)
-        return index in self._finished
+        return index in self.seconds
 
     def wait(self, index: int | None = None) -> None:
         """Returns once item `index` (every item, when None) is finished; a worker's error is raised here, as it was
@@ -90,7 +89,7 @@ class BackgroundProcesses:
 
     def _read(self, worker: tuple, block: bool, until: int) -> None:
         process, receive = worker
-        while until not in self._finished and (block or receive.poll()):
+        while until not in self.seconds and (block or receive.poll()):
             try:
                 kind, index, outcome = receive.recv()
             except EOFError:  # the worker ended before finishing `until`: killed; its exit code says how
@@ -99,7 +98,6 @@ class BackgroundProcesses:
             if kind == "error":
                 process.join()
                 raise outcome
-            self._finished.add(index)
             self.seconds[index] = outcome
 
     def stop(self) -> None:
