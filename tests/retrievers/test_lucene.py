@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.skipif(
@@ -225,6 +226,69 @@ def test_ties_are_broken_by_docid(runs):
         scores = [s for _, s in hits]
         assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores), model
         assert scores[0] - scores[-1] < 1e-5, model
+
+
+def anserinis_batch_search(index: Path, queries: dict, model: str, k: int, work: Path) -> dict:
+    """The run Anserini's own SimpleSearcher.batch_search gives (tests/support/anserini_search.py, in a JVM)."""
+    from retrievers.lucene.process import PARENT_PIPE_VARIABLE, worker_environment
+
+    request, output = work / "queries.json", work / "reference.jsonl"
+    request.write_text(json.dumps(queries), encoding="utf-8")
+    environment = worker_environment(java_home(), work)
+    environment.pop(PARENT_PIPE_VARIABLE)
+    arguments = [str(index), str(request), model, json.dumps(model_parameters(model)), str(k), str(output)]
+    subprocess.run(
+        [sys.executable, "-m", "tests.support.anserini_search", *arguments],
+        env=environment,
+        cwd=Path(__file__).resolve().parents[2],
+        check=True,
+        capture_output=True,
+    )
+    lines = (json.loads(line) for line in output.read_text(encoding="utf-8").splitlines())
+    return {qid: [(docid, score) for docid, score in hits] for qid, hits in lines}
+
+
+@pytest.fixture(scope="module")
+def tied_collection(tmp_path_factory):
+    """1,200 documents of one text (a 1,000-way tie at k=1,000: the tie steps add up to more than 1e-4), a run of
+    near-equal scores (lengths 30-41: norms that Lucene stores lossily) and the shared collection's texts."""
+    folder = tmp_path_factory.mktemp("lucene-ties")
+    docs = {f"same{i:04d}": "tok1 tok2 tok1" for i in range(1200)}
+    docs.update({f"near{i:02d}": " ".join(["tok1"] * 3 + ["tok7"] * (27 + i)) for i in range(15)})
+    docs.update(generated_documents())
+    return build_index(write_jsonl(folder / "docs.jsonl", docs), folder / "index", threads=2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["bm25", "qld", "tfidf"])
+def test_search_equals_anserinis_batch_search_hit_for_hit(collection, tied_collection, model, tmp_path):
+    """The worker reads Lucene's sorted top documents and adjusts ties itself (retrievers.lucene.hits) instead of
+    loading every hit's stored document: the same ids, order and scores as Anserini's own batch search."""
+    queries = {**QUERIES, "tie": "tok1", "two": "tok1 tok7", "three": "tok2 tok7 tok40"}
+    for index in (collection["index"], tied_collection):
+        expected = anserinis_batch_search(index, queries, model, 1000, tmp_path)
+        assert search(index, queries, model, k=1000) == expected, index
+        # Anserini adjusts ties from the top down, so a shorter list is the longer one's beginning
+        assert search(index, queries, model, k=7) == {q: hits[:7] for q, hits in expected.items()}, index
+    tie = search(tied_collection, {"tie": "tok1"}, model, k=1000)["tie"]
+    assert len(tie) == 1000 and len({score for _, score in tie}) == 1000  # every tie lowered by its own step
+
+
+def test_score_ties_adjusted_as_anserini_does():
+    """ScoreTiesAdjusterReranker: 4 decimals, half up as Java's Math.round (0.03125 * 10^4 is exactly 312.5), then the
+    t-th tie in a row lowered by t * 1e-6, in float32 arithmetic."""
+    from retrievers.lucene.hits import adjusted_score_ties
+
+    def adjusted(scores):
+        return adjusted_score_ties(np.array(scores, dtype=np.float32)).tolist()
+
+    f = np.float32
+    assert [adjusted([score]) for score in (0.03125, -0.03125, 1.23456)] == [[f(0.0313)], [f(-0.0312)], [f(1.2346)]]
+    assert adjusted([3.0, 3.0, 3.0, 2.5, 2.5]) == [f(3), f(3) - f(1e-6), f(3) - f(2e-6), f(2.5), f(2.5) - f(1e-6)]
+    # within 1e-4 of the adjusted score above is a tie, whatever the rounding left of the gap
+    assert adjusted([2.0, 1.99995]) == [f(2), f(2) - f(1e-6)]
+    assert adjusted([2.0, 1.9998]) == [f(2), f(1.9998)]
+    assert adjusted([]) == []
 
 
 @pytest.mark.slow
