@@ -184,7 +184,10 @@ def search(
     params: dict | None = None,
     session: LuceneSession | None = None,
 ) -> dict[str, list[tuple[str, float]]]:
-    """Top-k (docid, score) per query, best first, ties by docid, scores rounded to 4 decimals as Anserini does."""
+    """Top-k (docid, score) per query, best first, ties by docid, scores rounded to 4 decimals as Anserini does.
+
+    `threads` is checked and kept for callers; the search itself runs in one thread, since reading the hits, not
+    Lucene, bounds its time (retrievers.lucene.hits)."""
     parameters = model_parameters(model, params)
     if k < 1 or threads < 1:
         raise LuceneInputError(f"k and threads must be at least 1 (k={k}, threads={threads})")

@@ -211,7 +211,7 @@ def _parse_worker_arguments(argv: list[str] | None) -> argparse.Namespace:
     run.add_argument("--model", choices=sorted(LUCENE_MODELS), required=True)
     run.add_argument("--params", default="{}")
     run.add_argument("--k", type=int, default=1000)
-    run.add_argument("--threads", type=int, default=2)
+    run.add_argument("--threads", type=int, default=2, help="accepted; the search runs in one thread")
     run.add_argument("--output", required=True)
     stats = commands.add_parser("stats", help="write an index's statistics as JSON")
     stats.add_argument("--index", required=True)
