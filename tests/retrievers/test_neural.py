@@ -176,6 +176,28 @@ def test_dynamic_pooling_takes_region_maxima():
     assert pooled[0, 0].tolist() == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_scoring_pools_to_the_bit_the_maxima_training_pools(seed):
+    """Without gradients (scoring) the pooling runs one adaptive max pooling per length, training keeps the gather
+    whose gradients the checkpoints were trained with: the same maxima and the same model scores, for lengths from 0
+    (taken as 1) past the region count, with many ties."""
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(64, 3, 10, 120, generator=generator).round(decimals=1)
+    query_lengths = torch.randint(0, 11, (64,), generator=generator)
+    doc_lengths = torch.randint(0, 121, (64,), generator=generator)
+    doc_lengths[:4] = torch.tensor([0, 1, 9, 120])
+    with torch.no_grad():
+        scored = dynamic_max_pool(x, query_lengths, doc_lengths, (3, 10))
+    trained = dynamic_max_pool(x.clone().requires_grad_(), query_lengths, doc_lengths, (3, 10))
+    assert trained.requires_grad and torch.equal(scored, trained.detach())
+    torch.manual_seed(seed)
+    model = MatchPyramid()
+    matrices = x[:, 0]
+    with torch.no_grad():
+        scores = model(matrices, query_lengths, doc_lengths)
+    assert torch.equal(scores, model(matrices, query_lengths, doc_lengths).detach())
+
+
 def test_matchpyramid_scores_do_not_depend_on_batch_padding(collection):
     queries, texts, candidates, qrels, kv = collection
     data = build_ranking_data(queries, texts, candidates, qrels, kv)
