@@ -17,6 +17,7 @@ from typing import Any
 
 from embeddings.lexicons import note_debiased_measuring
 from experiments.analyses import AnalysisError
+from experiments.background import finished_aside, run_aside, start_training, training_done
 from experiments.collections import Collection, collection_docids, load_collection
 from experiments.config.experiment import ExperimentConfig
 from experiments.config.systems import SystemSpec, output_name
@@ -25,20 +26,20 @@ from experiments.effectiveness import check_run_ids, evaluate_run, parse_measure
 from experiments.experiment_result import PERFECT, RANDOM, ExperimentResult
 from experiments.plan import embedding_key
 from experiments.registry import ANALYSES, SYSTEMS
+from experiments.run_files import write_ranked_run
 from gsr.baselines import perfect_run, random_run
 from gsr.errors import InputError
 from gsr.evaluate import GSR, GSRReport, cached_document_stats
 from gsr.infra import logs
 from gsr.infra.digests import content_key, file_content_key
 from gsr.infra.store import CACHE_VARIABLE, cache_dir, cached_file, clean_stale_staging, unwritable
-from gsr.io.runs import as_written, read_trec_run, write_trec_run
+from gsr.io.runs import read_trec_run
 from gsr.io.types import Run
 from gsr.lexicon import gender_lexicon
 from gsr.text.analyzer import Analyzer, stopwords_of
 from gsr.uncertainty import check_resample_memory
 
 log = logs.get("run")
-BACKGROUND_TRAINING = "embeddings training in the background"
 
 
 @dataclass
@@ -64,6 +65,7 @@ class Experiment:
         self._unit_embeddings: dict[str, LoadedEmbedding] = {}
         self._shared: dict[str, Any] = {}
         self._runs: dict[str, Run] = {}  # cache key -> run, read once by this experiment (not by derived ones)
+        self.fresh_run_files: dict[str, Path] = {}  # system -> its run's cache file, written by this experiment
         self._collection: Collection | None = None
         # set on an experiment over edited queries: the one whose trained models score them (the adversarial probe)
         self.trained_by: Experiment | None = None
@@ -94,6 +96,12 @@ class Experiment:
         if key not in self._shared:
             self._shared[key] = make()
         return self._shared[key]
+
+    def forget_workers(self) -> None:
+        """Forgets, without closing them, the shared resources that close (workers): in a forked process they are
+        its parent's (experiments.background), and it starts its own where it needs one."""
+        for key in [k for k, v in self._shared.items() if callable(getattr(v, "close", None))]:
+            del self._shared[key]  # in place: the experiments derived from this one share the dictionary
 
     def close_shared(self) -> None:
         """Close every shared resource that can be closed (workers); run() does it when it ends."""
@@ -155,46 +163,12 @@ class Experiment:
                 else:
                     from embeddings.training import TrainingSettings, trained_embedding
 
-                    self.training_done(name, wait=True)
-
+                    training_done(self, name, wait=True)
                     kv, key = trained_embedding(
                         self.collection.documents, self.collection.key, TrainingSettings(**(spec.train or {}))
                     )
             self._embeddings[name] = LoadedEmbedding(name, kv, key)
         return self._embeddings[name]
-
-    def start_training(self) -> None:
-        """The embeddings this experiment trains on its collection, started side by side in the background (one core
-        each, which keeps each exact); the Lucene index and the systems that need none of them run meanwhile, and the
-        first use of one waits for it (training_done)."""
-        from embeddings.training import TrainingSettings, start_training
-
-        config = self.config
-        trained = [
-            TrainingSettings(**(config.embeddings[name].train or {})) for name in sorted(config.trained_embeddings())
-        ]
-        jobs = start_training(self.collection.documents, self.collection.key, trained, config.threads or 1)
-        if jobs is not None:
-            log.info("training the collection's embeddings in the background …")
-            self._shared[BACKGROUND_TRAINING] = jobs  # a shared resource: stopped if the experiment ends first
-
-    def training_done(self, name: str, wait: bool = False) -> bool:
-        """Whether the trained embedding `name` is not (or no longer) training in the background (start_training);
-        with `wait`, waits until it is done."""
-        from embeddings.training import TrainingSettings
-
-        jobs = self._shared.get(BACKGROUND_TRAINING)
-        settings = TrainingSettings(**(self.config.embeddings[name].train or {}))
-        if jobs is None or settings not in jobs.items:
-            return True
-        index = jobs.items.index(settings)
-        if wait and not jobs.done(index):
-            with self.step(f"waiting for {name}, training in the background"):
-                jobs.wait(index)
-        if not jobs.done(index):
-            return False
-        self.timings.setdefault(f"training {name}, in the background", jobs.seconds[index])
-        return True
 
     def lexicon(self, name: str):
         """The GenderLexicon (Eq. 1) of a measuring embedding, with the config's definitional pairs (made once)."""
@@ -238,11 +212,8 @@ class Experiment:
             raise InputError(f"with_queries: query ids {', '.join(unknown[:3])} are not topics of the collection")
         derived = Experiment(self.config)
         derived._collection = replace(self.collection, queries=dict(queries))
-        derived._embeddings, derived._unit_embeddings, derived._shared = (
-            self._embeddings,
-            self._unit_embeddings,
-            self._shared,
-        )
+        derived._embeddings, derived._unit_embeddings = self._embeddings, self._unit_embeddings
+        derived._shared = self._shared
         derived.trained_by = self if reuse_training else None
         return derived
 
@@ -274,6 +245,10 @@ class Experiment:
             *files,
         )
 
+    def run_file(self, system: SystemSpec) -> Path:
+        """The cache file of the system's run (write_ranked_run's: trec_eval's order, the system's output name)."""
+        return cache_dir() / "runs" / f"{self.system_key(system)}.run"
+
     def system_run(self, system: SystemSpec) -> Run:
         """The system's run, from the cache when this exact (collection, queries, settings, embedding) was run; read
         once by this experiment, however many re-rankers and analyses ask for it."""
@@ -282,22 +257,27 @@ class Experiment:
         if key in self._runs:
             return self._runs[key]
 
-        computed: dict[str, Run] = {}
+        entry, computed = self.run_file(system), {}
+        seconds = finished_aside(self, system)
+        if seconds is not None:  # computed and cached by a forked process (experiments.background)
+            self.timings[f"run {system.name}"], self.fresh_run_files[system.name] = seconds, entry
+            self._runs[key] = read_trec_run(entry, allow_empty=True)
+            return self._runs[key]
 
         def retrieve(staging: Path) -> None:
             with self.step(f"run {system.name}"):
-                computed["run"] = system_type.run(self, system)
-                write_trec_run(computed["run"], staging, tag=output_name(system.name))
+                run = system_type.run(self, system)
+                computed["run"] = write_ranked_run(run, staging, output_name(system.name), named=entry)
 
-        path, reused = cached_file(cache_dir() / "runs" / f"{key}.run", retrieve)
+        path, reused = cached_file(entry, retrieve)
         if reused:
             self.note_reused(f"run {system.name}")
+        else:
+            self.fresh_run_files[system.name] = path
         # the file's order (trec_eval's) is the one every later step sees, and a run just written is taken as the
         # file holds it (scores written exactly, queries in file order, ranked as read) without reading it back; a
         # system may retrieve nothing at all
-        self._runs[key] = (
-            as_written(computed["run"], path) if "run" in computed else read_trec_run(path, allow_empty=True)
-        )
+        self._runs[key] = computed["run"] if "run" in computed else read_trec_run(path, allow_empty=True)
         return self._runs[key]
 
     # ------------------------------------------------------------ whole experiment
@@ -314,12 +294,13 @@ class Experiment:
         collection = self.collection
         check_resample_memory(len(collection.queries), config.resamples, "evaluation.resamples")
         judged = collection.judged_queries()
-        self.start_training()
+        start_training(self)
         pending = list(config.systems)
         while pending:  # while embeddings train: first the systems whose embeddings are ready, if any
-            ready = [s for s in pending if all(self.training_done(e) for e in config.trained_embeddings_of(s))]
+            ready = [s for s in pending if all(training_done(self, e) for e in config.trained_embeddings_of(s))]
             system = ready[0] if ready else pending[0]
-            self.system_run(system)
+            if not (ready and run_aside(self, system)):  # a long run goes to a free core (experiments.background)
+                self.system_run(system)
             pending.remove(system)
         runs = {s.name: self.system_run(s) for s in config.systems}
         docids = collection_docids(collection.documents)

@@ -24,7 +24,7 @@ from experiments.analyses.probe_queries import ALL, CATEGORY_PREFIX, OCCUPATION_
 from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import probe_chart
-from experiments.report.png_figures import save_figure
+from experiments.report.png_figures import draw_figure
 from experiments.report.tables import write_table
 from gsr.errors import InputError
 from gsr.evaluate import GSR, relative_to_perfect
@@ -240,7 +240,7 @@ def probe_figure(probe: AdversarialProbe, columns: int = 4):
 
 def plot_probe(probe: AdversarialProbe, path, columns: int = 4) -> Path:
     """The probe's figure as a PNG at `path` (probe_figure)."""
-    return save_figure(probe_figure(probe, columns), path)
+    return draw_figure(probe_figure, (probe, columns), path)
 
 
 def write(probe: AdversarialProbe, out: Path, plots: bool) -> dict[str, Path]:

@@ -14,7 +14,7 @@ import numpy as np
 from experiments.analyses.common import AnalysisError, panel_grid
 from experiments.registry import ANALYSES, COLLECTION_KINDS, AnalysisType
 from experiments.report.plotly_charts import gender_versions_chart
-from experiments.report.png_figures import FEMALE_COLOUR, save_figure
+from experiments.report.png_figures import FEMALE_COLOUR, draw_figure
 from experiments.report.tables import write_table
 from gsr.infra.params import Param
 from gsr.io.types import Run
@@ -232,7 +232,7 @@ def gender_versions_figure(versions: GenderVersions, columns: int = 4):
 
 def plot_gender_versions(versions: GenderVersions, path, columns: int = 4) -> Path:
     """The gender versions' figure as a PNG at `path` (gender_versions_figure)."""
-    return save_figure(gender_versions_figure(versions, columns), path)
+    return draw_figure(gender_versions_figure, (versions, columns), path)
 
 
 def write(versions: GenderVersions, out: Path, plots: bool) -> dict[str, Path]:

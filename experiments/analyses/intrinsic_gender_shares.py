@@ -15,7 +15,7 @@ import numpy as np
 from experiments.analyses.common import AnalysisError, panel_grid
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import gap_shares_chart
-from experiments.report.png_figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, save_figure
+from experiments.report.png_figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, draw_figure
 from experiments.report.tables import write_table
 from gsr.baselines import relevant_counts
 from gsr.infra.numeric import finite
@@ -333,7 +333,7 @@ def gap_shares_figure(shares: dict, columns: int = 4):
 
 def plot_gap_shares(shares: dict, path, columns: int = 4) -> Path:
     """Fig. 12 as a PNG at `path` (gap_shares_figure)."""
-    return save_figure(gap_shares_figure(shares, columns), path)
+    return draw_figure(gap_shares_figure, (shares, columns), path)
 
 
 def write(gender: IntrinsicGender, out: Path, plots: bool) -> dict[str, Path]:

@@ -17,7 +17,7 @@ from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings
 from experiments.effectiveness import correct_p_columns, display_name, marks_note, paired_test
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import tradeoff_chart
-from experiments.report.png_figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, label_points, save_figure
+from experiments.report.png_figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, draw_figure, label_points
 from experiments.report.tables import write_table
 from gsr.errors import InputError, UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test
@@ -288,7 +288,7 @@ def tradeoff_figure(bias: LabelBias, columns: int = 3):
 
 def plot_tradeoff(bias: LabelBias, path, columns: int = 3) -> Path:
     """The trade-off figure as a PNG at `path` (tradeoff_figure)."""
-    return save_figure(tradeoff_figure(bias, columns), path)
+    return draw_figure(tradeoff_figure, (bias, columns), path)
 
 
 def note(bias: LabelBias) -> str:

@@ -18,7 +18,7 @@ from experiments.analyses.common import (
 )
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import rank_change_chart
-from experiments.report.png_figures import format_p, save_figure
+from experiments.report.png_figures import draw_figure, format_p
 from experiments.report.tables import write_table
 from gsr.infra.numeric import finite
 from gsr.infra.params import Param
@@ -200,7 +200,7 @@ def rank_change_figure(changes: dict, columns: int = 3):
 
 def plot_rank_change(changes: dict, path, columns: int = 3) -> Path:
     """Fig. 10 as a PNG at `path` (rank_change_figure)."""
-    return save_figure(rank_change_figure(changes, columns), path)
+    return draw_figure(rank_change_figure, (changes, columns), path)
 
 
 def write(changes: RankChanges, out: Path, plots: bool) -> dict[str, Path]:

@@ -13,11 +13,11 @@ from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import reliability_chart
 from experiments.report.png_figures import (
     FEMALE_COLOUR,
+    draw_figure,
     format_p,
     label_points,
     new_figure,
     prune_end_ticks,
-    save_figure,
 )
 from experiments.report.tables import write_table
 from gsr.infra.numeric import finite
@@ -153,7 +153,7 @@ def reliability_figure(query_agreement, ranking_agreement):
 
 def plot_reliability(query_agreement, ranking_agreement, path) -> Path:
     """Fig. 11 as a PNG at `path` (reliability_figure)."""
-    return save_figure(reliability_figure(query_agreement, ranking_agreement), path)
+    return draw_figure(reliability_figure, (query_agreement, ranking_agreement), path)
 
 
 def write(reliability: Reliability, out: Path, plots: bool) -> dict[str, Path]:

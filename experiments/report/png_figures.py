@@ -24,7 +24,9 @@ from experiments.report.png_kit import (
     MALE_COLOUR,
     NEUTRAL_COLOUR,
     UNKNOWN_COLOUR,
+    draw_figure,
     draw_fit_line,
+    figures_aside,
     format_p,
     label_points,
     new_figure,
@@ -43,8 +45,10 @@ __all__ = [  # the figures' kit and Figs. 8-9 are named here too: analyses and u
     "MALE_COLOUR",
     "NEUTRAL_COLOUR",
     "UNKNOWN_COLOUR",
+    "draw_figure",
     "draw_fit_band",
     "draw_fit_line",
+    "figures_aside",
     "format_p",
     "label_points",
     "new_figure",
@@ -168,7 +172,7 @@ def stereotype_tests_figure(tests, reference: dict[str, float]):
 
 def plot_stereotype_tests(tests, reference: dict[str, float], path) -> Path:
     """Fig. 1 as a PNG at `path` (stereotype_tests_figure)."""
-    return save_figure(stereotype_tests_figure(tests, reference), path)
+    return draw_figure(stereotype_tests_figure, (tests, reference), path)
 
 
 def toy_engines_figure(results: dict, title: str = ""):
@@ -209,7 +213,7 @@ def toy_engines_figure(results: dict, title: str = ""):
 
 def plot_toy_engines(results: dict, path, title: str = "") -> Path:
     """Figs. 4 and 6 as a PNG at `path` (toy_engines_figure)."""
-    return save_figure(toy_engines_figure(results, title), path)
+    return draw_figure(toy_engines_figure, (results, title), path)
 
 
 def parity_agreement_figure(agreement):
@@ -238,7 +242,7 @@ def parity_agreement_figure(agreement):
 
 def plot_parity_agreement(agreement, path) -> Path:
     """Fig. 5 as a PNG at `path` (parity_agreement_figure)."""
-    return save_figure(parity_agreement_figure(agreement), path)
+    return draw_figure(parity_agreement_figure, (agreement,), path)
 
 
 def _text_width_pt(fig, renderer, text: str, **kwargs) -> float:
@@ -374,4 +378,4 @@ def query_genderedness_figure(queries, top: int = 10):
 
 def plot_query_genderedness(queries, path, top: int = 10) -> Path:
     """Fig. 7 as a PNG at `path` (query_genderedness_figure)."""
-    return save_figure(query_genderedness_figure(queries, top), path)
+    return draw_figure(query_genderedness_figure, (queries, top), path)

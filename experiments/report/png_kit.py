@@ -4,7 +4,9 @@ PNG writing, p-value and fit-line helpers, and point labels that never cover one
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +39,63 @@ def save_figure(fig, path, dpi: int = DPI) -> Path:
     with atomic_write(path, binary=True) as handle:
         fig.savefig(handle, format=fmt, dpi=dpi, bbox_inches="tight")
     return path
+
+
+def draw_figure(figure: Callable, args: tuple, path) -> Path:
+    """`figure(*args)` written to `path` (save_figure). Within `figures_aside()` a worker process draws and writes
+    it while the caller goes on; the path is returned at once and the file is there when the block ends."""
+    if _aside:
+        _aside[-1].submit(figure, args, path)
+        return Path(path)
+    return save_figure(figure(*args), path)
+
+
+def _draw_and_save(figure: Callable, args: tuple, path) -> Path:
+    return save_figure(figure(*args), path)
+
+
+class _FiguresAside:
+    def __init__(self, workers: int):
+        import multiprocessing
+        import signal
+        from concurrent.futures import ProcessPoolExecutor
+
+        # forked: the workers start without importing anything again and need only the figures' data pickled
+        self.executor = ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=signal.signal,
+            initargs=(signal.SIGINT, signal.SIG_IGN),  # Ctrl-C reaches the caller, which cancels what is left
+        )
+        self.pending: list = []
+
+    def submit(self, figure: Callable, args: tuple, path) -> None:
+        self.pending.append(self.executor.submit(_draw_and_save, figure, args, path))
+
+    def wait(self) -> None:
+        for future in self.pending:
+            future.result()  # a worker's error, raised here
+
+
+_aside: list[_FiguresAside] = []
+
+
+@contextlib.contextmanager
+def figures_aside(workers: int) -> Iterator[None]:
+    """Within the block, draw_figure hands each figure to one of `workers` forked processes: the report's figures
+    (two thirds of its writing time, all in matplotlib) are drawn on the cores the rest of the report leaves idle.
+    Leaving the block waits for every figure and raises the first error a worker met; on an error or Ctrl-C in
+    the block, the figures not started are cancelled."""
+    from matplotlib.backends import backend_agg  # noqa: F401  (imported once here, not in every worker)
+
+    aside = _FiguresAside(max(1, workers))
+    _aside.append(aside)
+    try:
+        yield
+        aside.wait()
+    finally:
+        _aside.remove(aside)
+        aside.executor.shutdown(wait=True, cancel_futures=True)
 
 
 def format_p(p: float) -> str:

@@ -13,10 +13,10 @@ from experiments.report.png_kit import (
     FEMALE_COLOUR,
     MALE_COLOUR,
     NEUTRAL_COLOUR,
+    draw_figure,
     draw_fit_line,
     new_figure,
     prune_end_ticks,
-    save_figure,
 )
 from gsr.infra.numeric import format_number
 
@@ -79,4 +79,4 @@ def system_scatter_figure(results: dict, perfect, title: str = "", columns: int 
 
 def plot_system_scatter(results: dict, perfect, path, title: str = "", columns: int = 4) -> Path:
     """Figs. 8 and 9 as a PNG at `path` (system_scatter_figure)."""
-    return save_figure(system_scatter_figure(results, perfect, title, columns), path)
+    return draw_figure(system_scatter_figure, (results, perfect, title, columns), path)

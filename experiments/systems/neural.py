@@ -173,6 +173,13 @@ def device_available(experiment, system) -> None:
     resolve_device(system.params["device"], f"{system.name}.device")
 
 
+def trains_on_the_cpu(experiment, system) -> bool:
+    """Whether the models train on the CPU, where a forked process may train them (CUDA cannot be used after fork)."""
+    from retrievers.device import resolve_device
+
+    return resolve_device(system.params["device"], f"{system.name}.device") == "cpu"
+
+
 def training_inputs(experiment, system) -> str:
     """What the models learn from besides the collection and the upstream run: the qrels and the folds (a changed
     qrels file must not reuse a run trained on the old judgments)."""
@@ -196,6 +203,7 @@ for _model, _description, _reference in NEURAL_MODELS:
             params=NEURAL_PARAMETERS,
             needs_embedding=True,
             reranks=True,
+            runs_aside=trains_on_the_cpu,
             default_upstream="bm25",
             version=2,
             reference=_reference,

@@ -43,3 +43,10 @@ def fast_digest(path: str | os.PathLike) -> str:
             return xxhash.xxh3_128().hexdigest()
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             return xxhash.xxh3_128(mapped).hexdigest()
+
+
+def fast_digest_of_bytes(data: bytes) -> str:
+    """fast_digest of content held in memory."""
+    import xxhash
+
+    return xxhash.xxh3_128(data).hexdigest()

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gsr.errors import StorageError
-from gsr.infra.digests import fast_digest
+from gsr.infra.digests import fast_digest, fast_digest_of_bytes
 
 CACHE_VARIABLE = "GSR_CACHE"
 STAGING_MARK = ".staging-"  # staging names: .<final name>.staging-<host>-<random>
@@ -278,6 +278,31 @@ def _check(files: dict, root: Path) -> str | None:
     return None
 
 
+def _recorded_files(manifest: Path) -> dict:
+    """A manifest's {file name: {size, xxh3_128}}; OSError or ValueError (KeyError, TypeError) where unreadable."""
+    recorded = json.loads(manifest.read_text(encoding="utf-8"))
+    files = recorded["files"]
+    if recorded.get("format") != MANIFEST_FORMAT or not isinstance(files, dict):
+        raise ValueError(manifest)
+    return files
+
+
+def copy_verified(entry: str | os.PathLike, target: str | os.PathLike) -> Path | None:
+    """The cache file `entry` copied to `target` (atomic_write) where the bytes read are those its manifest records,
+    else None and nothing written (the caller makes the file itself): a damaged entry never reaches a report."""
+    entry = Path(entry)
+    try:
+        expected = _recorded_files(file_manifest_path(entry))[entry.name]
+        data = entry.read_bytes()
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if len(data) != expected.get("size") or fast_digest_of_bytes(data) != expected.get("xxh3_128"):
+        return None
+    with atomic_write(target, binary=True) as out:
+        out.write(data)
+    return Path(target)
+
+
 def verify(entry: str | os.PathLike) -> str | None:
     """None when the cache file or folder `entry` matches its manifest, else why not (missing manifest included)."""
     entry = Path(entry)
@@ -285,10 +310,7 @@ def verify(entry: str | os.PathLike) -> str | None:
         return "it does not exist"
     manifest = entry / FOLDER_MANIFEST if entry.is_dir() else file_manifest_path(entry)
     try:
-        recorded = json.loads(manifest.read_text(encoding="utf-8"))
-        files = recorded["files"]
-        if recorded.get("format") != MANIFEST_FORMAT or not isinstance(files, dict):
-            raise ValueError
+        files = _recorded_files(manifest)
     except FileNotFoundError:
         return "it has no manifest (an interrupted or older write)"
     except (OSError, ValueError, KeyError, TypeError):

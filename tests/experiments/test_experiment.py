@@ -338,6 +338,36 @@ def test_the_probe_scores_edited_queries_with_the_models_trained_on_the_original
     assert sorted((cache_dir() / "checkpoints").rglob("*.pt")) == checkpoints
 
 
+@needs_java
+def test_a_neural_run_computed_by_a_forked_process_is_the_one_computed_here(tmp_path, monkeypatch):
+    """With a core free (threads = 2), the first neural system is trained by a forked process while the runner goes
+    on with the next: the same run file, to the byte, as training it in this process (threads = 1); its time is
+    recorded, it is no reuse, and the probe scores edited queries with the models of its checkpoints."""
+    from dataclasses import replace
+
+    from experiments.background import RUNS
+    from gsr.infra.store import cache_dir
+
+    config = robust04_config(tmp_path, systems={"BM25", "DRMM", "MatchPyramid"})
+    drmm = next(s for s in config.systems if s.name == "DRMM")
+    files = {}
+    for threads in (2, 1):
+        monkeypatch.setenv("GSR_CACHE", str(tmp_path / f"cache-{threads}"))
+        experiment = Experiment(replace(config, threads=threads))
+        runs = {s.name: experiment.system_run(s) for s in config.systems[:1]}
+        experiment.run()
+        aside = experiment.shared(RUNS, dict)
+        assert (experiment.system_key(drmm) in aside) == (threads == 2)
+        assert "run DRMM" in experiment.timings and "run DRMM" not in experiment.reused
+        files[threads] = {p.name: p.read_bytes() for p in (cache_dir() / "runs").glob("*.run")}
+        if threads == 2:
+            runs = {s.name: experiment.system_run(s) for s in config.systems}
+            edited = {q: f"{text} nurse" for q, text in experiment.collection.queries.items()}
+            probed = experiment.with_queries(edited, reuse_training=True).system_run(drmm)
+            assert set(runs["DRMM"]) <= set(probed) and any(probed[q] != runs["DRMM"][q] for q in runs["DRMM"])
+    assert files[2] and files[2] == files[1]
+
+
 def test_systems_without_a_trained_embedding_run_while_it_trains(tmp_path, monkeypatch):
     """The collection's embeddings train in background processes: a system needing none of them runs meanwhile,
     whatever the config's order, and the runs equal those of training in this process first."""

@@ -321,3 +321,30 @@ def test_save_figure_leaves_no_temporary_file_on_error(tmp_path):
 def test_importing_plots_does_not_import_matplotlib():
     code = "import sys, experiments.report.png_figures; assert 'matplotlib' not in sys.modules, 'imported eagerly'"
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
+
+
+def _line_figure(points: int):
+    from experiments.report.png_kit import new_figure
+
+    fig = new_figure(3, 2)
+    fig.subplots().plot(range(points), "o-")
+    return fig
+
+
+def _broken_figure(points: int):
+    raise ValueError(f"no figure of {points} points")
+
+
+def test_figures_drawn_aside_are_the_figures_drawn_here(tmp_path):
+    """Within figures_aside, forked workers draw and write the figures while the caller goes on: the same PNG bytes
+    as drawn in this process, every file there when the block ends, and a worker's error raised there."""
+    from experiments.report.png_kit import draw_figure, figures_aside
+
+    here = [draw_figure(_line_figure, (n,), tmp_path / "here" / f"{n}.png") for n in (3, 5)]
+    with figures_aside(2):
+        aside = [draw_figure(_line_figure, (n,), tmp_path / "aside" / f"{n}.png") for n in (3, 5)]
+    assert [p.read_bytes() for p in aside] == [p.read_bytes() for p in here]
+    with pytest.raises(ValueError, match="no figure of 4 points"):
+        with figures_aside(2):
+            draw_figure(_broken_figure, (4,), tmp_path / "broken.png")
+    assert not (tmp_path / "broken.png").exists()

@@ -141,3 +141,20 @@ def test_a_published_file_checked_once_is_checked_again_once_it_changes(tmp_path
     path.write_bytes(b"the published byteX")  # same size; its modification and inode change times move
     with pytest.raises(InputError, match="weights.bin: SHA-256 .* differs from the published"):
         check_published(tmp_path, published, "a model", "a-package", InputError)
+
+
+def test_a_cached_file_is_copied_only_as_its_manifest_records_it(tmp_path):
+    """copy_verified: the entry's bytes at the target where they verify; a changed or unrecorded entry copies
+    nothing (None), and the target is left as it was."""
+    from gsr.infra.store import copy_verified
+
+    entry, _ = cached_file(tmp_path / "run.txt", lambda staging: staging.write_text("q1 Q0 d1 1 1.0 x\n"))
+    copied = copy_verified(entry, tmp_path / "out" / "run.txt")
+    assert copied == tmp_path / "out" / "run.txt" and copied.read_bytes() == entry.read_bytes()
+    entry.write_text("q1 Q0 d2 1 1.0 x\n")  # same size, other content
+    assert copy_verified(entry, tmp_path / "out" / "other.txt") is None
+    assert not (tmp_path / "out" / "other.txt").exists()
+    unrecorded = tmp_path / "plain.txt"
+    unrecorded.write_text("q1 Q0 d1 1 1.0 x\n")
+    assert copy_verified(unrecorded, tmp_path / "out" / "plain.txt") is None
+    assert copy_verified(tmp_path / "missing.txt", tmp_path / "out" / "missing.txt") is None
