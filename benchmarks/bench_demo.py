@@ -8,7 +8,8 @@ code at a git ref (checked out into a temporary worktree, run by this venv's Pyt
 
 Each run is a new process with its own empty cache (GSR_CACHE) and output folder; both sides run one after the
 other, alternately, so a change of the machine's load reaches both. It measures, it asserts nothing; the load
-average is printed before and after each run (see benchmarks/README.md: timings are noisy).
+average and the machine's speed (a fixed Python loop, common.cpu_loop_seconds) are printed before and after each run
+(see benchmarks/README.md: timings are noisy).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import PROJECT_ROOT, load_text, log, write_json
+from common import PROJECT_ROOT, cpu_loop_seconds, load_text, log, write_json
 
 TARGET_S = 180.0
 
@@ -31,7 +32,7 @@ def fresh_demo(code: Path, folder: Path) -> dict:
     """One `gsr run demo` of the code in `code` from an empty cache under `folder`: wall time and stage timings."""
     cache, out = folder / "cache", folder / "out"
     environment = {**os.environ, "GSR_CACHE": str(cache), "PYTHONPATH": str(code)}
-    before = load_text()
+    before, speed = load_text(), cpu_loop_seconds()
     with open(folder / "log.txt", "w") as log_file:
         started = time.perf_counter()
         subprocess.run(
@@ -44,7 +45,14 @@ def fresh_demo(code: Path, folder: Path) -> dict:
         )
         seconds = time.perf_counter() - started
     timings = json.loads((out / "results.json").read_text(encoding="utf-8")).get("timings_s", {})
-    return {"seconds": seconds, "load_before": before, "load_after": load_text(), "timings_s": timings}
+    return {
+        "seconds": seconds,
+        "load_before": before,
+        "load_after": load_text(),
+        "cpu_loop_s_before": speed,
+        "cpu_loop_s_after": cpu_loop_seconds(),
+        "timings_s": timings,
+    }
 
 
 def worktree(ref: str, folder: Path) -> Path:
@@ -85,6 +93,10 @@ def main() -> None:
         print(f"{name}: fresh demo {times} (best {best:.0f} s, {best / TARGET_S:.2f}× the {TARGET_S:.0f} s target)")
         for r in runs:
             print(f"  load before {r['load_before']}; after {r['load_after']}")
+            print(
+                f"  machine speed (common.cpu_loop_seconds): {r['cpu_loop_s_before']:.2f} s before, "
+                f"{r['cpu_loop_s_after']:.2f} s after"
+            )
         slowest = sorted(runs[0]["timings_s"].items(), key=lambda item: -item[1])[:8]
         print("  longest recorded steps: " + ", ".join(f"{step} {s:.0f} s" for step, s in slowest))
     if args.against:

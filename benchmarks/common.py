@@ -78,6 +78,16 @@ def machine() -> dict:
     return {"cpus": os.cpu_count(), "python": platform.python_version(), "load": list(os.getloadavg())}
 
 
+def cpu_loop_seconds(iterations: int = 5_000_000) -> float:
+    """Seconds one core takes for a fixed pure-Python loop: how fast the machine is right now. On a shared virtual
+    machine it moved by a third within minutes (2.6-4.7 s for four times this loop), so timings carry it."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(iterations):
+        total += i * i
+    return time.perf_counter() - started
+
+
 def load_text() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} CPUs"

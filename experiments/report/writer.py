@@ -53,10 +53,10 @@ def write_report(
     # the PNG figures are drawn by worker processes while the tables and runs are written (png_kit.figures_aside), so
     # the analyses' files and the scatter plots come first; report.html embeds some figures: it comes once all are in
     with figures_aside(config.threads) if config.plots else contextlib.nullcontext():
+        plotted = _scatter_plots(result, out) if config.plots else {}  # the longest to draw: started first
         analysed: dict[str, Path] = {}
         for name, value in result.analyses.items():
             analysed.update(ANALYSES.get(name).write(value, out, config.plots))
-        plotted = _scatter_plots(result, out) if config.plots else {}
         rows = results_rows(result)
         written = {}
         cached = experiment.fresh_run_files if experiment is not None else {}
