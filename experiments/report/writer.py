@@ -52,7 +52,7 @@ def write_report(
     provenance = provenance or Provenance.record(config)
     # the PNG figures are drawn by worker processes while the tables and runs are written (png_kit.figures_aside), so
     # the analyses' files and the scatter plots come first; report.html embeds some figures: it comes once all are in
-    with figures_aside(config.threads) if config.plots else contextlib.nullcontext():
+    with figures_aside(config.threads) if config.plots and config.threads > 1 else contextlib.nullcontext():
         plotted = _scatter_plots(result, out) if config.plots else {}  # the longest to draw: started first
         analysed: dict[str, Path] = {}
         for name, value in result.analyses.items():

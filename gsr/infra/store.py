@@ -294,9 +294,9 @@ def copy_verified(entry: str | os.PathLike, target: str | os.PathLike) -> Path |
     try:
         expected = _recorded_files(file_manifest_path(entry))[entry.name]
         data = entry.read_bytes()
+        if len(data) != expected["size"] or fast_digest_of_bytes(data) != expected["xxh3_128"]:
+            return None
     except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if len(data) != expected.get("size") or fast_digest_of_bytes(data) != expected.get("xxh3_128"):
         return None
     with atomic_write(target, binary=True) as out:
         out.write(data)
