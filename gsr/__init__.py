@@ -15,7 +15,7 @@ from gsr.infra.lazy import lazy_names
 
 # the single source of the version: pyproject.toml reads this literal ([tool.setuptools.dynamic]), CITATION.cff and
 # CHANGELOG.md repeat it (tests/test_release.py checks they agree)
-__version__ = "0.2.1"
+__version__ = "0.2.2"
 
 _LAZY = {
     "cut_run": "gsr.baselines",
