@@ -107,8 +107,6 @@ class CollectionKind:
     list_keys: tuple[str, ...] = ()  # keys that take a list of strings as well as a string (every other key: a string)
     provides: tuple[str, ...] = ()  # annotations beyond documents/topics/qrels, e.g. "document_gender" (analyses
     # that need them check here)
-    runs_aside: Callable[[Experiment, SystemSpec], bool] | None = None  # whether a long, self-contained run (training)
-    # may be computed by a forked process while the experiment goes on, where a core is free (experiments.background)
     extra: str | None = None  # the extra of gsr-bench it needs (gsr.infra.extras.EXTRAS), checked when a config is read
     input_paths: Callable[[dict], list[Path]] | None = None  # files or folders the kind reads that no path key
     # names (a data set shipped with gsr), recorded with the other inputs
