@@ -47,7 +47,7 @@ def draw_figure(figure: Callable, args: tuple, path) -> Path:
     if _aside:
         _aside[-1].submit(figure, args, path)
         return Path(path)
-    return save_figure(figure(*args), path)
+    return _draw_and_save(figure, args, path)
 
 
 def _draw_and_save(figure: Callable, args: tuple, path) -> Path:
