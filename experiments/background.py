@@ -88,12 +88,12 @@ def run_aside(experiment: Experiment, system: SystemSpec) -> bool:
     """Starts computing `system`'s run in a forked process, where its type runs aside, its run is not cached and a
     core is free; True when started (Experiment.system_run then waits for it), False when the caller runs it."""
     from experiments.registry import SYSTEMS
-    from gsr.infra.store import reusable
 
     key = experiment.system_key(system)
     aside = experiment.shared(RUNS, RunsAside)
     may_run_aside = SYSTEMS.get(system.model).runs_aside
-    if may_run_aside is None or key in aside or reusable(experiment.run_file(system)):
+    # a cached run is verified once, by Experiment.system_run, which rebuilds it here if it is damaged
+    if may_run_aside is None or key in aside or experiment.run_file(system).exists():
         return False
     if _busy(experiment) + 1 >= max(experiment.config.threads, 1) or not may_run_aside(experiment, system):
         return False
