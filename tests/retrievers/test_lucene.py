@@ -251,10 +251,12 @@ def anserinis_batch_search(index: Path, queries: dict, model: str, k: int, work:
 @pytest.fixture(scope="module")
 def tied_collection(tmp_path_factory):
     """1,200 documents of one text (a 1,000-way tie at k=1,000: the tie steps add up to more than 1e-4), a run of
-    near-equal scores (lengths 30-41: norms that Lucene stores lossily) and the shared collection's texts."""
+    near-equal scores (lengths 30-41: norms that Lucene stores lossily), non-ASCII and markup ids, and the shared
+    collection's texts."""
     folder = tmp_path_factory.mktemp("lucene-ties")
     docs = {f"same{i:04d}": "tok1 tok2 tok1" for i in range(1200)}
     docs.update({f"near{i:02d}": " ".join(["tok1"] * 3 + ["tok7"] * (27 + i)) for i in range(15)})
+    docs.update({"café-ß": "tok1 tok7 tok7", "日本-1": "tok1 tok7 tok7", "<b>&amp;</b>": "tok1 tok7"})  # ids of any text
     docs.update(generated_documents())
     return build_index(write_jsonl(folder / "docs.jsonl", docs), folder / "index", threads=2)
 
