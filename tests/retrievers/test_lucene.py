@@ -256,7 +256,7 @@ def tied_collection(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lucene-ties")
     docs = {f"same{i:04d}": "tok1 tok2 tok1" for i in range(1200)}
     docs.update({f"near{i:02d}": " ".join(["tok1"] * 3 + ["tok7"] * (27 + i)) for i in range(15)})
-    docs.update({"café-ß": "tok1 tok7 tok7", "日本-1": "tok1 tok7 tok7", "<b>&amp;</b>": "tok1 tok7"})  # ids of any text
+    docs.update({"café-ß": "tok1 tok7 tok7", "日本-1": "tok1 tok7 tok7", "<b>&amp;</b>": "tok1 tok7"})
     docs.update(generated_documents())
     return build_index(write_jsonl(folder / "docs.jsonl", docs), folder / "index", threads=2)
 
