@@ -79,9 +79,9 @@ def test_missing_nltk_corpus_falls_back_to_the_census_and_says_how_to_install(mo
     # a notice once per cache: the next process (here: a fresh set of notices given) says it at -v only
     caplog.clear()
     monkeypatch.setattr(corpora, "_warned", set())
-    with caplog.at_level(logging.INFO, logger="gsr.corpora"):
+    with caplog.at_level(logging.DEBUG, logger="gsr.corpora"):
         first_names("nltk")
-    assert [r.levelname for r in caplog.records if "nltk.downloader names" in r.getMessage()] == ["INFO"]
+    assert [r.levelname for r in caplog.records if "nltk.downloader names" in r.getMessage()] == ["DEBUG"]
     assert default_mention_words().names_source == "census"
 
 
