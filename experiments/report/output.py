@@ -8,7 +8,7 @@ experiment (a run file under runs/, the config itself) is refused even with `--o
 overwrite an input. After the report is written, the files the previous run of the folder wrote and this one did
 not (a system since removed from the config) are deleted, so no stale run or per-query file stays beside new results.
 
-One run writes a folder at a time (writer_lock: an flock, as the cache's, on `.gsr-output.lock`); a second stops with
+One run writes a folder at a time (writer_lock: a lock, as the cache's, on `.gsr-output.lock`); a second stops with
 one line. Outputs are written into a staging folder inside it and moved in by `commit`, the manifest first listing
 every old and new file without a fingerprint, and last recording the new files: a run interrupted at any point
 leaves a folder the next run accepts as its own and recomputes, never results.md of one run beside results.json of
@@ -17,18 +17,18 @@ another presented as current.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import secrets
 import shutil
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gsr.errors import InputError
 from gsr.infra.digests import fast_digest
+from gsr.infra.locks import LockBusy, NotALockFile, lock_file
 from gsr.infra.store import STAGING_MARK, atomic_write, storage_errors
 
 MANIFEST = ".gsr-output.json"
@@ -159,32 +159,29 @@ class OutputFolder:
 
 @contextmanager
 def writer_lock(path: Path, option: str = "--out") -> Iterator[None]:
-    """Hold the output folder `path` for this run alone: an flock on its `.gsr-output.lock` (hosts sharing the folder
-    and PID namespaces included); InputError in one line if another run holds it. The lock file is removed when the
-    run ends, and a folder this call created is removed again if the run left nothing in it."""
+    """Hold the output folder `path` for this run alone (gsr.infra.locks.lock_file on its `.gsr-output.lock`: hosts
+    sharing the folder and PID namespaces included); InputError in one line if another run holds it, or if that
+    path is a folder, a link or a FIFO. The lock file is removed when the run ends, and a folder this call created
+    is removed again if the run left nothing in it."""
     created = not path.exists()
     with storage_errors(path):
         path.mkdir(parents=True, exist_ok=True)
-        lock = path / LOCK
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            held = os.fstat(fd).st_ino == os.stat(lock).st_ino  # not a lock file its last holder just removed
-        except (BlockingIOError, FileNotFoundError):
-            held = False
-        if not held:
-            raise InputError(
-                f"{option} {path} is being written by another gsr run; wait for it to finish, or give another folder"
-            )
-        try:
+        with ExitStack() as held:
+            try:
+                with storage_errors(path):
+                    held.enter_context(lock_file(path / LOCK, wait=False))
+            except LockBusy:
+                raise InputError(
+                    f"{option} {path} is being written by another gsr run; wait for it to finish, or give another "
+                    "folder"
+                ) from None
+            except NotALockFile as err:
+                raise InputError(f"{option} {path}: {err}, or give another folder") from None
             yield
-        finally:
-            lock.unlink(missing_ok=True)
-            if created and not any(path.iterdir()):
-                path.rmdir()
     finally:
-        os.close(fd)
+        if created and path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
 
 
 def _files_in(folder: Path) -> Iterator[str]:

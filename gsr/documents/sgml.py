@@ -1,5 +1,10 @@
 """TREC SGML and TREC-web document files (plain, .gz or Unix-compressed .z), as on Robust04's disks 4 & 5 or in
-WT10g/GOV2 bundles: each <DOC> with its <DOCNO>, text without tags, metadata fields and web headers."""
+WT10g/GOV2 bundles: each <DOC> with its <DOCNO>, text without tags, metadata fields and web headers.
+
+A document's bytes are UTF-8 where they are valid UTF-8 (as ir_datasets and Anserini read them: a user's own files),
+else latin-1 (the TREC disks' 8-bit text, where those two put U+FFFD). Files are scanned as latin-1, every byte one
+character, so a listing's offsets are byte offsets whatever the documents hold.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import numpy as np
 
 from gsr.documents.base import ListedSource, collection_files
 from gsr.errors import InputError
+from gsr.infra.digests import content_key
 
 # Anserini's TrecCollection keeps these; metadata fields (ids, file names, dates, page numbers) are dropped, and
 # so are TREC-web's HTTP headers (DOCHDR) and the scripts and styles of its HTML pages.
@@ -44,12 +50,24 @@ _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _ENTITY = re.compile(r"&[a-zA-Z]+;")
 _SPACE = re.compile(r"\s+")
+TEXT_DECODING = "utf-8 where valid, else latin-1"  # in the source's version: listings of another decoding differ
 
 
 def sgml_text(document: str) -> str:
     """The text of one TREC document (with or without its <DOC> tags): tags, entities and skipped fields removed."""
     content = _ENTITY.sub(" ", _TAG.sub(" ", _COMMENT.sub(" ", _SKIP.sub(" ", document))))
     return _SPACE.sub(" ", content).strip()
+
+
+def document_text(scanned: str) -> str:
+    """A piece of a file scanned as latin-1 (read_compressed) as its author wrote it: decoded as UTF-8 where its bytes
+    are UTF-8, else kept (latin-1)."""
+    if scanned.isascii():
+        return scanned
+    try:
+        return scanned.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return scanned
 
 
 def read_compressed(path: Path) -> str:
@@ -87,12 +105,15 @@ class TrecSgmlDocuments(ListedSource):
             docno = _DOCNO.search(match.group(1))
             if not docno:
                 raise InputError(f"{self.where(index, path, match.start(), text)}: <DOC> without <DOCNO>")
-            yield match.start(), docno.group(1), match.group(1)
+            yield match.start(), document_text(docno.group(1)), match.group(1)
         if not found and "<doc>" in text[:10_000].lower():
             raise InputError(f"{path}: <DOC> opened but never closed")
 
     def text_of(self, payload: str) -> str:
-        return sgml_text(payload)
+        return sgml_text(document_text(payload))
+
+    def version(self) -> str:
+        return content_key(super().version(), TEXT_DECODING)
 
     def read_at(self, index: int, path: Path, offsets: np.ndarray) -> Iterator[tuple[str, str]]:
         text = read_compressed(path)
@@ -109,7 +130,7 @@ class TrecSgmlDocuments(ListedSource):
                     f"{self.where(index, path, int(offset), text)}: a <DOC> without its <DOCNO>; was the "
                     f"file changed while it was read?"
                 )
-            yield docno.group(1), sgml_text(match.group(1))
+            yield document_text(docno.group(1)), sgml_text(document_text(match.group(1)))
 
     def where(self, index: int, path: Path, offset: int, text: str | None = None) -> str:
         text = read_compressed(path) if text is None else text

@@ -17,8 +17,17 @@ def document_shards(documents: Iterable[tuple[str, str]], size: int) -> Iterator
         yield shard
 
 
+def start_method() -> str:
+    """How worker processes start: forked where the system can fork (Linux, macOS: they start at once, with what this
+    process has loaded), spawned where it cannot (Windows), so the measure's counting in processes runs anywhere."""
+    import multiprocessing
+
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
 def map_in_processes(function: Callable, items: Iterable, n_jobs: int) -> Iterator:
-    """`function` over `items` in `n_jobs` forked processes, results in order, at most 2 × n_jobs items in flight.
+    """`function` over `items` in `n_jobs` processes (forked where the system can: start_method), results in order,
+    at most 2 × n_jobs items in flight; `function` and the items must pickle.
 
     Ctrl-C reaches every process of the terminal's group: the workers ignore it, and the parent cancels what has not
     started and waits for the shards being counted (a second or so), so no worker is left behind and none prints a
@@ -30,7 +39,7 @@ def map_in_processes(function: Callable, items: Iterable, n_jobs: int) -> Iterat
 
     executor = ProcessPoolExecutor(
         n_jobs,
-        mp_context=multiprocessing.get_context("fork"),
+        mp_context=multiprocessing.get_context(start_method()),
         initializer=signal.signal,
         initargs=(signal.SIGINT, signal.SIG_IGN),
     )

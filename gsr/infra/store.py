@@ -8,17 +8,16 @@ Every package writes through these functions, so the same guarantees hold everyw
 * a cache entry records what it must be (each file's size and xxh3-128 content hash) in a manifest, and is
   checked against it before reuse; an entry that is corrupt or lacks its manifest is reported (logger
   ``gsr.store``, shown on stderr) by path, removed and rebuilt, never read;
-* a staging entry is flocked by its writer while it is written, and an entry's build by `.NAME.lock`, so processes
-  on several hosts sharing one cache folder, or in several PID namespaces (containers, array jobs), take turns
-  instead of trusting process ids; leftovers of writers that were killed (nobody holds their lock) are removed the
-  next time their folder is written to (and, by `gsr run`, everywhere under the cache and in the output folder
-  before it starts).
+* a staging entry is locked by its writer while it is written, and an entry's build by `.NAME.lock` (gsr.infra.locks:
+  the operating system's lock, dropped when its holder dies, however it dies), so processes on several hosts sharing
+  one cache folder, or in several PID namespaces (containers, array jobs), take turns instead of trusting process
+  ids; leftovers of writers that were killed (nobody holds their lock) are removed the next time their folder is
+  written to (and, by `gsr run`, everywhere under the cache and in the output folder before it starts).
 """
 
 from __future__ import annotations
 
 import errno
-import fcntl
 import json
 import logging
 import os
@@ -31,10 +30,11 @@ from pathlib import Path
 
 from gsr.errors import StorageError
 from gsr.infra.digests import fast_digest, fast_digest_of_bytes
+from gsr.infra.locks import lock_file, lock_now, lock_waiting
 
 CACHE_VARIABLE = "GSR_CACHE"
 STAGING_MARK = ".staging-"  # staging names: .<final name>.staging-<host>-<random>
-WRITER_LOCK = ".writer.lock"  # in a staging folder: flocked by its writer until the folder is renamed into place
+WRITER_LOCK = ".writer.lock"  # in a staging folder: locked by its writer until the folder is renamed into place
 LOCK_SUFFIX = ".lock"  # an entry's build lock: .<final name>.lock beside it
 STALE_AFTER = 10.0  # seconds: an unlocked staging entry younger than this may still be waiting for its writer's lock
 FOLDER_MANIFEST = ".manifest.json"
@@ -91,18 +91,9 @@ def _is_staging(name: str) -> bool:
     return name.startswith(".") and STAGING_MARK in name
 
 
-def _lock_now(fd: int) -> bool:
-    """Take the exclusive flock of `fd` if nobody holds it; False when somebody does."""
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
-
-
 def _abandoned(entry: Path) -> bool:
     """True when no process holds the writer's lock of a staging entry (a file, or a folder's WRITER_LOCK) and it is
-    older than STALE_AFTER (a writer locks its entry right after creating it). flock knows its holders whatever host
+    older than STALE_AFTER (a writer locks its entry right after creating it). The lock knows its holders whatever host
     or PID namespace they run in, where a process id would name another process or none."""
     try:
         if time.time() - entry.lstat().st_mtime < STALE_AFTER:
@@ -114,7 +105,7 @@ def _abandoned(entry: Path) -> bool:
     except OSError:
         return False
     try:
-        return _lock_now(fd)
+        return lock_now(fd)
     finally:
         os.close(fd)
 
@@ -147,36 +138,22 @@ _HELD: set[Path] = set()  # entry locks this process holds (taking one again wou
 
 @contextmanager
 def entry_lock(target: str | os.PathLike) -> Iterator[None]:
-    """Hold the build lock of one entry (an flock on `.NAME.lock` beside it): processes that build the same entry,
-    on any host sharing the folder or in any PID namespace, take turns, so the second finds the first's entry
-    instead of removing it while it is being read. The lock file is removed when released; re-entrant."""
+    """Hold the build lock of one entry (gsr.infra.locks.lock_file on `.NAME.lock` beside it): processes that build
+    the same entry, on any host sharing the folder or in any PID namespace, take turns, so the second finds the
+    first's entry instead of removing it while it is being read. The lock file is removed when released; re-entrant
+    within a process."""
     target = Path(target)
     path = target.with_name(f".{target.name}{LOCK_SUFFIX}")
     if path in _HELD:
         yield
         return
     target.parent.mkdir(parents=True, exist_ok=True)
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        if not _lock_now(fd):
-            log.info("waiting for another process that builds %s", target)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+    with lock_file(path, on_wait=lambda: log.info("waiting for another process that builds %s", target)):
+        _HELD.add(path)
         try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:  # not a lock file its last holder removed while this process waited on it
-            break
-        os.close(fd)
-    _HELD.add(path)
-    try:
-        yield
-    finally:
-        _HELD.discard(path)
-        try:
-            os.unlink(path)
+            yield
         finally:
-            os.close(fd)
+            _HELD.discard(path)
 
 
 # ----------------------------------------------------------------------------------------------- atomic writes
@@ -195,7 +172,7 @@ def atomic_write(path: str | os.PathLike, binary: bool = False) -> Iterator:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with open(staging, "wb") if binary else open(staging, "w", encoding="utf-8", newline="") as out:
-                fcntl.flock(out.fileno(), fcntl.LOCK_EX)
+                lock_waiting(out.fileno())
                 yield out
                 out.flush()
                 os.chmod(staging, 0o644)
@@ -218,7 +195,7 @@ def atomic_folder(target: str | os.PathLike, manifest: bool = True) -> Iterator[
         staging.mkdir()
         fd = os.open(staging / WRITER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock_waiting(fd)
             yield staging
             os.unlink(staging / WRITER_LOCK)  # the lock stays held through the open descriptor until the rename
             if manifest:
@@ -375,7 +352,7 @@ def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple
         staging = _staging_path(path, path.suffix)
         fd = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)  # locked: no clean-up takes it meanwhile
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock_waiting(fd)
             build(staging)
             if not staging.is_file():
                 raise RuntimeError(f"building {path} left no file at {staging}")

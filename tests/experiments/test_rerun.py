@@ -4,6 +4,8 @@ from prints the results it finds and recomputes nothing; any change, an edited o
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -126,6 +128,38 @@ def test_another_process_holding_the_folder_is_seen(computed, capsys):
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.parametrize("kind", ["folder", "link", "dangling-link", "fifo"])
+def test_an_output_lock_path_that_is_not_a_plain_file_is_refused_before_any_work(tmp_path, capsys, own_cache, kind):
+    """Issue 35.7: where the output folder's lock file goes there is a folder, a link or a FIFO: one line naming it,
+    before any work; what is there stays as it was (a link is neither followed nor removed, its target never made)."""
+    from experiments.report.output import LOCK
+
+    folder = write_toy(tmp_path / "toy")
+    out, target = folder / "out", tmp_path / "target.txt"
+    out.mkdir()
+    lock = out / LOCK
+    if kind == "folder":
+        lock.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        if kind == "link":
+            target.write_text("the user's own file\n")
+        lock.symlink_to(target)
+    status = main(["run", str(folder / "config.toml"), "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and len(err.splitlines()) == 1 and f"{lock} is a" in err and "--out" in err, err
+    assert [p.name for p in out.iterdir()] == [LOCK] and not own_cache.exists()  # no work done
+    assert (
+        lock.is_dir()
+        if kind == "folder"
+        else stat.S_ISFIFO(lock.lstat().st_mode)
+        if kind == "fifo"
+        else lock.is_symlink()
+    )
+    assert target.read_text() == "the user's own file\n" if kind == "link" else not target.exists()
 
 
 @pytest.mark.parametrize("moved_before_the_kill", [0, 3])

@@ -79,9 +79,9 @@ def test_missing_nltk_corpus_falls_back_to_the_census_and_says_how_to_install(mo
     # a notice once per cache: the next process (here: a fresh set of notices given) says it at -v only
     caplog.clear()
     monkeypatch.setattr(corpora, "_warned", set())
-    with caplog.at_level(logging.INFO, logger="gsr.corpora"):
+    with caplog.at_level(logging.DEBUG, logger="gsr.corpora"):
         first_names("nltk")
-    assert [r.levelname for r in caplog.records if "nltk.downloader names" in r.getMessage()] == ["INFO"]
+    assert [r.levelname for r in caplog.records if "nltk.downloader names" in r.getMessage()] == ["DEBUG"]
     assert default_mention_words().names_source == "census"
 
 
@@ -89,10 +89,9 @@ def test_census_names_follow_the_files_and_the_frequency_rule():
     female, male = census_first_names()
     assert len(female) > 4000 and len(male) > 1000 and not female & male
     assert all(n.islower() and n.isalpha() for n in female | male)
-    folder = importlib.resources.files("names")
     raw = {}
     for sex in ("female", "male"):
-        rows = (folder / f"dist.{sex}.first").read_text().split("\n")
+        rows = (labels.CENSUS_FIRST_NAMES / f"dist.{sex}.first").read_text().split("\n")
         raw[sex] = {r.split()[0].lower(): float(r.split()[1]) for r in rows if r.strip()}
     shared = set(raw["female"]) & set(raw["male"])
     assert {"james", "mary", "john"} <= shared
@@ -101,6 +100,14 @@ def test_census_names_follow_the_files_and_the_frequency_rule():
         assert (name in female) == (f > m) and (name in male) == (m > f)
     assert {"in", "so", "my", "an", "many", "see", "else"} <= female  # why function words must never be names
     assert {"will", "long", "major"} <= male
+
+
+def test_the_shipped_census_lists_are_those_of_the_names_package():
+    """The census lists ship with gsr (the 2013 package `names` is no dependency); they are its files, byte for byte."""
+    pytest.importorskip("names", reason="the PyPI package 'names' (test extra) is absent: shipped lists not compared")
+    folder = importlib.resources.files("names")
+    for fileid in ("dist.female.first", "dist.male.first"):
+        assert (labels.CENSUS_FIRST_NAMES / fileid).read_bytes() == (folder / fileid).read_bytes(), fileid
 
 
 def test_mention_word_rules_on_hand_lists():

@@ -1,4 +1,5 @@
-"""Work in forked processes: BackgroundProcesses runs long jobs beside the caller, item by item."""
+"""Work in other processes: map_in_processes (forked, or spawned where the system cannot fork), and BackgroundProcesses,
+which runs long jobs beside the caller, item by item."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gsr.errors import InputError
-from gsr.infra.parallel import BackgroundProcesses
+from gsr.infra.parallel import BackgroundProcesses, map_in_processes
 
 
 def _write_after(item: tuple[Path, float]) -> None:
@@ -23,6 +24,32 @@ def _fail_on_second(item: tuple[Path, int]) -> None:
     if number == 2:
         raise InputError(f"{path}:{number}: a bad line")
     path.write_text("ok")
+
+
+def _pid_and_square(number: int) -> tuple[int, int]:
+    return os.getpid(), number * number
+
+
+@pytest.mark.parametrize("fork", [True, False], ids=["fork", "spawn-where-fork-is-missing"])
+def test_mapped_work_runs_in_other_processes_in_order_with_or_without_fork(monkeypatch, fork):
+    """The measure counts documents in processes: forked where the system can fork, spawned where it cannot (Windows,
+    simulated here), with the same results in the same order."""
+    import multiprocessing
+
+    if not fork:
+        monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+        monkeypatch.setattr(multiprocessing, "get_context", _only_spawn(multiprocessing.get_context))
+    results = list(map_in_processes(_pid_and_square, range(7), 2))
+    assert [square for _, square in results] == [n * n for n in range(7)]
+    assert os.getpid() not in {pid for pid, _ in results}
+
+
+def _only_spawn(get_context):
+    def get(method=None):
+        assert method == "spawn", f"asked for {method!r} where the system cannot fork"
+        return get_context(method)
+
+    return get
 
 
 def test_jobs_run_beside_the_caller_and_each_is_waited_for_alone(tmp_path):

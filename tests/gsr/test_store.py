@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import os
@@ -11,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from gsr.infra.locks import lock_now
 from gsr.infra.store import WRITER_LOCK, atomic_folder, cached_file, cached_folder, clean_stale_staging, verify
 
 
@@ -58,7 +58,7 @@ def test_staging_nobody_holds_is_removed_and_one_its_writer_holds_kept(tmp_path)
     held_folder = tmp_path / ".c.staging-host-999999999"  # a dead process's id: the writer may live elsewhere
     held_folder.mkdir()
     held = os.open(held_folder / WRITER_LOCK, os.O_RDWR | os.O_CREAT)
-    fcntl.flock(held, fcntl.LOCK_EX)
+    assert lock_now(held)
     fresh = tmp_path / ".d.staging-host-1"  # its writer may not have taken its lock yet
     fresh.mkdir()
     for path in (abandoned_folder / WRITER_LOCK, abandoned_folder, abandoned_file, held_folder):
@@ -158,3 +158,50 @@ def test_a_cached_file_is_copied_only_as_its_manifest_records_it(tmp_path):
     unrecorded.write_text("q1 Q0 d1 1 1.0 x\n")
     assert copy_verified(unrecorded, tmp_path / "out" / "plain.txt") is None
     assert copy_verified(tmp_path / "missing.txt", tmp_path / "out" / "missing.txt") is None
+
+
+def test_a_lock_held_by_a_killed_process_is_free_at_once(tmp_path):
+    """SIGKILL leaves no lock behind: the system drops a dead holder's lock (gsr.infra.locks, on filelock's native
+    lock), so the next process takes it without waiting, and removes the file the dead one left."""
+    import signal
+
+    import pytest
+
+    from gsr.infra.locks import LockBusy, lock_file
+
+    path = tmp_path / ".entry.lock"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom gsr.infra.locks import lock_file\n"
+            "with lock_file(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(60)\n",
+            str(path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(LockBusy), lock_file(path, wait=False):
+            pass
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    assert path.is_file()  # the dead holder could not remove it
+    started = time.perf_counter()
+    with lock_file(path, wait=False):
+        pass
+    assert time.perf_counter() - started < 1 and not path.exists()
+
+
+def test_a_cache_lock_path_that_is_not_a_file_is_one_error_naming_it(tmp_path):
+    import pytest
+
+    from gsr.errors import StorageError
+
+    (tmp_path / ".entry.txt.lock").mkdir()
+    with pytest.raises(StorageError, match=r"\.entry\.txt\.lock is a folder where gsr keeps a lock file"):
+        cached_file(tmp_path / "entry.txt", lambda staging: staging.write_text("x"))
+    assert (tmp_path / ".entry.txt.lock").is_dir() and not (tmp_path / "entry.txt").exists()
