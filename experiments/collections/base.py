@@ -255,7 +255,7 @@ def export_collection(name: str, out: Path, overwrite: bool = False, option: str
     names |= {f"run {engine}": file_name for engine, file_name in TOY_ENGINES.get(name, {}).items()}
     paths = {what: out / file_name for what, file_name in names.items()}
     targets = [Target(option, out, folder=True), *(Target(option, path) for path in paths.values())]
-    check_output_targets(targets, [("(the installed package's data)", package_data)], overwrite)
+    check_output_targets(targets, [("gsr's own package data", package_data)], overwrite)
     collection = load_collection(name)
     out.mkdir(parents=True, exist_ok=True)
 

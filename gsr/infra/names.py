@@ -5,8 +5,9 @@ config, the runs `gsr score` names after their files. One check for all of them,
   bidirectional overrides and isolates (U+202A-202E, U+2066-2069), zero-width characters (U+200B-200D, U+2060,
   U+FEFF) or any other invisible formatting character (Unicode categories Cc, Cf, Zl, Zp, and lone surrogates,
   which are bytes of a file name that is not UTF-8): 'random\\u202e' or 'per\\u200bfect' would print as another row;
-* two names are one when they fold to the same text (`folded`: zero-width characters removed, NFKC, case folded), so
-  'Ｐｅｒｆｅｃｔ' (fullwidth), 'PERFECT' and 'perfect' are the reference engine's row, and 'ADD' is the system 'add'.
+* two names are one when they fold to the same text (`folded`: zero-width characters removed, NFKC, case folded,
+  white space trimmed), so 'Ｐｅｒｆｅｃｔ' (fullwidth), 'PERFECT', 'perfect ' and 'perfect' are the reference engine's
+  row, and 'ADD' is the system 'add'. Letters of other scripts that look alike (a Cyrillic 'р') are not folded.
 """
 
 from __future__ import annotations
@@ -21,15 +22,16 @@ INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 def folded(name: str) -> str:
     """The form names are compared in: zero-width characters removed, compatibility forms folded (NFKC: fullwidth
-    'Ａ' is 'A', the ligature 'ﬁ' is 'fi') and case folded ('ß' is 'ss'); NFKC once more, as casefolding can leave
-    text that is not normalised (Unicode's NFKC_Casefold).
+    'Ａ' is 'A', the ligature 'ﬁ' is 'fi', a no-break space a space) and case folded ('ß' is 'ss'), NFKC once more
+    as casefolding can leave text that is not normalised (Unicode's NFKC_Casefold); then white space trimmed and
+    each run of it one space, as a table shows it.
 
     Example:
-        >>> folded("Ｐｅｒ\\u200bＦＥＣＴ")
-        'perfect'
+        >>> folded("Ｐｅｒ\\u200bＦＥＣＴ "), folded("BM25\\u00a0 (k1=0.9)")
+        ('perfect', 'bm25 (k1=0.9)')
     """
     visible = "".join(c for c in name if c not in ZERO_WIDTH)
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", visible).casefold())
+    return " ".join(unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", visible).casefold()).split())
 
 
 def name_problem(name: str) -> str | None:

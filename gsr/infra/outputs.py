@@ -60,6 +60,7 @@ PSEUDO_FILE_SYSTEMS = frozenset(
     }
 )
 DEFAULT_NAME_MAX = 255  # bytes; where the file system does not say (os.pathconf unavailable)
+DEFAULT_PATH_MAX = 4096  # bytes, Linux's; likewise
 PID_DIGITS = 7  # Linux process ids stay below 2**22: place_file's partial names are at most this much longer
 FILE_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFSOCK: "a socket"}
 STREAMS = {1: "standard output", 2: "standard error"}
@@ -172,6 +173,13 @@ def name_max(folder: str | os.PathLike) -> int:
         return DEFAULT_NAME_MAX
 
 
+def _path_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder, "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):
+        return DEFAULT_PATH_MAX
+
+
 def file_name_problem(name: str, folder: str | os.PathLike) -> str | None:
     """Why a file named `name` cannot be written in `folder`: its name, or the longest name it has while it is
     written, is longer than the file system allows; else None."""
@@ -247,6 +255,12 @@ def _place_problem(path: Path, folder: bool) -> str | None:
     problem = None if folder or os.path.lexists(path) else file_name_problem(path.name, above)
     if problem:
         return f"cannot be written: its name {problem}; give a shorter name"
+    longest = _bytes(str(path.parent / longest_written_name(path.name if not folder else f"{path.name}/x")))
+    if longest > _path_max(above):
+        return (
+            f"cannot be written: the path of what gsr writes there is {longest} bytes long, over the "
+            f"{_path_max(above)} bytes a path may have; give a shorter path"
+        )
     if not os.access(above, os.W_OK | os.X_OK) and not (above == path.parent and os.path.lexists(path) and folder):
         return f"cannot be created: {above} is not writable"
     return None
@@ -374,16 +388,18 @@ def _within(path: str, folder: str) -> bool:
 
 
 def _pseudo_file_system(path: Path) -> str | None:
-    """'/proc', '/sys', '/dev', or 'MOUNT (TYPE)' for another pseudo file system's mount, where `path` (links
-    resolved) lies; None on a file system that holds files."""
-    real = os.path.realpath(path)
-    if any(_within(real, folder) for folder in MEMORY_FOLDERS):
-        return None
-    for folder in PSEUDO_FOLDERS:
-        if _within(real, folder):
-            return folder
-    mount, kind = _mount_of(real)
-    return f"{mount} ({kind})" if kind in PSEUDO_FILE_SYSTEMS else None
+    """'/proc', '/sys', '/dev', or 'MOUNT (TYPE)' for another pseudo file system's mount, where `path` lies, as
+    written or with its links resolved; None on a file system that holds files."""
+    for where in (os.path.abspath(path), os.path.realpath(path)):  # /proc/self/fd/1 resolves to anything
+        if any(_within(where, folder) for folder in MEMORY_FOLDERS):
+            continue
+        for folder in PSEUDO_FOLDERS:
+            if _within(where, folder):
+                return folder
+        mount, kind = _mount_of(where)
+        if kind in PSEUDO_FILE_SYSTEMS:
+            return f"{mount} ({kind})"
+    return None
 
 
 def _mount_of(real: str) -> tuple[str, str]:

@@ -43,8 +43,9 @@ MANIFEST_FORMAT = 1
 
 log = logging.getLogger("gsr.store")
 
-# errors of the folder rather than of the program: a full disk or quota, a read-only or foreign folder
-STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+# errors of the folder rather than of the program: a full disk or quota, a read-only or foreign folder, a name its
+# file system cannot hold (gsr.infra.outputs checks names first; this is what a path it could not foresee gets)
+STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG})
 
 
 @contextmanager

@@ -25,7 +25,7 @@ PROJECT = Path(__file__).resolve().parents[2]
 WRITTEN_OVERHEAD = (1 + 1 + 7 + len(".partial")) + (1 + len(".staging-") + 40 + 1 + 12 + len(".tmp"))
 
 
-def gsr(args: list[str], capsys) -> tuple[int, str, str]:
+def gsr_cli(args: list[str], capsys) -> tuple[int, str, str]:
     """`gsr ARGS` in this process: (exit status, stdout, stderr); never a traceback, every error one line."""
     try:
         status = main([str(a) for a in args])
@@ -78,15 +78,15 @@ def test_export_never_replaces_a_file_and_a_refused_export_writes_nothing(tmp_pa
     out = tmp_path / "toy1"
     out.mkdir()
     (out / "topics.tsv").write_text("my edited topics\n", encoding="utf-8")
-    status, stdout, err = gsr(["export", "toy1", "--out", out], capsys)
+    status, stdout, err = gsr_cli(["export", "toy1", "--out", out], capsys)
     assert status == 2 and f"--out {out}/topics.tsv already exists; give a new file, or --overwrite" in err
     assert (out / "topics.tsv").read_text(encoding="utf-8") == "my edited topics\n"
     assert sorted(os.listdir(out)) == ["topics.tsv"] and stdout == ""  # every file checked first: no half export
-    status, stdout, _ = gsr(["export", "toy1", "--out", out, "--overwrite"], capsys)
+    status, stdout, _ = gsr_cli(["export", "toy1", "--out", out, "--overwrite"], capsys)
     assert status == 0 and sorted(os.listdir(out)) == TOY1_FILES
     assert (out / "topics.tsv").read_text(encoding="utf-8").startswith("stonemason\t")  # replaced, as asked
     exported = snapshot(out)
-    status, _, err = gsr(["export", "toy1", "--out", out], capsys)  # a second export: its own files are the user's
+    status, _, err = gsr_cli(["export", "toy1", "--out", out], capsys)  # a second export: its own files are the user's
     assert status == 2 and "documents.jsonl already exists" in err and snapshot(out) == exported
 
 
@@ -129,7 +129,7 @@ def test_export_to_a_path_that_cannot_hold_its_files_is_one_line_even_with_overw
     target, message = make(tmp_path)
     before = sorted(p.name for p in tmp_path.rglob("*"))
     for extra in ([], ["--overwrite"]):
-        status, _, err = gsr(["export", "toy1", "--out", target, *extra], capsys)
+        status, _, err = gsr_cli(["export", "toy1", "--out", target, *extra], capsys)
         assert status == 2 and message.format(tmp=tmp_path) in err
         assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written, nothing replaced
 
@@ -137,15 +137,15 @@ def test_export_to_a_path_that_cannot_hold_its_files_is_one_line_even_with_overw
 def test_export_over_a_dangling_link_needs_overwrite_and_then_replaces_the_link(tmp_path, capsys):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "qrels.txt").symlink_to(tmp_path / "gone")
-    status, _, err = gsr(["export", "toy1", "--out", tmp_path / "out"], capsys)
+    status, _, err = gsr_cli(["export", "toy1", "--out", tmp_path / "out"], capsys)
     assert status == 2 and f"qrels.txt already exists (a link to {tmp_path}/gone, which does not exist)" in err
-    assert gsr(["export", "toy1", "--out", tmp_path / "out", "--overwrite"], capsys)[0] == 0
+    assert gsr_cli(["export", "toy1", "--out", tmp_path / "out", "--overwrite"], capsys)[0] == 0
     assert not (tmp_path / "out" / "qrels.txt").is_symlink() and not (tmp_path / "gone").exists()
 
 
 def test_export_onto_a_pseudo_file_system_is_one_line(pseudo, capsys):
     """Today /proc was a FileNotFoundError traceback, and /dev (as root) got the files."""
-    status, _, err = gsr(["export", "toy1", "--out", pseudo], capsys)
+    status, _, err = gsr_cli(["export", "toy1", "--out", pseudo], capsys)
     assert status == 2 and f"--out {pseudo} is on {pseudo.parent}, a pseudo file system" in err
     assert not os.path.lexists(pseudo)
 
@@ -155,12 +155,12 @@ def test_export_into_a_folder_it_cannot_write_is_one_line(tmp_path, capsys):
         pytest.skip("root writes in any folder")
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    status, _, err = gsr(["export", "toy1", "--out", locked / "out"], capsys)
+    status, _, err = gsr_cli(["export", "toy1", "--out", locked / "out"], capsys)
     assert status == 2 and f"cannot be created: {locked} is not writable" in err
 
 
 def test_an_export_folder_name_too_long_for_the_file_system_is_one_line(tmp_path, capsys):
-    status, _, err = gsr(["export", "toy1", "--out", tmp_path / ("d" * 300)], capsys)
+    status, _, err = gsr_cli(["export", "toy1", "--out", tmp_path / ("d" * 300)], capsys)
     assert status == 2 and "bytes long, over the" in err and not list(tmp_path.iterdir())
 
 
@@ -200,7 +200,7 @@ def test_score_html_never_writes_over_one_of_its_inputs_even_with_overwrite(opti
     target = _spelled(toy, SCORE_INPUTS[option], how)
     extra = {"--definitional": ["--definitional", toy / "pairs.json"], "--stopwords": ["--stopwords", toy / "stop.txt"]}
     before = snapshot(toy)
-    status, out, err = gsr([*score_args(toy), *extra.get(option, []), "--html", target, "--overwrite"], capsys)
+    status, out, err = gsr_cli([*score_args(toy), *extra.get(option, []), "--html", target, "--overwrite"], capsys)
     assert status == 2 and out == ""  # before any work
     assert f"--html {target} is the input {option} {toy / SCORE_INPUTS[option]}" in err
     assert "not even with --overwrite" in err
@@ -212,7 +212,7 @@ def test_score_html_in_a_folder_of_input_documents_is_refused(toy, capsys):
     documents.mkdir()
     shutil.copy(toy / "docs.jsonl", documents / "part-1.jsonl")
     args = [*score_args(toy), "--docs", documents, "--html", documents / "report.html"]
-    status, out, err = gsr(args, capsys)
+    status, out, err = gsr_cli(args, capsys)
     assert status == 2 and out == "" and f"lies in {documents}, the input --docs" in err
     assert sorted(os.listdir(documents)) == ["part-1.jsonl"]
 
@@ -221,15 +221,15 @@ def test_score_html_at_a_dangling_link_is_found_before_the_work(toy, capsys):
     """Today the link was found only after scoring, as 'appeared while scoring'."""
     link = toy / "report.html"
     link.symlink_to(toy / "missing" / "report.html")
-    status, out, err = gsr([*score_args(toy), "--html", link], capsys)
+    status, out, err = gsr_cli([*score_args(toy), "--html", link], capsys)
     assert status == 2 and out == "" and "already exists (a link to" in err and "--overwrite to replace the link" in err
-    assert gsr([*score_args(toy), "--html", link, "--overwrite", "-q"], capsys)[0] == 0
+    assert gsr_cli([*score_args(toy), "--html", link, "--overwrite", "-q"], capsys)[0] == 0
     assert not link.is_symlink() and link.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
 def test_score_html_on_a_pseudo_file_system_is_refused_before_the_work(pseudo, toy, capsys):
     """Today /dev/gsr.html was written (as root) and /proc/gsr.html was a traceback after the work."""
-    status, out, err = gsr([*score_args(toy), "--html", pseudo, "--overwrite"], capsys)
+    status, out, err = gsr_cli([*score_args(toy), "--html", pseudo, "--overwrite"], capsys)
     assert status == 2 and out == "" and "a pseudo file system of the kernel" in err and not os.path.lexists(pseudo)
 
 
@@ -237,16 +237,16 @@ def test_score_html_that_is_a_fifo_or_a_folder_is_refused_even_with_overwrite(to
     os.mkfifo(toy / "pipe.html")
     (toy / "folder.html").mkdir()
     for target, said in ((toy / "pipe.html", "is a FIFO, not a regular file"), (toy / "folder.html", "is a folder")):
-        status, out, err = gsr([*score_args(toy), "--html", target, "--overwrite"], capsys)
+        status, out, err = gsr_cli([*score_args(toy), "--html", target, "--overwrite"], capsys)
         assert status == 2 and out == "" and said in err
 
 
 def test_score_html_name_too_long_for_the_file_system_is_refused_before_the_work(toy, capsys):
     limit = os.pathconf(toy, "PC_NAME_MAX")
     longest = "r" * (limit - WRITTEN_OVERHEAD - len(".html")) + ".html"
-    status, out, err = gsr([*score_args(toy), "--html", toy / ("r" + longest)], capsys)
+    status, out, err = gsr_cli([*score_args(toy), "--html", toy / ("r" + longest)], capsys)
     assert status == 2 and out == "" and "give a shorter name" in err
-    assert gsr([*score_args(toy), "--html", toy / longest, "-q"], capsys)[0] == 0  # the longest name that fits
+    assert gsr_cli([*score_args(toy), "--html", toy / longest, "-q"], capsys)[0] == 0  # the longest name that fits
     assert (toy / longest).read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
@@ -257,22 +257,22 @@ def test_rerank_never_writes_over_its_run_and_replaces_a_file_only_with_overwrit
     before = snapshot(toy)
     rerank = ["rerank", "--run", toy / "run.txt", "--method", "epsilon_greedy", "--out", target]
     for extra in ([], ["--overwrite"]):
-        status, _, err = gsr([*rerank, *extra], capsys)
+        status, _, err = gsr_cli([*rerank, *extra], capsys)
         assert status == 2 and f"--out {target} is the input --run {toy / 'run.txt'}" in err
     assert snapshot(toy) == before
     (toy / "mine.run").write_text("my own run\n", encoding="utf-8")
     rerank[-1] = toy / "mine.run"
-    status, _, err = gsr(rerank, capsys)
+    status, _, err = gsr_cli(rerank, capsys)
     assert status == 2 and "already exists; give a new file, or --overwrite" in err
     assert (toy / "mine.run").read_text(encoding="utf-8") == "my own run\n"
-    assert gsr([*rerank, "--overwrite"], capsys)[0] == 0
+    assert gsr_cli([*rerank, "--overwrite"], capsys)[0] == 0
     assert (toy / "mine.run").read_text(encoding="utf-8").startswith("q1 Q0 ")
 
 
 def test_rerank_never_writes_over_its_labels(toy, capsys):
     (toy / "labels.tsv").write_text("m1\tmale\nf1\tfemale\n", encoding="utf-8")
     rerank = ["rerank", "--run", toy / "run.txt", "--method", "dash", "--labels", toy / "labels.tsv"]
-    status, _, err = gsr([*rerank, "--out", toy / "labels.tsv", "--overwrite"], capsys)
+    status, _, err = gsr_cli([*rerank, "--out", toy / "labels.tsv", "--overwrite"], capsys)
     assert status == 2 and "is the input --labels" in err
     assert (toy / "labels.tsv").read_text(encoding="utf-8") == "m1\tmale\nf1\tfemale\n"
 
@@ -290,7 +290,7 @@ def test_debias_never_writes_over_one_of_its_inputs_through_links(option, name, 
     target = _spelled(toy, name, how)
     before = snapshot(toy)
     args = ["debias", "--embedding", toy / "vectors.txt", *(e.format(toy=toy) for e in extra), "--out", target]
-    status, _, err = gsr([*args, "--overwrite"], capsys)
+    status, _, err = gsr_cli([*args, "--overwrite"], capsys)
     assert status == 2 and f"--out {target} is the input {option} {toy / name}" in err
     assert snapshot(toy) == before
 
@@ -299,10 +299,10 @@ def test_debias_compressed_output_is_compressed_and_never_replaced_without_overw
     import gzip
 
     out = toy / "debiased.txt.gz"
-    assert gsr(["debias", "--embedding", toy / "vectors.txt", "--out", out], capsys)[0] == 0
+    assert gsr_cli(["debias", "--embedding", toy / "vectors.txt", "--out", out], capsys)[0] == 0
     assert gzip.decompress(out.read_bytes()).split(b"\n", 1)[0] == b"38 3"  # the writer still saw the .gz ending
     written = out.read_bytes()
-    status, _, err = gsr(["debias", "--embedding", toy / "vectors.txt", "--out", out], capsys)
+    status, _, err = gsr_cli(["debias", "--embedding", toy / "vectors.txt", "--out", out], capsys)
     assert status == 2 and "already exists" in err and out.read_bytes() == written
     assert not [p for p in toy.iterdir() if "partial" in p.name or "staging" in p.name]
 
@@ -351,18 +351,18 @@ def test_plots_never_replace_a_figure_without_overwrite(toy, capsys):
     folder.mkdir()
     (folder / "fig7_queries.png").write_bytes(b"my figure")
     queries = ["queries", "--topics", toy / "topics.tsv", "--embedding", toy / "vectors.txt", "--plots", folder]
-    status, out, err = gsr(queries, capsys)
+    status, out, err = gsr_cli(queries, capsys)
     assert status == 2 and out == "" and f"--plots {folder}/fig7_queries.png already exists" in err
     (folder / "fig1_stereotypes.png").write_bytes(b"my figure")
-    status, out, err = gsr(["validate", "--embedding", toy / "vectors.txt", "--plots", folder], capsys)
+    status, out, err = gsr_cli(["validate", "--embedding", toy / "vectors.txt", "--plots", folder], capsys)
     assert status == 2 and out == "" and f"--plots {folder}/fig1_stereotypes.png already exists" in err
     assert (folder / "fig7_queries.png").read_bytes() == (folder / "fig1_stereotypes.png").read_bytes() == b"my figure"
-    status, _, err = gsr([*queries[:-1], toy / "topics.tsv"], capsys)
+    status, _, err = gsr_cli([*queries[:-1], toy / "topics.tsv"], capsys)
     assert status == 2 and "is a file, not a folder" in err
 
 
 def _run(toy: Path, capsys, *extra, out: Path | None = None) -> tuple[int, str, str]:
-    return gsr(["run", toy / "config.toml", "--out", out or toy / "out", "--quiet", *extra], capsys)
+    return gsr_cli(["run", toy / "config.toml", "--out", out or toy / "out", "--quiet", *extra], capsys)
 
 
 @pytest.mark.parametrize("how", ["symlink", "hardlink"])
@@ -474,7 +474,14 @@ def test_names_with_invisible_or_reordering_characters_are_refused_naming_the_ke
 
 @pytest.mark.parametrize(
     "name, reads_as",
-    [("ｐｅｒｆｅｃｔ", "perfect"), ("ＲＡＮＤＯＭ", "random"), ("Ｐerfect", "perfect"), ("ｒandom", "random")],
+    [
+        ("ｐｅｒｆｅｃｔ", "perfect"),
+        ("ＲＡＮＤＯＭ", "random"),
+        ("Ｐerfect", "perfect"),
+        ("ｒandom", "random"),
+        ("perfect ", "perfect"),
+        ("\u00a0random", "random"),
+    ],
 )
 def test_a_system_name_that_folds_to_a_reference_engine_is_refused(name, reads_as, toy, capsys):
     _config(toy, 'name = "add"', f'name = "{name}"')
@@ -482,7 +489,7 @@ def test_a_system_name_that_folds_to_a_reference_engine_is_refused(name, reads_a
     assert status == 2 and f"systems[0].name: system name {name!r} is reserved" in err and f"{reads_as!r}" in err
 
 
-@pytest.mark.parametrize("other", ["ＡＤＤ", "Add", "ａｄｄ"])
+@pytest.mark.parametrize("other", ["ＡＤＤ", "Add", "ａｄｄ", " add", "add\u3000"])
 def test_two_systems_whose_names_fold_to_one_are_refused(other, toy, capsys):
     _config(toy, 'name = "si"', f'name = "{other}"')
     status, _, err = _run(toy, capsys)
@@ -508,7 +515,7 @@ def test_two_measuring_embeddings_whose_names_fold_to_one_are_refused(toy, capsy
 )
 def test_score_refuses_run_names_that_hide_or_read_as_another_row(file_name, message, toy, capsys):
     shutil.copy(toy / "run.txt", toy / file_name)
-    status, out, err = gsr([*score_args(toy, runs=(file_name,))], capsys)
+    status, out, err = gsr_cli([*score_args(toy, runs=(file_name,))], capsys)
     assert status == 2 and out == "" and message in err
 
 
@@ -516,10 +523,12 @@ def test_score_names_runs_whose_file_names_fold_to_one_by_their_paths(toy, capsy
     for folder, name in (("a", "run.txt"), ("b", "ＲＵＮ.txt")):
         (toy / folder).mkdir()
         shutil.copy(toy / "run.txt", toy / folder / name)
-    status, out, _ = gsr([*score_args(toy, runs=("a/run.txt", "b/ＲＵＮ.txt")), "--json", "--resamples", "0"], capsys)
+    status, out, _ = gsr_cli(
+        [*score_args(toy, runs=("a/run.txt", "b/ＲＵＮ.txt")), "--json", "--resamples", "0"], capsys
+    )
     assert status == 0 and [r["run"] for r in json.loads(out)["runs"]] == [f"{toy}/a/run.txt", f"{toy}/b/ＲＵＮ.txt"]
     shutil.copy(toy / "run.txt", toy / "a" / "RUN.txt")
-    status, _, err = gsr([*score_args(toy, runs=("a/run.txt", "a/RUN.txt")), "--resamples", "0"], capsys)
+    status, _, err = gsr_cli([*score_args(toy, runs=("a/run.txt", "a/RUN.txt")), "--resamples", "0"], capsys)
     assert status == 2 and "would name one row" in err
 
 
@@ -549,3 +558,39 @@ def test_the_name_limit_is_the_file_systems_with_the_staging_names(tmp_path):
     assert len(longest_written_name("x.gz")) == 4 + WRITTEN_OVERHEAD + 3  # the partial file keeps the .gz ending
     fits = "é" * ((os.pathconf(tmp_path, "PC_NAME_MAX") - WRITTEN_OVERHEAD) // 2)  # bytes count, not characters
     assert file_name_problem(fits, tmp_path) is None and file_name_problem(fits + "é", tmp_path) is not None
+
+
+def test_an_output_path_reached_through_proc_is_refused_whatever_it_points_to(toy, capsys):
+    """/proc/self/fd/1 resolves to whatever standard output is; a write there is the kernel's business."""
+    for target in (Path("/proc/self/fd/1"), Path("/proc/self/cwd/report.html"), Path("/dev/stdout")):
+        status, out, err = gsr_cli([*score_args(toy), "--html", target, "--overwrite"], capsys)
+        assert status == 2 and out == "" and "a pseudo file system of the kernel" in err
+
+
+def test_an_output_path_longer_than_the_file_system_allows_is_one_line(toy, capsys):
+    """Each name fits, the whole path does not (PC_PATH_MAX, 4096 bytes on Linux)."""
+    deep = toy.joinpath(*["d" * 200] * 25)
+    status, out, err = gsr_cli([*score_args(toy), "--html", deep / "report.html"], capsys)
+    assert status == 2 and out == "" and "bytes long, over the" in err and not (toy / ("d" * 200)).exists()
+    status, _, err = gsr_cli(["export", "toy1", "--out", deep], capsys)
+    assert status == 2 and "bytes long, over the" in err and not (toy / ("d" * 200)).exists()
+
+
+def test_a_name_too_long_that_no_check_foresaw_is_a_storage_error_naming_the_folder(tmp_path):
+    """The net under the checks: a write the checks did not foresee fails in one line, never a traceback."""
+    from gsr.errors import StorageError
+    from gsr.infra.store import atomic_write
+
+    with pytest.raises(StorageError, match=f"cannot write in {tmp_path}: File name too long"):
+        with atomic_write(tmp_path / ("a" * 300)) as out:
+            out.write("x")
+
+
+def test_export_into_gsrs_own_package_data_is_refused(capsys):
+    import gsr
+
+    data = Path(gsr.__file__).parent / "data" / "grepbiasir" / "runs"
+    before = snapshot(data)
+    status, _, err = gsr_cli(["export", "grepbiasir", "--out", data, "--overwrite"], capsys)
+    assert status == 2 and f"lies in {data.parent.parent}, the input gsr's own package data" in err
+    assert snapshot(data) == before
