@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 
 from debias.words import DEFAULT_LISTS, LIST_SETS, load_pair_list, load_word_list
 from embeddings.lexicons import DEBIAS_RECORD_SUFFIX
 from gsr.infra import logs
-from gsr.infra.store import atomic_write, unwritable
+from gsr.infra.outputs import Target, check_output_targets, option_inputs, place_file
+from gsr.infra.store import atomic_write
 
 log = logs.get("cli")
 
@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     from embeddings.loading import load_embedding
 
     out_path = Path(args.out).expanduser()
-    _check_output(out_path, Path(str(args.embedding)).expanduser(), args.overwrite)
+    record_path = out_path.with_name(out_path.name + DEBIAS_RECORD_SUFFIX)
+    _check_output(args, out_path, record_path)
     debiaser = _debiaser(args)
     kv = load_embedding(args.embedding, allow_pickle=args.allow_pickle)
     unwritable_word = next((w for w in kv.index_to_key if not w or any(c.isspace() for c in w)), None)
@@ -85,31 +86,34 @@ def run(args: argparse.Namespace) -> int:
     debiased = debiaser.fit_transform(kv)
     report = debiaser.report(kv)
     binary = out_path.name.lower().endswith(".bin")
-    _write_word2vec(debiased, out_path, binary)
-    with atomic_write(out_path.with_name(out_path.name + DEBIAS_RECORD_SUFFIX)) as record:
-        json.dump({"source": str(args.embedding), "method": args.method, "lists": getattr(args, "lists", None)}, record)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    # never half-written, and without --overwrite never over a file that appeared meanwhile (gsr.infra.outputs)
+    place_file(
+        lambda partial: debiased.save_word2vec_format(str(partial), binary=binary),
+        out_path,
+        args.overwrite,
+        "--out",
+        "debiasing",
+    )
+    source = {"source": str(args.embedding), "method": args.method, "lists": getattr(args, "lists", None)}
+    place_file(lambda partial: _write_json(partial, source), record_path, args.overwrite, "--out", "debiasing")
     log.info("%s", summary(report, str(args.embedding), kv.key_to_index))
     log.info("wrote %s (word2vec %s)", out_path, "binary" if binary else "text")
     return 0
 
 
-def _check_output(out_path: Path, source: Path, overwrite: bool) -> None:
-    """--out names a word2vec file that can be written and is neither the input nor (without --overwrite) a file
-    that already exists; checked before any work."""
+def _check_output(args: argparse.Namespace, out_path: Path, record_path: Path) -> None:
+    """--out names a word2vec file that can be written (gsr.infra.outputs.check_output_targets): never an input, nor
+    (without --overwrite) a file that exists, it or the record beside it; checked before any work."""
     from debias.hard import DebiasError
 
     if out_path.name.lower().endswith(".kv"):
         raise DebiasError(f"{out_path}: --out writes word2vec files; name it .bin (binary) or .txt (text)")
-    if out_path.is_dir():
-        raise DebiasError(f"--out {out_path} is a folder; give the path of the word2vec file to write")
-    if out_path.exists() and source.exists() and out_path.resolve() == source.resolve():
-        raise DebiasError(f"--out {out_path} is the embedding being debiased; write the debiased copy elsewhere")
-    for path in (out_path, out_path.with_name(out_path.name + DEBIAS_RECORD_SUFFIX)):
-        if path.exists() and not overwrite:
-            raise DebiasError(f"--out {path} already exists; give another path, or --overwrite to replace it")
-    problem = unwritable(out_path.parent)
-    if problem:
-        raise DebiasError(f"--out {out_path}: the folder {out_path.parent} {problem}")
+    check_output_targets(
+        [Target("--out", out_path), Target("--out", record_path)],
+        option_inputs(args, "embedding", "definitional", "gender_specific", "equalize"),
+        args.overwrite,
+    )
 
 
 def _debiaser(args):
@@ -174,14 +178,6 @@ def _listed(items) -> str:
     return ", ".join(items[:MAX_LISTED]) + more
 
 
-def _write_word2vec(kv, path: Path, binary: bool) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Written beside the target and renamed, so a failed run never leaves a half-written embedding;
-    # the suffix is kept because the writer compresses by extension (.gz, .bz2).
-    staging = str(path.with_name(f".{path.name}.{os.getpid()}.partial{path.suffix}"))
-    try:
-        kv.save_word2vec_format(staging, binary=binary)
-        os.replace(staging, path)
-    finally:
-        if os.path.exists(staging):
-            os.remove(staging)
+def _write_json(path: Path, data: dict) -> None:
+    with atomic_write(path) as out:
+        json.dump(data, out)

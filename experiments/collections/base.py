@@ -236,38 +236,66 @@ def collection_docids(documents: Path) -> set[str]:
     return _DOCIDS[key]
 
 
-def export_collection(name: str, out: Path) -> dict[str, Path]:
+def export_collection(name: str, out: Path, overwrite: bool = False, option: str = "--out") -> dict[str, Path]:
     """Write a built-in collection as JSONL documents, TSV topics and TREC qrels, for any other tool to run on; for
     the toys also their stereotypical, counter-stereotypical and neutral engines' runs, for Grep-BiasIR the BM25 and
-    MiniLM runs shipped with it."""
+    MiniLM runs shipped with it. Every file is checked before the first is written (gsr.infra.outputs, `option`
+    naming `out` in errors): an existing file is replaced only with `overwrite`, and a refused export writes
+    nothing."""
+    import gsr
+    from gsr.infra.outputs import Target, check_output_targets, place_file
+
     if name not in BUILTIN_COLLECTIONS:
         raise InputError(f"{name!r} is not a built-in collection; choose one of {', '.join(BUILTIN_COLLECTIONS)}")
+    package_data = Path(gsr.__file__).parent / "data"
+    # the runs shipped beside Grep-BiasIR (BM25's and MiniLM's top 20): real runs to score at once
+    shipped = sorted((package_data / "grepbiasir" / "runs").glob("*.run")) if name == "grepbiasir" else []
+    names = {"documents": "documents.jsonl", "topics": "topics.tsv", "qrels": "qrels.txt"}
+    names |= {f"run {run.stem}": run.name for run in shipped}
+    names |= {f"run {engine}": file_name for engine, file_name in TOY_ENGINES.get(name, {}).items()}
+    paths = {what: out / file_name for what, file_name in names.items()}
+    targets = [Target(option, out, folder=True), *(Target(option, path) for path in paths.values())]
+    check_output_targets(targets, [("gsr's own package data", package_data)], overwrite)
     collection = load_collection(name)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"documents": out / "documents.jsonl", "topics": out / "topics.tsv", "qrels": out / "qrels.txt"}
-    with open(collection.documents, "rb") as source, atomic_write(paths["documents"], binary=True) as copy:
-        shutil.copyfileobj(source, copy)  # atomically, like every file written: Ctrl-C leaves no half copy
-    with atomic_write(paths["topics"]) as handle:
-        for qid, text in collection.queries.items():
-            handle.write(f"{qid}\t{' '.join(text.split())}\n")
-    with atomic_write(paths["qrels"]) as handle:
-        for qid in sorted(collection.qrels):
-            for docid, grade in sorted(collection.qrels[qid].items()):
-                handle.write(f"{qid} 0 {docid} {grade}\n")
-    if name == "grepbiasir":  # the runs shipped beside it (BM25's and MiniLM's top 20): real runs to score at once
-        import gsr
 
-        for run in sorted((Path(gsr.__file__).parent / "data" / "grepbiasir" / "runs").glob("*.run")):
-            with open(run, "rb") as source, atomic_write(out / run.name, binary=True) as copy:
-                shutil.copyfileobj(source, copy)
-            paths[f"run {run.stem}"] = out / run.name
+    def place(what: str, write: Callable[[Path], object]) -> None:
+        place_file(write, paths[what], overwrite, option, "exporting")
+
+    def copy(source: Path) -> Callable[[Path], None]:
+        def write(path: Path) -> None:
+            with open(source, "rb") as original, atomic_write(path, binary=True) as copied:
+                shutil.copyfileobj(original, copied)  # atomically, like every file written: Ctrl-C leaves no half copy
+
+        return write
+
+    def topics(path: Path) -> None:
+        with atomic_write(path) as handle:
+            for qid, text in collection.queries.items():
+                handle.write(f"{qid}\t{' '.join(text.split())}\n")
+
+    def qrels(path: Path) -> None:
+        with atomic_write(path) as handle:
+            for qid in sorted(collection.qrels):
+                for docid, grade in sorted(collection.qrels[qid].items()):
+                    handle.write(f"{qid} 0 {docid} {grade}\n")
+
+    place("documents", copy(collection.documents))
+    place("topics", topics)
+    place("qrels", qrels)
+    for run in shipped:
+        place(f"run {run.stem}", copy(run))
     if name in TOY_ENGINES:  # the toys' S / CS / N engines (§3.4, §4.1) as runs: something to score at once
         from gsr.io.runs import write_trec_run
         from gsr.validation import toys
 
         toy = getattr(toys, name)()
-        for engine, file_name in TOY_ENGINES[name].items():
-            paths[f"run {engine}"] = write_trec_run(toy.engines[engine], out / file_name, tag=engine)
+
+        def engine_run(engine: str) -> Callable[[Path], object]:
+            return lambda path: write_trec_run(toy.engines[engine], path, tag=engine)
+
+        for engine in TOY_ENGINES[name]:
+            place(f"run {engine}", engine_run(engine))
     return paths
 
 

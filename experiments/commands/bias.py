@@ -9,7 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from experiments.commands.common import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
+from experiments.commands.common import (
+    CommandError,
+    add_embedding_options,
+    analyzer_of,
+    check_outputs,
+    lexicon_of,
+    positive_int,
+)
 from gsr.fairness.label_measures import (
     DEFAULT_EPSILON,
     LABEL_MAGNITUDES,
@@ -119,6 +126,7 @@ def cmd_bias(args) -> int:
     from gsr.io.convert import as_qrels, as_run
     from gsr.io.types import rank_order
 
+    check_outputs(args)  # standard output is no input (`gsr bias ... --labels l.tsv > l.tsv`)
     run = as_run(args.run)
     qrels = as_qrels(args.qrels) if args.qrels else None
     if args.target == "relevant" and qrels is None:

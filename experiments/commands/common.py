@@ -7,6 +7,9 @@ import argparse
 from gsr.errors import GSRError
 
 DEFAULT_EMBEDDING = "glove-6b-50d"
+# every option of these commands that names a file or folder to read: what no output of theirs may be
+INPUT_OPTIONS: tuple[str, ...] = ("run", "topics", "docs", "qrels", "labels", "embedding", "definitional")
+INPUT_OPTIONS += ("stopwords", "entities", "gender_words")
 
 
 class CommandError(GSRError):
@@ -79,3 +82,30 @@ def analyzer_of(args):
 
     exclusion = getattr(args, "exclusion", None) or DEFAULT_EXCLUSION
     return Analyzer(stopwords_of(args.stopwords), exclusion=exclusion)
+
+
+def check_outputs(args, targets=(), overwrite: bool = False) -> None:
+    """The shared check of what a command writes (gsr.infra.outputs.check_output_targets), before any work: each of
+    `targets` (gsr.infra.outputs.Target), and standard output and standard error, against every input option `args`
+    holds."""
+    from gsr.infra.outputs import check_output_targets, option_inputs
+
+    check_output_targets(targets, option_inputs(args, *INPUT_OPTIONS), overwrite)
+
+
+def add_overwrite_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """--overwrite: `what` may be replaced where it exists (by default an existing file is never touched)."""
+    parser.add_argument(
+        "--overwrite", action="store_true", help=f"replace {what} where it exists (by default it is never touched)"
+    )
+
+
+def plot_targets(folder: str | None, names) -> list:
+    """--plots DIR's targets for check_outputs: the folder and each file `names` it will hold (none without it)."""
+    from pathlib import Path
+
+    from gsr.infra.outputs import Target
+
+    if folder is None:
+        return []
+    return [Target("--plots", Path(folder), folder=True), *(Target("--plots", Path(folder) / name) for name in names)]

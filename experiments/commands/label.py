@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from itertools import chain, islice
 
+from experiments.commands.common import check_outputs
 from gsr.infra import logs
 
 log = logs.get("cli")
@@ -18,6 +19,7 @@ def cmd_label(args) -> int:
     from gsr.fairness.labels import mention_words
     from gsr.text.intrinsic_gender import LABELS, intrinsic_gender
 
+    check_outputs(args)  # standard output is no input (`gsr label --docs d.jsonl >> d.jsonl`)
     words = mention_words(args.entities, names=args.names)
     totals: Counter[str] = Counter()
     documents = iter_documents(args.docs)

@@ -5,24 +5,33 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
+from experiments.commands.common import (
+    add_embedding_options,
+    add_overwrite_option,
+    analyzer_of,
+    check_outputs,
+    lexicon_of,
+    plot_targets,
+)
 from experiments.commands.validate import format_signed
 from gsr.infra import logs
 
 log = logs.get("cli")
+FIGURE = "fig7_queries.png"  # --plots' file
 
 
 def cmd_queries(args) -> int:
     from gsr.evaluate import describe_queries
     from gsr.io.convert import as_queries
 
+    check_outputs(args, plot_targets(args.plots, [FIGURE]), args.overwrite)
     queries = as_queries(args.topics, args.field)
     lexicon = lexicon_of(args)
     rows = describe_queries(queries, lexicon, analyzer_of(args))
     if args.plots:
         from experiments.report import png_figures as plots
 
-        written = plots.plot_query_genderedness(rows, Path(args.plots) / "fig7_queries.png")
+        written = plots.plot_query_genderedness(rows, Path(args.plots) / FIGURE)
         log.info("wrote %s", written)
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -44,5 +53,6 @@ def configure(parser) -> None:
     parser.add_argument("--topics", required=True, help="TREC topics, TSV (qid<TAB>text) or JSONL queries, or irds:ID")
     parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
     add_embedding_options(parser)
-    parser.add_argument("--plots", metavar="DIR", help="also draw Fig. 7 as a PNG file in DIR")
+    parser.add_argument("--plots", metavar="DIR", help=f"also draw Fig. 7 as a PNG file in DIR ({FIGURE})")
+    add_overwrite_option(parser, "--plots' figure")
     parser.set_defaults(func=cmd_queries)

@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 from experiments.commands.bias import add_label_options, document_labels, parse_shares
-from experiments.commands.common import CommandError, analyzer_of, embedding_of
+from experiments.commands.common import CommandError, add_overwrite_option, analyzer_of, check_outputs, embedding_of
 from gsr.errors import GSRError
 from gsr.infra import logs
 from retrievers.fair_rerank import METHOD_PARAMS, METHODS, RELEVANCE_COSTS, Reranker
@@ -51,8 +51,11 @@ def relevance_costs(args):
 
 
 def cmd_rerank(args) -> int:
+    from gsr.infra.outputs import Target, place_file
     from gsr.io.convert import as_run
     from gsr.io.runs import write_trec_run
+
+    check_outputs(args, [Target("--out", Path(args.out))], args.overwrite)
 
     names = {p.name for p in METHOD_PARAMS[args.method]}
     given = {
@@ -76,7 +79,7 @@ def cmd_rerank(args) -> int:
     relevance = relevance_costs(args) if reranker.params.get("relevance") == "embedding" else None
     reranked = reranker.rerank(run, labels, relevance)
     tag = args.tag or f"{Path(str(args.run)).stem}+{args.method}"
-    write_trec_run(reranked, args.out, tag=tag)
+    place_file(lambda path: write_trec_run(reranked, path, tag=tag), Path(args.out), args.overwrite, "--out")
     settings = ", ".join(f"{k}={v}" for k, v in reranker.params.items())
     source = f", labels {labels.source}" if labels is not None else ""
     log.info("%s: %d queries re-ranked by %s (%s%s)", args.out, len(reranked), args.method, settings, source)
@@ -87,7 +90,8 @@ def configure(parser) -> None:
     """The options of `gsr rerank`, and the function that runs it."""
     parser.add_argument("--run", required=True, help="TREC run file (or irds:ID)")
     parser.add_argument("--method", required=True, choices=METHODS)
-    parser.add_argument("--out", required=True, help="the re-ranked TREC run")
+    parser.add_argument("--out", required=True, help="the re-ranked TREC run (a new file, unless --overwrite)")
+    add_overwrite_option(parser, "--out's file")
     parser.add_argument("--tag", type=run_tag, help="run tag, without whitespace (default: RUN+METHOD)")
     parser.add_argument("--epsilon", type=float, help="epsilon_greedy: swap probability ϵ in (0, 1] (default 0.3)")
     parser.add_argument("--rho", type=float, help="relevance_swap: sensitivity ρ in (0, 1] (default 0.5)")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from experiments.commands.common import CommandError
 from experiments.config.params import THREADS
 from gsr.infra import logs
 from gsr.infra.params import argparse_type
@@ -14,15 +13,17 @@ log = logs.get("cli")
 
 
 def cmd_run(args) -> int:
-    from experiments.config.experiment import check_collection_paths, load_config
+    from experiments.config.experiment import check_collection_paths, check_output_names, load_config
     from experiments.report.output import writer_lock
+    from experiments.report.provenance import input_paths
     from gsr.infra.extras import install_command, installed
-    from gsr.infra.store import unwritable
+    from gsr.infra.outputs import Target, check_output_targets
 
     config = load_config(args.config)
     check_collection_paths(config)
     if args.out:
         config.output = Path(args.out).expanduser()
+        check_output_names(config)  # the names of the files it will hold fit the file system of --out's folder too
     if args.threads:
         config.threads = args.threads
     if args.no_plots:
@@ -31,9 +32,9 @@ def cmd_run(args) -> int:
         log.warning("no PNG figures: they need the 'plots' extra (%s)", install_command(["plots"]))
         config.plots = False
     where = "--out" if args.out else f"{config.path or 'config'}: output"
-    problem = unwritable(config.output)
-    if problem:  # found now, not after hours of indexing and training
-        raise CommandError(f"{where} {config.output} {problem}")
+    # found now, not after hours of indexing and training (and again by OutputFolder.check once the folder is held)
+    target = Target(where, config.output, folder=True, holds_no_inputs=True)
+    check_output_targets([target], input_paths(config), args.overwrite)
     identity = {"name": config.name, "config": str(config.path.resolve()) if config.path else None}
     if args.dry_run:
         return _plan(args, config, identity, where)
@@ -106,7 +107,7 @@ def _plan(args, config, identity: dict, where: str) -> int:
 def cmd_export(args) -> int:
     from experiments.collections import export_collection
 
-    paths = export_collection(args.collection, Path(args.out))
+    paths = export_collection(args.collection, Path(args.out).expanduser(), args.overwrite)
     for what, path in paths.items():
         print(f"{what}: {path}")
     return 0
@@ -149,5 +150,8 @@ def configure_run(parser) -> None:
 def configure_export(export) -> None:
     """The options of `gsr export`."""
     export.add_argument("collection", help="demo, toy1, toy2 or grepbiasir (with BM25 and MiniLM runs)")
-    export.add_argument("--out", required=True, help="output folder")
+    export.add_argument("--out", required=True, help="output folder (its files new, unless --overwrite)")
+    export.add_argument(
+        "--overwrite", action="store_true", help="replace the collection's files where they exist in --out"
+    )
     export.set_defaults(func=cmd_export)

@@ -17,10 +17,20 @@ import os
 from itertools import combinations
 from pathlib import Path
 
-from experiments.commands.common import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
+from experiments.commands.common import (
+    CommandError,
+    add_embedding_options,
+    add_overwrite_option,
+    analyzer_of,
+    check_outputs,
+    lexicon_of,
+    positive_int,
+)
 from experiments.commands.score_output import baseline_name, latex_table, print_effectiveness, print_table, write_page
 from experiments.effectiveness import DEFAULT_MEASURES, TESTS
 from gsr.infra import logs
+from gsr.infra.names import first_clash, folded, name_problem
+from gsr.infra.outputs import Target
 from gsr.infra.params import argparse_type
 from gsr.settings import CORRECTIONS, CUTOFF, EXCLUSION, LEVEL, NO_CUTOFF, RELEVANT, RESAMPLES, SEED
 
@@ -35,19 +45,31 @@ def cutoff_text(text: str):
 
 
 def run_names(paths: list[str]) -> list[str]:
-    """Each run's file name, or its whole path where two runs share a file name. The same run given twice, or a
-    run named like a reference engine (perfect, random), is refused: its row would be another's."""
+    """Each run's file name, or its whole path where two runs' file names fold to one name (gsr.infra.names.folded:
+    'RUN' is 'run', fullwidth 'ｒｕｎ' too). Refused: the same run given twice; a name holding a control, bidi or
+    zero-width character, which would hide or reorder what its row shows; a run whose name folds to a reference
+    engine's (perfect, random) or, whole paths and all, to another run's: its row would be another's."""
     check_distinct_runs(paths)
     names = [Path(p).name for p in paths]
-    names = [name if names.count(name) == 1 else str(path) for name, path in zip(names, paths)]
+    keys = [folded(name) for name in names]
+    names = [name if keys.count(key) == 1 else str(path) for name, key, path in zip(names, keys, paths)]
     for name, path in zip(names, paths):
-        if name.casefold() in REFERENCE_ENGINES:
+        problem = name_problem(name)
+        if problem:
+            raise CommandError(f"--run {path}: its name {problem}; rename the file")
+    clash = first_clash(names, REFERENCE_ENGINES)
+    if clash is not None:
+        name, other = clash
+        path = paths[names.index(name)]
+        if other in REFERENCE_ENGINES:
             raise CommandError(
-                f"--run {path}: a run named {name!r} would be taken for the {name.casefold()} reference engine "
-                "that --qrels adds; rename the file"
+                f"--run {path}: a run named {name!r} would be taken for the {other} reference engine that --qrels "
+                "adds; rename the file"
             )
-    if len(set(names)) < len(names):  # cannot happen after check_distinct_runs; a guard for the rows' keys
-        raise CommandError(f"--run: two runs would both be named {next(n for n in names if names.count(n) > 1)}")
+        raise CommandError(
+            f"--run: {other!r} and {name!r} would name one row (names are compared ignoring case, width and "
+            "invisible characters); rename one of the files"
+        )
     return names
 
 
@@ -184,9 +206,8 @@ def cmd_score(args) -> int:
     if args.measures and not args.qrels:
         raise CommandError("--measures needs --qrels: effectiveness is measured against relevance judgments")
     check_measures(args.measures)
-    if args.html and args.html.exists() and not args.overwrite:  # found now, not after the scoring
-        raise CommandError(f"--html {args.html} exists; give a new file, or --overwrite to replace it")
     names = run_names(args.run)
+    check_outputs(args, [Target("--html", args.html)] if args.html else [], args.overwrite)  # now, not after scoring
     queries = as_queries(args.topics, args.field)
     qrels = as_qrels(args.qrels) if args.qrels else None
     if args.measures is None:
@@ -339,9 +360,7 @@ def configure(parser) -> None:
         help="also write report.html to FILE: the table, each run's GSR scatter, each query's "
         "documents with their words coloured by g(w), two runs contrasted (a new file, unless --overwrite)",
     )
-    parser.add_argument(
-        "--overwrite", action="store_true", help="--html may replace an existing file (by default it is never touched)"
-    )
+    add_overwrite_option(parser, "--html's file")
     parser.add_argument(
         "--jobs", type=positive_int, default=None, help="processes for document statistics (default: cores)"
     )
@@ -358,10 +377,5 @@ def measure_list(text: str) -> list[str]:
 
 
 def html_file(text: str) -> Path:
-    """--html's file: a path in an existing folder (whether it may exist already is --overwrite's to say)."""
-    path = Path(text).expanduser()
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{path} is a folder; give the path of the file to write")
-    if not path.parent.is_dir():
-        raise argparse.ArgumentTypeError(f"{path.parent} is not a folder")
-    return path
+    """--html's file (what may be written there is gsr.infra.outputs.check_output_targets' to say, before any work)."""
+    return Path(text).expanduser()

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 from experiments.commands.common import CommandError
@@ -188,6 +186,7 @@ def write_page(args, names, runs, reports, against_perfect, pairs, measures, que
     from experiments.report.html import scored_report, write_html
     from experiments.report.results_table import table_header
     from gsr.documents.opening import open_documents
+    from gsr.infra.outputs import place_file
 
     rows, listed = results_cells(names, reports, against_perfect, measures, args)
     table = {
@@ -215,30 +214,5 @@ def write_page(args, names, runs, reports, against_perfect, pairs, measures, que
         lambda ids: {d: texts[d] for d in ids if d in texts},
         tests={"against_perfect": against_perfect, "pairs": pairs, "correction": correction_note(args)},
     )
-    place_file(lambda path: write_html(page, path), args.html, args.overwrite)
+    place_file(lambda path: write_html(page, path), args.html, args.overwrite, "--html", "scoring")
     log.info("wrote %s", args.html)
-
-
-def place_file(write, path: Path, overwrite: bool) -> None:
-    """`write(staging)` beside `path`, then the file moved to `path`: replacing what is there with `overwrite`,
-    otherwise created only if `path` still does not exist (a file that appeared there meanwhile is never replaced)."""
-    staging = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        write(staging)
-        if overwrite:
-            os.replace(staging, path)
-            return
-        try:
-            try:
-                os.link(staging, path)  # fails where a file exists: never overwritten
-            except FileExistsError:
-                raise
-            except OSError:  # a file system without hard links: an exclusive create, then the bytes
-                with open(path, "xb") as out, open(staging, "rb") as written:
-                    shutil.copyfileobj(written, out)
-        except FileExistsError:
-            raise CommandError(
-                f"--html {path} appeared while scoring; it was left as it is (--overwrite replaces it)"
-            ) from None
-    finally:
-        staging.unlink(missing_ok=True)

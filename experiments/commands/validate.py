@@ -6,9 +6,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
+from experiments.commands.common import (
+    add_embedding_options,
+    add_overwrite_option,
+    analyzer_of,
+    check_outputs,
+    lexicon_of,
+    plot_targets,
+)
 from gsr.infra.numeric import format_number
 
+FIGURES = ("fig1_stereotypes.png", "fig4_toy1.png", "fig5_parity.png", "fig6_toy2.png")  # --plots' files
 STEREOTYPE_DEFINITIONS = ("polarity", "census")  # gsr.toys.STEREOTYPE_DEFINITIONS, without importing the measure
 
 
@@ -25,6 +33,7 @@ def cmd_validate(args) -> int:
     from gsr.validation.stereotypes import REFERENCE_WORDS, stereotype_tests
     from gsr.validation.toys import parity_agreement, toy1, toy2, toy_slopes
 
+    check_outputs(args, plot_targets(args.plots, FIGURES), args.overwrite)
     if args.plots:
         from gsr.infra.extras import require
 
@@ -55,10 +64,10 @@ def cmd_validate(args) -> int:
         out["plots"] = [
             str(p)
             for p in (
-                plots.plot_stereotype_tests(tests, out["reference_words"], folder / "fig1_stereotypes.png"),
-                plots.plot_toy_engines(slopes["toy1"], folder / "fig4_toy1.png", "Toy 1: The <person> is a <job>"),
-                plots.plot_parity_agreement(parity, folder / "fig5_parity.png"),
-                plots.plot_toy_engines(slopes["toy2"], folder / "fig6_toy2.png", "Toy 2: The <job> is <adjective>"),
+                plots.plot_stereotype_tests(tests, out["reference_words"], folder / FIGURES[0]),
+                plots.plot_toy_engines(slopes["toy1"], folder / FIGURES[1], "Toy 1: The <person> is a <job>"),
+                plots.plot_parity_agreement(parity, folder / FIGURES[2]),
+                plots.plot_toy_engines(slopes["toy2"], folder / FIGURES[3], "Toy 2: The <job> is <adjective>"),
             )
         ]
     if args.json:
@@ -95,6 +104,7 @@ def configure(parser) -> None:
     """The options of `gsr validate`, and the function that runs it."""
     add_embedding_options(parser)
     parser.add_argument("--plots", metavar="DIR", help="also draw Figs. 1, 4, 5 and 6 as PNG files in DIR")
+    add_overwrite_option(parser, "--plots' figures")
     parser.add_argument(
         "--stereotype",
         choices=STEREOTYPE_DEFINITIONS,

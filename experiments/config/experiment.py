@@ -38,6 +38,8 @@ from experiments.config.systems import (
 )
 from experiments.registry import COLLECTION_KINDS, RegistryError
 from gsr.errors import InputError
+from gsr.infra.names import first_clash, folded, name_problem, shortened
+from gsr.infra.outputs import file_name_problem
 from gsr.infra.params import Param, ParamError
 from gsr.io.files import read_text
 
@@ -169,6 +171,8 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
         if required not in raw:
             raise ConfigError(f"{source}: missing '{required}'")
     top = checked_table(TOP_PARAMS, {p.name: raw[p.name] for p in TOP_PARAMS if p.name in raw}, "", source)
+    if top["name"] is not None and name_problem(top["name"]):
+        raise ConfigError(f"{source}: name {top['name']!r} {name_problem(top['name'])}")
     collection = _collection(raw["collection"], base, source)
     embeddings = _embeddings(raw.get("embeddings", {}), base, source)
     systems = parse_systems(raw["systems"], embeddings, source, base)
@@ -254,7 +258,28 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     from experiments.config.extras import check_extras
 
     check_extras(config, source)  # an extra that is not installed stops here, before any work, in one line
+    check_output_names(config)
     return config
+
+
+def check_output_names(config: ExperimentConfig) -> None:
+    """Every file a system or a measuring embedding gives its name to (runs/NAME.run, per_query/NAME.txt,
+    gsr_NAME.png) fits the file system of config.output, with the name it has while it is written
+    (gsr.infra.outputs.file_name_problem): a name too long is a ConfigError naming its key before any work, not an
+    OSError after all of it."""
+    source = config.path or "config"
+    named = [
+        (f"{s.where}.name" if s.where else "systems.name", s.name, Path("runs") / f"{output_name(s.name)}.run")
+        for s in config.systems
+    ]
+    named += [("gsr.measuring", name, Path(f"gsr_{output_name(name)}.png")) for name in config.measuring]
+    for key, name, file in named:
+        problem = file_name_problem(file.name, config.output / file.parent)
+        if problem:
+            raise ConfigError(
+                f"{source}: {key} {shortened(name)}: its output file {shortened(file.as_posix())} {problem}; "
+                "choose a shorter name"
+            )
 
 
 def _collection(raw, base: Path, source: str) -> dict:
@@ -299,6 +324,8 @@ def check_collection_paths(config: ExperimentConfig) -> None:
 def _embeddings(raw, base: Path, source: str) -> dict[str, EmbeddingSpec]:
     embeddings = {}
     for name, table in config_table(raw, "embeddings", source).items():
+        if name_problem(name):
+            raise ConfigError(f"{source}: embeddings.{name!r}: the embedding name {name_problem(name)}")
         table = config_table(table, f"embeddings.{name}", source)
         refuse_unknown(table, EMBEDDING_KEYS, f"embeddings.{name}.", source)
         if ("source" in table) == ("train" in table):
@@ -350,7 +377,14 @@ def _check_measuring(measuring: list[str], embeddings: dict, source: str) -> Non
     for name in measuring:
         if name not in embeddings:
             raise ConfigError(f"{source}: gsr.measuring {name!r} is not defined under [embeddings]")
-        stem = output_name(name).casefold()
+    clash = first_clash(measuring)
+    if clash is not None:
+        raise ConfigError(
+            f"{source}: gsr.measuring {clash[1]!r} and {clash[0]!r} would name one GSR column (names are compared "
+            "ignoring case, width and invisible characters); rename one"
+        )
+    for name in measuring:
+        stem = folded(output_name(name))
         if stem in plots:
             raise ConfigError(
                 f"{source}: gsr.measuring {plots[stem]!r} and {name!r} would both write "

@@ -18,6 +18,7 @@ from experiments.config.params import (
     resolve_path,
 )
 from experiments.registry import ANALYSES, SYSTEMS, RegistryError
+from gsr.infra.names import first_clash, folded, name_problem
 from gsr.infra.params import Param, ParamError, check_params
 
 PERFECT, RANDOM = "perfect", "random"  # the reference engines every table adds, by these names
@@ -50,6 +51,7 @@ class SystemSpec:
     variant: str = "regular"  # "regular", or the debiased variant this row retrieves with
     base_system: str | None = None  # the regular system this variant is compared with (Tables 2 and 3)
     sweep: dict = field(default_factory=dict)  # the values this system takes of its config's swept (list) parameters
+    where: str = ""  # the config table it comes from ('systems[2]'), as errors name it
 
 
 def output_name(system: str) -> str:
@@ -83,6 +85,8 @@ def parse_systems(raw_systems, embeddings: dict, source: str, base: Path) -> lis
         name, model = table.get("name"), table.get("model")
         if not isinstance(name, str) or not name.strip():
             raise ConfigError(f"{source}: {where}.name is required (a non-blank string)")
+        if name_problem(name):
+            raise ConfigError(f"{source}: {where}.name {name!r} {name_problem(name)}")
         if not isinstance(model, str):
             raise ConfigError(f"{source}: {where}.model is required (one of {', '.join(SYSTEMS.names())})")
         try:
@@ -117,7 +121,12 @@ def parse_systems(raw_systems, embeddings: dict, source: str, base: Path) -> lis
                 params[key] = resolve_path(base, params[key])
             swept = {k: values[k] for k in swept_keys(declared, given)} if len(combinations) > 1 else {}
             label = name if not swept else f"{name} ({', '.join(f'{k}={v}' for k, v in swept.items())})"
-            systems.append(SystemSpec(label, model, embedding, params, rerank=table.get("rerank"), sweep=swept))
+            if name_problem(label):  # a swept value is part of the name
+                problem = name_problem(label)
+                raise ConfigError(f"{source}: {where}: the system name {label!r} its swept values make {problem}")
+            systems.append(
+                SystemSpec(label, model, embedding, params, rerank=table.get("rerank"), sweep=swept, where=where)
+            )
     resolve_reranking(systems, source)
     return systems
 
@@ -143,24 +152,43 @@ def resolve_reranking(systems: list[SystemSpec], source: str) -> None:
 
 
 def check_system_names(systems: list[SystemSpec], source: str) -> None:
-    """System names are unique, distinct from the reference engines and from each other's output file names."""
-    seen: dict[str, str] = {}
+    """System names are unique, distinct from the reference engines and from each other's output file names; names
+    are compared as gsr.infra.names.folded compares them (ignoring case, width and invisible characters), file names
+    ignoring case (on macOS and Windows runs/A.run and runs/a.run are one file)."""
+
+    def key(system: SystemSpec) -> str:
+        return f"{system.where}.name: " if system.where else ""
+
     for system in systems:
-        if output_name(system.name).casefold() in RESERVED_SYSTEM_NAMES:
+        reserved = next(
+            (n for n in (folded(system.name), folded(output_name(system.name))) if n in RESERVED_SYSTEM_NAMES), None
+        )
+        if reserved is not None:
+            reads = "" if system.name.casefold() == reserved else f" (it reads as {reserved!r})"
             raise ConfigError(
-                f"{source}: system name {system.name!r} is reserved for the reference engine every "
-                "table adds; choose another name"
+                f"{source}: {key(system)}system name {system.name!r} is reserved for the reference engine every "
+                f"table adds{reads}; choose another name"
             )
-        if system.name in seen.values():
-            raise ConfigError(f"{source}: system name {system.name!r} is used twice")
-        # compared ignoring case: on macOS and Windows runs/A.run and runs/a.run are one file
+    names = [system.name for system in systems]
+    clash = first_clash(names)
+    if clash is not None:
+        name, other = clash
+        system = next(s for s in systems[names.index(other) + 1 :] if s.name == name)
+        if name == other:
+            raise ConfigError(f"{source}: {key(system)}system name {name!r} is used twice")
+        raise ConfigError(
+            f"{source}: {key(system)}systems {other!r} and {name!r} would read as one name (names are compared "
+            "ignoring case, width and invisible characters); rename one"
+        )
+    stems: dict[str, str] = {}
+    for system in systems:
         stem = output_name(system.name)
-        if stem.casefold() in seen:
+        if folded(stem) in stems:
             raise ConfigError(
-                f"{source}: systems {seen[stem.casefold()]!r} and {system.name!r} would both write "
+                f"{source}: {key(system)}systems {stems[folded(stem)]!r} and {system.name!r} would both write "
                 f"runs/{stem}.run (file names compared ignoring case); rename one"
             )
-        seen[stem.casefold()] = system.name
+        stems[folded(stem)] = system.name
 
 
 def enabled_analyses(raw, config, source: str) -> dict[str, dict]:
@@ -239,6 +267,7 @@ def debias_variants(raw: dict, embeddings: dict, systems: list, base: Path, sour
                     rerank=system.rerank,
                     variant=variant,
                     base_system=system.name,
+                    where=system.where,
                 )
             )
     return list(variants), lists, list_set

@@ -29,6 +29,7 @@ from pathlib import Path
 from gsr.errors import InputError
 from gsr.infra.digests import fast_digest
 from gsr.infra.locks import LockBusy, NotALockFile, lock_file
+from gsr.infra.outputs import Target, check_output_targets
 from gsr.infra.store import STAGING_MARK, atomic_write, storage_errors
 
 MANIFEST = ".gsr-output.json"
@@ -48,19 +49,13 @@ class OutputFolder:
 
     @classmethod
     def check(
-        cls, path: Path, experiment: dict, inputs: Iterable[Path], overwrite: bool, option: str = "--out"
+        cls, path: Path, experiment: dict, inputs: Iterable[tuple[str, Path]], overwrite: bool, option: str = "--out"
     ) -> OutputFolder:
-        """The folder at `path`, refused (InputError naming `option`) when it holds an input, or, unless
-        `overwrite`, files this experiment did not write."""
+        """The folder at `path`, refused (InputError naming `option`) when it cannot be written, holds or lies in
+        one of the (config key, path) `inputs` (gsr.infra.outputs.check_output_targets), or, unless `overwrite`,
+        holds files this experiment did not write."""
         path = Path(path).expanduser()
-        folder = path.resolve()
-        for source in inputs:
-            resolved = Path(source).expanduser().resolve()
-            if resolved == folder or folder in resolved.parents:
-                raise InputError(
-                    f"{option} {path} holds {source}, an input of this experiment, which its outputs "
-                    "could overwrite; write the results to another folder"
-                )
+        check_output_targets([Target(option, path, folder=True, holds_no_inputs=True)], inputs, overwrite)
         if not path.is_dir():
             return cls(path, experiment)
         recorded = _read_manifest(path / MANIFEST)

@@ -140,9 +140,15 @@ def _input_entries(config: ExperimentConfig) -> list[tuple[str, object]]:
     return entries
 
 
-def input_paths(config: ExperimentConfig) -> list[Path]:
-    """Every input file of the config (what no output may ever overwrite)."""
-    return [path for role, value in _input_entries(config) for path in _files(value, role.rsplit(".", 1)[-1])]
+def input_paths(config: ExperimentConfig) -> list[tuple[str, Path]]:
+    """Every input file or folder of the config with the config key that names it (what no output may ever overwrite
+    or lie in); ids (irds:, pyserini:) left out."""
+    return [
+        (role, Path(str(item)))
+        for role, value in _input_entries(config)
+        for item in (value if isinstance(value, list) else [value])
+        if not str(item).startswith(("irds:", "pyserini:"))
+    ]
 
 
 def input_files(config: ExperimentConfig) -> list[dict]:

@@ -43,8 +43,9 @@ MANIFEST_FORMAT = 1
 
 log = logging.getLogger("gsr.store")
 
-# errors of the folder rather than of the program: a full disk or quota, a read-only or foreign folder
-STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+# errors of the folder rather than of the program: a full disk or quota, a read-only or foreign folder, a name its
+# file system cannot hold (gsr.infra.outputs checks names first; this is what a path it could not foresee gets)
+STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG})
 
 
 @contextmanager
@@ -81,10 +82,20 @@ def unwritable(folder: str | os.PathLike) -> str | None:
 # ----------------------------------------------------------------------------------------------- staging names
 
 
+STAGING_HOST_CHARS = 40  # the host name's share of a staging name, cut to this length
+STAGING_TOKEN_BYTES = 6  # the random part of a staging name (12 hexadecimal digits)
+
+
 def _staging_path(target: Path, suffix: str = "") -> Path:
-    token = os.urandom(6).hex()
-    host = "".join(c if c.isalnum() or c in "-_" else "_" for c in socket.gethostname())[:40] or "host"
-    return target.with_name(f".{target.name}{STAGING_MARK}{host}-{token}{suffix}")
+    token = os.urandom(STAGING_TOKEN_BYTES).hex()
+    host = "".join(c if c.isalnum() or c in "-_" else "_" for c in socket.gethostname())[:STAGING_HOST_CHARS]
+    return target.with_name(f".{target.name}{STAGING_MARK}{host or 'host'}-{token}{suffix}")
+
+
+def longest_staging_name(name: str) -> str:
+    """The longest name a file `name` has while atomic_write writes it, on any host: the name that must fit the file
+    system's limit (a longer one fails only when the file is written, after the work)."""
+    return f".{name}{STAGING_MARK}{'h' * STAGING_HOST_CHARS}-{'0' * 2 * STAGING_TOKEN_BYTES}.tmp"
 
 
 def _is_staging(name: str) -> bool:

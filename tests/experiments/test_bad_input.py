@@ -603,7 +603,7 @@ CASES = {
     "debias-out-is-the-input": Case(
         "debias",
         lambda folder: None,
-        "--out {dir}/vectors.txt is the embedding being debiased",
+        "--out {dir}/vectors.txt is the input --embedding {dir}/vectors.txt",
         ("--out", "{dir}/vectors.txt"),
     ),
     # no data file runs code: a gensim .kv embedding (a pickle) is read only after the opt-in that the error names
@@ -1366,7 +1366,7 @@ def test_an_input_under_the_output_folder_is_never_overwritten(tmp_path, capsys)
     config(FIRST_SYSTEM, FIRST_SYSTEM + '\n[[systems]]\nname = "ext"\nmodel = "run"\npath = "out/runs/ext.run"')(folder)
     for extra in ((), ("--overwrite",)):
         status, err = _run(folder, capsys, *extra)
-        assert status == 2 and f"--out {folder}/out holds {folder}/out/runs/ext.run, an input of this experiment" in err
+        assert status == 2 and f"--out {folder}/out holds {folder}/out/runs/ext.run, an input of this command" in err
         assert (folder / "out" / "runs" / "ext.run").read_bytes() == original
         assert sorted(p.name for p in (folder / "out").rglob("*")) == ["ext.run", "runs"]
 
