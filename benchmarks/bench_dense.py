@@ -71,7 +71,7 @@ def main() -> int:
 
     import torch
 
-    from debias.encoder import EncoderDebias, remove_subspace
+    from debias.sent_debias import EncoderDebias, remove_subspace
     from embeddings import load_embedding
     from gsr.text.analyzer import Analyzer
     from retrievers.dense import BiEncoder, DocumentEmbeddings, PassageSettings, locate_encoder, search

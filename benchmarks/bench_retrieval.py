@@ -80,7 +80,7 @@ def _memory_snapshot() -> dict:
 def embedding_child(phase: str, path: str) -> int:
     """Run in a fresh process: 'baseline' (imports only), 'convert' (first load), 'mmap' (second load + 1% rows)."""
     started = time.perf_counter()
-    from embeddings.loading import load_embedding
+    from gsr.vectors.loading import load_embedding
 
     importlib.import_module("gensim.models")
 

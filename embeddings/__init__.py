@@ -3,7 +3,7 @@ training word2vec/fastText on a collection. The gender direction and g(w) (Eq. 1
 
 from __future__ import annotations
 
-from embeddings.loading import BUILTIN_EMBEDDINGS, load_embedding
 from gsr.errors import EmbeddingError
+from gsr.vectors.loading import BUILTIN_EMBEDDINGS, load_embedding
 
 __all__ = ["BUILTIN_EMBEDDINGS", "EmbeddingError", "load_embedding"]

@@ -20,7 +20,7 @@ from gsr.infra.params import check_params
 from gsr.io.convert import as_qrels, as_queries, as_run
 from gsr.io.types import Run
 from gsr.ranked import RankedRows
-from gsr.reports import (  # the result types, also named here: gsr.evaluate is where users found them first
+from gsr.results import (  # the result types, also named here: gsr.evaluate is where users found them first
     GSRReport,
     GSRResult,
     QueryResult,

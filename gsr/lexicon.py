@@ -321,7 +321,7 @@ def pair_difference_components(female: np.ndarray, male: np.ndarray) -> tuple[np
     """§2.2's PCA of pair differences: the principal components (unit rows, largest first) of the pair-centred
     rows a − (a + b)/2 and b − (a + b)/2 of each (female, male) pair of vectors, and each one's share of the
     variance. Row i of `female` and `male` is one pair; the rows are used as given (normalise them first where the
-    method does). Shared by the word-embedding direction below and the encoder debiasing (debias.encoder)."""
+    method does). Shared by the word-embedding direction below and the encoder debiasing (debias.sent_debias)."""
     female, male = np.asarray(female, dtype=np.float64), np.asarray(male, dtype=np.float64)
     centre = (female + male) / 2
     matrix = np.empty((2 * len(female), female.shape[1]))

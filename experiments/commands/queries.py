@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
 from experiments.commands.validate import format_signed
+from gsr.cli.options import add_embedding_options, analyzer_of, lexicon_of
 from gsr.infra import logs
 
 log = logs.get("cli")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from experiments.commands.common import CommandError
 from experiments.config.params import THREADS
+from gsr.cli.options import CommandError
 from gsr.infra import logs
 from gsr.infra.params import argparse_type
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from experiments.commands.common import add_embedding_options, analyzer_of, lexicon_of
+from gsr.cli.options import add_embedding_options, analyzer_of, lexicon_of
 from gsr.infra.numeric import format_number
 
 STEREOTYPE_DEFINITIONS = ("polarity", "census")  # gsr.toys.STEREOTYPE_DEFINITIONS, without importing the measure

@@ -175,8 +175,8 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     names = [s.name for s in systems]
 
     evaluation = config_table(raw.get("evaluation", {}), "evaluation", source)
-    from experiments.effectiveness import EVALUATION_PARAMS as STATISTICS_PARAMS
-    from experiments.effectiveness import evaluation_settings
+    from gsr.effectiveness.evaluate import EVALUATION_PARAMS as STATISTICS_PARAMS
+    from gsr.effectiveness.evaluate import evaluation_settings
 
     refuse_unknown(
         evaluation, (*declared_names(EVALUATION_PARAMS), *declared_names(STATISTICS_PARAMS)), "evaluation.", source
@@ -318,7 +318,7 @@ def _embeddings(raw, base: Path, source: str) -> dict[str, EmbeddingSpec]:
             allow_pickle = checked_table(
                 (ALLOW_PICKLE,), {k: v for k, v in table.items() if k == "allow_pickle"}, f"embeddings.{name}.", source
             )["allow_pickle"]
-            from embeddings.loading import BUILTIN_EMBEDDINGS
+            from gsr.vectors.loading import BUILTIN_EMBEDDINGS
 
             value = table["source"]
             embeddings[name] = EmbeddingSpec(

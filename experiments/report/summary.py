@@ -198,7 +198,7 @@ def experiment_summary(result, rows: list[dict], scatter: dict, written: dict) -
     import json
     from pathlib import Path
 
-    from experiments.effectiveness import CORRECTED
+    from gsr.effectiveness.evaluate import CORRECTED
 
     config = result.config
     variants = {

@@ -3,7 +3,7 @@ representation bias β@n with MB / SB / MAB, Rekabsaz & Schedl's RaB / ARaB, and
 
 `measures` holds one function per paper equation on a ranked list of labels; `labels` the label sources (a labels
 file, §4.2.5's intrinsic rule, the sign of g(d) beyond a threshold); `evaluate` the measures of whole runs
-(BiasMeasures → BiasReport); gsr.integrations.bias_measures offers the per-query means as ir_measures measures.
+(BiasMeasures → BiasReport); gsr.integrations.ir_measures_bias offers the per-query means as ir_measures measures.
 """
 
 from gsr.infra.lazy import lazy_names, names_of
@@ -22,7 +22,7 @@ _LAZY = {
         "read_labels_file",
     ),
     **names_of(
-        "gsr.fairness.label_measures",
+        "gsr.fairness.equations",
         "DEFAULT_EPSILON",
         "NEUTRAL_POLICIES",
         "TARGETS",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from gsr.fairness.label_measures import (
+from gsr.fairness.equations import (
     DEFAULT_EPSILON,
     LABEL_MAGNITUDES,
     RAB_VARIANTS,

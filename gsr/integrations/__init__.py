@@ -5,9 +5,13 @@ means of the label-based measures (`bias_measures`)."""
 from gsr.infra.lazy import lazy_names, names_of
 
 _LAZY = {
-    **names_of("gsr.integrations.bias_measures", "BiasIRMeasures"),
+    **names_of("gsr.integrations.ir_measures_bias", "BiasIRMeasures"),
     **names_of(
-        "gsr.integrations.gsr_measures", "GSRMeasures", "ir_measures_measures", "is_gsr_measure", "parse_measure_name"
+        "gsr.integrations.ir_measures_gsr",
+        "GSRMeasures",
+        "ir_measures_measures",
+        "is_gsr_measure",
+        "parse_measure_name",
     ),
 }
 __all__ = sorted(_LAZY)

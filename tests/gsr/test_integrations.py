@@ -15,7 +15,7 @@ from experiments.cli import main  # noqa: E402
 from gsr import GSR  # noqa: E402
 from gsr.equations import GSRError  # noqa: E402
 from gsr.errors import InputError  # noqa: E402
-from gsr.integrations.gsr_measures import ir_measures_measures, parse_measure_name  # noqa: E402
+from gsr.integrations.ir_measures_gsr import ir_measures_measures, parse_measure_name  # noqa: E402
 from gsr.io.convert import as_qrels, as_queries, as_run  # noqa: E402
 
 DOCS = {

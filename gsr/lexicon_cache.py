@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
-from embeddings.loading import embedding_version, load_embedding
 from gsr.infra import logs
 from gsr.infra.digests import content_key
 from gsr.infra.store import cache_dir, cached_folder
 from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, GenderDirection, GenderLexicon
+from gsr.vectors.loading import embedding_version, load_embedding
 
 LEXICON_FORMAT = 1
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 from gsr.errors import InputError
 from gsr.fairness.evaluate import BiasMeasures, BiasSettings, per_query_value
 from gsr.fairness.labels import DocumentLabels
-from gsr.integrations.gsr_measures import defined_mean
+from gsr.integrations.ir_measures_gsr import defined_mean
 from gsr.io.convert import as_qrels, as_run
 
 NOT_PER_QUERY_MEANS = ("SB", "min_beta", "max_beta")

@@ -17,9 +17,9 @@ import os
 from itertools import combinations
 from pathlib import Path
 
-from experiments.commands.common import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
-from experiments.commands.score_output import baseline_name, latex_table, print_effectiveness, print_table, write_page
-from experiments.effectiveness import DEFAULT_MEASURES, TESTS
+from experiments.report.scored import baseline_name, latex_table, print_effectiveness, print_table, write_page
+from gsr.cli.options import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
+from gsr.effectiveness.evaluate import DEFAULT_MEASURES, TESTS
 from gsr.infra import logs
 from gsr.infra.params import argparse_type
 from gsr.settings import CORRECTIONS, CUTOFF, EXCLUSION, LEVEL, NO_CUTOFF, RELEVANT, RESAMPLES, SEED
@@ -127,7 +127,7 @@ def correct_all(against_perfect: list, pairs: list[dict], measures: dict | None,
     GSR's tests (each run against the perfect engine, every pair of runs) another, so a measure's adjusted p-values do
     not depend on which other measures were asked for; "all": every p-value of the call is one family (as every
     p-value of `gsr run`'s results table is)."""
-    from experiments.effectiveness import correct_family
+    from gsr.effectiveness.evaluate import correct_family
 
     gsr_tests = [t for t in against_perfect if t is not None] + pairs
     per_measure: dict[str, list[dict]] = {}
@@ -145,8 +145,8 @@ def correct_all(against_perfect: list, pairs: list[dict], measures: dict | None,
 def effectiveness(names: list[str], runs: list, queries: dict, qrels: dict, args) -> tuple[dict, list[str]]:
     """({run name or 'perfect': {measure: {"mean", "p_value"}}}, the judged topics averaged over): each run's mean of
     every --measures measure, a topic it does not answer scoring 0, tested against the --baseline run by --test."""
-    from experiments.effectiveness import evaluate_run, measure_entries, parse_measures
     from gsr.baselines import perfect_run
+    from gsr.effectiveness.evaluate import evaluate_run, measure_entries, parse_measures
 
     measures = parse_measures(args.measures)
     judged = sorted(q for q in queries if any(g > 0 for g in qrels.get(q, {}).values()))
@@ -158,7 +158,7 @@ def effectiveness(names: list[str], runs: list, queries: dict, qrels: dict, args
 
 def check_measures(names: list[str] | None) -> None:
     """--measures checked before any work (ir_measures or its C extension would fail, or abort, late)."""
-    from experiments.effectiveness import parse_measures
+    from gsr.effectiveness.evaluate import parse_measures
     from gsr.errors import InputError
 
     try:

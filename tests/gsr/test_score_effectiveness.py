@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from experiments.cli import main
-from experiments.effectiveness import paired_t_test
+from gsr.effectiveness.evaluate import paired_t_test
 from tests.support.toy_collection import RUN, score_args, write_toy
 
 # a second run: the first one's lists reversed, so the two differ on every query

@@ -63,8 +63,8 @@ def embedding_of(args):
 
 def lexicon_of(args):
     """The GenderLexicon (Eq. 1) of --embedding with --definitional pairs (cached per embedding version and pairs)."""
-    from embeddings.lexicons import cached_lexicon
     from gsr.lexicon import load_word_pairs
+    from gsr.lexicon_cache import cached_lexicon
 
     pairs = load_word_pairs(args.definitional) if args.definitional else None
     return cached_lexicon(

@@ -1,4 +1,4 @@
-"""Memory-mapped embeddings scanned once leave the process's RSS (embeddings.loading.release_rows)."""
+"""Memory-mapped embeddings scanned once leave the process's RSS (gsr.vectors.loading.release_rows)."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ import os
 import shutil
 from pathlib import Path
 
-from experiments.commands.common import CommandError
 from experiments.commands.validate import format_signed
+from gsr.cli.options import CommandError
 from gsr.infra import logs
 
 log = logs.get("cli")
@@ -52,7 +52,7 @@ def correction_note(args) -> str:
 
 
 def print_effectiveness(measures: dict, judged: list[str], args, names: list[str]) -> None:
-    from experiments.effectiveness import CORRECTED, TEST_NAMES, display_name
+    from gsr.effectiveness.evaluate import CORRECTED, TEST_NAMES, display_name
     from gsr.infra.numeric import format_number
 
     listed = list(next(iter(measures.values())))

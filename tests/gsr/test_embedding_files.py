@@ -1,4 +1,4 @@
-"""Tests for embeddings.loading.load_embedding (file formats, cache, errors) and gsr.lexicon."""
+"""Tests for gsr.vectors.loading.load_embedding (file formats, cache, errors) and gsr.lexicon."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import embeddings.loading as loading
-from embeddings.loading import EmbeddingError, load_embedding
+import gsr.vectors.loading as loading
 from gsr.infra.store import cache_dir
 from gsr.lexicon import (
     DEFAULT_DEFINITIONAL_PAIRS,
@@ -22,6 +21,7 @@ from gsr.lexicon import (
     lookup_word,
     word_genderedness,
 )
+from gsr.vectors.loading import EmbeddingError, load_embedding
 from tests.support.shared_data import SHARED_DATA, assert_message
 
 DEBIASWE_PAIRS = SHARED_DATA / "debiaswe" / "definitional_pairs.json"
