@@ -34,7 +34,7 @@ COMMANDS = {
         ("gsr run", "gsr run grepbiasir --out out/grepbiasir --no-plots", "gsr run demo --dry-run"),
     ),
     "score": Command(
-        "gsr.cli.score",
+        "experiments.commands.score",
         "configure",
         "GSR of TREC runs with intervals; with qrels the "
         "perfect and random engines; several runs are tested against each other",

@@ -56,7 +56,7 @@ def add_pickle_option(parser: argparse.ArgumentParser) -> None:
 
 def embedding_of(args):
     """--embedding's vectors (a .kv file only with --allow-pickle)."""
-    from embeddings import load_embedding
+    from gsr.vectors.loading import load_embedding
 
     return load_embedding(args.embedding, allow_pickle=getattr(args, "allow_pickle", False))
 

@@ -5,6 +5,10 @@ with several runs, every pair of runs tested (paired randomisation over queries)
 against the baseline run as `gsr run` does. p-values are corrected per measure (each effectiveness measure's tests
 one family, GSR's tests another; --correction-family all: every p-value of the call one family).
 
+The results print as tables (this module) or JSON; in `gsr run`'s layout, as a LaTeX table (--latex) and as
+report.html (--html), they are written by the harness's report, which experiments.commands.score passes in
+(ReportOutputs): gsr imports nothing of the harness.
+
 Exit status: 0; 1 when GSR is undefined for a run (the output is still printed); 2 on bad input, including a run
 that shares no query with the topics (or, with qrels, with the judged topics), a bad --measures entry (checked
 before any work), a run named perfect or random, or one run file given twice."""
@@ -14,19 +18,55 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from experiments.report.scored import baseline_name, latex_table, print_effectiveness, print_table, write_page
 from gsr.cli.options import CommandError, add_embedding_options, analyzer_of, lexicon_of, positive_int
 from gsr.effectiveness.evaluate import DEFAULT_MEASURES, TESTS
 from gsr.infra import logs
+from gsr.infra.numeric import format_number
 from gsr.infra.params import argparse_type
 from gsr.settings import CORRECTIONS, CUTOFF, EXCLUSION, LEVEL, NO_CUTOFF, RELEVANT, RESAMPLES, SEED
+
+if TYPE_CHECKING:
+    from gsr.evaluate import GSR
+    from gsr.io.types import Qrels, Run
+    from gsr.results import GSRReport
 
 log = logs.get("cli")
 REFERENCE_ENGINES = ("perfect", "random")  # the rows --qrels adds, by these names
 CORRECTION_FAMILIES = ("measure", "all")
+
+
+@dataclass
+class ScoredRuns:
+    """What one `gsr score` call measured, as its outputs read it: the runs (by name, in the order given), their
+    reports, the corrected GSR tests (each run against the perfect engine, every pair of runs), the effectiveness
+    entries (None without --qrels or measures) over the judged topics, the inputs and the configured measure."""
+
+    names: list[str]
+    runs: list[Run]
+    reports: list[GSRReport]
+    against_perfect: list[dict | None]
+    pairs: list[dict]
+    measures: dict[str, dict[str, dict[str, Any]]] | None
+    judged: list[str]
+    queries: dict[str, str]
+    qrels: Qrels | None
+    measure: GSR
+
+
+@dataclass(frozen=True)
+class ReportOutputs:
+    """The outputs of `gsr score` in `gsr run`'s layout, which the harness's report writes: `latex(scored, args)`
+    gives the results as a booktabs table (--latex), `page(scored, args)` writes report.html to args.html (--html).
+    Without them (a parser built from gsr alone) the command has neither option."""
+
+    latex: Callable[[ScoredRuns, argparse.Namespace], str]
+    page: Callable[[ScoredRuns, argparse.Namespace], None]
 
 
 def cutoff_text(text: str):
@@ -177,15 +217,154 @@ def read_run(path: str):
     return as_run(path) if is_irds(path) else read_run_arrays(path).as_run()
 
 
+def baseline_name(names: list[str], paths: list[str], chosen: str | None) -> str:
+    """The run the others are tested against: --baseline (a run's name as printed, or its path), else the first."""
+    if chosen is None:
+        return names[0]
+    for name, path in zip(names, paths):
+        if chosen in (name, path):
+            return name
+    raise CommandError(f"--baseline {chosen!r} is not one of the runs ({', '.join(names)})")
+
+
+def name_width(names: list[str]) -> int:
+    """The name column's width: the longest run name, at least 24, so long names keep the columns aligned."""
+    return max(24, *(len(name) for name in names))
+
+
+def _bounds(interval, digits: int = 4) -> str:
+    if interval is None or interval.low is None:
+        return "—"
+    return f"[{interval.low:+.{digits}f}, {interval.high:+.{digits}f}]"
+
+
+def _p(value) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
+def correction_note(args) -> str:
+    """Which p-values were adjusted together, and how: the line every output of `gsr score` carries beside its
+    adjusted p-values and marks."""
+    family = getattr(args, "correction_family", "measure")
+    if args.correction == "none":
+        return "p-values unadjusted (correction none)"
+    method = {"holm": "Holm", "bonferroni": "Bonferroni"}[args.correction]
+    if family == "all":
+        return f"p-values {method}-adjusted together: every test of this output one family"
+    return f"p-values {method}-adjusted per measure: each measure's tests one family, GSR's tests another"
+
+
+def print_effectiveness(measures: dict, judged: list[str], args, names: list[str]) -> None:
+    from gsr.effectiveness.evaluate import CORRECTED, TEST_NAMES, display_name
+
+    listed = list(next(iter(measures.values())))
+    width = name_width(names)
+    print(f"Effectiveness (ir_measures) over the {len(judged)} judged topics (a topic a run does not answer scores 0)")
+    print(f"  {'run':<{width}}" + "".join(f" {display_name(m):>10}" for m in listed))
+    for name, entries in measures.items():
+        print(f"  {name:<{width}}" + "".join(f" {format_number(e['mean']) + e['mark']:>10}" for e in entries.values()))
+    if len(names) > 1 and args.resamples:
+        print(
+            f"  † / ‡: {TEST_NAMES[args.test]} against {baseline_name(names, args.run, args.baseline)}, "
+            f"{CORRECTED[args.correction]} p < 0.05 / p < 0.01 ({correction_note(args)})"
+        )
+    print()
+
+
+def print_table(names, reports, against_perfect, pairs, args) -> None:
+    first = reports[0]
+    width = name_width(names)
+    cutoff = args.cutoff if args.cutoff else "none"
+    if args.cutoff == "relevant" and args.qrels is None:
+        cutoff = "none (no --qrels: the relevant-documents cut-off needs judgments)"
+    print(
+        f"GSR (Eq. 3) under {args.embedding}, cut-off {cutoff}, query terms excluded by {args.exclusion}; "
+        f"{args.level:.0%} percentile bootstrap intervals over queries ({args.resamples} resamples, seed {args.seed})"
+    )
+    print(
+        f"  {'run':<{width}} {'GSR':>9} {'interval':>20} {'SE':>7} {'relative':>9} {'interval':>16} {'queries':>7} "
+        f"{'adj. p vs perfect':>17}"
+    )
+    rows = [(n, r.system, r.relative_ci_of(r.system), t) for n, r, t in zip(names, reports, against_perfect)]
+    if first.perfect is not None:
+        rows += [
+            ("perfect", first.perfect, None, None),
+            ("random", first.random, first.relative_ci_of(first.random), None),
+        ]
+    for name, result, relative_ci, test in rows:
+        relative = first.relative_of(result)
+        rel = "—" if relative is None else f"{relative:+.1f}%"
+        se = "—" if result.se is None else f"{result.se:.4f}"
+        p = "—" if test is None else f"{_p(test['p_adjusted'])}"
+        print(
+            f"  {name:<{width}} {format_number(result.gsr, sign=True):>9} {_bounds(result.ci):>20} {se:>7} {rel:>9} "
+            f"{_bounds(relative_ci, 1):>16} {result.n_queries:>7} {p:>17}"
+        )
+    if pairs:
+        print(f"\n  paired randomisation tests of GSR differences ({correction_note(args)})")
+        print(f"  {'a':<{width}} {'b':<{width}} {'GSR a − b':>10} {'p':>8} {'p adjusted':>10}")
+        for pair in pairs:
+            print(
+                f"  {pair['a']:<{width}} {pair['b']:<{width}} {format_number(pair['difference'], sign=True):>10} "
+                f"{_p(pair['p_value']):>8} {_p(pair['p_adjusted']):>10}"
+            )
+    elif first.perfect is not None:
+        print(
+            f"  adj. p vs perfect: paired randomisation test of the run's GSR against the perfect engine's "
+            f"({correction_note(args)})"
+        )
+    for name, _, relative_ci, _ in rows:
+        if relative_ci is not None and relative_ci.reason:
+            print(f"  {name}: no interval of relative GSR: {relative_ci.reason}")
+    for name, report in zip(names, reports):
+        system = report.system
+        for reason, qids in sorted(system.skipped.items()):
+            print(f"  {name}: skipped ({reason}): {len(qids)} — {', '.join(qids[:10])}{' …' if len(qids) > 10 else ''}")
+        if system.unknown_docids:
+            print(
+                f"  {name}: {system.unknown_docids} retrieved document ids are not in {args.docs} "
+                "(use --strict to fail)"
+            )
+        if system.unmeasurable_docs:
+            print(
+                f"  {name}: {system.unmeasurable_docs} retrieved documents have no in-vocabulary word besides the "
+                "query's"
+            )
+        if system.error:
+            print(f"  {name}: GSR undefined: {system.error}")
+
+
 def cmd_score(args) -> int:
+    scored = score_runs(args)
+    reports, outputs = scored.reports, args.report_outputs
+    if args.json:
+        print(json.dumps(json_document(scored, args), indent=2))
+    elif getattr(args, "latex", False):
+        print(outputs.latex(scored, args), end="")
+    else:
+        if scored.measures is not None:
+            print_effectiveness(scored.measures, scored.judged, args, scored.names)
+        print_table(scored.names, reports, scored.against_perfect, scored.pairs, args)
+    if getattr(args, "html", None):
+        outputs.page(scored, args)
+    undefined = [name for name, report in zip(scored.names, reports) if report.system.gsr is None]
+    if undefined:
+        log.warning("GSR is undefined for %s", ", ".join(undefined))
+        return 1
+    return 0
+
+
+def score_runs(args) -> ScoredRuns:
+    """Every check of the options and inputs first, then the effectiveness measures, GSR and the tests of `args`."""
     from gsr.evaluate import GSR
     from gsr.io.convert import as_qrels, as_queries
 
     if args.measures and not args.qrels:
         raise CommandError("--measures needs --qrels: effectiveness is measured against relevance judgments")
     check_measures(args.measures)
-    if args.html and args.html.exists() and not args.overwrite:  # found now, not after the scoring
-        raise CommandError(f"--html {args.html} exists; give a new file, or --overwrite to replace it")
+    html = getattr(args, "html", None)
+    if html and html.exists() and not args.overwrite:  # found now, not after the scoring
+        raise CommandError(f"--html {html} exists; give a new file, or --overwrite to replace it")
     names = run_names(args.run)
     queries = as_queries(args.topics, args.field)
     qrels = as_qrels(args.qrels) if args.qrels else None
@@ -216,43 +395,36 @@ def cmd_score(args) -> int:
     reports = [evaluated[i] for i in range(len(runs))]
     against_perfect, pairs = compare(names, reports, args)
     correct_all(against_perfect, pairs, measures, args.correction, args.correction_family)
-    if args.json:
-        objects = []
-        for name, report, test in zip(names, reports, against_perfect):
-            out = {"run": name, **report.to_dict()}
-            if test is not None:
-                out["perfect_test"] = test
-            if measures is not None:
-                out["measures"] = measures[name]
-            objects.append(out)
-        document = objects[0] if len(objects) == 1 else {"runs": objects, "comparisons": pairs}
-        # every "p_adjusted" is adjusted by this correction over this family ("measure": per measure and GSR)
-        document.update({"correction": args.correction, "correction_family": args.correction_family})
-        if measures is not None:
-            document["effectiveness"] = {
-                "judged_topics": len(judged),
-                "perfect": measures["perfect"],
-                "test": args.test,
-                "baseline": baseline_name(names, args.run, args.baseline) if len(names) > 1 else None,
-            }
-        print(json.dumps(document, indent=2))
-    elif args.latex:
-        print(latex_table(names, reports, against_perfect, measures, args), end="")
-    else:
-        if measures is not None:
-            print_effectiveness(measures, judged, args, names)
-        print_table(names, reports, against_perfect, pairs, args)
-    if args.html:
-        write_page(args, names, runs, reports, against_perfect, pairs, measures, queries, qrels, measure)
-    undefined = [name for name, report in zip(names, reports) if report.system.gsr is None]
-    if undefined:
-        log.warning("GSR is undefined for %s", ", ".join(undefined))
-        return 1
-    return 0
+    return ScoredRuns(names, runs, reports, against_perfect, pairs, measures, judged, queries, qrels, measure)
 
 
-def configure(parser) -> None:
-    """The options of `gsr score`, and the function that runs it."""
+def json_document(scored: ScoredRuns, args) -> dict:
+    """The --json object: one run's report (with its test against the perfect engine and its measures), or every
+    run's and the tests between them; the correction and, with measures, what they were averaged over."""
+    objects = []
+    for name, report, test in zip(scored.names, scored.reports, scored.against_perfect):
+        out = {"run": name, **report.to_dict()}
+        if test is not None:
+            out["perfect_test"] = test
+        if scored.measures is not None:
+            out["measures"] = scored.measures[name]
+        objects.append(out)
+    document = objects[0] if len(objects) == 1 else {"runs": objects, "comparisons": scored.pairs}
+    # every "p_adjusted" is adjusted by this correction over this family ("measure": per measure and GSR)
+    document.update({"correction": args.correction, "correction_family": args.correction_family})
+    if scored.measures is not None:
+        names = scored.names
+        document["effectiveness"] = {
+            "judged_topics": len(scored.judged),
+            "perfect": scored.measures["perfect"],
+            "test": args.test,
+            "baseline": baseline_name(names, args.run, args.baseline) if len(names) > 1 else None,
+        }
+    return document
+
+
+def configure(parser, outputs: ReportOutputs | None = None) -> None:
+    """The options of `gsr score`, and the function that runs it; --latex and --html where `outputs` writes them."""
     parser.add_argument(
         "--run",
         required=True,
@@ -331,22 +503,25 @@ def configure(parser) -> None:
         default="t",
         help="paired test of the measures against the baseline (default t, as in configs)",
     )
-    parser.add_argument("--latex", action="store_true", help="print the results as a LaTeX (booktabs) table")
-    parser.add_argument(
-        "--html",
-        type=html_file,
-        metavar="FILE",
-        help="also write report.html to FILE: the table, each run's GSR scatter, each query's "
-        "documents with their words coloured by g(w), two runs contrasted (a new file, unless --overwrite)",
-    )
-    parser.add_argument(
-        "--overwrite", action="store_true", help="--html may replace an existing file (by default it is never touched)"
-    )
+    if outputs is not None:
+        parser.add_argument("--latex", action="store_true", help="print the results as a LaTeX (booktabs) table")
+        parser.add_argument(
+            "--html",
+            type=html_file,
+            metavar="FILE",
+            help="also write report.html to FILE: the table, each run's GSR scatter, each query's "
+            "documents with their words coloured by g(w), two runs contrasted (a new file, unless --overwrite)",
+        )
+        parser.add_argument(
+            "--overwrite",
+            action="store_true",
+            help="--html may replace an existing file (by default it is never touched)",
+        )
     parser.add_argument(
         "--jobs", type=positive_int, default=None, help="processes for document statistics (default: cores)"
     )
     add_embedding_options(parser)
-    parser.set_defaults(func=cmd_score)
+    parser.set_defaults(func=cmd_score, report_outputs=outputs)
 
 
 def measure_list(text: str) -> list[str]:
