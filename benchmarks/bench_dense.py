@@ -72,8 +72,8 @@ def main() -> int:
     import torch
 
     from debias.sent_debias import EncoderDebias, remove_subspace
-    from embeddings import load_embedding
     from gsr.text.analyzer import Analyzer
+    from gsr.vectors import load_embedding
     from retrievers.dense import BiEncoder, DocumentEmbeddings, PassageSettings, locate_encoder, search
 
     if args.threads:

@@ -160,8 +160,8 @@ def workload(args) -> dict[str, Path]:
         log(f"reusing the workload in {folder}")
         return paths
     stamp.unlink(missing_ok=True)
-    from embeddings import load_embedding
     from gsr.text.analyzer import default_analyzer
+    from gsr.vectors import load_embedding
 
     kv = load_embedding("glove-6b-50d")
     words = vocabulary(kv, args.vocab)

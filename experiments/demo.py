@@ -316,8 +316,8 @@ def generator_analyzer():
 
 
 def _default_lexicon():
-    from embeddings import load_embedding
     from gsr.lexicon import gender_lexicon
+    from gsr.vectors import load_embedding
 
     kv = load_embedding("glove-6b-50d")
     return kv, gender_lexicon(kv, name="glove-6b-50d")

@@ -1,7 +1,7 @@
 """The docs run: README ≤ 250 lines, the site builds strictly offline, every Python and shell block of README.md and
 docs/ runs (on the exported toy collection where it names a user's files; a block that cannot run is marked
 `<!-- not run: why -->`), the generated tables and outputs are current, and the README's Python example from
-before the docs moved still runs unchanged."""
+before the docs moved still runs unchanged (warning that `embeddings.load_embedding` is deprecated)."""
 
 from __future__ import annotations
 
@@ -99,7 +99,8 @@ def test_the_old_readme_python_example_still_runs(toy_folder):
         "qrels": "toy/qrels.txt",
     }
     namespace = dict(inputs)
-    exec(compile(OLD_README_EXAMPLE, "<old README>", "exec"), namespace)
+    with pytest.warns(DeprecationWarning, match="embeddings.load_embedding is deprecated"):
+        exec(compile(OLD_README_EXAMPLE, "<old README>", "exec"), namespace)
     assert namespace["report"].system.gsr > 0  # the stereotypical engine reinforces
 
 

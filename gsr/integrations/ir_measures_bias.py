@@ -19,7 +19,7 @@ from dataclasses import replace
 from gsr.errors import InputError
 from gsr.fairness.evaluate import BiasMeasures, BiasSettings, per_query_value
 from gsr.fairness.labels import DocumentLabels
-from gsr.integrations.ir_measures_gsr import defined_mean
+from gsr.integrations.ir_measures_gsr import defined_mean, require_pandas
 from gsr.io.convert import as_qrels, as_run
 
 NOT_PER_QUERY_MEANS = ("SB", "min_beta", "max_beta")
@@ -60,6 +60,7 @@ class BiasIRMeasures(Mapping):
         prefix: str = "",
         gender_words: str | None = None,
     ):
+        require_pandas()
         from ir_measures.measures.base import Measure, ParamInfo
 
         self.settings = settings or BiasSettings()

@@ -28,9 +28,9 @@ from debias import (
 )
 from debias.command import configure_parser, run
 from debias.words import DEBIASWE_FILES
-from embeddings import load_embedding
 from gsr.errors import EmbeddingError
 from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, case_variants
+from gsr.vectors import load_embedding
 from tests.support.shared_data import SHARED_DATA
 
 DEBIASWE = SHARED_DATA / "debiaswe"
