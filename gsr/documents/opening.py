@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -62,10 +63,24 @@ def _load_entry_points() -> None:
     from importlib.metadata import entry_points
 
     for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if _shadowed(entry):
+            continue
         try:
             register_document_source(entry.load())
         except ImportError:  # a declared plugin whose package is absent reads nothing
             continue
+
+
+def _shadowed(entry) -> bool:
+    """Whether `entry` is one of gsr-bench's own (the Lucene reader, in `retrievers`) whose package would be imported
+    from elsewhere than beside gsr: from a user's folder of that name earlier on sys.path (a research project's own
+    retrievers/), whose code must never run in its place. Found without importing anything."""
+    dist = getattr(entry, "dist", None)
+    if dist is None or dist.name.replace("_", "-").lower() != "gsr-bench":
+        return False
+    spec = importlib.util.find_spec(entry.module.split(".")[0])
+    beside_gsr = Path(__file__).resolve().parents[2]  # the folder holding gsr/ and the harness's packages
+    return spec is None or spec.origin is None or Path(spec.origin).resolve().parents[1] != beside_gsr
 
 
 def _open_path(path: Path) -> DocumentSource:
