@@ -45,7 +45,7 @@ log = logs.get("run")
 @dataclass
 class LoadedEmbedding:
     name: str
-    kv: object
+    kv: Any  # what gsr.vectors.KeyedVectorsLike describes: WordVectors, or gensim's for fastText
     key: str  # version key: changes whenever the vectors could
 
 
@@ -336,9 +336,11 @@ class Experiment:
                 )
                 results = {system: report.system for system, report in system_reports.items()}
                 report = system_reports[config.systems[-1].name]
-                results[PERFECT], results[RANDOM] = report.perfect, report.random
+                perfect, random = report.perfect, report.random
+                assert perfect is not None and random is not None  # measured with the collection's qrels
+                results[PERFECT], results[RANDOM] = perfect, random
                 reports[label], per_system[label] = report, results
-                genderedness.setdefault(name, {q.qid: q.g_query for q in report.perfect.per_query})
+                genderedness.setdefault(name, {q.qid: q.g_query for q in perfect.per_query})
         result = ExperimentResult(
             config,
             collection,

@@ -20,15 +20,20 @@ import sys
 import warnings
 from collections.abc import Iterator, Mapping
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gsr.baselines import cut_run, relevant_counts
 from gsr.equations import gsr_slope, gsr_slope_terms
 from gsr.errors import GSRError, InputError, UndefinedMeasureError
-from gsr.evaluate import GSR, GSRResult, measure_run
+from gsr.evaluate import GSR, DocumentsInput, GSRResult, measure_run
 from gsr.infra import extras
 from gsr.io.convert import as_qrels, as_queries, as_run
+from gsr.io.types import QueriesInput
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MEASURE_NAME = re.compile(r"^(?P<kind>GSR|gL)(?:@(?P<cutoff>rel|\d+))?$")
 RELEVANT = "rel"
@@ -149,11 +154,11 @@ def parse_measure_name(name: str) -> tuple[str, str | int | None]:
     return match.group("kind"), (int(cutoff) if cutoff and cutoff.isdigit() else cutoff)
 
 
-def is_gsr_measure(name) -> bool:
+def is_gsr_measure(name: object) -> bool:
     """Whether a measure-list entry names a GSR measure rather than an ir_measures one.
 
     Args:
-        name (object): The entry (a name, or an ir_measures measure).
+        name: The entry (a name, or an ir_measures measure).
 
     Returns:
         True for GSR, GSR@rel, GSR@N, gL, gL@rel and gL@N.
@@ -187,8 +192,8 @@ class GSRMeasures(Mapping):
 
     Args:
         gsr: The measure's configuration (lexicon, analyzer, cut-off, ties).
-        queries (object): The topics, in any form gsr.io.as_queries reads.
-        documents (object): The documents, in any form GSR.documents reads.
+        queries: The topics, in any form gsr.io.as_queries reads.
+        documents: The documents, in any form GSR.documents reads.
         prefix: Put before the measures' names (to tell several configurations apart).
 
     Example:
@@ -198,7 +203,7 @@ class GSRMeasures(Mapping):
         (['GSR', 'gL'], GSR@rel, gL@10)
     """
 
-    def __init__(self, gsr: GSR, queries, documents, prefix: str = ""):
+    def __init__(self, gsr: GSR, queries: QueriesInput, documents: DocumentsInput, prefix: str = ""):
         require_pandas()
         import ir_measures
         from ir_measures.measures.base import Measure, ParamInfo
@@ -238,15 +243,17 @@ class GSRMeasures(Mapping):
 
         self._base = {kind: measure_class(kind)() for kind in ("GSR", "gL")}
 
-    def per_query(self, kind: str, qrels_frame, run_frame, cutoff) -> Iterator[tuple[str, float]]:
+    def per_query(
+        self, kind: str, qrels_frame: pd.DataFrame, run_frame: pd.DataFrame, cutoff: str | int
+    ) -> Iterator[tuple[str, float]]:
         """(qid, value) of every topic GSR measures in one ir_measures call: g_q(L) for gL, the topic's share of the
         slope for GSR (topics without a value get the measure's default from ir_measures).
 
         Args:
             kind: 'GSR' or 'gL'.
-            qrels_frame (DataFrame): The qrels ir_measures passes.
-            run_frame (DataFrame): The run ir_measures passes.
-            cutoff (str | int): 'default' (the GSR object's), 'rel' or K.
+            qrels_frame: The qrels ir_measures passes.
+            run_frame: The run ir_measures passes.
+            cutoff: 'default' (the GSR object's), 'rel' or K.
 
         Returns:
             An iterator over the (qid, value) pairs.
@@ -351,7 +358,7 @@ def _check_pyterrier_version() -> None:
     )
 
 
-def ir_measures_measures(gsr: GSR, queries, documents, prefix: str = "") -> GSRMeasures:
+def ir_measures_measures(gsr: GSR, queries: QueriesInput, documents: DocumentsInput, prefix: str = "") -> GSRMeasures:
     """ir_measures measures for `gsr` on these topics and documents: `GSR` (aggregate: Eq. 3 exactly) and `gL`
     (g_q(L) per topic, Eq. 2), also with cut-offs (`GSR@rel`, `GSR@100`). See GSRMeasures and the module docstring.
 
@@ -360,8 +367,8 @@ def ir_measures_measures(gsr: GSR, queries, documents, prefix: str = "") -> GSRM
 
     Args:
         gsr: The measure's configuration.
-        queries (object): The topics, in any form gsr.io.as_queries reads.
-        documents (object): The documents, in any form GSR.documents reads.
+        queries: The topics, in any form gsr.io.as_queries reads.
+        documents: The documents, in any form GSR.documents reads.
         prefix: Put before the measures' names.
 
     Returns:
