@@ -1,9 +1,10 @@
 """Gender Stereotype Reinforcement (Fabris et al.): the measure, its baselines and its validation.
 
 The equations live in gsr.equations (Eq. 2 and 3) and gsr.lexicon (Eq. 1), one function each; `GSR` (gsr.evaluate)
-measures whole runs. Sub-packages: io (runs, qrels, topics), documents (where documents come from), text (tokens,
-stop lists, intrinsic gender), fairness (label-based bias measures), integrations (ir_measures, PyTerrier),
-validation (Fig. 1, toys) and infra (cache store, parameters, logging).
+measures whole runs into gsr.results. Sub-packages: vectors (embedding files), io (runs, qrels, topics), documents
+(where documents come from), text (tokens, stop lists, intrinsic gender), effectiveness (ir_measures measures, paired
+tests, corrections), fairness (label-based bias measures), integrations (ir_measures, PyTerrier), validation (Fig. 1,
+toys), cli (`gsr score`) and infra (cache store, parameters, logging). gsr imports none of the harness's packages.
 
 Importing gsr is cheap: the names below are loaded on first use, so `import gsr` pulls in neither numpy nor scipy;
 type checkers see them through the `TYPE_CHECKING` imports, which never run.

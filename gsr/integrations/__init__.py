@@ -1,6 +1,7 @@
 """GSR and the label-based bias measures inside other IR tools: ir_measures measures (`calc_aggregate`, `calc`,
-evaluators) and PyTerrier's `Experiment`, with aggregates that are exactly Eq. 3 (`measures`), and the per-query
-means of the label-based measures (`bias_measures`)."""
+evaluators) and PyTerrier's `Experiment`, with aggregates that are exactly Eq. 3 (`ir_measures_gsr`), and the
+per-query means of the label-based measures (`ir_measures_bias`). They need pandas, which ir_measures hands these
+measures the run and qrels in: the 'ir-measures' extra (pip install 'gsr-bench[ir-measures]')."""
 
 from __future__ import annotations
 
