@@ -9,7 +9,7 @@ from typing import Any
 from gsr.cli.options import add_embedding_options, analyzer_of, lexicon_of
 from gsr.infra.numeric import format_number
 
-STEREOTYPE_DEFINITIONS = ("polarity", "census")  # gsr.toys.STEREOTYPE_DEFINITIONS, without importing the measure
+STEREOTYPE_DEFINITIONS = ("polarity", "census")  # gsr.validation.toys.STEREOTYPE_DEFINITIONS, the measure unimported
 
 
 def format_signed(value, digits: int = 4) -> str:

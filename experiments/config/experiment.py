@@ -4,7 +4,7 @@ Everything is checked before any work starts, against the declarations in experi
 system types and their parameters, analyses and theirs): an unknown key, model, embedding, measure or analysis, a
 value of the wrong type or out of range fails naming the key. Relative paths are resolved against the config
 file's folder. This module reads the collection, embeddings, [evaluation], [gsr] and [plots] tables; the [[systems]],
-[debias] and [analyses] tables are expanded in experiments.config_systems, and experiments.config_params declares the
+[debias] and [analyses] tables are expanded in experiments.config.systems, and experiments.config.params declares the
 parameters and holds the checks every table goes through.
 """
 
