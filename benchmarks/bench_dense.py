@@ -71,9 +71,9 @@ def main() -> int:
 
     import torch
 
-    from debias.encoder import EncoderDebias, remove_subspace
-    from embeddings import load_embedding
+    from debias.sent_debias import EncoderDebias, remove_subspace
     from gsr.text.analyzer import Analyzer
+    from gsr.vectors import load_embedding
     from retrievers.dense import BiEncoder, DocumentEmbeddings, PassageSettings, locate_encoder, search
 
     if args.threads:

@@ -92,11 +92,11 @@ def main(argv=None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from embeddings import load_embedding
     from gsr import DocumentStats, RankedRows, default_analyzer
     from gsr.equations import gsr_slope
     from gsr.evaluate import add_uncertainty, gsr_difference_test, measure_run
     from gsr.lexicon import gender_lexicon
+    from gsr.vectors import load_embedding
 
     fig: dict = {"args": vars(args), **machine()}
     log(load_text())

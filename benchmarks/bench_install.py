@@ -1,6 +1,7 @@
 """What `pip install gsr-bench` brings: the wheel built from this folder, installed without extras in a fresh virtual
-environment (under constraints.txt), its size on disk and package count, beside ir_measures' alone and ranx's alone,
-each in its own fresh environment (the anchors: an evaluation library with nothing else).
+environment (under constraints.txt), its size on disk and package count, beside the core with the 'ir-measures' extra
+(pandas, for GSR inside ir_measures and PyTerrier), ir_measures' alone and ranx's alone, each in its own fresh
+environment (the anchors: an evaluation library with nothing else).
 
     .venv/bin/python benchmarks/bench_install.py [--json PATH] [--keep DIR]
 
@@ -99,6 +100,8 @@ def main() -> None:
         core = fresh_install(staging / "venv-core", [str(wheel)])
         core["heavy_importable"] = importable(staging / "venv-core", HEAVY)
         figures["gsr-bench (core)"] = core
+        log(f"installing {wheel.name} with the ir-measures extra")
+        figures["gsr-bench[ir-measures]"] = fresh_install(staging / "venv-ir-measures", [f"{wheel}[ir-measures]"])
         for name, requirements in ANCHORS.items():
             log(f"installing {name} alone")
             try:
@@ -109,10 +112,10 @@ def main() -> None:
     print(f"fresh virtual environments (python -m venv, then pip install -c constraints.txt), Python {python}")
     for name, figure in figures.items():
         if "skipped" in figure:
-            print(f"  {name:<20} skipped: it did not install ({figure['skipped']})")
+            print(f"  {name:<24} skipped: it did not install ({figure['skipped']})")
             continue
         print(
-            f"  {name:<20} {figure['mb']:7.0f} MB  {figure['packages']:4d} packages (pip and setuptools included)  "
+            f"  {name:<24} {figure['mb']:7.0f} MB  {figure['packages']:4d} packages (pip and setuptools included)  "
             f"installed in {figure['install_s']:.0f} s"
         )
     heavy = core["heavy_importable"]

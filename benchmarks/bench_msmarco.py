@@ -160,8 +160,8 @@ def workload(args) -> dict[str, Path]:
         log(f"reusing the workload in {folder}")
         return paths
     stamp.unlink(missing_ok=True)
-    from embeddings import load_embedding
     from gsr.text.analyzer import default_analyzer
+    from gsr.vectors import load_embedding
 
     kv = load_embedding("glove-6b-50d")
     words = vocabulary(kv, args.vocab)
@@ -223,7 +223,7 @@ def main() -> int:
     python = sys.executable
     # the lexicon of the default embedding is built once beforehand: every timed gsr score finds it cached
     subprocess.run(
-        [python, "-c", "from embeddings.lexicons import cached_lexicon; cached_lexicon('glove-6b-50d', None)"],
+        [python, "-c", "from gsr.lexicon_cache import cached_lexicon; cached_lexicon('glove-6b-50d', None)"],
         cwd=PROJECT_ROOT,
         env=env,
         check=True,

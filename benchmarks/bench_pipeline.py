@@ -128,8 +128,8 @@ def pipeline_config(kind: str, data: dict, out: Path, threads: int, dim: int) ->
 
 def generate(args, folder: Path) -> dict:
     """The collection (JSONL), topics (TSV), qrels (TREC) and the pretrained-format embedding files."""
-    from embeddings import load_embedding
     from gsr import default_analyzer
+    from gsr.vectors import load_embedding
 
     rng = np.random.default_rng(args.seed)
     kv = load_embedding("glove-6b-50d")

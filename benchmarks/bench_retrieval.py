@@ -80,7 +80,7 @@ def _memory_snapshot() -> dict:
 def embedding_child(phase: str, path: str) -> int:
     """Run in a fresh process: 'baseline' (imports only), 'convert' (first load), 'mmap' (second load + 1% rows)."""
     started = time.perf_counter()
-    from embeddings.loading import load_embedding
+    from gsr.vectors.loading import load_embedding
 
     importlib.import_module("gensim.models")
 
@@ -268,9 +268,9 @@ def main(argv=None) -> int:
     parser.add_argument("--tmp-dir", help="folder for the collection, index and embedding file (system temp)")
     args = parser.parse_args(argv)
 
-    from embeddings import load_embedding
     from gsr import Analyzer, DocumentStats, default_analyzer
     from gsr.documents.opening import iter_documents
+    from gsr.vectors import load_embedding
     from retrievers import lucene
     from retrievers.vector_average import VectorAverageRetriever as VectorRetriever
 

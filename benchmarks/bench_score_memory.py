@@ -91,10 +91,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    from embeddings import load_embedding
     from gsr import GSR
     from gsr.documents.opening import open_documents
     from gsr.lexicon import gender_lexicon
+    from gsr.vectors import load_embedding
 
     kv = load_embedding("glove-6b-50d")
     lexicon = gender_lexicon(kv, name="glove-6b-50d")

@@ -63,8 +63,8 @@ def old_training(corpus_path: Path, method: str, settings) -> float:
 
 
 def speed(args) -> dict:
-    from embeddings import load_embedding
     from embeddings.training import METHODS, TrainingSettings, train_embedding, write_token_corpus
+    from gsr.vectors import load_embedding
 
     fig: dict = {"docs": args.docs, "old_docs": args.old_docs}
     work = Path(tempfile.mkdtemp(prefix="gsr-bench-training-", dir=args.tmp_dir))

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 from debias.words import DEFAULT_LISTS, LIST_SETS, load_pair_list, load_word_list
-from embeddings.lexicons import DEBIAS_RECORD_SUFFIX
 from gsr.infra import logs
 from gsr.infra.outputs import Target, check_output_targets, option_inputs, place_file
 from gsr.infra.store import atomic_write
+from gsr.lexicon_cache import DEBIAS_RECORD_SUFFIX
 
 log = logs.get("cli")
 
@@ -70,7 +70,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
 def run(args: argparse.Namespace) -> int:
     """Debias args.embedding with args.method, write args.out, print a summary to stderr; 0 on success."""
     from debias.hard import DebiasError
-    from embeddings.loading import load_embedding
+    from gsr.vectors.loading import load_embedding
 
     out_path = Path(args.out).expanduser()
     record_path = out_path.with_name(out_path.name + DEBIAS_RECORD_SUFFIX)

@@ -181,7 +181,7 @@ class _DirectionDebias(BaseEstimator):
         return self.fit(kv).transform(kv)
 
     def transform(self, kv):
-        """NEW WordVectors (embeddings.vectors) with unit, debiased float32 rows; `kv` is only read."""
+        """NEW WordVectors (gsr.vectors.word_vectors) with unit, debiased float32 rows; `kv` is only read."""
         check_is_fitted(self, "direction_")
         self._check_dimensions(kv)
         plan = self._plan(kv)
@@ -333,6 +333,6 @@ def _unit_float64(vector: np.ndarray) -> np.ndarray:
 
 def _keyed_vectors_like(kv, matrix: np.ndarray):
     """Plain WordVectors with `kv`'s keys in `kv`'s order and `matrix` as vectors (no n-grams, no counts)."""
-    from embeddings.vectors import WordVectors
+    from gsr.vectors.word_vectors import WordVectors
 
     return WordVectors(list(kv.index_to_key), matrix, dict(kv.key_to_index))

@@ -123,8 +123,8 @@ def feng_shah_table() -> str:
     seeds of gsr-bench's epsilon-greedy and relevance-aware swapping, beside the paper's published row."""
     import statistics
 
-    from gsr.fairness.label_measures import feng_shah_bias
-    from retrievers.fair_rerank import Reranker
+    from gsr.fairness.equations import feng_shah_bias
+    from retrievers.fair_ranking import Reranker
 
     images = [(f"i{i:03d}", float(200 - i)) for i in range(200)]
     labels = {d: "female" if i < 100 else "male" for i, (d, _) in enumerate(images)}

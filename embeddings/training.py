@@ -272,7 +272,7 @@ def trained_embedding(documents: Path, collection_key: str, settings: TrainingSe
 
     The token corpus is cached per collection, so a second method trained on it reuses the one tokenising pass.
     """
-    from embeddings.loading import cached_embedding
+    from gsr.vectors.loading import cached_embedding
 
     key = trained_key(collection_key, settings)
 
@@ -302,8 +302,8 @@ def start_training(documents: Path, collection_key: str, settings: list[Training
     written first, once, for all of them."""
     from functools import partial
 
-    from embeddings.loading import CACHE_FORMAT
     from gsr.infra.parallel import BackgroundProcesses
+    from gsr.vectors.loading import CACHE_FORMAT
 
     missing = [
         s

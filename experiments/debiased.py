@@ -16,7 +16,7 @@ def debiased_embedding(base, method: str, config: ExperimentConfig) -> tuple[obj
     """(KeyedVectors, key): `base` (a loaded embedding with .kv and .key) debiased by `method` ('regular' or 'strong')
     with the config's lists, computed once and cached (memory-mapped)."""
     from debias.hard import METHODS
-    from embeddings.loading import cached_embedding
+    from gsr.vectors.loading import cached_embedding
 
     key, options = debiased_key(base.key, method, config)
     return cached_embedding(key, lambda: METHODS[method](**options).fit_transform(base.kv)), key

@@ -316,8 +316,8 @@ def generator_analyzer():
 
 
 def _default_lexicon():
-    from embeddings import load_embedding
     from gsr.lexicon import gender_lexicon
+    from gsr.vectors import load_embedding
 
     kv = load_embedding("glove-6b-50d")
     return kv, gender_lexicon(kv, name="glove-6b-50d")
@@ -327,7 +327,7 @@ def generate_demo(
     folder: Path, *, n_documents: int = 20_000, n_queries: int = 250, seed: int = 0, lexicon=None
 ) -> DemoFiles:
     """Write documents.jsonl, topics.tsv and qrels.txt of the demo collection into `folder` (deterministic)."""
-    from embeddings.loading import load_embedding
+    from gsr.vectors.loading import load_embedding
 
     if not isinstance(n_queries, int) or n_queries < 3:
         raise DemoError(f"n_queries={n_queries!r}: the demo needs at least 3 queries (female, neutral, male)")

@@ -14,15 +14,8 @@ from pathlib import Path
 
 from gsr.documents.opening import iter_documents
 from gsr.errors import InputError
+from gsr.fairness.equations import DEFAULT_EPSILON, NEUTRAL_POLICIES, RAB_VARIANTS, SHORT_LISTS, check_target, groups_of
 from gsr.fairness.evaluate import LABEL_MAGNITUDES, TARGETS, BiasMeasures, BiasReport, BiasSettings
-from gsr.fairness.label_measures import (
-    DEFAULT_EPSILON,
-    NEUTRAL_POLICIES,
-    RAB_VARIANTS,
-    SHORT_LISTS,
-    check_target,
-    groups_of,
-)
 from gsr.fairness.labels import (
     GENDEREDNESS,
     INTRINSIC,

@@ -9,7 +9,7 @@ from typing import Any
 from experiments.collections import Collection
 from experiments.config.experiment import ExperimentConfig
 from experiments.config.systems import PERFECT, RANDOM
-from experiments.effectiveness import Effectiveness
+from gsr.effectiveness.evaluate import Effectiveness
 from gsr.evaluate import GSRReport, GSRResult
 from gsr.io.types import Run
 

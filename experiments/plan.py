@@ -36,7 +36,7 @@ def source_embedding_key(experiment: Experiment, name: str) -> str:
         assert spec.debias is not None  # the config checker pairs base with debias
         return debiased_key(source_embedding_key(experiment, spec.base), spec.debias, experiment.config)[0]
     if spec.source is not None:
-        from embeddings.loading import embedding_version
+        from gsr.vectors.loading import embedding_version
 
         return embedding_version(spec.source, allow_pickle=spec.allow_pickle)
     from embeddings.training import TrainingSettings, trained_key
@@ -56,7 +56,7 @@ class PlannedStep:
 def dry_run(experiment: Experiment) -> list[PlannedStep]:
     """The trained and debiased embeddings the config uses and every system's run, each with its cache entry and
     whether that entry is there and verifies. Loading the collection is the one step it takes (its keys need it)."""
-    from embeddings.loading import CACHE_FORMAT
+    from gsr.vectors.loading import CACHE_FORMAT
 
     config = experiment.config
     used = {s.embedding for s in config.systems if s.embedding} | set(config.measuring)

@@ -15,19 +15,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from embeddings.lexicons import note_debiased_measuring
 from experiments.analyses import AnalysisError
 from experiments.background import finished_aside, run_aside, start_training, training_done
 from experiments.collections import Collection, collection_docids, load_collection
 from experiments.config.experiment import ExperimentConfig
 from experiments.config.systems import SystemSpec, output_name
 from experiments.debiased import debiased_embedding
-from experiments.effectiveness import check_run_ids, evaluate_run, parse_measures
 from experiments.experiment_result import PERFECT, RANDOM, ExperimentResult
 from experiments.plan import embedding_key
 from experiments.registry import ANALYSES, SYSTEMS
 from experiments.run_files import write_ranked_run
 from gsr.baselines import perfect_run, random_run
+from gsr.effectiveness.evaluate import check_run_ids, evaluate_run, parse_measures
 from gsr.errors import InputError
 from gsr.evaluate import GSR, GSRReport, cached_document_stats
 from gsr.infra import logs
@@ -36,6 +35,7 @@ from gsr.infra.store import CACHE_VARIABLE, cache_dir, cached_file, clean_stale_
 from gsr.io.runs import read_trec_run
 from gsr.io.types import Run
 from gsr.lexicon import gender_lexicon
+from gsr.lexicon_cache import note_debiased_measuring
 from gsr.text.analyzer import Analyzer, stopwords_of
 from gsr.uncertainty import check_resample_memory
 
@@ -45,7 +45,7 @@ log = logs.get("run")
 @dataclass
 class LoadedEmbedding:
     name: str
-    kv: object
+    kv: Any  # what gsr.vectors.KeyedVectorsLike describes: WordVectors, or gensim's for fastText
     key: str  # version key: changes whenever the vectors could
 
 
@@ -139,7 +139,7 @@ class Experiment:
             return source
         if name not in self._unit_embeddings:
             from debias.hard import unit_normalised
-            from embeddings.loading import cached_embedding
+            from gsr.vectors.loading import cached_embedding
 
             key = "unit-" + content_key(source.key)
             with self.step(f"embedding {name} (unit rows)"):
@@ -157,7 +157,7 @@ class Experiment:
                     assert spec.debias is not None  # the config checker pairs base with debias
                     kv, key = debiased_embedding(self.source_embedding(spec.base), spec.debias, self.config)
                 elif spec.source is not None:
-                    from embeddings.loading import loaded_embedding
+                    from gsr.vectors.loading import loaded_embedding
 
                     kv, key = loaded_embedding(spec.source, allow_pickle=spec.allow_pickle)
                 else:
@@ -336,9 +336,11 @@ class Experiment:
                 )
                 results = {system: report.system for system, report in system_reports.items()}
                 report = system_reports[config.systems[-1].name]
-                results[PERFECT], results[RANDOM] = report.perfect, report.random
+                perfect, random = report.perfect, report.random
+                assert perfect is not None and random is not None  # measured with the collection's qrels
+                results[PERFECT], results[RANDOM] = perfect, random
                 reports[label], per_system[label] = report, results
-                genderedness.setdefault(name, {q.qid: q.g_query for q in report.perfect.per_query})
+                genderedness.setdefault(name, {q.qid: q.g_query for q in perfect.per_query})
         result = ExperimentResult(
             config,
             collection,

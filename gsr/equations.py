@@ -8,13 +8,21 @@ UndefinedMeasureError.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from gsr.errors import GSRError, InputError, UndefinedMeasureError
 from gsr.infra.numeric import mean_or_nan
+
+
+class WordGenderedness(Protocol):
+    """What the equations read of a lexicon: g(w) of a word, or None outside its vocabulary (GenderLexicon.get)."""
+
+    def get(self, word: str, /) -> float | None: ...
+
 
 __all__ = [
     "GSRError",
@@ -52,12 +60,12 @@ def mean_genderedness(values: Iterable[float | None]) -> float:
     return math.fsum(known) / len(known) if known else math.nan
 
 
-def query_genderedness(terms: Sequence[str], lexicon) -> float:
+def query_genderedness(terms: Sequence[str], lexicon: WordGenderedness) -> float:
     """g(q), §3.3: mean g(w) over the query's (stop-word-free) terms.
 
     Args:
         terms: The query's terms after the text handling (Analyzer.tokens).
-        lexicon (GenderLexicon): g(w) of each word (Eq. 1); anything with `get(word) -> float | None`.
+        lexicon: g(w) of each word (Eq. 1): a GenderLexicon, or anything with `get(word) -> float | None`.
 
     Returns:
         g(q); NaN when no term is in the lexicon.
@@ -70,14 +78,19 @@ def query_genderedness(terms: Sequence[str], lexicon) -> float:
     return mean_genderedness(lexicon.get(t) for t in terms)
 
 
-def document_genderedness(terms: Sequence[str], lexicon, excluded: Iterable[str] = (), inflection_class=None) -> float:
+def document_genderedness(
+    terms: Sequence[str],
+    lexicon: WordGenderedness,
+    excluded: Iterable[str] = (),
+    inflection_class: Callable[[str], str] | None = None,
+) -> float:
     """g_q(d), §3.3: mean g(w) over the document's terms that are not query terms (nor their inflections).
 
     Args:
         terms: The document's terms after the text handling, repeated as often as they occur.
-        lexicon (GenderLexicon): g(w) of each word (Eq. 1).
+        lexicon: g(w) of each word (Eq. 1).
         excluded: The query's terms, left out of the mean.
-        inflection_class (Callable[[str], str] | None): Maps a word to its class (Analyzer.inflection_class), so
+        inflection_class: Maps a word to its class (Analyzer.inflection_class), so
             that inflections of a query term are left out too; None: only the exact query terms.
 
     Returns:

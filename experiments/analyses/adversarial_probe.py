@@ -73,14 +73,12 @@ def _gsr_values(measure: GSR, runs: dict, queries, gendered, qrels, probed) -> d
         gendered,
         {q: qrels[q] for q in probed if q in qrels},
     )
-    return {
-        name: (
-            report.system,
-            report.perfect,
-            {p.qid: p.g_query for p in report.perfect.per_query if p.g_query is not None},
-        )
-        for name, report in reports.items()
-    }
+    values = {}
+    for name, report in reports.items():
+        perfect = report.perfect
+        assert perfect is not None  # measured: qrels were given
+        values[name] = (report.system, perfect, {p.qid: p.g_query for p in perfect.per_query if p.g_query is not None})
+    return values
 
 
 def compute(experiment, result, options: dict) -> AdversarialProbe:

@@ -1,5 +1,5 @@
 """How much gender a debiased encoder still holds: for each debiased variant of a dense system, what was removed and
-what is left (debias.encoder.EncoderDebiasReport), beside the variant's GSR change."""
+what is left (debias.sent_debias.EncoderDebiasReport), beside the variant's GSR change."""
 
 from __future__ import annotations
 

@@ -132,7 +132,7 @@ class GenderVersions:
     def rows(self) -> list[dict]:
         """One row per (system, category): per pair the share, the mean rank difference (with interval bounds), its
         p-value, corrected over the whole table ('p adjusted', 'mark')."""
-        from experiments.effectiveness import correct_p_columns
+        from gsr.effectiveness.evaluate import correct_p_columns
 
         rows = []
         for system, categories in self.comparisons.items():

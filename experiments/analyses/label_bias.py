@@ -14,11 +14,11 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, correlation, mean_paired_difference, panel_grid
 from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
-from experiments.effectiveness import correct_p_columns, display_name, marks_note, paired_test
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import tradeoff_chart
 from experiments.report.png_figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, draw_figure, label_points
 from experiments.report.tables import write_table
+from gsr.effectiveness.evaluate import correct_p_columns, display_name, marks_note, paired_test
 from gsr.errors import InputError, UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test
 from gsr.fairness.evaluate import per_query_value

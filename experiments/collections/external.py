@@ -28,7 +28,7 @@ def load_lucene_index(spec: dict) -> Collection:
     from retrievers.lucene import stored_documents
 
     index = Path(spec["index"])
-    # "sgml-text-2": texts of the reader that reads raw SGML as gsr.sgml reads the files
+    # "sgml-text-2": texts of the reader that reads raw SGML as gsr.documents.sgml reads the files
     documents, key = canonical_documents(
         f"lucene-{source_key([index], 'sgml-text-2')}", lambda: stored_documents(index)
     )

@@ -9,15 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from experiments.commands.common import (
-    CommandError,
-    add_embedding_options,
-    analyzer_of,
-    check_outputs,
-    lexicon_of,
-    positive_int,
-)
-from gsr.fairness.label_measures import (
+from gsr.cli.options import CommandError, add_embedding_options, analyzer_of, check_outputs, lexicon_of, positive_int
+from gsr.fairness.equations import (
     DEFAULT_EPSILON,
     LABEL_MAGNITUDES,
     NEUTRAL_POLICIES,

@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from itertools import chain, islice
 
-from experiments.commands.common import check_outputs
+from gsr.cli.options import check_outputs
 from gsr.infra import logs
 
 log = logs.get("cli")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from experiments.commands.common import (
+from experiments.commands.validate import format_signed
+from gsr.cli.options import (
     add_embedding_options,
     add_overwrite_option,
     analyzer_of,
@@ -13,7 +14,6 @@ from experiments.commands.common import (
     lexicon_of,
     plot_targets,
 )
-from experiments.commands.validate import format_signed
 from gsr.infra import logs
 
 log = logs.get("cli")

@@ -1,4 +1,4 @@
-"""`gsr rerank`: a TREC run re-ranked for gender fairness (retrievers.fair_rerank) and written as a TREC run:
+"""`gsr rerank`: a TREC run re-ranked for gender fairness (retrievers.fair_ranking) and written as a TREC run:
 epsilon-greedy and relevance-aware swapping (Feng & Shah, Algorithms 1-2; seeded), fairness-greedy (Algorithm 3) and
 Dash's cost-based greedy (Eq. 1), the last two reading document labels (--labels)."""
 
@@ -8,10 +8,10 @@ import argparse
 from pathlib import Path
 
 from experiments.commands.bias import add_label_options, document_labels, parse_shares
-from experiments.commands.common import CommandError, add_overwrite_option, analyzer_of, check_outputs, embedding_of
+from gsr.cli.options import CommandError, add_overwrite_option, analyzer_of, check_outputs, embedding_of
 from gsr.errors import GSRError
 from gsr.infra import logs
-from retrievers.fair_rerank import METHOD_PARAMS, METHODS, RELEVANCE_COSTS, Reranker
+from retrievers.fair_ranking import METHOD_PARAMS, METHODS, RELEVANCE_COSTS, Reranker
 
 log = logs.get("cli")
 
@@ -39,7 +39,7 @@ def relevance_costs(args):
     """Dash's embedding relevance costs over --docs and --topics with --embedding's mean word vectors."""
     from gsr.evaluate import cached_document_stats
     from gsr.io.convert import as_queries
-    from retrievers.fair_rerank import cosine_costs
+    from retrievers.fair_ranking import cosine_costs
     from retrievers.vector_average import VectorAverageRetriever
 
     if args.docs is None or args.topics is None:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from experiments.commands.common import (
+from gsr.cli.options import (
     add_embedding_options,
     add_overwrite_option,
     analyzer_of,
@@ -17,7 +17,7 @@ from experiments.commands.common import (
 from gsr.infra.numeric import format_number
 
 FIGURES = ("fig1_stereotypes.png", "fig4_toy1.png", "fig5_parity.png", "fig6_toy2.png")  # --plots' files
-STEREOTYPE_DEFINITIONS = ("polarity", "census")  # gsr.toys.STEREOTYPE_DEFINITIONS, without importing the measure
+STEREOTYPE_DEFINITIONS = ("polarity", "census")  # gsr.validation.toys.STEREOTYPE_DEFINITIONS, the measure unimported
 
 
 def format_signed(value, digits: int = 4) -> str:

@@ -4,7 +4,7 @@ Everything is checked before any work starts, against the declarations in experi
 system types and their parameters, analyses and theirs): an unknown key, model, embedding, measure or analysis, a
 value of the wrong type or out of range fails naming the key. Relative paths are resolved against the config
 file's folder. This module reads the collection, embeddings, [evaluation], [gsr] and [plots] tables; the [[systems]],
-[debias] and [analyses] tables are expanded in experiments.config_systems, and experiments.config_params declares the
+[debias] and [analyses] tables are expanded in experiments.config.systems, and experiments.config.params declares the
 parameters and holds the checks every table goes through.
 """
 
@@ -179,8 +179,8 @@ def parse_config(raw: dict, path: Path | None = None) -> ExperimentConfig:
     names = [s.name for s in systems]
 
     evaluation = config_table(raw.get("evaluation", {}), "evaluation", source)
-    from experiments.effectiveness import EVALUATION_PARAMS as STATISTICS_PARAMS
-    from experiments.effectiveness import evaluation_settings
+    from gsr.effectiveness.evaluate import EVALUATION_PARAMS as STATISTICS_PARAMS
+    from gsr.effectiveness.evaluate import evaluation_settings
 
     refuse_unknown(
         evaluation, (*declared_names(EVALUATION_PARAMS), *declared_names(STATISTICS_PARAMS)), "evaluation.", source
@@ -345,7 +345,7 @@ def _embeddings(raw, base: Path, source: str) -> dict[str, EmbeddingSpec]:
             allow_pickle = checked_table(
                 (ALLOW_PICKLE,), {k: v for k, v in table.items() if k == "allow_pickle"}, f"embeddings.{name}.", source
             )["allow_pickle"]
-            from embeddings.loading import BUILTIN_EMBEDDINGS
+            from gsr.vectors.loading import BUILTIN_EMBEDDINGS
 
             value = table["source"]
             embeddings[name] = EmbeddingSpec(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.infra.extras import needing, require_all
 
-GENSIM_FILES = (".bin", ".kv")  # embedding files embeddings.loading reads with gensim
+GENSIM_FILES = (".bin", ".kv")  # embedding files gsr.vectors.loading reads with gensim
 
 
 def needed_extras(config) -> dict[str, str]:

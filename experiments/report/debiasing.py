@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from experiments.config.experiment import ExperimentConfig
-from experiments.effectiveness import correct_p_columns, marks_note, paired_test
 from experiments.experiment_result import PERFECT, ExperimentResult
 from experiments.report.results_table import REFERENCE_ROWS
+from gsr.effectiveness.evaluate import correct_p_columns, marks_note, paired_test
 from gsr.errors import UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
 from gsr.infra.numeric import finite

@@ -13,7 +13,6 @@ import dataclasses
 import importlib.metadata
 from pathlib import Path
 
-from embeddings.loading import BUILTIN_EMBEDDINGS, builtin_embedding_files
 from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
@@ -21,6 +20,7 @@ from gsr.errors import GSRError, InputError
 from gsr.infra.digests import content_key, fast_digest, folder_content_key
 from gsr.infra.sha256 import cached_sha256
 from gsr.text.corpora import nltk_words
+from gsr.vectors.loading import BUILTIN_EMBEDDINGS, builtin_embedding_files
 
 PROJECT = "gsr-bench"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiments.effectiveness import CORRECTED, TEST_NAMES, correct_family, display_name, measure_entries
 from experiments.experiment_result import PERFECT, RANDOM, ExperimentResult
 from experiments.report.tables import csv_rows, latex_grid, markdown_grid
+from gsr.effectiveness.evaluate import CORRECTED, TEST_NAMES, correct_family, display_name, measure_entries
 from gsr.errors import UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
 from gsr.infra.numeric import finite, format_number

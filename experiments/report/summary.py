@@ -198,7 +198,7 @@ def experiment_summary(result, rows: list[dict], scatter: dict, written: dict) -
     import json
     from pathlib import Path
 
-    from experiments.effectiveness import CORRECTED
+    from gsr.effectiveness.evaluate import CORRECTED
 
     config = result.config
     variants = {
@@ -223,7 +223,7 @@ def scored_summary(
     names: list[str], reports: list, label: str, scatter: dict, qrels: dict | None, tests: dict | None = None
 ) -> dict:
     """The summary of a `gsr score --html` page: each run's GSR, interval and relative GSR, and the query the query
-    view opens on. `tests`, where given, are `gsr score`'s corrected tests (commands.score.compare after
+    view opens on. `tests`, where given, are `gsr score`'s corrected tests (gsr.cli.score.compare after
     correct_all): {"against_perfect": [per run: {"p_adjusted", ...} or None], "pairs": [{"a", "b", "difference",
     "p_adjusted"}], "correction": its name}."""
     tests = tests or {}

@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 from experiments.config.systems import output_name
-from experiments.effectiveness import display_column
 from experiments.experiment_result import PERFECT, ExperimentResult
 from experiments.registry import ANALYSES
 from experiments.report.debiasing import debias_effectiveness_rows, debias_gsr_rows, table2_note, table3_note
@@ -25,6 +24,7 @@ from experiments.report.results_table import (
     trec_eval_q,
 )
 from experiments.report.tables import write_table, write_text
+from gsr.effectiveness.evaluate import display_column
 from gsr.infra.store import copy_verified
 from gsr.io.runs import write_trec_run
 

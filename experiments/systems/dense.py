@@ -1,6 +1,6 @@
 """Today's rankers: a dense bi-encoder (`model = "dense"`) and a cross-encoder re-ranker (`model = "cross_encoder"`),
 both through sentence-transformers (retrievers.dense), with SENT-DEBIAS-style debiased variants of the bi-encoder
-(debias.encoder) that the config's `[debias] variants` add like the embedding systems' ("debiased": the gender
+(debias.sent_debias) that the config's `[debias] variants` add like the embedding systems' ("debiased": the gender
 direction removed from query and document vectors; "strong": `strong_dimensions` gender components removed).
 
 What a run depends on — the encoder's content digest, the debias variant and its word lists — is part of its cache
@@ -22,8 +22,8 @@ from gsr.infra.store import cache_dir, cached_folder
 from retrievers.device import DEVICE_PARAM, resolve_device
 from retrievers.neural.settings import NEURAL_PARAMETERS, rerank_depth
 
-ENCODER_DEBIAS_VERSION = 1  # bump when debias.encoder changes its output
-VARIANT_METHODS = {"debiased": "regular", "strong": "strong"}  # [debias] variant -> debias.encoder method
+ENCODER_DEBIAS_VERSION = 1  # bump when debias.sent_debias changes its output
+VARIANT_METHODS = {"debiased": "regular", "strong": "strong"}  # [debias] variant -> debias.sent_debias method
 
 _PASSAGE_PARAMS = (
     Param(
@@ -150,7 +150,7 @@ def definitional_pairs(experiment) -> list[tuple[str, str]]:
 
 
 def _debias_settings(experiment, system) -> dict:
-    from debias.encoder import TEMPLATES
+    from debias.sent_debias import TEMPLATES
 
     method = VARIANT_METHODS[system.variant]
     return {
@@ -168,7 +168,7 @@ def encoder_debiasing(experiment, system) -> tuple[np.ndarray, dict, str]:
     fitted once and cached (basis.npy, report.json, read with allow_pickle=False); the encoder is loaded only to fit."""
     import json
 
-    from debias.encoder import EncoderDebias
+    from debias.sent_debias import EncoderDebias
     from retrievers.dense.index import encoder_key
 
     settings = _debias_settings(experiment, system)
@@ -213,7 +213,7 @@ def encoder_debiasing(experiment, system) -> tuple[np.ndarray, dict, str]:
 def dense_search(experiment, system) -> dict:
     """Exact top-`depth` documents by the encoder's similarity between the query's and the documents' vectors (the
     gender subspace removed from both in a debiased variant)."""
-    from debias.encoder import remove_subspace
+    from debias.sent_debias import remove_subspace
     from retrievers.dense import ranked_lists, transformed_embeddings
 
     encoder = bi_encoder(experiment, system)

@@ -1,4 +1,4 @@
-"""Gender-fairness re-rankers of another system's run (retrievers.fair_rerank): `model = "rerank"` with `method`
+"""Gender-fairness re-rankers of another system's run (retrievers.fair_ranking): `model = "rerank"` with `method`
 (epsilon_greedy, relevance_swap, fairness_greedy, dash), the method's parameters, the label source (methods that read
 labels) and `rerank = "NAME"`, the system re-ranked (default: the first BM25 system). A list value of a scalar
 parameter (`epsilon = [0.1, 0.3, 0.5]`, `seed = [0, 1, 2]`) makes one system per value."""
@@ -11,7 +11,7 @@ from experiments.document_labels import LABELS_PARAM, collection_labels, labels_
 from experiments.registry import SYSTEMS, SystemType
 from gsr.errors import InputError
 from gsr.infra.params import Param
-from retrievers.fair_rerank import LABEL_METHODS, METHOD_PARAMS, METHODS, Reranker, cosine_costs
+from retrievers.fair_ranking import LABEL_METHODS, METHOD_PARAMS, METHODS, Reranker, cosine_costs
 
 METHOD = Param(
     "method",

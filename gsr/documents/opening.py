@@ -12,9 +12,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any, TypeAlias
 
 from gsr.documents.base import DocumentSource, collection_files
 from gsr.documents.irds import IrdsDocuments
@@ -27,6 +29,9 @@ ENTRY_POINT_GROUP = "gsr.document_sources"
 LUCENE_MARKER = "segments_*"  # a committed Lucene index has one
 
 Resolver = Callable[[Path], "DocumentSource | None"]
+# what iter_documents reads: a path or "irds:NAME" (open_documents), a DocumentSource, a {docid: text} mapping, a
+# DataFrame or an iterable of (docid, text) pairs
+DocumentTexts: TypeAlias = str | os.PathLike[str] | DocumentSource | Mapping[Any, str] | Iterable[Any]
 _RESOLVERS: list[Resolver] = []
 _entry_points_loaded = False
 
@@ -62,10 +67,24 @@ def _load_entry_points() -> None:
     from importlib.metadata import entry_points
 
     for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if _shadowed(entry):
+            continue
         try:
             register_document_source(entry.load())
         except ImportError:  # a declared plugin whose package is absent reads nothing
             continue
+
+
+def _shadowed(entry) -> bool:
+    """Whether `entry` is one of gsr-bench's own (the Lucene reader, in `retrievers`) whose package would be imported
+    from elsewhere than beside gsr: from a user's folder of that name earlier on sys.path (a research project's own
+    retrievers/), whose code must never run in its place. Found without importing anything."""
+    dist = getattr(entry, "dist", None)
+    if dist is None or dist.name.replace("_", "-").lower() != "gsr-bench":
+        return False
+    spec = importlib.util.find_spec(entry.module.split(".")[0])
+    beside_gsr = Path(__file__).resolve().parents[2]  # the folder holding gsr/ and the harness's packages
+    return spec is None or spec.origin is None or Path(spec.origin).resolve().parents[1] != beside_gsr
 
 
 def _open_path(path: Path) -> DocumentSource:
@@ -86,11 +105,11 @@ def _open_path(path: Path) -> DocumentSource:
     return LineDocuments([path], [kind], str(path))
 
 
-def open_documents(source) -> DocumentSource:
+def open_documents(source: str | os.PathLike[str] | DocumentSource) -> DocumentSource:
     """A DocumentSource for a path (file or folder), `irds:NAME`, or a DocumentSource (returned as it is).
 
     Args:
-        source (str | os.PathLike | DocumentSource): The documents.
+        source: The documents.
 
     Returns:
         The source; nothing is read yet.
@@ -125,12 +144,12 @@ def open_documents(source) -> DocumentSource:
     return _open_path(path)
 
 
-def iter_documents(source) -> Iterator[tuple[str, str]]:
+def iter_documents(source: DocumentTexts) -> Iterator[tuple[str, str]]:
     """(docid, text) pairs from anything open_documents reads (a file, folder, Lucene index or irds:NAME), a
     {docid: text} mapping, a DataFrame or an iterable of pairs.
 
     Args:
-        source (object): The documents, in any of these forms.
+        source: The documents, in any of these forms.
 
     Returns:
         An iterator over the (docid, text) pairs.
@@ -147,7 +166,8 @@ def iter_documents(source) -> Iterator[tuple[str, str]]:
     if isinstance(source, Mapping):
         return iter((str(k), v) for k, v in source.items())
     if is_dataframe(source):
-        id_col = frame_column(source, DOC_ID_KEYS, "document id")
-        text_col = frame_column(source, DOC_TEXT_KEYS, "document text")
-        return zip(source[id_col].astype(str), source[text_col])
+        frame: Any = source  # pandas or pandas-like, which gsr does not import
+        id_col = frame_column(frame, DOC_ID_KEYS, "document id")
+        text_col = frame_column(frame, DOC_TEXT_KEYS, "document text")
+        return zip(frame[id_col].astype(str), frame[text_col])
     return iter(source)

@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Iterable, Sized
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -21,6 +22,9 @@ from gsr.infra.parallel import document_shards, map_in_processes
 from gsr.infra.progress import progress
 from gsr.infra.store import atomic_folder
 from gsr.text.analyzer import Analyzer, default_analyzer
+
+if TYPE_CHECKING:
+    from gsr.lexicon import GenderLexicon
 
 
 def count_shard(shard: list[tuple[str, str]], analyzer: Analyzer):
@@ -180,11 +184,11 @@ class DocumentStats:
         vocabulary = json.loads((folder / "vocabulary.json").read_text(encoding="utf-8"))
         return cls(docids, vocabulary, sparse.load_npz(folder / "counts.npz"))
 
-    def gendered(self, lexicon, analyzer: Analyzer | None = None) -> GenderedDocuments:
+    def gendered(self, lexicon: GenderLexicon, analyzer: Analyzer | None = None) -> GenderedDocuments:
         """Per-document genderedness sums under one lexicon (one sparse product).
 
         Args:
-            lexicon (GenderLexicon): g of each word (Eq. 1).
+            lexicon: g of each word (Eq. 1).
             analyzer: The text handling, which decides the query terms' inflections (default: default_analyzer()).
 
         Returns:
@@ -203,7 +207,7 @@ class GenderedDocuments:
 
     Args:
         stats: The collection's counts.
-        lexicon (GenderLexicon): g of each word (Eq. 1).
+        lexicon: g of each word (Eq. 1).
         analyzer: The text handling the counts were made with.
 
     Example:
@@ -213,7 +217,7 @@ class GenderedDocuments:
         [0.5, -0.5]
     """
 
-    def __init__(self, stats: DocumentStats, lexicon, analyzer: Analyzer):
+    def __init__(self, stats: DocumentStats, lexicon: GenderLexicon, analyzer: Analyzer):
         self.stats = stats
         self.lexicon = lexicon
         self.analyzer = analyzer

@@ -1,12 +1,46 @@
 """Label-based gender-bias measures next to GSR: Feng & Shah's KL bias (Eq. 1), Dash's NDKL (Eq. 3), Lipani et al.'s
 representation bias β@n with MB / SB / MAB, Rekabsaz & Schedl's RaB / ARaB, and the document labels they read.
 
-`measures` holds one function per paper equation on a ranked list of labels; `labels` the label sources (a labels
+`equations` holds one function per paper equation on a ranked list of labels; `labels` the label sources (a labels
 file, §4.2.5's intrinsic rule, the sign of g(d) beyond a threshold); `evaluate` the measures of whole runs
-(BiasMeasures → BiasReport); gsr.integrations.bias_measures offers the per-query means as ir_measures measures.
+(BiasMeasures → BiasReport); gsr.integrations.ir_measures_bias offers the per-query means as ir_measures measures.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from gsr.infra.lazy import lazy_names, names_of
+
+# the lazy names as type checkers and IDEs see them (the modules of _LAZY; tests/test_api_reference.py)
+if TYPE_CHECKING:
+    from gsr.fairness.equations import DEFAULT_EPSILON as DEFAULT_EPSILON
+    from gsr.fairness.equations import NEUTRAL_POLICIES as NEUTRAL_POLICIES
+    from gsr.fairness.equations import TARGETS as TARGETS
+    from gsr.fairness.equations import BiasError as BiasError
+    from gsr.fairness.equations import average_rank_bias as average_rank_bias
+    from gsr.fairness.equations import bias_aggregates as bias_aggregates
+    from gsr.fairness.equations import check_target as check_target
+    from gsr.fairness.equations import feng_shah_bias as feng_shah_bias
+    from gsr.fairness.equations import kl_divergence as kl_divergence
+    from gsr.fairness.equations import lipani_target_count as lipani_target_count
+    from gsr.fairness.equations import ndkl as ndkl
+    from gsr.fairness.equations import rank_bias as rank_bias
+    from gsr.fairness.equations import representation_bias as representation_bias
+    from gsr.fairness.equations import top_k_kl as top_k_kl
+    from gsr.fairness.evaluate import BiasMeasures as BiasMeasures
+    from gsr.fairness.evaluate import BiasReport as BiasReport
+    from gsr.fairness.evaluate import BiasSettings as BiasSettings
+    from gsr.fairness.evaluate import QueryBias as QueryBias
+    from gsr.fairness.evaluate import measure_names as measure_names
+    from gsr.fairness.labels import DocumentLabels as DocumentLabels
+    from gsr.fairness.labels import LabelSourceError as LabelSourceError
+    from gsr.fairness.labels import document_genderedness as document_genderedness
+    from gsr.fairness.labels import gendered_word_counts as gendered_word_counts
+    from gsr.fairness.labels import genderedness_labels as genderedness_labels
+    from gsr.fairness.labels import intrinsic_labels as intrinsic_labels
+    from gsr.fairness.labels import parse_label_source as parse_label_source
+    from gsr.fairness.labels import read_labels_file as read_labels_file
 
 _LAZY = {
     **names_of("gsr.fairness.evaluate", "BiasMeasures", "BiasReport", "BiasSettings", "QueryBias", "measure_names"),
@@ -22,7 +56,7 @@ _LAZY = {
         "read_labels_file",
     ),
     **names_of(
-        "gsr.fairness.label_measures",
+        "gsr.fairness.equations",
         "DEFAULT_EPSILON",
         "NEUTRAL_POLICIES",
         "TARGETS",

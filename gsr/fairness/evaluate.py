@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from gsr.fairness.label_measures import (
+from gsr.fairness.equations import (
     DEFAULT_EPSILON,
     LABEL_MAGNITUDES,
     RAB_VARIANTS,
@@ -35,7 +35,7 @@ from gsr.fairness.label_measures import (
 )
 from gsr.fairness.labels import DocumentLabels, LabelSourceError
 from gsr.io.convert import as_qrels, as_run
-from gsr.io.types import Qrels, Run, rank_order
+from gsr.io.types import Qrels, QrelsInput, Run, RunInput, rank_order
 from gsr.text.intrinsic_gender import FEMALE, LABELS, MALE
 
 EMPTY_RUN, NO_GENDERED, NO_GENDERED_RELEVANT = "empty_run", "no_gendered_document", "no_gendered_relevant_document"
@@ -310,12 +310,14 @@ class BiasMeasures:
                 )
         return QueryBias(qid, len(ordered), counts, unlabelled, values, skipped)
 
-    def evaluate(self, run, qrels=None, query_ids: list[str] | None = None) -> BiasReport:
+    def evaluate(
+        self, run: RunInput, qrels: QrelsInput | None = None, query_ids: list[str] | None = None
+    ) -> BiasReport:
         """Every measure over the queries (see the module docstring), with the system values and the settings.
 
         Args:
-            run (object): The run, in any form gsr.io.as_run reads.
-            qrels (object): The judgments, in any form gsr.io.as_qrels reads, or None.
+            run: The run, in any form gsr.io.as_run reads.
+            qrels: The judgments, in any form gsr.io.as_qrels reads, or None.
             query_ids: The queries measured (default: see the module docstring).
 
         Returns:

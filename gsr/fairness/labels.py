@@ -16,10 +16,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gsr.documents.base import DocumentSource
-from gsr.documents.opening import iter_documents, open_documents
+from gsr.documents.opening import DocumentTexts, iter_documents, open_documents
 from gsr.errors import InputError
 from gsr.infra.numeric import mean_or_nan
 from gsr.io.files import read_text, text_lines
@@ -37,6 +37,9 @@ from gsr.text.intrinsic_gender import (
     intrinsic_gender,
     load_gendered_entities,
 )
+
+if TYPE_CHECKING:
+    from gsr.documents.stats import GenderedDocuments
 
 INTRINSIC, GENDEREDNESS = "intrinsic", "genderedness"
 # the built-in gender word lists of entity-word counts (RaB/ARaB magnitudes, the intrinsic rule): §4.2.5's Appendix B
@@ -227,13 +230,13 @@ def read_labels_file(path: str | os.PathLike, strict: bool = False) -> DocumentL
     return DocumentLabels(labels, f"file:{path}", strict=strict)
 
 
-def intrinsic_labels(documents, words: MentionWords | None = None) -> DocumentLabels:
+def intrinsic_labels(documents: DocumentTexts, words: MentionWords | None = None) -> DocumentLabels:
     """§4.2.5's intrinsic gender (gsr.text.intrinsic_gender.intrinsic_gender) of every document of `documents` (a
     path, a mapping or (docid, text) pairs).
 
     Args:
-        documents (object): The documents.
-        words (MentionWords | None): The entity words and first names (default: default_mention_words()).
+        documents: The documents.
+        words: The entity words and first names (default: default_mention_words()).
 
     Returns:
         The labels of every document (complete), with source 'intrinsic'.
@@ -247,7 +250,7 @@ def intrinsic_labels(documents, words: MentionWords | None = None) -> DocumentLa
     return DocumentLabels(labels, INTRINSIC, complete=True, details={"first_names": words.names_source})
 
 
-def document_genderedness(gendered) -> dict[str, float]:
+def document_genderedness(gendered: GenderedDocuments) -> dict[str, float]:
     """g(d) of every document of a gsr.documents.stats.GenderedDocuments: the mean g(w) over all its in-vocabulary
     terms (no query-term exclusion); NaN where it has none."""
     values = mean_or_nan(gendered.doc_sum, gendered.doc_count)
@@ -259,12 +262,12 @@ def genderedness_label(value: float, threshold: float) -> str:
     return FEMALE if value > threshold else MALE if value < -threshold else NEUTRAL
 
 
-def genderedness_labels(gendered, threshold: float) -> DocumentLabels:
+def genderedness_labels(gendered: GenderedDocuments, threshold: float) -> DocumentLabels:
     """Every document labelled by the sign of g(d) beyond `threshold` τ ≥ 0 (no default: its scale depends on the
     embedding and the text handling).
 
     Args:
-        gendered (GenderedDocuments): The collection's per-document sums under one lexicon.
+        gendered: The collection's per-document sums under one lexicon.
         threshold: τ ≥ 0.
 
     Returns:
@@ -341,7 +344,7 @@ def mention_words(words: str | os.PathLike | None = None, names: str = "nltk") -
 
 
 def gendered_word_counts(
-    documents, entities: str | os.PathLike | None = None, wanted: set[str] | None = None
+    documents: DocumentTexts, entities: str | os.PathLike | None = None, wanted: set[str] | None = None
 ) -> dict[str, tuple[int, int]]:
     """(female, male) counts of a gender word list's words (`entities`, see gender_words: Appendix B's entity words by
     default, 'msmarco-gender' for Rekabsaz & Schedl's own list; no first names) per document (of `wanted` only, when
@@ -349,7 +352,7 @@ def gendered_word_counts(
     gender magnitudes.
 
     Args:
-        documents (object): The documents (a path, a mapping, (docid, text) pairs).
+        documents: The documents (a path, a mapping, (docid, text) pairs).
         entities: The gender word list (None: Appendix B).
         wanted: The documents counted (default: every one).
 

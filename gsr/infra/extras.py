@@ -1,7 +1,8 @@
 """The optional parts of gsr-bench (pyproject.toml's extras): which modules each one brings, whether they are
 installed, and the one-line error naming the extra that is missing.
 
-`pip install gsr-bench` is the core: the measure, `gsr score` and the commands around it. The retrieval systems of
+`pip install gsr-bench` is the core: the measure, `gsr score` and the commands around it. GSR as an ir_measures
+measure (and so in PyTerrier's Experiment) needs pandas, the 'ir-measures' extra; the retrieval systems of
 `gsr run` come with extras (`pip install 'gsr-bench[lucene]'`, `'gsr-bench[all]'`); a config that needs one that is
 not installed stops before any work, naming it. Installed means importable: checked with importlib.util.find_spec,
 which imports nothing heavy.
@@ -24,6 +25,11 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "dense": (("torch", "sentence_transformers"), "dense bi-encoders and cross-encoders (sentence-transformers)"),
     "plots": (("matplotlib",), "the PNG figures of gsr run and gsr validate --plots"),
     "irds": (("ir_datasets",), "collections and topics read through ir_datasets"),
+    "ir-measures": (
+        ("pandas",),
+        "GSR and the label-based measures inside ir_measures and PyTerrier (ir_measures gives measures defined in "
+        "Python the run and qrels as pandas DataFrames)",
+    ),
 }
 
 

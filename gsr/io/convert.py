@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import overload
 
 from gsr.errors import InputError
 from gsr.io import records
@@ -13,19 +14,19 @@ from gsr.io.qrels import graded, read_qrels, relevance_grade
 from gsr.io.records import frame_column, frame_rows, is_dataframe, record_identifier, record_string
 from gsr.io.runs import checked_run, read_trec_run
 from gsr.io.topics import QUERY_ID_KEYS, QUERY_TEXT_KEYS, read_queries
-from gsr.io.types import CheckedRun, Qrels, Run
+from gsr.io.types import CheckedRun, Qrels, QrelsInput, QueriesInput, Run, RunInput
 
 RUN_QUERY_COLUMNS, RUN_DOCUMENT_COLUMNS = ("query_id", "qid"), ("doc_id", "docno", "docid")
 
 
-def as_queries(source, field: str = "title") -> dict[str, str]:
+def as_queries(source: QueriesInput, field: str = "title") -> dict[str, str]:
     """Queries from a path, 'irds:ID' (an ir_datasets dataset's queries), the built-in 'msmarco-gender' topic set
     ('msmarco-gender:n', ':f', ':m', ':o' or e.g. ':f,m' for those labels; gsr.io.msmarco_gender), a {qid: text}
     mapping, a DataFrame with qid/query_id and query/text columns, or an iterable of (qid, text) pairs or query
     records (ir_datasets queries: `field` picks title, desc, narr or e.g. title+desc where the records have them).
 
     Args:
-        source (object): The queries, in any of these forms.
+        source: The queries, in any of these forms.
         field: The topic field(s) of TREC topics and ir_datasets queries.
 
     Returns:
@@ -64,12 +65,12 @@ def as_queries(source, field: str = "title") -> dict[str, str]:
     raise TypeError(f"cannot read queries from {type(source).__name__}")
 
 
-def as_run(source) -> Run:
+def as_run(source: RunInput) -> Run:
     """A run from a TREC file, 'irds:ID' (an ir_datasets dataset's scored documents), a {qid: {docid: score}} /
     {qid: [(docid, score)]} mapping, a DataFrame, or an iterable of ir_measures ScoredDoc / (qid, docid, score).
 
     Args:
-        source (object): The run, in any of these forms.
+        source: The run, in any of these forms.
 
     Returns:
         {qid: [(docid, score)]}, each list in trec_eval's order (score, then document id, descending).
@@ -110,13 +111,21 @@ def as_run(source) -> Run:
     raise TypeError(f"cannot read a run from {type(source).__name__}")
 
 
-def as_qrels(source) -> Qrels | None:
+@overload
+def as_qrels(source: None) -> None: ...
+
+
+@overload
+def as_qrels(source: QrelsInput) -> Qrels: ...
+
+
+def as_qrels(source: QrelsInput | None) -> Qrels | None:
     """Qrels from a TREC file, 'irds:ID' (an ir_datasets dataset's qrels), a {qid: {docid: grade}} mapping, a
     DataFrame (query_id/qid, doc_id/docno, relevance/label) or an iterable of ir_measures Qrel / ir_datasets qrels /
     (qid, docid, grade) records; None stays None (no judgments).
 
     Args:
-        source (object): The judgments, in any of these forms, or None.
+        source: The judgments, in any of these forms, or None.
 
     Returns:
         {qid: {docid: grade}}, or None.

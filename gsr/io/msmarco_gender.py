@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import unicodedata
 from pathlib import Path
+from typing import TypeGuard
 
 from gsr.errors import InputError
 from gsr.io.files import text_lines
@@ -25,12 +26,12 @@ QUERY_LABELS = {"n": "non-gendered", "f": "female", "m": "male", "o": "other"}  
 WORD_GENDERS = {"f": "female", "m": "male"}
 
 
-def is_msmarco_gender(source) -> bool:
+def is_msmarco_gender(source: object) -> TypeGuard[str]:
     """True for 'msmarco-gender' and 'msmarco-gender:LABELS' (the built-in topic set, which wins over a file of that
     name: write ./msmarco-gender for the file).
 
     Args:
-        source (object): What a topics argument names.
+        source: What a topics argument names.
 
     Returns:
         Whether it names the built-in topic set.

@@ -10,6 +10,7 @@ import numbers
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import TypeGuard
 
 from gsr.errors import InputError
 from gsr.io.topics import QUERY_ID_KEYS, QUERY_TEXT_KEYS, topic_fields
@@ -72,7 +73,7 @@ def offline(source: str, what: str) -> Iterator[None]:
             logger.setLevel(level)
 
 
-def is_irds(source) -> bool:
+def is_irds(source: object) -> TypeGuard[str]:
     return isinstance(source, str) and source.startswith(IRDS_PREFIX)
 
 

@@ -1,9 +1,12 @@
-"""The shapes every reader returns and every measure takes: a run and qrels as plain dicts, and trec_eval's order."""
+"""The shapes every reader returns and every measure takes: a run and qrels as plain dicts, and trec_eval's order;
+what the readers take (RunInput, QrelsInput, QueriesInput)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from operator import itemgetter
+from typing import Any, TypeAlias
 
 Run = dict[str, list[tuple[str, float]]]  # qid -> [(docid, score)], best first
 
@@ -14,6 +17,12 @@ class CheckedRun(dict):
 
 
 Qrels = dict[str, dict[str, int]]  # qid -> {docid: grade}
+
+# What gsr.io.convert's as_run, as_qrels and as_queries read (their docstrings list the forms): a file path or
+# "irds:ID", a mapping, a DataFrame with ir_measures' or PyTerrier's columns, or an iterable of records or tuples
+RunInput: TypeAlias = str | os.PathLike[str] | Mapping[Any, Any] | Iterable[Any]
+QrelsInput: TypeAlias = str | os.PathLike[str] | Mapping[Any, Any] | Iterable[Any]
+QueriesInput: TypeAlias = str | os.PathLike[str] | Mapping[Any, Any] | Iterable[Any]
 
 
 _SCORE_THEN_ID = itemgetter(1, 0)  # (pair[1], pair[0]), made in C

@@ -335,7 +335,7 @@ def _fetched_texts(
 
 def text_from_raw(raw: str) -> str:
     """Plain text of a stored raw document, as gsr reads the same document from its file: a JSON record's
-    contents/text/body after its title (gsr.io.json_document_text), else TREC SGML's text
+    contents/text/body after its title (gsr.documents.lines.json_document_text), else TREC SGML's text
     (gsr.documents.sgml.sgml_text)."""
     if raw.lstrip().startswith("{"):
         try:

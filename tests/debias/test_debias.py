@@ -28,9 +28,9 @@ from debias import (
 )
 from debias.command import configure_parser, run
 from debias.words import DEBIASWE_FILES
-from embeddings import load_embedding
 from gsr.errors import EmbeddingError
 from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, case_variants
+from gsr.vectors import load_embedding
 from tests.support.shared_data import SHARED_DATA
 
 DEBIASWE = SHARED_DATA / "debiaswe"
@@ -633,7 +633,7 @@ def test_equalize_pairs_are_read_as_female_male_by_gender_not_position():
 def test_the_encoder_probe_labels_each_text_by_its_word_gender():
     """An encoder whose first dimension is exactly the text's gender (+1 female, -1 male) lets the probe tell every
     held-out pair apart: accuracy 1.0 before debiasing (the two female-first debiaswe pairs read as male gave less)."""
-    from debias.encoder import EncoderDebias
+    from debias.sent_debias import EncoderDebias
     from debias.words import default_definitional_pairs, default_equalize_pairs, female_first
 
     pairs = female_first(default_equalize_pairs("debiaswe")) + list(default_definitional_pairs("debiaswe"))
@@ -656,8 +656,8 @@ def test_measuring_with_a_debiased_copy_says_so_in_one_line(tmp_path, caplog):
     Eq. 1's direction is estimated again from what debiasing left."""
     import logging
 
-    from embeddings.lexicons import cached_lexicon, debiasing_record
     from experiments.cli import main
+    from gsr.lexicon_cache import cached_lexicon, debiasing_record
     from tests.support.toy_collection import write_toy
 
     folder = write_toy(tmp_path / "toy")

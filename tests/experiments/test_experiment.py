@@ -108,9 +108,9 @@ def test_vector_systems_resume_from_cached_runs(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_vector_run_agrees_with_the_measure_of_its_own_file(tmp_path):
     """GSR in the table equals `gsr.GSR` recomputed from the written run file (no hidden state)."""
-    from embeddings import load_embedding
     from gsr import GSR, read_qrels, read_queries
     from gsr.lexicon import gender_lexicon
+    from gsr.vectors import load_embedding
 
     config = robust04_config(tmp_path, systems={"w2v_add"})
     result = Experiment(config).run()

@@ -1,5 +1,6 @@
-"""The one deprecated alias (a name a README example used) works, warns naming its new place, and is the same
-object; the meta-path hook that mapped 23 module names is gone, so old names fail as any missing module does."""
+"""The deprecated aliases (names a README example used: gsr.params, embeddings.load_embedding) work, warn naming
+their new place, and are the same objects; the meta-path hook that mapped 23 module names is gone, so old names fail
+as any missing module does."""
 
 from __future__ import annotations
 
@@ -23,6 +24,21 @@ def test_the_readme_example_of_old_runs_in_a_fresh_interpreter_with_one_warning(
     code = "import warnings\nwarnings.simplefilter('error')\nfrom gsr.params import Param"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 1 and "DeprecationWarning: gsr.params is deprecated" in done.stderr
+
+
+def test_embeddings_load_embedding_is_a_deprecated_alias_of_gsr_vectors_load_embedding():
+    import embeddings
+    from gsr.vectors import load_embedding as current
+
+    warned = "embeddings.load_embedding is deprecated .* GenderLexicon.from_embedding"
+    with pytest.warns(DeprecationWarning, match=warned):
+        from embeddings import load_embedding
+    assert load_embedding is current
+    with pytest.raises(AttributeError):
+        embeddings.BUILTIN_EMBEDDINGS  # noqa: B018 - the only old name kept is the README's
+    code = "import warnings\nwarnings.simplefilter('error')\nfrom embeddings import load_embedding"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1 and "DeprecationWarning: embeddings.load_embedding is deprecated" in done.stderr
 
 
 @pytest.mark.parametrize("old", ["gsr.store", "gsr.statistics", "experiments.config_params", "gsr.plots"])

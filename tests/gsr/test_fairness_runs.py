@@ -112,7 +112,7 @@ def test_rab_from_entity_word_counts():
 
 def test_ir_measures_aggregate_equals_the_direct_computation():
     ir_measures = pytest.importorskip("ir_measures")
-    from gsr.integrations.bias_measures import BiasIRMeasures
+    from gsr.integrations.ir_measures_bias import BiasIRMeasures
 
     labels = DocumentLabels(LABELS, "test")
     settings = BiasSettings(k=4, target="uniform", rab="labels")

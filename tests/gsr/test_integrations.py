@@ -1,10 +1,13 @@
 """GSR inside ir_measures and PyTerrier: the aggregate equals `gsr score`'s Eq. 3 on a topic GSR cannot measure, a
-run covering half the topics and batched evaluation; measure names; what those libraries hand over (ScoredDoc and
-Qrel lists, generators, ir_datasets iterables and `irds:` ids)."""
+run covering half the topics and batched evaluation (found in the PyTerrier versions gsr says it checks); measure
+names; what those libraries hand over (ScoredDoc and Qrel lists, generators, ir_datasets iterables and `irds:` ids);
+without pandas, one line naming the extra that brings it."""
 
 from __future__ import annotations
 
 import json
+import sys
+import warnings
 
 import pytest
 
@@ -15,7 +18,7 @@ from experiments.cli import main  # noqa: E402
 from gsr import GSR  # noqa: E402
 from gsr.equations import GSRError  # noqa: E402
 from gsr.errors import InputError  # noqa: E402
-from gsr.integrations.gsr_measures import ir_measures_measures, parse_measure_name  # noqa: E402
+from gsr.integrations.ir_measures_gsr import ir_measures_measures, parse_measure_name  # noqa: E402
 from gsr.io.convert import as_qrels, as_queries, as_run  # noqa: E402
 
 DOCS = {
@@ -261,3 +264,76 @@ def test_irds_ids_in_a_config_collection(tiny_irds, tmp_path):
         "1": {"d1": 1},
         "2": {"d2": 2},
     }
+
+
+def test_the_installed_pyterrier_is_one_whose_batches_are_found():
+    """The batched pt.Experiment is found from PyTerrier's own frames (it has no public hook for it): the tests above
+    check that on the installed PyTerrier, which must be one of the versions gsr says it checks."""
+    from importlib.metadata import version
+
+    from gsr.integrations.ir_measures_gsr import PYTERRIER_CHECKED, pyterrier_checked
+
+    pytest.importorskip("pyterrier")
+    assert pyterrier_checked(version("pyterrier")), (version("pyterrier"), PYTERRIER_CHECKED)
+    assert [pyterrier_checked(v) for v in ("0.9.2", "1.0.0", "1.1.2", "1.2.0", "2.0", "dev")] == [
+        False,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+def _called_from_pyterrier(module: str, batch_size):
+    """pyterrier_batch_size() as called from a frame of PyTerrier's module `module` holding `batch_size`."""
+    from gsr.integrations.ir_measures_gsr import pyterrier_batch_size
+
+    frame_globals = {"__name__": module, "probe": pyterrier_batch_size, "batch_size": batch_size}
+    exec(compile("found = probe()", "<pyterrier>", "exec"), frame_globals)
+    return frame_globals["found"]
+
+
+def test_a_batch_size_is_found_in_pyterrier_frames_and_other_versions_are_warned_about(monkeypatch):
+    import importlib.metadata
+
+    from gsr.integrations import ir_measures_gsr
+
+    assert _called_from_pyterrier("pyterrier._evaluation._execution", 4) == 4
+    assert _called_from_pyterrier("elsewhere", 4) is None
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.1.2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _called_from_pyterrier("pyterrier._evaluation._execution", None) is None
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.9.0")
+    monkeypatch.setattr(ir_measures_gsr, "_warned_versions", set())
+    with pytest.warns(RuntimeWarning, match=r"PyTerrier 1\.9\.0: .* only in PyTerrier >=1\.0,<1\.2"):
+        assert _called_from_pyterrier("pyterrier.new_layout", None) is None
+    with warnings.catch_warnings():  # once per version
+        warnings.simplefilter("error")
+        _called_from_pyterrier("pyterrier.new_layout", None)
+
+
+def test_without_pandas_the_measures_name_the_extra_in_one_line(monkeypatch, tiny_lexicon):
+    """ir_measures gives measures defined in Python the run and qrels as pandas DataFrames; the core has no pandas, so
+    making GSR's or the label-based measures says which extra brings it, before ir_measures fails inside a call."""
+    import tomllib
+    from pathlib import Path
+
+    from gsr import BiasIRMeasures, DocumentLabels
+    from gsr.infra.extras import EXTRAS, MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "pandas", None)  # what `import pandas` meets in the core install
+    makers = [
+        lambda: ir_measures_measures(GSR(tiny_lexicon), {"q1": "nurse"}, {"d1": "she is a nurse"}),
+        lambda: BiasIRMeasures(DocumentLabels({"d1": "female"}, "example")),
+    ]
+    for make in makers:
+        with pytest.raises(MissingExtraError) as raised:
+            make()
+        message = str(raised.value)
+        assert "\n" not in message and "need pandas" in message, message
+        assert message.endswith("the 'ir-measures' extra does: pip install 'gsr-bench[ir-measures]'"), message
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    extra = pyproject["project"]["optional-dependencies"]["ir-measures"]
+    assert EXTRAS["ir-measures"][0] == ("pandas",) and [r for r in extra if r.startswith("pandas")], extra

@@ -14,8 +14,8 @@ import pytest
 from experiments.cli import main
 from experiments.collections.base import read_topics
 from gsr.errors import InputError
+from gsr.fairness.equations import average_rank_bias, gender_magnitude, rank_bias
 from gsr.fairness.evaluate import BiasMeasures, BiasSettings
-from gsr.fairness.label_measures import average_rank_bias, gender_magnitude, rank_bias
 from gsr.fairness.labels import DocumentLabels, gender_words, gender_words_name, gendered_word_counts
 from gsr.io.convert import as_queries
 from gsr.io.msmarco_gender import (

@@ -50,9 +50,9 @@ def test_nltk_corpora_are_read_as_nltk_reads_them(nltk_data):
 
 
 def test_a_cached_lexicon_is_the_embeddings_own_and_is_read_back_from_the_cache(tmp_path, own_cache):
-    from embeddings import load_embedding
-    from embeddings.lexicons import cached_lexicon
     from gsr.lexicon import GenderLexicon
+    from gsr.lexicon_cache import cached_lexicon
+    from gsr.vectors import load_embedding
 
     path = tmp_path / "vectors.txt"
     rng = np.random.default_rng(0)

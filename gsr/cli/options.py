@@ -59,15 +59,15 @@ def add_pickle_option(parser: argparse.ArgumentParser) -> None:
 
 def embedding_of(args):
     """--embedding's vectors (a .kv file only with --allow-pickle)."""
-    from embeddings import load_embedding
+    from gsr.vectors.loading import load_embedding
 
     return load_embedding(args.embedding, allow_pickle=getattr(args, "allow_pickle", False))
 
 
 def lexicon_of(args):
     """The GenderLexicon (Eq. 1) of --embedding with --definitional pairs (cached per embedding version and pairs)."""
-    from embeddings.lexicons import cached_lexicon
     from gsr.lexicon import load_word_pairs
+    from gsr.lexicon_cache import cached_lexicon
 
     pairs = load_word_pairs(args.definitional) if args.definitional else None
     return cached_lexicon(

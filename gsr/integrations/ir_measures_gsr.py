@@ -7,7 +7,8 @@ them measurable, topic i gets (N/M)(g(q_i) − μ_q)(g_qi(L_i) − μ_L)/σ² an
 mean over the N topics is exactly Eq. 3 over the M. Each value also carries the topic's point (g(q), g_q(L)) (a float
 subclass, `SlopeTerm`), and GSR's own aggregator refits the slope from the points it receives: exact however
 ir_measures' per-query values were gathered. PyTerrier's Experiment with `batch_size` averages shares computed
-batch by batch, which cannot give Eq. 3: it is refused with an error (detected from the calling PyTerrier frame).
+batch by batch, which cannot give Eq. 3: it is refused with an error (detected from the calling PyTerrier frame, in
+the PyTerrier versions of PYTERRIER_CHECKED).
 Where the points are lost (per-query values turned into plain numbers) the aggregator refuses too.
 """
 
@@ -16,16 +17,23 @@ from __future__ import annotations
 import math
 import re
 import sys
+import warnings
 from collections.abc import Iterator, Mapping
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gsr.baselines import cut_run, relevant_counts
 from gsr.equations import gsr_slope, gsr_slope_terms
 from gsr.errors import GSRError, InputError, UndefinedMeasureError
-from gsr.evaluate import GSR, GSRResult, measure_run
+from gsr.evaluate import GSR, DocumentsInput, GSRResult, measure_run
+from gsr.infra import extras
 from gsr.io.convert import as_qrels, as_queries, as_run
+from gsr.io.types import QueriesInput
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MEASURE_NAME = re.compile(r"^(?P<kind>GSR|gL)(?:@(?P<cutoff>rel|\d+))?$")
 RELEVANT = "rel"
@@ -55,6 +63,19 @@ class Unmeasured(float):
 
 
 UNMEASURED = Unmeasured(0.0)
+
+
+def require_pandas() -> None:
+    """MissingExtraError in one line naming the 'ir-measures' extra unless pandas is installed: ir_measures gives a
+    measure defined in Python (its runtime provider: GSR's, gL's and the label-based ones) the run and the qrels as
+    pandas DataFrames, and the core install has no pandas. Asked when the measures are made, before ir_measures would
+    fail deep inside a call."""
+    if not extras.installed("ir-measures"):
+        raise extras.MissingExtraError(
+            "GSR and the label-based measures inside ir_measures or PyTerrier need pandas (ir_measures hands measures "
+            "defined in Python the run and qrels as DataFrames), which the core install does not bring; the "
+            f"'ir-measures' extra does: {extras.install_command(['ir-measures'])}"
+        )
 
 
 def _aggregators():
@@ -133,11 +154,11 @@ def parse_measure_name(name: str) -> tuple[str, str | int | None]:
     return match.group("kind"), (int(cutoff) if cutoff and cutoff.isdigit() else cutoff)
 
 
-def is_gsr_measure(name) -> bool:
+def is_gsr_measure(name: object) -> bool:
     """Whether a measure-list entry names a GSR measure rather than an ir_measures one.
 
     Args:
-        name (object): The entry (a name, or an ir_measures measure).
+        name: The entry (a name, or an ir_measures measure).
 
     Returns:
         True for GSR, GSR@rel, GSR@N, gL, gL@rel and gL@N.
@@ -171,8 +192,8 @@ class GSRMeasures(Mapping):
 
     Args:
         gsr: The measure's configuration (lexicon, analyzer, cut-off, ties).
-        queries (object): The topics, in any form gsr.io.as_queries reads.
-        documents (object): The documents, in any form GSR.documents reads.
+        queries: The topics, in any form gsr.io.as_queries reads.
+        documents: The documents, in any form GSR.documents reads.
         prefix: Put before the measures' names (to tell several configurations apart).
 
     Example:
@@ -182,7 +203,8 @@ class GSRMeasures(Mapping):
         (['GSR', 'gL'], GSR@rel, gL@10)
     """
 
-    def __init__(self, gsr: GSR, queries, documents, prefix: str = ""):
+    def __init__(self, gsr: GSR, queries: QueriesInput, documents: DocumentsInput, prefix: str = ""):
+        require_pandas()
         import ir_measures
         from ir_measures.measures.base import Measure, ParamInfo
 
@@ -221,15 +243,17 @@ class GSRMeasures(Mapping):
 
         self._base = {kind: measure_class(kind)() for kind in ("GSR", "gL")}
 
-    def per_query(self, kind: str, qrels_frame, run_frame, cutoff) -> Iterator[tuple[str, float]]:
+    def per_query(
+        self, kind: str, qrels_frame: pd.DataFrame, run_frame: pd.DataFrame, cutoff: str | int
+    ) -> Iterator[tuple[str, float]]:
         """(qid, value) of every topic GSR measures in one ir_measures call: g_q(L) for gL, the topic's share of the
         slope for GSR (topics without a value get the measure's default from ir_measures).
 
         Args:
             kind: 'GSR' or 'gL'.
-            qrels_frame (DataFrame): The qrels ir_measures passes.
-            run_frame (DataFrame): The run ir_measures passes.
-            cutoff (str | int): 'default' (the GSR object's), 'rel' or K.
+            qrels_frame: The qrels ir_measures passes.
+            run_frame: The run ir_measures passes.
+            cutoff: 'default' (the GSR object's), 'rel' or K.
 
         Returns:
             An iterator over the (qid, value) pairs.
@@ -278,19 +302,63 @@ class GSRMeasures(Mapping):
         return 2
 
 
+# PyTerrier has no public way to tell a measure that its Experiment evaluates in batches: the batch size is read from
+# the local variable `batch_size` of the pyterrier._evaluation frames calling us. That layout was checked in the
+# source of PyTerrier 1.0.0 and 1.1.2, and the tests run pt.Experiment itself on the installed PyTerrier
+# (tests/gsr/test_integrations.py fails when that one is outside this range); elsewhere a warning says so.
+PYTERRIER_CHECKED = ((1, 0), (1, 2))  # PyTerrier versions [1.0, 1.2)
+_warned_versions: set[str] = set()
+
+
+def pyterrier_checked(version: str) -> bool:
+    """Whether PyTerrier `version` ("1.1.2") is in PYTERRIER_CHECKED, where batched evaluation is found."""
+    try:
+        major_minor = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return False
+    low, high = PYTERRIER_CHECKED
+    return low <= major_minor < high
+
+
 def pyterrier_batch_size() -> int | None:
-    """The batch size of a PyTerrier evaluation that is calling us, found on the call stack (None when none is)."""
+    """The batch size of a PyTerrier evaluation that is calling us, found on the call stack (None when none is);
+    called from a PyTerrier outside PYTERRIER_CHECKED, a warning says a batched evaluation may go unnoticed."""
     frame: FrameType | None = sys._getframe(1)
+    inside = False
     while frame is not None:
-        if str(frame.f_globals.get("__name__", "")).startswith("pyterrier._evaluation"):
-            size = frame.f_locals.get("batch_size")
+        module = str(frame.f_globals.get("__name__", ""))
+        if module.startswith("pyterrier"):
+            inside = True
+            size = frame.f_locals.get("batch_size") if module.startswith("pyterrier._evaluation") else None
             if size is not None:
                 return size
         frame = frame.f_back
+    if inside:
+        _check_pyterrier_version()
     return None
 
 
-def ir_measures_measures(gsr: GSR, queries, documents, prefix: str = "") -> GSRMeasures:
+def _check_pyterrier_version() -> None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("pyterrier")
+    except PackageNotFoundError:
+        installed = "unknown"
+    if pyterrier_checked(installed) or installed in _warned_versions:
+        return
+    _warned_versions.add(installed)
+    low, high = (".".join(map(str, v)) for v in PYTERRIER_CHECKED)
+    warnings.warn(
+        f"GSR inside PyTerrier {installed}: gsr-bench finds a batched pt.Experiment (batch_size, which cannot give "
+        f"Eq. 3) only in PyTerrier >={low},<{high}; run pt.Experiment without batch_size, or check the GSR it "
+        "gives against ir_measures.calc_aggregate on the whole run",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
+def ir_measures_measures(gsr: GSR, queries: QueriesInput, documents: DocumentsInput, prefix: str = "") -> GSRMeasures:
     """ir_measures measures for `gsr` on these topics and documents: `GSR` (aggregate: Eq. 3 exactly) and `gL`
     (g_q(L) per topic, Eq. 2), also with cut-offs (`GSR@rel`, `GSR@100`). See GSRMeasures and the module docstring.
 
@@ -299,8 +367,8 @@ def ir_measures_measures(gsr: GSR, queries, documents, prefix: str = "") -> GSRM
 
     Args:
         gsr: The measure's configuration.
-        queries (object): The topics, in any form gsr.io.as_queries reads.
-        documents (object): The documents, in any form GSR.documents reads.
+        queries: The topics, in any form gsr.io.as_queries reads.
+        documents: The documents, in any form GSR.documents reads.
         prefix: Put before the measures' names.
 
     Returns:

@@ -1,4 +1,4 @@
-"""Tests for embeddings.loading.load_embedding (file formats, cache, errors) and gsr.lexicon."""
+"""Tests for gsr.vectors.loading.load_embedding (file formats, cache, errors) and gsr.lexicon."""
 
 from __future__ import annotations
 
@@ -11,17 +11,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import embeddings.loading as loading
-from embeddings.loading import EmbeddingError, load_embedding
+import gsr.vectors.loading as loading
 from gsr.infra.store import cache_dir
 from gsr.lexicon import (
     DEFAULT_DEFINITIONAL_PAIRS,
     GenderDirection,
+    GenderLexicon,
     fit_gender_direction,
     load_word_pairs,
     lookup_word,
     word_genderedness,
 )
+from gsr.vectors.loading import EmbeddingError, load_embedding
 from tests.support.shared_data import SHARED_DATA, assert_message
 
 DEBIASWE_PAIRS = SHARED_DATA / "debiaswe" / "definitional_pairs.json"
@@ -525,3 +526,25 @@ def test_builtin_glove_6b_50d(glove, tmp_path_factory):
         other = fit_gender_direction(again, load_word_pairs(DEBIASWE_PAIRS))
         assert other.explained_variance == pytest.approx(g.explained_variance, abs=1e-9)
         assert np.allclose(other.vector, g.vector, atol=1e-9)
+
+
+def test_a_lexicon_from_a_file_or_a_name_is_the_one_from_its_loaded_vectors(tmp_path, own_cache, glove_lexicon):
+    """GenderLexicon.from_embedding reads a vectors file or a built-in name itself (so a user needs only gsr): the
+    same g(w) as from the vectors load_embedding gives, named after the file or name unless a name is given."""
+    kv = _gendered_kv(extra={"nurse": [0.4, 0.1, 0.2, 0.0, 0.3], "engineer": [-0.5, 0.2, 0.0, 0.1, 0.0]})
+    path = tmp_path / "vectors.txt"
+    kv.save_word2vec_format(str(path))
+    from_file = GenderLexicon.from_embedding(path)
+    from_vectors = GenderLexicon.from_embedding(load_embedding(path))
+    assert from_file.name == str(path) and from_vectors.name == "embedding"
+    assert np.array_equal(from_file.vocabulary_values(), from_vectors.vocabulary_values(), equal_nan=True)
+    assert from_file.get("nurse") == pytest.approx(0.4 / np.linalg.norm([0.4, 0.1, 0.2, 0.0, 0.3]))  # cos to the axis
+    assert GenderLexicon.from_embedding(str(path), name="mine").name == "mine"
+    builtin = GenderLexicon.from_embedding("glove-6b-50d")
+    assert builtin.name == "glove-6b-50d"
+    assert np.array_equal(builtin.vocabulary_values(), glove_lexicon.vocabulary_values(), equal_nan=True)
+    kv_file = saved("vec.kv", lambda kv, path: kv.save(path))(tmp_path)
+    with pytest.raises(EmbeddingError, match=r"a gensim \.kv file is a Python pickle"):
+        GenderLexicon.from_embedding(kv_file)
+    with pytest.raises(EmbeddingError, match="no such embedding file, nor a built-in name"):
+        GenderLexicon.from_embedding(tmp_path / "missing.txt")

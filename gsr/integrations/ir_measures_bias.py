@@ -13,14 +13,18 @@ id, descending) and apply the cut-off themselves.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gsr.errors import InputError
 from gsr.fairness.evaluate import BiasMeasures, BiasSettings, per_query_value
 from gsr.fairness.labels import DocumentLabels
-from gsr.integrations.gsr_measures import defined_mean
+from gsr.integrations.ir_measures_gsr import defined_mean, require_pandas
 from gsr.io.convert import as_qrels, as_run
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NOT_PER_QUERY_MEANS = ("SB", "min_beta", "max_beta")
 
@@ -60,6 +64,7 @@ class BiasIRMeasures(Mapping):
         prefix: str = "",
         gender_words: str | None = None,
     ):
+        require_pandas()
         from ir_measures.measures.base import Measure, ParamInfo
 
         self.settings = settings or BiasSettings()
@@ -104,17 +109,19 @@ class BiasIRMeasures(Mapping):
         self._last = (cutoff, qrels_frame, run_frame, report)
         return report
 
-    def per_query(self, kind: str, cutoff: int, qrels_frame, run_frame):
+    def per_query(
+        self, kind: str, cutoff: int, qrels_frame: pd.DataFrame, run_frame: pd.DataFrame
+    ) -> Iterator[tuple[str, float]]:
         """(qid, value) of the topics where `kind`@cutoff is defined, in one ir_measures call.
 
         Args:
             kind: The measure without its cut-off, e.g. 'NDKL'.
             cutoff: k.
-            qrels_frame (DataFrame): The qrels ir_measures passes.
-            run_frame (DataFrame): The run ir_measures passes.
+            qrels_frame: The qrels ir_measures passes.
+            run_frame: The run ir_measures passes.
 
         Returns:
-            pairs (Iterator[tuple[str, float]]): An iterator over the (qid, value) pairs.
+            An iterator over the (qid, value) pairs.
         """
         report = self._report(cutoff, qrels_frame, run_frame)
         value_of = per_query_value(f"{kind}@{cutoff}")

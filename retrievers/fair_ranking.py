@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gsr.errors import InputError
-from gsr.fairness.label_measures import (
+from gsr.fairness.equations import (
     DEFAULT_EPSILON,
     NEUTRAL_POLICIES,
     check_target,

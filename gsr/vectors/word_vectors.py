@@ -12,9 +12,26 @@ from __future__ import annotations
 import bz2
 import gzip
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 import numpy as np
+
+
+class KeyedVectorsLike(Protocol):
+    """What gsr reads of an embedding (the gender direction, g(w) of every word): gensim's KeyedVectors and WordVectors
+    have it."""
+
+    @property
+    def key_to_index(self) -> Mapping[str, int]: ...
+
+    @property
+    def index_to_key(self) -> Sequence[str]: ...
+
+    @property
+    def vectors(self) -> np.ndarray: ...
+
+    def __getitem__(self, word: str, /) -> np.ndarray: ...
 
 
 class WordVectors:

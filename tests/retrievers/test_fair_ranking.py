@@ -1,4 +1,4 @@
-"""The re-rankers of retrievers.fair_rerank on the spec's six-document worked example (scripted draws), determinism
+"""The re-rankers of retrievers.fair_ranking on the spec's six-document worked example (scripted draws), determinism
 under a seed, independence of other queries, and Feng & Shah's Table 1 reproduced by Monte Carlo."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from gsr.fairness import DocumentLabels, feng_shah_bias, ndkl
 from gsr.infra.params import ParamError
-from retrievers.fair_rerank import (
+from retrievers.fair_ranking import (
     Reranker,
     RerankError,
     dash_greedy,

@@ -7,7 +7,7 @@ import itertools
 import pytest
 from scipy import stats
 
-from experiments.effectiveness import (
+from gsr.effectiveness.evaluate import (
     check_run_ids,
     correct_family,
     display_column,

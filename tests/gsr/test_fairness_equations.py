@@ -21,7 +21,7 @@ from gsr.fairness import (
     representation_bias,
     top_k_kl,
 )
-from gsr.fairness.label_measures import gender_magnitude
+from gsr.fairness.equations import gender_magnitude
 
 F, M, N = "female", "male", "neutral"
 HALF = (0.5, 0.5)

@@ -1,4 +1,4 @@
-"""Memory-mapped embeddings scanned once leave the process's RSS (embeddings.loading.release_rows)."""
+"""Memory-mapped embeddings scanned once leave the process's RSS (gsr.infra.numeric.release_rows)."""
 
 from __future__ import annotations
 

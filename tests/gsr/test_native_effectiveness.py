@@ -1,4 +1,4 @@
-"""The effectiveness measures computed natively (experiments.native_measures) equal ir_measures' to the bit on
+"""The effectiveness measures computed natively (gsr.effectiveness.native) equal ir_measures' to the bit on
 randomised runs and qrels, `gsr score --json` prints the same numbers either way, and the array reader of run files
 (gsr.io.run_arrays) reads what read_trec_run reads, or fails as it fails."""
 
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from experiments.cli import main
-from experiments.effectiveness import NATIVE_VARIABLE, evaluate_run, parse_measures
-from experiments.native_measures import supports
+from gsr.effectiveness.evaluate import NATIVE_VARIABLE, evaluate_run, parse_measures
+from gsr.effectiveness.native import supports
 from gsr.errors import InputError
 from gsr.io import run_arrays
 from gsr.io.run_arrays import RunArrays, read_run_arrays

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from embeddings.loading import embedding_version, load_embedding
 from gsr.infra import logs
 from gsr.infra.digests import content_key
 from gsr.infra.store import cache_dir, cached_folder
-from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, GenderDirection, GenderLexicon
+from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, GenderDirection, GenderLexicon, fit_gender_direction
+from gsr.vectors.loading import embedding_version, load_embedding
 
 LEXICON_FORMAT = 1
 
@@ -48,18 +49,21 @@ def note_debiased_measuring(spec: str | os.PathLike) -> None:
 
 
 def cached_lexicon(
-    spec: str | os.PathLike, pairs=None, name: str | None = None, allow_pickle: bool = False
+    spec: str | os.PathLike,
+    pairs: Sequence[tuple[str, str]] | None = None,
+    name: str | None = None,
+    allow_pickle: bool = False,
 ) -> GenderLexicon:
     """GenderLexicon.from_embedding(load_embedding(spec), pairs), computed the first time and read from the cache
     (verified) afterwards. `pairs` default to Bolukbasi's ten."""
-    pairs = tuple(tuple(p) for p in (pairs if pairs is not None else DEFAULT_DEFINITIONAL_PAIRS))
+    pairs = tuple((female, male) for female, male in (pairs if pairs is not None else DEFAULT_DEFINITIONAL_PAIRS))
     key = content_key(embedding_version(spec, allow_pickle), pairs, LEXICON_FORMAT)
     note_debiased_measuring(spec)
 
     def build(staging: Path) -> None:
         kv = load_embedding(spec, allow_pickle=allow_pickle)
-        lexicon = GenderLexicon.from_embedding(kv, pairs)
-        direction = lexicon.direction
+        direction = fit_gender_direction(kv, pairs)
+        lexicon = GenderLexicon.from_embedding(kv, direction=direction)
         np.save(staging / "values.npy", lexicon.vocabulary_values(), allow_pickle=False)
         np.save(staging / "direction.npy", direction.vector, allow_pickle=False)
         (staging / "words.json").write_text(json.dumps(list(kv.index_to_key)), encoding="utf-8")

@@ -1,4 +1,5 @@
-"""gsr.labels (§4.2.5's intrinsic gender of documents) on hand-counted paragraphs, its word lists, and `gsr label`."""
+"""gsr.text.intrinsic_gender (§4.2.5's intrinsic gender of documents) on hand-counted paragraphs, its word lists,
+and `gsr label`."""
 
 from __future__ import annotations
 

