@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 
 from embeddings.loading import embedding_version, load_embedding
+from gsr.errors import EmbeddingError
 from gsr.infra import logs
 from gsr.infra.digests import content_key
 from gsr.infra.store import cache_dir, cached_folder
 from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, GenderDirection, GenderLexicon
 
-LEXICON_FORMAT = 1
+LEXICON_FORMAT = 2  # 2: direction.json records the rounding bound of g(w) (gsr.lexicon.genderedness_rounding)
 
 
 DEBIAS_RECORD_SUFFIX = ".debias.json"  # beside a file `gsr debias` wrote: what it was debiased from, and how
@@ -58,7 +59,10 @@ def cached_lexicon(
 
     def build(staging: Path) -> None:
         kv = load_embedding(spec, allow_pickle=allow_pickle)
-        lexicon = GenderLexicon.from_embedding(kv, pairs)
+        try:
+            lexicon = GenderLexicon.from_embedding(kv, pairs)
+        except EmbeddingError as err:  # which embedding the pairs failed on
+            raise EmbeddingError(f"{spec}: {err}") from None
         direction = lexicon.direction
         np.save(staging / "values.npy", lexicon.vocabulary_values(), allow_pickle=False)
         np.save(staging / "direction.npy", direction.vector, allow_pickle=False)
@@ -68,6 +72,7 @@ def cached_lexicon(
                 {
                     "explained_variance_ratios": list(direction.explained_variance_ratios),
                     "pairs": [list(p) for p in direction.pairs],
+                    "rounding": lexicon.rounding,
                 }
             ),
             encoding="utf-8",
@@ -85,4 +90,5 @@ def cached_lexicon(
         np.load(folder / "values.npy", allow_pickle=False),
         name=name or str(spec),
         direction=direction,
+        rounding=meta["rounding"],
     )

@@ -49,6 +49,17 @@ class LoadedEmbedding:
     key: str  # version key: changes whenever the vectors could
 
 
+def warn_undefined(label: str, results: dict) -> None:
+    """One warning per reason for the systems (and engines) whose GSR under a measuring column is undefined: their
+    rows show "—", never a number (as `gsr score` says of its runs)."""
+    reasons: dict[str, list[str]] = {}
+    for system, result in results.items():
+        if result.gsr is None:
+            reasons.setdefault(result.error or "undefined", []).append(system)
+    for why, systems in reasons.items():
+        log.warning("GSR (%s) is undefined for %s: %s", label, ", ".join(systems), why)
+
+
 class Experiment:
     """One config's experiment; `run()` executes it, reusing every cache entry that already exists.
 
@@ -337,6 +348,7 @@ class Experiment:
                 results = {system: report.system for system, report in system_reports.items()}
                 report = system_reports[config.systems[-1].name]
                 results[PERFECT], results[RANDOM] = report.perfect, report.random
+                warn_undefined(label, results)
                 reports[label], per_system[label] = report, results
                 genderedness.setdefault(name, {q.qid: q.g_query for q in report.perfect.per_query})
         result = ExperimentResult(

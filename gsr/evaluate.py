@@ -144,7 +144,7 @@ def measure_run(
         skipped.setdefault("not_in_topics", []).append(qid)
     result = GSRResult(None, per_query, skipped, int(unknown.sum()), int(np.isnan(values).sum() - unknown.sum()))
     try:
-        result.gsr = gsr_slope(*result.points(defined_only=False))
+        result.gsr = gsr_slope(*result.points(defined_only=False), query_rounding=getattr(lexicon, "rounding", 0.0))
     except UndefinedMeasureError as err:
         result.error = str(err)
     return result

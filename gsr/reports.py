@@ -346,7 +346,7 @@ def add_uncertainty(
     for result in results:
         x, y = result.aligned_points(queries)
         result.se = slope_standard_error(x, y) if result.gsr is not None else None
-        if counts is not None:
+        if counts is not None and result.gsr is not None:  # an undefined slope has no interval either
             result.bootstrap = bootstrap_fit(queries, x, y, resamples, seed, counts)
             result.ci = percentile_interval(result.bootstrap.slopes, level)
 

@@ -129,7 +129,12 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
                 "query's"
             )
         if system.error:
-            print(f"  {name}: GSR undefined: {system.error}")
+            print(f"  {name}: {undefined_line(system.error)}")
+
+
+def undefined_line(error: str) -> str:
+    """Why a GSR is undefined, as one line that says "GSR is undefined" once (the measure's reasons mostly do)."""
+    return error if error.startswith("GSR is undefined") else f"GSR is undefined: {error}"
 
 
 def results_cells(

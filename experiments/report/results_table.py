@@ -140,6 +140,12 @@ def table_notes(result: ExperimentResult, rows: list[dict]) -> list[str]:
         "rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100. perfect: the relevant documents by grade; "
         "random: K documents drawn uniformly from the collection."
     )
+    gsr_undefined: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        for m, v in row["gsr"].items():
+            if v["gsr"] is None and v.get("error"):
+                gsr_undefined.setdefault((m, v["error"]), []).append(row["system"])
+    notes += [f"GSR ({m}) is undefined (—) for {', '.join(names)}: {why}." for (m, why), names in gsr_undefined.items()]
     undefined = {
         m: v["relative_error"]
         for row in rows
