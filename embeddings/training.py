@@ -111,6 +111,36 @@ def _tokenise(shard: list[tuple[str, str]]) -> tuple[str, Counter, int]:
     return "".join(" ".join(tokens) + "\n" for tokens in lines), counts, len(lines)
 
 
+def _count_tokens(shard: list[tuple[str, str]]) -> Counter:
+    """The word counts of a shard, tokenised as _tokenise does (no stop list)."""
+    from gsr.text.analyzer import Analyzer
+
+    analyzer = Analyzer(stopwords=frozenset())
+    return Counter(token for _, text in shard for token in analyzer.tokens(text))
+
+
+def collection_word_counts(documents: Path, collection_key: str, write: bool, n_jobs: int | None = None) -> dict:
+    """How often each word occurs in a collection as training tokenises it: the word counts a trained embedding's
+    vocabulary is taken from (the words seen at least min_count times), known before any training. Read from the
+    cached token corpus where there is one; otherwise, with `write`, the token corpus is written (training reads it
+    next), and without (`gsr run --dry-run`) the collection is counted and nothing is written."""
+    from gsr.infra.parallel import document_shards, map_in_processes
+
+    folder = cache_dir() / "token-corpora" / collection_key
+    if write:  # verified, or written now
+        folder, _ = cached_folder(folder, lambda staging: write_token_corpus(documents, staging, n_jobs))
+        return TokenCorpus.load(folder).counts
+    try:  # read only: the entry is verified when a run uses it
+        return TokenCorpus.load(folder).counts
+    except (OSError, ValueError, KeyError):
+        pass
+    counts: Counter = Counter()
+    shards = document_shards(iter_documents(Path(documents)), 5_000)
+    for shard_counts in map_in_processes(_count_tokens, shards, n_jobs or os.cpu_count() or 1):
+        counts.update(shard_counts)
+    return dict(counts)
+
+
 def write_token_corpus(documents: Path, folder: Path, n_jobs: int | None = None) -> TokenCorpus:
     """Tokenise a JSONL/TSV collection into `folder`/corpus.txt and its word counts into `folder`/counts.json.
 

@@ -28,7 +28,7 @@ from experiments.plan import embedding_key
 from experiments.registry import ANALYSES, SYSTEMS
 from experiments.run_files import write_ranked_run
 from gsr.baselines import perfect_run, random_run
-from gsr.errors import InputError
+from gsr.errors import EmbeddingError, InputError
 from gsr.evaluate import GSR, GSRReport, cached_document_stats
 from gsr.infra import logs
 from gsr.infra.digests import content_key, file_content_key
@@ -193,7 +193,10 @@ class Experiment:
                 from gsr.lexicon import load_word_pairs
 
                 pairs = load_word_pairs(self.config.definitional)
-            return gender_lexicon(self.source_embedding(name).kv, pairs=pairs, name=name)
+            try:
+                return gender_lexicon(self.source_embedding(name).kv, pairs=pairs, name=name)
+            except EmbeddingError as err:  # which embedding of the config (no direction, a zero vector)
+                raise EmbeddingError(f"embeddings.{name} (gsr.measuring): {err}") from None
 
         return self.shared(f"lexicon {name}", build)
 
@@ -382,8 +385,12 @@ class Experiment:
             if value is not None:
                 result.analyses[name] = value
 
-    def preflight(self) -> None:
-        """Before any long step: a writable cache folder and every system type's checks (e.g. Java)."""
+    def preflight(self, dry_run: bool = False) -> None:
+        """Before any long step: a writable cache folder, every system type's checks (e.g. Java) and the definitional
+        words of every embedding a gender direction is fitted on (experiments.definitional_words; `dry_run` writes
+        nothing to the cache)."""
+        from experiments.definitional_words import check_definitional_words
+
         problem = unwritable(cache_dir())
         if problem:
             raise InputError(f"the cache folder {cache_dir()} (${CACHE_VARIABLE}) {problem}")
@@ -391,3 +398,4 @@ class Experiment:
             check = SYSTEMS.get(system.model).preflight
             if check is not None:
                 check(self, system)
+        check_definitional_words(self, dry_run)

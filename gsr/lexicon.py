@@ -414,7 +414,7 @@ def fit_gender_direction(kv, pairs=None) -> GenderDirection:
         raise EmbeddingError(
             "definitional word(s) missing from the embedding: "
             + ", ".join(missing)
-            + " (give other pairs with --definitional)"
+            + "; give definitional pairs whose words it has"
         )
     female = np.vstack([_definitional_unit(kv, f) for f, _ in pairs])
     male = np.vstack([_definitional_unit(kv, m) for _, m in pairs])
