@@ -36,7 +36,7 @@ from gsr.infra.store import CACHE_VARIABLE, cache_dir, cached_file, clean_stale_
 from gsr.io.runs import read_trec_run
 from gsr.io.types import Run
 from gsr.lexicon import gender_lexicon
-from gsr.text.analyzer import Analyzer, stopwords_of
+from gsr.text.analyzer import TOKENS_VERSION, Analyzer, stopwords_of
 from gsr.uncertainty import check_resample_memory
 
 log = logs.get("run")
@@ -50,14 +50,16 @@ class LoadedEmbedding:
 
 
 def warn_undefined(label: str, results: dict) -> None:
-    """One warning per reason for the systems (and engines) whose GSR under a measuring column is undefined: their
-    rows show "—", never a number (as `gsr score` says of its runs)."""
-    reasons: dict[str, list[str]] = {}
+    """One warning per reason for the systems (and engines) whose GSR under a measuring column is undefined (their
+    rows show "—", never a number), or measured on fewer than half their topics, as `gsr score` says of its runs."""
+    reasons: dict[tuple[str, str], list[str]] = {}
     for system, result in results.items():
         if result.gsr is None:
-            reasons.setdefault(result.error or "undefined", []).append(system)
-    for why, systems in reasons.items():
-        log.warning("GSR (%s) is undefined for %s: %s", label, ", ".join(systems), why)
+            reasons.setdefault(("is undefined for", result.error or "undefined"), []).append(system)
+        elif result.coverage_warning:
+            reasons.setdefault(("warning for", result.coverage_warning), []).append(system)
+    for (what, why), systems in reasons.items():
+        log.warning("GSR (%s) %s %s: %s", label, what, ", ".join(systems), why)
 
 
 class Experiment:
@@ -241,8 +243,8 @@ class Experiment:
         system_type = SYSTEMS.get(system.model)
         embedding = embedding_key(self, system.embedding) if system.embedding else None
         upstream = self.system_key(self.upstream(system)) if system.rerank else None
-        # systems with an embedding read the collection through GSR's analyzer, so its stop list is part of the key
-        stopwords = sorted(self.analyzer.stopwords or ()) if system_type.needs_embedding else None
+        # systems with an embedding read the collection through GSR's analyzer: its stop list and tokens are in the key
+        stopwords = (sorted(self.analyzer.stopwords or ()), TOKENS_VERSION) if system_type.needs_embedding else None
         files: list[object] = [file_content_key(Path(system.params[key])) for key in system_type.path_params]
         if system_type.cache_inputs is not None:  # appended only when declared: other systems' keys stay as they were
             files.append(system_type.cache_inputs(self, system))

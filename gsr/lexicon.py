@@ -18,7 +18,7 @@ import numpy as np
 from gsr.errors import EmbeddingError, InputError
 from gsr.infra.numeric import release_rows, unit_rows
 from gsr.io.files import read_json
-from gsr.text.normal_form import nfc, nfd
+from gsr.text.normal_form import nfc, nfd, nfkc
 
 
 def case_variants(word: str) -> tuple[str, ...]:
@@ -30,7 +30,8 @@ def vocabulary_key(vocabulary: Container[str], word: str) -> str | None:
     """The lookup policy of every package: the first of case_variants(word) in `vocabulary`, else None.
 
     So 'Mary' resolves in a lowercase vocabulary and 'nasa' in one that only has 'NASA'. The word is looked up in
-    Unicode NFC, then (a vocabulary written decomposed) NFD: "café" is one word however either side spells it.
+    Unicode NFC, then (a vocabulary written decomposed) NFD, then with compatibility forms folded (NFKC: fullwidth
+    "ｎｕｒｓｅ", ligatures): "café" is one word however either side spells it.
 
     Args:
         vocabulary: The words known (a set, a dict's keys, a KeyedVectors' key_to_index).
@@ -44,7 +45,7 @@ def vocabulary_key(vocabulary: Container[str], word: str) -> str | None:
         ('mary', 'NASA')
     """
     composed = nfc(word)
-    forms = (composed,) if composed.isascii() else (composed, nfd(composed))
+    forms = (composed,) if composed.isascii() else tuple(dict.fromkeys((composed, nfd(composed), nfkc(composed))))
     for form in forms:
         for candidate in case_variants(form):
             if candidate in vocabulary:
@@ -414,7 +415,7 @@ def fit_gender_direction(kv, pairs=None) -> GenderDirection:
         raise EmbeddingError(
             "definitional word(s) missing from the embedding: "
             + ", ".join(missing)
-            + "; give definitional pairs whose words it has"
+            + " (give definitional pairs whose words it has)"
         )
     female = np.vstack([_definitional_unit(kv, f) for f, _ in pairs])
     male = np.vstack([_definitional_unit(kv, m) for _, m in pairs])

@@ -244,6 +244,9 @@ def cmd_score(args) -> int:
         print_table(names, reports, against_perfect, pairs, args)
     if args.html:
         write_page(args, names, runs, reports, against_perfect, pairs, measures, queries, qrels, measure)
+    for name, report in zip(names, reports):
+        if report.system.gsr is not None and report.system.coverage_warning:
+            log.warning("%s: %s", name, report.system.coverage_warning)
     undefined = [name for name, report in zip(names, reports) if report.system.gsr is None]
     if undefined:
         log.warning("GSR is undefined for %s", ", ".join(undefined))

@@ -130,6 +130,8 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
             )
         if system.error:
             print(f"  {name}: {undefined_line(system.error)}")
+        elif system.coverage_warning:
+            print(f"  {name}: warning: {system.coverage_warning}")
 
 
 def undefined_line(error: str) -> str:
