@@ -10,34 +10,18 @@ from pathlib import Path
 import pytest
 
 from experiments.cli import main
-from tests.support.toy_collection import write_toy
+from tests.support.toy_collection import CONFIG, write_toy
 
-TRAINED = """threads = 1
-[collection]
-kind = "files"
-documents = "docs.jsonl"
-topics = "topics.tsv"
-qrels = "qrels.txt"
-[embeddings.w2v]
-train = "word2vec"
-dim = 8
-epochs = 1
-min_count = MIN_COUNT
-[embeddings.tiny]
-source = "vectors.txt"
-[[systems]]
-name = "add"
-model = "add"
-embedding = "tiny"
-[gsr]
-measuring = "w2v"
-GSR_EXTRA
-[plots]
-enabled = false
-[analyses]
-intrinsic_gender = false
-rank_change = false
-"""
+# the toy config measuring with an embedding trained on the collection, without debiased variants
+TRAINED = (
+    CONFIG.replace(
+        '[embeddings.tiny]\nsource = "vectors.txt"',
+        '[embeddings.w2v]\ntrain = "word2vec"\ndim = 8\nepochs = 1\nmin_count = MIN_COUNT\n'
+        '[embeddings.tiny]\nsource = "vectors.txt"',
+    )
+    .replace('measuring = "tiny"', 'measuring = "w2v"\nGSR_EXTRA')
+    .replace('[debias]\nvariants = ["debiased"]\n', "")
+)
 
 
 def gsr(args: list[str], capsys) -> tuple[int, str, str]:
