@@ -49,7 +49,7 @@ class LoadedEmbedding:
     key: str  # version key: changes whenever the vectors could
 
 
-def warn_undefined(label: str, results: dict) -> None:
+def warn_unreliable(label: str, results: dict) -> None:
     """One warning per reason for the systems (and engines) whose GSR under a measuring column is undefined (their
     rows show "—", never a number), or measured on fewer than half their topics, as `gsr score` says of its runs."""
     reasons: dict[tuple[str, str], list[str]] = {}
@@ -353,7 +353,7 @@ class Experiment:
                 results = {system: report.system for system, report in system_reports.items()}
                 report = system_reports[config.systems[-1].name]
                 results[PERFECT], results[RANDOM] = report.perfect, report.random
-                warn_undefined(label, results)
+                warn_unreliable(label, results)
                 reports[label], per_system[label] = report, results
                 genderedness.setdefault(name, {q.qid: q.g_query for q in report.perfect.per_query})
         result = ExperimentResult(
