@@ -143,10 +143,14 @@ def _input_entries(config: ExperimentConfig) -> list[tuple[str, object]]:
 def check_inputs_exist(config: ExperimentConfig) -> None:
     """A ConfigError naming every input the config names that is not there, each as `KEY = path`, all at once and
     before any work (collection files and folders, embedding files, topics and qrels, stop and word lists, run and
-    label files, encoder folders; a `pyserini:` id whose file is not in Pyserini's cache). Ids (`irds:`, built-in
-    names) are not files. A config can be parsed without its inputs, e.g. to list its systems."""
+    label files; a `pyserini:` id whose file is not in Pyserini's cache). Ids (`irds:`, built-in names) are not
+    files; the folders a system type reads (`systems.NAME.inputs`, e.g. an encoder folder) are checked by its own
+    preflight, before any work too, in words of its own. A config can be parsed without its inputs, e.g. to list its
+    systems."""
     missing = []
     for role, value in _input_entries(config):
+        if role.startswith("systems.") and role.endswith(".inputs"):
+            continue
         role = f"{role}.source" if role.startswith("embeddings.") else role  # the key: embeddings.NAME.source
         for item in value if isinstance(value, list) else [value]:
             text = str(item)
