@@ -20,6 +20,7 @@ from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.errors import ConfigError, GSRError, InputError
 from gsr.infra.digests import content_key, fast_digest, folder_content_key
 from gsr.infra.sha256 import cached_sha256
+from gsr.settings import STOP_LISTS
 from gsr.text.corpora import nltk_words
 
 PROJECT = "gsr-bench"
@@ -149,7 +150,9 @@ def check_inputs_exist(config: ExperimentConfig) -> None:
     systems."""
     missing = []
     for role, value in _input_entries(config):
-        if role.startswith("systems.") and role.endswith(".inputs"):
+        if (role.startswith("systems.") and role.endswith(".inputs")) or (
+            role == "gsr.stopwords" and value in STOP_LISTS  # a named list ('nltk'), not a file
+        ):
             continue
         role = f"{role}.source" if role.startswith("embeddings.") else role  # the key: embeddings.NAME.source
         for item in value if isinstance(value, list) else [value]:

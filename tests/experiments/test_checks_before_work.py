@@ -106,3 +106,21 @@ def test_every_missing_input_is_named_at_once_with_its_key(tmp_path, capsys):
             f"collection.qrels = {folder / 'qrels.txt'}; embeddings.tiny.source = {folder / 'vectors.txt'}; "
             f"gsr.stopwords = {folder / 'stop.txt'}; gsr.definitional = {folder / 'pairs.json'}"
         )
+
+
+def test_the_robust04_config_names_its_missing_disks_embeddings_topics_and_qrels(tmp_path, capsys, monkeypatch):
+    """The built-in robust04 config where none of the licensed data is (its /data paths moved under an empty folder,
+    Pyserini's cache empty): every missing input at once; its named stop list ('nltk') is not a file."""
+    from experiments.config.experiment import BUILTIN_CONFIGS
+
+    monkeypatch.setenv("PYSERINI_CACHE", str(tmp_path / "pyserini"))
+    config = tmp_path / "robust04.toml"
+    config.write_text(BUILTIN_CONFIGS["robust04"].read_text(encoding="utf-8").replace('"/data/', f'"{tmp_path}/data/'))
+    status, _, err = gsr(["run", str(config), "--dry-run", "--out", str(tmp_path / "out")], capsys)
+    assert status == 2
+    line = err.strip().splitlines()[-1]
+    for disk in ("disk4/fr94", "disk4/ft", "disk5/fbis", "disk5/latimes"):
+        assert f"collection.documents = {tmp_path}/data/trec/{disk};" in line
+    assert "collection.topics = pyserini:robust04 (" in line and "collection.qrels = pyserini:robust04 (" in line
+    assert f"embeddings.w2v.source = {tmp_path}/data/embeddings/GoogleNews-vectors-negative300.bin;" in line
+    assert line.endswith(f"embeddings.ftt.source = {tmp_path}/data/embeddings/crawl-300d-2M.vec")
