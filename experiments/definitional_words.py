@@ -79,9 +79,8 @@ def _debias_pairs(experiment: Experiment) -> tuple[tuple[tuple[str, str], ...], 
         path = config.debias_lists["definitional"]
         return tuple(load_word_pairs(path)), f"debias.definitional ({path})"
     if config.definitional is not None:
-        return tuple(
-            load_word_pairs(config.definitional)
-        ), f"gsr.definitional ({config.definitional}), which debiasing uses"
+        pairs = tuple(load_word_pairs(config.definitional))
+        return pairs, f"gsr.definitional ({config.definitional}), which debiasing uses"
     return (
         default_definitional_pairs(config.debias_list_set),
         f"the {config.debias_list_set} lists' definitional pairs (debias.lists; debias.definitional gives others)",
