@@ -23,6 +23,7 @@ from gsr.infra.digests import content_key
 from gsr.infra.params import Param, check_params
 from gsr.infra.progress import progress
 from gsr.infra.store import cache_dir, cached_folder
+from gsr.text.analyzer import TOKENS_VERSION
 
 log = logs.get("training")
 
@@ -109,6 +110,36 @@ def _tokenise(shard: list[tuple[str, str]]) -> tuple[str, Counter, int]:
     lines = [analyzer.tokens(text) for _, text in shard]
     counts = Counter(token for tokens in lines for token in tokens)
     return "".join(" ".join(tokens) + "\n" for tokens in lines), counts, len(lines)
+
+
+def _count_tokens(shard: list[tuple[str, str]]) -> Counter:
+    """The word counts of a shard, tokenised as _tokenise does (no stop list)."""
+    from gsr.text.analyzer import Analyzer
+
+    analyzer = Analyzer(stopwords=frozenset())
+    return Counter(token for _, text in shard for token in analyzer.tokens(text))
+
+
+def collection_word_counts(documents: Path, collection_key: str, write: bool, n_jobs: int | None = None) -> dict:
+    """How often each word occurs in a collection as training tokenises it: the word counts a trained embedding's
+    vocabulary is taken from (the words seen at least min_count times), known before any training. Read from the
+    cached token corpus where there is one; otherwise, with `write`, the token corpus is written (training reads it
+    next), and without (`gsr run --dry-run`) the collection is counted and nothing is written."""
+    from gsr.infra.parallel import document_shards, map_in_processes
+
+    folder = token_corpus_folder(collection_key)
+    if write:  # verified, or written now
+        folder, _ = cached_folder(folder, lambda staging: write_token_corpus(documents, staging, n_jobs))
+        return TokenCorpus.load(folder).counts
+    try:  # read only: the entry is verified when a run uses it
+        return TokenCorpus.load(folder).counts
+    except (OSError, ValueError, KeyError):
+        pass
+    counts: Counter = Counter()
+    shards = document_shards(iter_documents(Path(documents)), 5_000)
+    for shard_counts in map_in_processes(_count_tokens, shards, n_jobs or os.cpu_count() or 1):
+        counts.update(shard_counts)
+    return dict(counts)
 
 
 def write_token_corpus(documents: Path, folder: Path, n_jobs: int | None = None) -> TokenCorpus:
@@ -278,7 +309,7 @@ def trained_embedding(documents: Path, collection_key: str, settings: TrainingSe
 
     def build():
         folder, _ = cached_folder(
-            cache_dir() / "token-corpora" / collection_key, lambda staging: write_token_corpus(documents, staging)
+            token_corpus_folder(collection_key), lambda staging: write_token_corpus(documents, staging)
         )
         return train_embedding(TokenCorpus.load(folder), settings)
 
@@ -286,8 +317,13 @@ def trained_embedding(documents: Path, collection_key: str, settings: TrainingSe
 
 
 def trained_key(collection_key: str, settings: TrainingSettings) -> str:
-    """The cache key of an embedding trained on a collection with `settings`."""
-    return f"trained-{collection_key}-{content_key(asdict(settings), length=12)}"
+    """The cache key of an embedding trained on a collection with `settings` (and its tokens' version)."""
+    return f"trained-{collection_key}-{content_key(asdict(settings), TOKENS_VERSION, length=12)}"
+
+
+def token_corpus_folder(collection_key: str) -> Path:
+    """The cache entry of a collection's token corpus (TokenCorpus), per version of the tokens."""
+    return cache_dir() / "token-corpora" / f"{collection_key}-t{TOKENS_VERSION}"
 
 
 def _trained_key(documents: Path, collection_key: str, settings: TrainingSettings) -> str:
@@ -312,7 +348,5 @@ def start_training(documents: Path, collection_key: str, settings: list[Training
     ]
     if not missing or n_jobs < 2:
         return None
-    cached_folder(
-        cache_dir() / "token-corpora" / collection_key, lambda staging: write_token_corpus(documents, staging)
-    )
+    cached_folder(token_corpus_folder(collection_key), lambda staging: write_token_corpus(documents, staging))
     return BackgroundProcesses(partial(_trained_key, documents, collection_key), missing, n_jobs)

@@ -32,7 +32,7 @@ from gsr.io.types import Run, top_ranked
 from gsr.text.intrinsic_gender import GENDERED_ENTITIES, LABELS, NEUTRAL, intrinsic_gender
 
 AUTO, COLLECTION, FILE_PREFIX = "auto", "collection", "file:"
-LABELS_VERSION = 1  # bump when a label source changes its output
+LABELS_VERSION = 2  # bump when a label source changes its output (2: mentions counted in NFKC text)
 
 
 def _label_source(value, label: str) -> str:

@@ -27,7 +27,7 @@ from experiments.registry import ANALYSES, SYSTEMS
 from experiments.run_files import write_ranked_run
 from gsr.baselines import perfect_run, random_run
 from gsr.effectiveness.evaluate import check_run_ids, evaluate_run, parse_measures
-from gsr.errors import InputError
+from gsr.errors import EmbeddingError, InputError
 from gsr.evaluate import GSR, GSRReport, cached_document_stats
 from gsr.infra import logs
 from gsr.infra.digests import content_key, file_content_key
@@ -36,7 +36,7 @@ from gsr.io.runs import read_trec_run
 from gsr.io.types import Run
 from gsr.lexicon import gender_lexicon
 from gsr.lexicon_cache import note_debiased_measuring
-from gsr.text.analyzer import Analyzer, stopwords_of
+from gsr.text.analyzer import TOKENS_VERSION, Analyzer, stopwords_of
 from gsr.uncertainty import check_resample_memory
 
 log = logs.get("run")
@@ -47,6 +47,19 @@ class LoadedEmbedding:
     name: str
     kv: Any  # what gsr.vectors.KeyedVectorsLike describes: WordVectors, or gensim's for fastText
     key: str  # version key: changes whenever the vectors could
+
+
+def warn_unreliable(label: str, results: dict) -> None:
+    """One warning per reason for the systems (and engines) whose GSR under a measuring column is undefined (their
+    rows show "—", never a number), or measured on fewer than half their topics, as `gsr score` says of its runs."""
+    reasons: dict[tuple[str, str], list[str]] = {}
+    for system, result in results.items():
+        if result.gsr is None:
+            reasons.setdefault(("is undefined for", result.error or "undefined"), []).append(system)
+        elif result.coverage_warning:
+            reasons.setdefault(("warning for", result.coverage_warning), []).append(system)
+    for (what, why), systems in reasons.items():
+        log.warning("GSR (%s) %s %s: %s", label, what, ", ".join(systems), why)
 
 
 class Experiment:
@@ -182,7 +195,10 @@ class Experiment:
                 from gsr.lexicon import load_word_pairs
 
                 pairs = load_word_pairs(self.config.definitional)
-            return gender_lexicon(self.source_embedding(name).kv, pairs=pairs, name=name)
+            try:
+                return gender_lexicon(self.source_embedding(name).kv, pairs=pairs, name=name)
+            except EmbeddingError as err:  # which embedding of the config (no direction, a zero vector)
+                raise EmbeddingError(f"embeddings.{name} (gsr.measuring): {err}") from None
 
         return self.shared(f"lexicon {name}", build)
 
@@ -227,8 +243,8 @@ class Experiment:
         system_type = SYSTEMS.get(system.model)
         embedding = embedding_key(self, system.embedding) if system.embedding else None
         upstream = self.system_key(self.upstream(system)) if system.rerank else None
-        # systems with an embedding read the collection through GSR's analyzer, so its stop list is part of the key
-        stopwords = sorted(self.analyzer.stopwords or ()) if system_type.needs_embedding else None
+        # systems with an embedding read the collection through GSR's analyzer: its stop list and tokens are in the key
+        stopwords = (sorted(self.analyzer.stopwords or ()), TOKENS_VERSION) if system_type.needs_embedding else None
         files: list[object] = [file_content_key(Path(system.params[key])) for key in system_type.path_params]
         if system_type.cache_inputs is not None:  # appended only when declared: other systems' keys stay as they were
             files.append(system_type.cache_inputs(self, system))
@@ -339,6 +355,7 @@ class Experiment:
                 perfect, random = report.perfect, report.random
                 assert perfect is not None and random is not None  # measured with the collection's qrels
                 results[PERFECT], results[RANDOM] = perfect, random
+                warn_unreliable(label, results)
                 reports[label], per_system[label] = report, results
                 genderedness.setdefault(name, {q.qid: q.g_query for q in perfect.per_query})
         result = ExperimentResult(
@@ -372,8 +389,12 @@ class Experiment:
             if value is not None:
                 result.analyses[name] = value
 
-    def preflight(self) -> None:
-        """Before any long step: a writable cache folder and every system type's checks (e.g. Java)."""
+    def preflight(self, dry_run: bool = False) -> None:
+        """Before any long step: a writable cache folder, every system type's checks (e.g. Java) and the definitional
+        words of every embedding a gender direction is fitted on (experiments.definitional_words; `dry_run` writes
+        nothing to the cache)."""
+        from experiments.definitional_words import check_definitional_words
+
         problem = unwritable(cache_dir())
         if problem:
             raise InputError(f"the cache folder {cache_dir()} (${CACHE_VARIABLE}) {problem}")
@@ -381,3 +402,4 @@ class Experiment:
             check = SYSTEMS.get(system.model).preflight
             if check is not None:
                 check(self, system)
+        check_definitional_words(self, dry_run)

@@ -27,6 +27,7 @@ class WordGenderedness(Protocol):
 __all__ = [
     "GSRError",
     "UndefinedMeasureError",
+    "check_query_spread",
     "cut_with_ties",
     "document_genderedness",
     "gsr_slope",
@@ -230,8 +231,9 @@ def list_genderedness_many(document_values: np.ndarray, weights: np.ndarray, off
     return mean_or_nan(weighted, total)
 
 
-def _centred_points(query_values: ArrayLike, list_values: ArrayLike):
-    """(g(q) − μ_q, g_q(L) − μ_L, σ²_g(q), kept mask) over the queries where both values are defined."""
+def _centred_points(query_values: ArrayLike, list_values: ArrayLike, query_rounding: float = 0.0):
+    """(g(q) − μ_q, g_q(L) − μ_L, σ²_g(q), kept mask) over the queries where both values are defined; undefined when
+    g(q) has no spread, or none beyond `query_rounding` (see check_query_spread)."""
     x = np.asarray(query_values, dtype=np.float64)
     y = np.asarray(list_values, dtype=np.float64)
     if x.shape != y.shape:
@@ -244,32 +246,57 @@ def _centred_points(query_values: ArrayLike, list_values: ArrayLike):
     variance = float(np.mean(dx * dx))
     if np.ptp(x) == 0 or variance <= 1e-24 * float(np.mean(x * x)):
         raise UndefinedMeasureError("GSR is undefined: every query has the same genderedness (zero variance)")
+    check_query_spread(x, query_rounding)
     return dx, y - y.mean(), variance, keep
 
 
-def gsr_slope(query_values: ArrayLike, list_values: ArrayLike) -> float:
+def check_query_spread(query_values: np.ndarray, query_rounding: float) -> None:
+    """Eq. 3 divides by the variance of g(q): g(q) that differ by no more than rounding could move them apart make the
+    slope a ratio of noise (a debiased embedding measured with its own equalize pairs gave g(q) of SD 8e-9 and a
+    "GSR" of +34680). Each g(q) is a mean of g(w), so it is off by at most the lexicon's rounding of one g(w)
+    (gsr.lexicon.genderedness_rounding); two g(q) whose exact values are equal then differ by at most twice that.
+
+    Args:
+        query_values: The defined g(q).
+        query_rounding: The largest rounding error of one g(q).
+
+    Raises:
+        UndefinedMeasureError: If max g(q) − min g(q) ≤ 2 · query_rounding, saying so with the range and the SD.
+    """
+    spread = float(np.ptp(query_values))
+    if spread <= 2 * query_rounding:
+        raise UndefinedMeasureError(
+            f"GSR is undefined: g(q) has no spread beyond float noise (range {spread:.2g}, SD "
+            f"{float(np.std(query_values)):.2g}, over {len(query_values)} queries; rounding alone may move each g(q) "
+            f"by {query_rounding:.2g}): the lexicon gives these queries' words no measurable genderedness"
+        )
+
+
+def gsr_slope(query_values: ArrayLike, list_values: ArrayLike, query_rounding: float = 0.0) -> float:
     """m_s(Q, D), Eq. 3: least-squares slope of g_q(L) on g(q) over queries where both are defined.
 
     Args:
         query_values: g(q) of each query (NaN where undefined).
         list_values: g_q(L) of each query's ranked list, in the same order (NaN where undefined).
+        query_rounding: The largest rounding error of one g(q) (the lexicon's `rounding`); g(q) spread no wider than
+            twice this is noise, and the slope undefined (check_query_spread).
 
     Returns:
         The slope, GSR.
 
     Raises:
         InputError: If the two sequences differ in length.
-        UndefinedMeasureError: If fewer than two queries are defined or every g(q) is the same.
+        UndefinedMeasureError: If fewer than two queries are defined or g(q) has no spread beyond rounding.
 
     Example:
         >>> gsr_slope([-0.5, 0.0, 0.5], [-0.25, 0.0, 0.25])
         0.5
     """
-    dx, dy, variance, _ = _centred_points(query_values, list_values)
+    dx, dy, variance, _ = _centred_points(query_values, list_values, query_rounding)
     return float(np.mean(dx * dy) / variance)
 
 
-def gsr_slope_terms(query_values: ArrayLike, list_values: ArrayLike) -> np.ndarray:
+def gsr_slope_terms(query_values: ArrayLike, list_values: ArrayLike, query_rounding: float = 0.0) -> np.ndarray:
     """Eq. 3 split per query: (g(q_i) − μ_q)(g_qi(L_i) − μ_L)/σ², NaN where a value is undefined.
 
     The mean over the defined queries is m_s(Q, D), so tools that average per-query values (ir_measures,
@@ -278,19 +305,20 @@ def gsr_slope_terms(query_values: ArrayLike, list_values: ArrayLike) -> np.ndarr
     Args:
         query_values: g(q) of each query (NaN where undefined).
         list_values: g_q(L) of each query, in the same order (NaN where undefined).
+        query_rounding: The largest rounding error of one g(q) (see gsr_slope).
 
     Returns:
         Each query's term, NaN where a value is undefined.
 
     Raises:
         InputError: If the two sequences differ in length.
-        UndefinedMeasureError: If fewer than two queries are defined or every g(q) is the same.
+        UndefinedMeasureError: If fewer than two queries are defined or g(q) has no spread beyond rounding.
 
     Example:
         >>> gsr_slope_terms([-0.5, 0.0, 0.5], [-0.25, 0.0, 0.25]).round(3).tolist()
         [0.75, 0.0, 0.75]
     """
-    dx, dy, variance, keep = _centred_points(query_values, list_values)
+    dx, dy, variance, keep = _centred_points(query_values, list_values, query_rounding)
     terms = np.full(len(keep), np.nan)
     terms[keep] = dx * dy / variance
     return terms

@@ -23,6 +23,7 @@ from gsr.io.convert import as_qrels, as_queries, as_run
 from gsr.io.types import QrelsInput, QueriesInput, Run, RunInput
 from gsr.ranked import RankedRows
 from gsr.results import (  # the result types, also named here: gsr.evaluate is where users found them first
+    MIN_QUERIES_OF_A_SHARE,
     GSRReport,
     GSRResult,
     QueryResult,
@@ -153,11 +154,46 @@ def measure_run(
     for qid in sorted(set(run.qids) - set(queries)):
         skipped.setdefault("not_in_topics", []).append(qid)
     result = GSRResult(None, per_query, skipped, int(unknown.sum()), int(np.isnan(values).sum() - unknown.sum()))
+    result.n_topics = len(order)
     try:
-        result.gsr = gsr_slope(*result.points(defined_only=False))
+        check_coverage(result)
+        result.gsr = gsr_slope(*result.points(defined_only=False), query_rounding=getattr(lexicon, "rounding", 0.0))
     except UndefinedMeasureError as err:
         result.error = str(err)
     return result
+
+
+def check_judged_documents(perfect: Run, engines: GenderedDocuments, documents) -> None:
+    """Qrels none of whose relevant documents is in the collection belong to another collection: the perfect engine
+    would rank nothing there (its effectiveness 1.0, every run's 0.0, its GSR undefined), so it is an error.
+
+    Raises:
+        InputError: If none of the documents the perfect engine ranks is among the documents.
+    """
+    ranked = {d for ranked in perfect.values() for d, _ in ranked}
+    if ranked and not any(d in engines.stats.doc_index for d in ranked):
+        where = documents if isinstance(documents, (str, os.PathLike)) else "the documents"
+        raise InputError(
+            f"qrels: none of the {len(ranked):,} relevant judged documents is in {where} (e.g. {min(ranked)}); do the "
+            "qrels belong to these documents?"
+        )
+
+
+def check_coverage(result: GSRResult) -> None:
+    """A slope through the two points left of many topics is not a GSR of those topics: with fewer than half of the
+    topics measured (MIN_MEASURED_SHARE, e.g. queries out of vocabulary) and fewer than MIN_QUERIES_OF_A_SHARE queries
+    left, GSR is undefined. Two topics given and both measured still make a slope; any other loss of more than half
+    the topics is the result's coverage_warning.
+
+    Raises:
+        UndefinedMeasureError: If too few of the topics are measured, saying how many and why.
+    """
+    warning = result.coverage_warning
+    if warning is not None and result.n_queries < MIN_QUERIES_OF_A_SHARE:
+        raise UndefinedMeasureError(
+            f"GSR is undefined: {warning}; fewer than {MIN_QUERIES_OF_A_SHARE} queries measured out of "
+            f"{result.n_topics} topics"
+        )
 
 
 class GSR:
@@ -336,6 +372,7 @@ class GSR:
         perfect = cut_run(perfect_run(judgments), cut, self.tie_scores)
         gendered, engines, random = self._documents_for(documents, list(cuts.values()), perfect, judgments, n_jobs)
         assert random is not None  # drawn whenever there are qrels
+        check_judged_documents(perfect, engines, documents)
         perfect_result = self._measure(perfect, topics, engines, judged, False, cut)
         random_result = self._measure(cut_run(random, cut), topics, engines, judged, False, cut)
         reports = {}

@@ -19,7 +19,7 @@ import numpy as np
 from gsr.errors import EmbeddingError, InputError
 from gsr.infra.numeric import release_rows, unit_rows
 from gsr.io.files import read_json
-from gsr.text.normal_form import nfc, nfd
+from gsr.text.normal_form import nfc, nfd, nfkc
 from gsr.vectors.word_vectors import KeyedVectorsLike
 
 
@@ -32,7 +32,8 @@ def vocabulary_key(vocabulary: Container[str], word: str) -> str | None:
     """The lookup policy of every package: the first of case_variants(word) in `vocabulary`, else None.
 
     So 'Mary' resolves in a lowercase vocabulary and 'nasa' in one that only has 'NASA'. The word is looked up in
-    Unicode NFC, then (a vocabulary written decomposed) NFD: "café" is one word however either side spells it.
+    Unicode NFC, then (a vocabulary written decomposed) NFD, then with compatibility forms folded (NFKC: fullwidth
+    "ｎｕｒｓｅ", ligatures): "café" is one word however either side spells it.
 
     Args:
         vocabulary: The words known (a set, a dict's keys, a KeyedVectors' key_to_index).
@@ -46,7 +47,7 @@ def vocabulary_key(vocabulary: Container[str], word: str) -> str | None:
         ('mary', 'NASA')
     """
     composed = nfc(word)
-    forms = (composed,) if composed.isascii() else (composed, nfd(composed))
+    forms = (composed,) if composed.isascii() else tuple(dict.fromkeys((composed, nfd(composed), nfkc(composed))))
     for form in forms:
         for candidate in case_variants(form):
             if candidate in vocabulary:
@@ -57,13 +58,17 @@ def vocabulary_key(vocabulary: Container[str], word: str) -> str | None:
 class GenderLexicon:
     """g(w) for a vocabulary; words are looked up by `vocabulary_key` (as given, then lower, Title, UPPER case).
 
-    Words whose vector is all zeros (g is NaN) count as out of vocabulary.
+    Words whose vector is all zeros (g is NaN) count as out of vocabulary. `rounding` bounds how far float rounding may
+    have moved each value (genderedness_rounding for Eq. 1 on an embedding's vectors); g(q) that spread no more than
+    that make GSR undefined (gsr.equations.gsr_slope).
 
     Args:
         index: Each word's position in `values`.
         values: g(w) of every word (NaN for all-zero vectors).
         name: How outputs name the lexicon.
         direction: The gender direction the values were computed with, if any.
+        rounding: The largest rounding error of one value; None: the values are taken as exact float64 numbers,
+            whose mean is off by at most float64's unit roundoff times the largest |g(w)|.
 
     Raises:
         InputError: If `index` and `values` differ in length.
@@ -80,6 +85,7 @@ class GenderLexicon:
         values: np.ndarray,
         name: str = "custom",
         direction: GenderDirection | None = None,
+        rounding: float | None = None,
     ):
         values = np.asarray(values, dtype=np.float64)
         if len(index) != len(values):
@@ -88,6 +94,10 @@ class GenderLexicon:
         self._values = values
         self.name = name
         self.direction = direction
+        if rounding is None:
+            finite_values = np.abs(values[np.isfinite(values)])
+            rounding = unit_roundoff(np.dtype(np.float64)) * (float(finite_values.max()) if len(finite_values) else 0.0)
+        self.rounding = float(rounding)
         self._memo: dict[str, float] = {}
 
     @classmethod
@@ -153,7 +163,11 @@ class GenderLexicon:
             kv = embedding
         direction = direction or fit_gender_direction(kv, pairs)
         return cls(
-            kv.key_to_index, direction.vocabulary_genderedness(kv), name=name or "embedding", direction=direction
+            kv.key_to_index,
+            direction.vocabulary_genderedness(kv),
+            name=name or "embedding",
+            direction=direction,
+            rounding=genderedness_rounding(kv.vectors.shape[1], np.asarray(kv.vectors[:1]).dtype),
         )
 
     def get(self, word: str) -> float | None:
@@ -345,6 +359,36 @@ def word_genderedness(vectors: np.ndarray, direction: np.ndarray) -> np.ndarray:
     return np.where(norms > 0, g, np.nan)
 
 
+def unit_roundoff(dtype: np.dtype) -> float:
+    """u, half the machine epsilon of a floating dtype (2^-24 for float32): the largest relative error of storing a real
+    number in it. Other dtypes (integers) hold their values exactly: float64's."""
+    return float(np.finfo(dtype if np.issubdtype(dtype, np.floating) else np.float64).eps) / 2
+
+
+def genderedness_rounding(dimensions: int, dtype: np.dtype) -> float:
+    """The largest error float rounding adds to one g(w) of Eq. 1 computed from vectors of `dtype`: 2(d + 2)·u.
+
+    g(w) = w·w_g / (|w||w_g|) is a cosine (scale 1, whatever the vectors' lengths), computed in the vectors' precision
+    u (word_genderedness). Its errors, each relative to |w||w_g|, are at most: d·u for the dot product of d terms
+    (Higham's bound γ_d for a sum of d products), (d/2 + 1)·u for |w| (d squares summed, then a square root), u for
+    w_g rounded to the vectors' precision, u for w itself (a vector whose exact g is 0, e.g. neutralised by debiasing,
+    is stored rounded), u for a direction fitted again from rounded vectors: (3d/2 + 4)·u ≤ 2(d + 2)·u. For GloVe's
+    50 float32 dimensions that is 6.2e-6, where the g(w) of real words spread over ±0.5.
+
+    Args:
+        dimensions: d, the vectors' dimension.
+        dtype: The vectors' dtype.
+
+    Returns:
+        The bound.
+
+    Example:
+        >>> f"{genderedness_rounding(50, np.dtype(np.float32)):.2g}"
+        '6.2e-06'
+    """
+    return 2 * (dimensions + 2) * unit_roundoff(dtype)
+
+
 def pair_difference_components(female: np.ndarray, male: np.ndarray) -> tuple[np.ndarray, tuple[float, ...]]:
     """§2.2's PCA of pair differences: the principal components (unit rows, largest first) of the pair-centred
     rows a − (a + b)/2 and b − (a + b)/2 of each (female, male) pair of vectors, and each one's share of the
@@ -391,10 +435,11 @@ def fit_gender_direction(kv: KeyedVectorsLike, pairs: Sequence[tuple[str, str]] 
         raise EmbeddingError(
             "definitional word(s) missing from the embedding: "
             + ", ".join(missing)
-            + " (give other pairs with --definitional)"
+            + " (give definitional pairs whose words it has)"
         )
     female = np.vstack([_definitional_unit(kv, f) for f, _ in pairs])
     male = np.vstack([_definitional_unit(kv, m) for _, m in pairs])
+    check_pairs_differ(kv, pairs, female, male)
     components, ratios = pair_difference_components(female, male)
     direction = components[0]
     she, he = (lookup_word(kv, w) for w in ORIENTATION_PAIR)
@@ -403,6 +448,28 @@ def fit_gender_direction(kv: KeyedVectorsLike, pairs: Sequence[tuple[str, str]] 
     if float((_definitional_unit(kv, she) - _definitional_unit(kv, he)) @ direction) < 0:
         direction = -direction
     return GenderDirection(direction, ratios[0], ratios, pairs)
+
+
+def check_pairs_differ(kv, pairs, female: np.ndarray, male: np.ndarray) -> None:
+    """§2.2's direction exists only if some definitional pair differs by more than rounding: an EmbeddingError naming
+    the pairs otherwise (every pair equalised, e.g. by debiasing, or written twice with one vector).
+
+    Two words whose vectors are equal before being stored in precision u (2^-24 for float32) are stored within u of
+    each other in every component, relatively, so their unit vectors differ by at most 4u (2u from storing both, 2u
+    from normalising them). When every pair's difference is within that, the pair-difference matrix is rounding
+    noise: its singular values are at most √(2n)·2u and the first component's share of the variance is the share of
+    noise (or 0/0), so the direction would be an arbitrary axis."""
+    dtype = np.result_type(*(np.asarray(kv[lookup_word(kv, w)]).dtype for pair in pairs for w in pair))
+    tolerance = 4 * unit_roundoff(dtype)
+    differences = np.linalg.norm(female - male, axis=1)
+    if np.all(differences <= tolerance):
+        precision = dtype.name if np.issubdtype(dtype, np.floating) else "float64"
+        raise EmbeddingError(
+            "no gender direction: the definitional pairs' differences vanish (each pair's unit vectors differ by at "
+            f"most {float(differences.max()):.2g}, within {precision} rounding, 4u = {tolerance:.2g}): "
+            + ", ".join(f"{f}/{m}" for f, m in pairs)
+            + "; give pairs whose words differ, e.g. the pairs of the embedding before debiasing equalised them"
+        )
 
 
 def gender_lexicon(

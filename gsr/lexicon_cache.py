@@ -11,13 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
+from gsr.errors import EmbeddingError
 from gsr.infra import logs
 from gsr.infra.digests import content_key
 from gsr.infra.store import cache_dir, cached_folder
-from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, GenderDirection, GenderLexicon, fit_gender_direction
+from gsr.lexicon import DEFAULT_DEFINITIONAL_PAIRS, GenderDirection, GenderLexicon
 from gsr.vectors.loading import embedding_version, load_embedding
 
-LEXICON_FORMAT = 1
+LEXICON_FORMAT = 2  # 2: direction.json records the rounding bound of g(w) (gsr.lexicon.genderedness_rounding)
 
 
 DEBIAS_RECORD_SUFFIX = ".debias.json"  # beside a file `gsr debias` wrote: what it was debiased from, and how
@@ -62,8 +63,12 @@ def cached_lexicon(
 
     def build(staging: Path) -> None:
         kv = load_embedding(spec, allow_pickle=allow_pickle)
-        direction = fit_gender_direction(kv, pairs)
-        lexicon = GenderLexicon.from_embedding(kv, direction=direction)
+        try:
+            lexicon = GenderLexicon.from_embedding(kv, pairs)
+        except EmbeddingError as err:  # which embedding the pairs failed on
+            raise EmbeddingError(f"{spec}: {err}") from None
+        direction = lexicon.direction
+        assert direction is not None  # from_embedding fitted it
         np.save(staging / "values.npy", lexicon.vocabulary_values(), allow_pickle=False)
         np.save(staging / "direction.npy", direction.vector, allow_pickle=False)
         (staging / "words.json").write_text(json.dumps(list(kv.index_to_key)), encoding="utf-8")
@@ -72,6 +77,7 @@ def cached_lexicon(
                 {
                     "explained_variance_ratios": list(direction.explained_variance_ratios),
                     "pairs": [list(p) for p in direction.pairs],
+                    "rounding": lexicon.rounding,
                 }
             ),
             encoding="utf-8",
@@ -89,4 +95,5 @@ def cached_lexicon(
         np.load(folder / "values.npy", allow_pickle=False),
         name=name or str(spec),
         direction=direction,
+        rounding=meta["rounding"],
     )

@@ -36,6 +36,18 @@ __all__ = [
 ]
 
 
+MIN_MEASURED_SHARE = 0.5
+"""A GSR measured on fewer than this share of its topics carries a warning (GSRResult.coverage_warning); with fewer
+than MIN_QUERIES_OF_A_SHARE measured queries too, it is undefined (gsr.evaluate.measure_run).
+
+Example:
+    >>> MIN_MEASURED_SHARE, MIN_QUERIES_OF_A_SHARE
+    (0.5, 3)
+"""
+MIN_QUERIES_OF_A_SHARE = 3
+LOST_REASONS = ("query_out_of_vocabulary", "nothing_retrieved", "no_measurable_document", "no_query_text")
+
+
 @dataclass
 class QueryResult:
     """One query's point in the GSR scatter plot.
@@ -88,6 +100,7 @@ class GSRResult:
         se: The slope's analytic standard error.
         ci: The bootstrap interval of the slope.
         bootstrap (BootstrapFit | None): The slope on every bootstrap resample.
+        n_topics: The topics it was asked to measure (the judged ones, with qrels); 0: not known.
 
     Example:
         >>> result = GSRResult(0.5, [QueryResult("q1", -0.5, -0.25), QueryResult("q2", 0.5, 0.25)])
@@ -104,6 +117,7 @@ class GSRResult:
     se: float | None = None
     ci: Interval | None = None
     bootstrap: BootstrapFit | None = None
+    n_topics: int = 0
 
     @property
     def n_queries(self) -> int:
@@ -114,6 +128,15 @@ class GSRResult:
     def n_skipped(self) -> int:
         """Queries without a point (every reason of `skipped` together)."""
         return sum(len(v) for v in self.skipped.values())
+
+    @property
+    def coverage_warning(self) -> str | None:
+        """'GSR from 3 of 117 topics (114 query_out_of_vocabulary)' when fewer than half the topics it was asked to
+        measure have a point (MIN_MEASURED_SHARE): a slope over the few that remain may not speak for the topics."""
+        if not self.n_topics or self.n_queries >= MIN_MEASURED_SHARE * self.n_topics:
+            return None
+        lost = ", ".join(f"{len(self.skipped[r])} {r}" for r in LOST_REASONS if self.skipped.get(r))
+        return f"GSR from {self.n_queries} of {self.n_topics} topics ({lost})"
 
     def points(self, defined_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """(g(q), g_q(L)) of the contributing queries (of every query, NaN where undefined, if not defined_only).
@@ -177,6 +200,8 @@ class GSRResult:
         }
         if self.error:
             out["error"] = self.error
+        if self.coverage_warning:
+            out["warning"] = self.coverage_warning
         return out
 
 
@@ -346,7 +371,7 @@ def add_uncertainty(
     for result in results:
         x, y = result.aligned_points(queries)
         result.se = slope_standard_error(x, y) if result.gsr is not None else None
-        if counts is not None:
+        if counts is not None and result.gsr is not None:  # an undefined slope has no interval either
             result.bootstrap = bootstrap_fit(queries, x, y, resamples, seed, counts)
             result.ci = percentile_interval(result.bootstrap.slopes, level)
 

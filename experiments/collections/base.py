@@ -194,6 +194,12 @@ def check_consistency(collection: Collection) -> None:
             f"collection {collection.name}: none of the {len(judged_ids):,} judged document ids is in "
             f"the documents (e.g. {example}); do the qrels belong to this collection?"
         )
+    relevant = {d for judged in collection.qrels.values() for d, grade in judged.items() if grade > 0}
+    if relevant and not relevant & docids:
+        raise InputError(
+            f"collection {collection.name}: none of the {len(relevant):,} relevant judged document ids is in the "
+            f"documents (e.g. {min(relevant)}); do the qrels belong to this collection?"
+        )
     if len(known) < len(judged_ids):
         collection.notes.append(
             f"{len(judged_ids) - len(known):,} of {len(judged_ids):,} judged documents are not in "

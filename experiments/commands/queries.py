@@ -22,9 +22,12 @@ FIGURE = "fig7_queries.png"  # --plots' file
 
 def cmd_queries(args) -> int:
     from gsr.evaluate import describe_queries
+    from gsr.infra.extras import require
     from gsr.io.convert import as_queries
 
     check_outputs(args, plot_targets(args.plots, [FIGURE]), args.overwrite)
+    if args.plots:  # found before any work, as gsr validate --plots does
+        require("plots", "--plots (PNG figures drawn with matplotlib)")
     queries = as_queries(args.topics, args.field)
     lexicon = lexicon_of(args)
     rows = describe_queries(queries, lexicon, analyzer_of(args))

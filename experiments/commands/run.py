@@ -13,14 +13,14 @@ log = logs.get("cli")
 
 
 def cmd_run(args) -> int:
-    from experiments.config.experiment import check_collection_paths, check_output_names, load_config
+    from experiments.config.experiment import check_output_names, load_config
     from experiments.report.output import writer_lock
-    from experiments.report.provenance import input_paths
+    from experiments.report.provenance import check_inputs_exist, input_paths
     from gsr.infra.extras import install_command, installed
     from gsr.infra.outputs import Target, check_output_targets
 
     config = load_config(args.config)
-    check_collection_paths(config)
+    check_inputs_exist(config)
     if args.out:
         config.output = Path(args.out).expanduser()
         check_output_names(config)  # the names of the files it will hold fit the file system of --out's folder too
@@ -93,7 +93,7 @@ def _plan(args, config, identity: dict, where: str) -> int:
         print(f"{config.output}/ is up to date: `gsr run` would compute nothing and print its results")
         return 0
     experiment = Experiment(config)
-    experiment.preflight()
+    experiment.preflight(dry_run=True)
     steps = dry_run(experiment)
     computed = [step for step in steps if not step.reused]
     reused = len(steps) - len(computed)

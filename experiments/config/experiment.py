@@ -306,21 +306,6 @@ def _collection(raw, base: Path, source: str) -> dict:
     return collection
 
 
-def check_collection_paths(config: ExperimentConfig) -> None:
-    """A ConfigError naming every collection file or folder the config names that is not there (all at once, before
-    any work; a config can be parsed without them, e.g. to list its systems)."""
-    declared = COLLECTION_KINDS.get(config.collection["kind"])
-    missing = [
-        f"collection.{key} = {path}"
-        for key in declared.path_keys
-        if key in config.collection
-        for path in (config.collection[key] if isinstance(config.collection[key], list) else [config.collection[key]])
-        if not str(path).startswith(("irds:", "pyserini:")) and Path(path).is_absolute() and not Path(path).exists()
-    ]
-    if missing:
-        raise ConfigError(f"{config.path or 'config'}: no such file or folder: {'; '.join(missing)}")
-
-
 def _embeddings(raw, base: Path, source: str) -> dict[str, EmbeddingSpec]:
     embeddings = {}
     for name, table in config_table(raw, "embeddings", source).items():

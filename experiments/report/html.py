@@ -31,7 +31,7 @@ import numpy as np
 from experiments.report.summary import cell_text, experiment_summary, scored_summary
 from gsr.baselines import tie_end
 from gsr.infra.store import atomic_write
-from gsr.text.normal_form import nfc
+from gsr.text.normal_form import nfkc
 
 MAX_DOCUMENTS = 10  # documents shown per (system, query) list: the measured top K, at most this many
 DIGITS = 4  # g values are embedded rounded to this many decimals (the tables keep every digit)
@@ -77,7 +77,7 @@ class ReportData:
         """The shown documents' texts, each cut at MAX_TEXT_CHARACTERS (`cut_text`), and a note for each one cut."""
         self.documents, self.cut = {}, {}
         for docid, text in texts.items():
-            text = nfc(text)  # the page splits words as the measure does: "café" one word however it is spelled
+            text = nfkc(text)  # the page splits words as the measure does: "café", "ｃａｆé" one word however spelled
             self.documents[docid] = shown = cut_text(text)
             if len(shown) < len(text):
                 self.cut[docid] = f"… text cut at {MAX_TEXT_CHARACTERS:,} of {len(text):,} characters"

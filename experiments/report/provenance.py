@@ -16,9 +16,10 @@ from pathlib import Path
 from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
-from gsr.errors import GSRError, InputError
+from gsr.errors import ConfigError, GSRError, InputError
 from gsr.infra.digests import content_key, fast_digest, folder_content_key
 from gsr.infra.sha256 import cached_sha256
+from gsr.settings import STOP_LISTS
 from gsr.text.corpora import nltk_words
 from gsr.vectors.loading import BUILTIN_EMBEDDINGS, builtin_embedding_files
 
@@ -138,6 +139,33 @@ def _input_entries(config: ExperimentConfig) -> list[tuple[str, object]]:
             elif isinstance(value, str) and value.startswith(FILE_PREFIX):
                 entries.append((f"analyses.{key}", value[len(FILE_PREFIX) :]))
     return entries
+
+
+def check_inputs_exist(config: ExperimentConfig) -> None:
+    """A ConfigError naming every input the config names that is not there, each as `KEY = path`, all at once and
+    before any work (collection files and folders, embedding files, topics and qrels, stop and word lists, run and
+    label files; a `pyserini:` id whose file is not in Pyserini's cache). Ids (`irds:`, built-in names) are not
+    files; the folders a system type reads (`systems.NAME.inputs`, e.g. an encoder folder) are checked by its own
+    preflight, before any work too, in words of its own. A config can be parsed without its inputs, e.g. to list its
+    systems."""
+    missing = []
+    for role, value in _input_entries(config):
+        if (role.startswith("systems.") and role.endswith(".inputs")) or (
+            role == "gsr.stopwords" and value in STOP_LISTS  # a named list ('nltk'), not a file
+        ):
+            continue
+        role = f"{role}.source" if role.startswith("embeddings.") else role  # the key: embeddings.NAME.source
+        for item in value if isinstance(value, list) else [value]:
+            text = str(item)
+            if text.startswith("pyserini:"):
+                try:
+                    topics_path(text, role.rsplit(".", 1)[-1])
+                except InputError as err:
+                    missing.append(f"{role} = {text} ({err})")
+            elif not text.startswith("irds:") and not Path(text).exists():
+                missing.append(f"{role} = {text}")
+    if missing:
+        raise ConfigError(f"{config.path or 'config'}: no such file or folder: {'; '.join(missing)}")
 
 
 def input_paths(config: ExperimentConfig) -> list[tuple[str, Path]]:

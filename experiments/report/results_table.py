@@ -41,6 +41,7 @@ def _gsr_entry(result: ExperimentResult, label: str, name: str, tested: bool) ->
         "skipped": measured.skipped,
         "unknown_docids": measured.unknown_docids,
         "error": measured.error,
+        "warning": measured.coverage_warning,
     }
     if tested and measured.gsr is not None and perfect.gsr is not None:
         try:
@@ -140,6 +141,14 @@ def table_notes(result: ExperimentResult, rows: list[dict]) -> list[str]:
         "rel. GSR = (GSR − GSR_perfect) / |GSR_perfect| × 100. perfect: the relevant documents by grade; "
         "random: K documents drawn uniformly from the collection."
     )
+    unreliable: dict[tuple[str, str, str], list[str]] = {}
+    for row in rows:
+        for m, v in row["gsr"].items():
+            if v["gsr"] is None and v.get("error"):
+                unreliable.setdefault((m, "is undefined (—) for", v["error"]), []).append(row["system"])
+            elif v.get("warning"):
+                unreliable.setdefault((m, "warning for", v["warning"]), []).append(row["system"])
+    notes += [f"GSR ({m}) {what} {', '.join(names)}: {why}." for (m, what, why), names in unreliable.items()]
     undefined = {
         m: v["relative_error"]
         for row in rows

@@ -9,11 +9,14 @@ from gsr.infra.digests import content_key
 def vector_retriever(experiment, embedding_name: str, weighting: str):
     """The collection's document vectors under an embedding and weighting ('add', 'si'), cached on disk and made once
     per experiment (an `add` system and Dash's embedding relevance share them)."""
+    from gsr.text.analyzer import TOKENS_VERSION
     from retrievers.vector_average import VectorAverageRetriever
 
     def make():
         embedding = experiment.embedding(embedding_name)
-        cache_key = content_key(experiment.collection.key, embedding.key, sorted(experiment.analyzer.stopwords))
+        cache_key = content_key(
+            experiment.collection.key, embedding.key, sorted(experiment.analyzer.stopwords), TOKENS_VERSION
+        )
         return VectorAverageRetriever(
             embedding.kv, experiment.document_stats(), weighting, experiment.analyzer, cache_key=cache_key
         )

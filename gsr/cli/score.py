@@ -353,7 +353,14 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
                 "query's"
             )
         if system.error:
-            print(f"  {name}: GSR undefined: {system.error}")
+            print(f"  {name}: {undefined_line(system.error)}")
+        elif system.coverage_warning:
+            print(f"  {name}: warning: {system.coverage_warning}")
+
+
+def undefined_line(error: str) -> str:
+    """Why a GSR is undefined, as one line that says "GSR is undefined" once (the measure's reasons mostly do)."""
+    return error if error.startswith("GSR is undefined") else f"GSR is undefined: {error}"
 
 
 def cmd_score(args) -> int:
@@ -369,6 +376,9 @@ def cmd_score(args) -> int:
         print_table(scored.names, reports, scored.against_perfect, scored.pairs, args)
     if getattr(args, "html", None):
         outputs.page(scored, args)
+    for name, report in zip(scored.names, reports):
+        if report.system.gsr is not None and report.system.coverage_warning:
+            log.warning("%s: %s", name, report.system.coverage_warning)
     undefined = [name for name, report in zip(scored.names, reports) if report.system.gsr is None]
     if undefined:
         log.warning("GSR is undefined for %s", ", ".join(undefined))

@@ -22,7 +22,7 @@ from gsr.documents.stats import DocumentStats
 from gsr.infra import logs
 from gsr.infra.digests import content_key
 from gsr.infra.store import atomic_folder, cache_dir, cached_folder, reusable
-from gsr.text.analyzer import Analyzer
+from gsr.text.analyzer import TOKENS_VERSION, Analyzer
 
 log = logs.get("documents")
 
@@ -30,7 +30,7 @@ DRAWN_IDS = "drawn-ids.json"  # in an engines entry: the ids at the random engin
 
 
 def _stats_entry(*key) -> Path:
-    return cache_dir() / "document-stats" / content_key(*key)
+    return cache_dir() / "document-stats" / content_key(*key, TOKENS_VERSION)
 
 
 def cached_document_stats(source, analyzer: Analyzer, n_jobs: int | None = None) -> DocumentStats:

@@ -40,19 +40,21 @@ RELEVANT = "rel"
 
 
 class SlopeTerm(float):
-    """A topic's share of Eq. 3 (see the module docstring) that also carries the topic's point (x, y) = (g(q), g_q(L)),
-    so an aggregate over any set of shares can refit the slope exactly."""
+    """A topic's share of Eq. 3 (see the module docstring) that also carries the topic's point (x, y) = (g(q), g_q(L))
+    and the rounding bound of its g(q) (the lexicon's), so an aggregate over any set of shares can refit the slope
+    exactly and tell a spread of g(q) from rounding noise (gsr.equations.check_query_spread)."""
 
     x: float
     y: float
+    rounding: float
 
-    def __new__(cls, value: float, x: float, y: float):
+    def __new__(cls, value: float, x: float, y: float, rounding: float = 0.0):
         term = super().__new__(cls, value)
-        term.x, term.y = x, y
+        term.x, term.y, term.rounding = x, y, rounding
         return term
 
     def __reduce__(self):
-        return SlopeTerm, (float(self), self.x, self.y)
+        return SlopeTerm, (float(self), self.x, self.y, self.rounding)
 
 
 class Unmeasured(float):
@@ -87,12 +89,14 @@ def _aggregators():
         def __init__(self):
             self.x: list[float] = []
             self.y: list[float] = []
+            self.rounding = 0.0
             self.plain = 0
 
         def add(self, value):
             if isinstance(value, SlopeTerm):
                 self.x.append(value.x)
                 self.y.append(value.y)
+                self.rounding = max(self.rounding, value.rounding)
             elif not isinstance(value, Unmeasured) and not (isinstance(value, float) and math.isnan(value)):
                 self.plain += 1
 
@@ -104,7 +108,7 @@ def _aggregators():
                     "aggregate the values ir_measures returns directly"
                 )
             try:
-                return gsr_slope(self.x, self.y)
+                return gsr_slope(self.x, self.y, query_rounding=self.rounding)
             except UndefinedMeasureError:
                 return math.nan
 
@@ -278,8 +282,9 @@ class GSRMeasures(Mapping):
                 "pt.Experiment without batch_size, or ir_measures.calc_aggregate on the whole run"
             )
         x, y = result.points(defined_only=False)
+        rounding = getattr(self.gsr.lexicon, "rounding", 0.0)
         try:
-            terms = gsr_slope_terms(x, y)
+            terms = gsr_slope_terms(x, y, query_rounding=rounding)
         except (
             UndefinedMeasureError
         ):  # fewer than two points here: the aggregate may still gather enough from other calls
@@ -288,7 +293,7 @@ class GSRMeasures(Mapping):
         scale = (len(qrels) / measured if qrels else 1.0) if measured else math.nan
         for q, term in zip(result.per_query, terms):
             if q.g_query is not None and q.g_list is not None:
-                yield q.qid, SlopeTerm(scale * term, q.g_query, q.g_list)
+                yield q.qid, SlopeTerm(scale * term, q.g_query, q.g_list, rounding)
 
     def __getitem__(self, name: str):
         kind, cutoff = parse_measure_name(name[len(self.prefix) :] if name.startswith(self.prefix) else name)

@@ -21,11 +21,12 @@ _IRDS_QUERY_FIELDS = {"title": "title", "desc": "description", "narr": "narrativ
 
 def irds_dataset(source: str):
     """The ir_datasets dataset named by 'irds:ID' (InputError when ir_datasets or the dataset is missing)."""
+    from gsr.infra.extras import require
+
     name = source[len(IRDS_PREFIX) :]
-    try:
-        import ir_datasets
-    except ImportError:
-        raise InputError(f"{source}: the 'ir_datasets' package is not installed (pip install ir-datasets)") from None
+    require("irds", f"{source} (an ir_datasets dataset)")
+    import ir_datasets
+
     try:
         return ir_datasets.load(name)
     except KeyError:

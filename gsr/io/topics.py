@@ -131,7 +131,8 @@ def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
         {qid: text}.
 
     Raises:
-        InputError: If a line has no tab, a query appears twice or the file holds none.
+        InputError: If a line has no tab or holds a carriage return (CR-only line ends), a query appears twice or the
+            file holds none.
 
     Example:
         >>> import pathlib, tempfile
@@ -146,6 +147,11 @@ def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
     for lineno, line in text_lines(path):
         if not line.strip():
             continue
+        if "\r" in line:  # text_lines ends lines at LF: CR-only line ends would merge every query into this one
+            raise InputError(
+                f"{path}:{lineno}: a carriage return (CR) inside the line: the file ends its lines with CR alone "
+                "(classic Mac OS); convert them to LF"
+            )
         parts = line.split("\t")
         if len(parts) < 2:
             raise InputError(f"{path}:{lineno}: expected 'qid<TAB>text'")

@@ -14,7 +14,7 @@ from gsr.io.files import text_lines
 from gsr.settings import DEFAULT_EXCLUSION, DEFAULT_STOP_LIST, EXCLUSION, STOP_LISTS
 from gsr.text.corpora import nltk_words, warn_missing
 from gsr.text.lemmas import chosen_lemma, lemma_table
-from gsr.text.normal_form import nfc
+from gsr.text.normal_form import nfkc
 
 # Pronouns and titles that every general stop list drops but that carry gender (paper §3.2.2).
 GENDERED_KEEP_WORDS = frozenset({"he", "she", "him", "her", "his", "hers", "himself", "herself", "mr", "mrs", "ms"})
@@ -29,13 +29,23 @@ NLTK_STOPWORDS_COPY = Path(__file__).resolve().parent / "wordlists" / "nltk_engl
 
 _WORD_RUNS = re.compile(r"[^\W_]+")
 
+TOKENS_VERSION = 2
+"""How texts are split into tokens, as part of the keys of everything cached from tokens (document statistics, token
+corpora and the embeddings trained on them, the runs of systems that read the collection's tokens): 2 folds NFKC
+(gsr.text.normal_form.nfkc), 1 was NFC.
+
+Example:
+    >>> TOKENS_VERSION
+    2
+"""
+
 
 def _word_lines(path: str | os.PathLike) -> list[str]:
     """Words of a list file, one per line; '#' starts a comment (read with gsr.io.text_lines: UTF-8, BOM skipped,
     other bytes an error naming file:line)."""
     words = []
     for _, line in text_lines(path):
-        word = nfc(line.split("#", 1)[0].strip().lower())
+        word = nfkc(line.split("#", 1)[0].strip().lower())
         if word:
             words.append(word)
     return words
@@ -163,8 +173,8 @@ class Analyzer:
         EXCLUSION.check(self.exclusion)
 
     def tokens(self, text: str) -> list[str]:
-        """Lowercased runs of letters and digits of the NFC text; keeps those of >= 2 letters, no digit, not a stop
-        word.
+        """Lowercased runs of letters and digits of the NFKC text (fullwidth and ligature forms folded,
+        gsr.text.normal_form.nfkc); keeps those of >= 2 letters, no digit, not a stop word.
 
         Args:
             text: The text.
@@ -173,7 +183,7 @@ class Analyzer:
             The tokens, in the text's order.
         """
         stop = self.stopwords or frozenset()  # never None after __post_init__
-        return [t for t in _WORD_RUNS.findall(nfc(text).lower()) if len(t) > 1 and t.isalpha() and t not in stop]
+        return [t for t in _WORD_RUNS.findall(nfkc(text).lower()) if len(t) > 1 and t.isalpha() and t not in stop]
 
     def inflection_class(self, word: str) -> str:
         """The class under `exclusion`: the word, its lemma or its Snowball stem; words sharing it are one term.

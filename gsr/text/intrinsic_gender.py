@@ -26,7 +26,7 @@ from gsr.errors import InputError
 from gsr.io.files import read_json, text_lines
 from gsr.text.analyzer import default_stopwords
 from gsr.text.corpora import nltk_words, warn_missing
-from gsr.text.normal_form import nfc
+from gsr.text.normal_form import nfkc
 
 FEMALE, MALE, NEUTRAL = "female", "male", "neutral"
 LABELS = (FEMALE, MALE, NEUTRAL)
@@ -212,6 +212,6 @@ def count_mentions(tokens: Iterable[str], words: MentionWords) -> tuple[int, int
 def intrinsic_gender(text: str, words: MentionWords) -> IntrinsicLabel:
     """§4.2.5: 'male' with more male than female mentions, 'female' with more female ones, 'neutral' on a tie (none
     included). Words are runs of letters, case kept ("ex-boyfriend" is ex + boyfriend)."""
-    female, male = count_mentions(_LETTER_RUNS.findall(nfc(text or "")), words)
+    female, male = count_mentions(_LETTER_RUNS.findall(nfkc(text or "")), words)
     label = MALE if male > female else FEMALE if female > male else NEUTRAL
     return IntrinsicLabel(label, female, male)

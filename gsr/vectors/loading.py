@@ -9,16 +9,22 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+from array import array
 from pathlib import Path
 
 import numpy as np
 
 from gsr.errors import EmbeddingError, InputError
+from gsr.infra import logs
 from gsr.infra.digests import file_content_key
 from gsr.infra.extras import require
 from gsr.infra.store import cache_dir, cached_folder
 from gsr.io.files import text_lines
+from gsr.text.normal_form import nfc
 from gsr.vectors.word_vectors import WordVectors
+
+log = logs.get("embeddings")
+MAX_LISTED = 5  # examples a warning lists
 
 FASTTEXT_MAGIC = 793712314  # first int32 of every fastText .bin model
 
@@ -89,12 +95,19 @@ def read_text_vectors(path: str | os.PathLike):
 
     Every line holds a word and exactly `dim` values (the header's dimension, else the first line's): a missing or
     an extra value is an error naming file:line, as is a vector count other than the header's. A word may contain
-    spaces (GloVe 840B has a few) as long as none of its pieces is a number.
+    spaces (GloVe 840B has a few) as long as none of its pieces is a number. Every value must be a finite float32
+    (NaN, infinity and numbers beyond ±3.4e38 are an error at file:line). A word given twice with different vectors
+    is an error naming both lines (which one is meant cannot be told); given twice with the same vector, or spelled
+    in two Unicode forms (NFC and NFD), a warning names the lines (check_spellings).
     """
     path = Path(path)
     words: list[str] = []
     rows: list[np.ndarray] = []
+    lines = array("l")  # the line of each row: what a duplicate's message names
+    first: dict[str, int] = {}
+    repeated: list[tuple[str, int, int]] = []
     dim = count = None
+    vector_lines = 0
     try:
         for lineno, line in text_lines(path):  # UTF-8 (a byte-order mark skipped), plain or .gz
             parts = line.rstrip(" ").split(" ")
@@ -118,22 +131,74 @@ def read_text_vectors(path: str | os.PathLike):
             if not written.isascii() or "_" in written:  # float() would take '1_0' as 10 and '٣' as 3
                 raise EmbeddingError(f"{path}:{lineno}: vector values must be numbers in ASCII digits")
             try:
-                rows.append(np.array(values, dtype=np.float32))
+                with np.errstate(over="ignore"):  # a value beyond float32's range becomes inf, refused below
+                    row = np.array(values, dtype=np.float32)
             except ValueError:
                 raise EmbeddingError(f"{path}:{lineno}: vector values are not numbers") from None
-            words.append(" ".join(parts[:-dim]))
+            if not np.isfinite(row).all():
+                bad = values[int(np.flatnonzero(~np.isfinite(row))[0])]
+                raise EmbeddingError(
+                    f"{path}:{lineno}: vector value {bad!r} is not a finite float32 number (NaN, infinity, or beyond "
+                    "±3.4e38)"
+                )
+            vector_lines += 1
+            word = " ".join(parts[:-dim])
+            seen = first.get(word)
+            if seen is not None:
+                if not np.array_equal(rows[seen], row):
+                    raise EmbeddingError(
+                        f"{path}:{lineno}: the word {word!r} is given again with another vector (first at line "
+                        f"{lines[seen]}); which one is meant cannot be told: keep one"
+                    )
+                repeated.append((word, lines[seen], lineno))
+                continue
+            first[word] = len(rows)
+            rows.append(row)
+            words.append(word)
+            lines.append(lineno)
     except EmbeddingError:
         raise
     except InputError as err:
         raise EmbeddingError(str(err)) from None
     if not rows:
         raise EmbeddingError(f"{path}: no vectors found")
-    if count is not None and count != len(rows):
+    if count is not None and count != vector_lines:
         raise EmbeddingError(
-            f"{path}: the header announces {count:,} vectors but the file holds {len(rows):,} "
+            f"{path}: the header announces {count:,} vectors but the file holds {vector_lines:,} "
             "(a truncated or edited file?)"
         )
+    check_spellings(path, words, rows, lines, repeated)
     return _keyed_vectors(words, np.vstack(rows))
+
+
+def check_spellings(path: Path, words: list[str], rows: list, lines, repeated: list[tuple[str, int, int]]) -> None:
+    """Warnings (MAX_LISTED examples with their lines) for words given twice with the same vector (kept once), and
+    for words written in two Unicode forms: 'café' in NFC and in NFD are one word to gsr, which looks up the NFC
+    spelling (gsr.lexicon.vocabulary_key), so the other one's vector is never used. Those are warned of, not
+    refused, even when their vectors differ: published vectors trained on raw web text (fastText's crawl) hold both
+    forms as two tokens, and refusing would refuse the whole file for a few accented words."""
+    if repeated:
+        examples = ", ".join(f"{w!r} (lines {a} and {b})" for w, a, b in repeated[:MAX_LISTED])
+        log.warning("%s: %d words given twice with the same vector, kept once: %s", path, len(repeated), examples)
+    forms: dict[str, list[int]] = {}
+    for i, word in enumerate(words):
+        if not word.isascii():
+            forms.setdefault(nfc(word), []).append(i)
+    twice = [(key, rows_of) for key, rows_of in forms.items() if len(rows_of) > 1]
+    if twice:
+        examples = ", ".join(
+            f"{key!r} (lines {', '.join(str(lines[i]) for i in rows_of)}"
+            + (", different vectors" if any(not np.array_equal(rows[rows_of[0]], rows[i]) for i in rows_of) else "")
+            + ")"
+            for key, rows_of in twice[:MAX_LISTED]
+        )
+        log.warning(
+            "%s: %d words are written in two Unicode forms (NFC and NFD), one word to gsr, which uses the NFC "
+            "spelling's vector: %s",
+            path,
+            len(twice),
+            examples,
+        )
 
 
 def _is_number(text: str) -> bool:
@@ -187,10 +252,32 @@ def _read_any(path: Path, allow_pickle: bool = False):
         require("train", f"{path}: reading a gensim .kv file")
         from gensim.models import KeyedVectors
 
-        return KeyedVectors.load(str(path), mmap="r")
+        try:
+            kv = KeyedVectors.load(str(path), mmap="r")
+        except Exception as err:  # a cut, empty or foreign pickle fails in many ways (EOFError, UnpicklingError, …)
+            raise EmbeddingError(f"{path}: not a readable gensim .kv file ({type(err).__name__}: {err})") from None
+        if not isinstance(kv, KeyedVectors):
+            raise EmbeddingError(f"{path}: holds a {type(kv).__name__}, not gensim KeyedVectors")
+        return check_finite(kv, path)
     if name.endswith(".bin"):
-        return _read_binary(path)
+        return check_finite(_read_binary(path), path)
     return read_text_vectors(path)
+
+
+def check_finite(kv, path: Path, chunk_rows: int = 65_536):
+    """`kv` itself, once every value of its vectors (and a fastText model's n-gram vectors) is a finite number: an
+    EmbeddingError naming the file and the first word (or n-gram row) whose vector holds NaN or an infinity, which
+    would make every g(w) and the gender direction NaN. Checked a chunk of rows at a time (no copy of the matrix)."""
+    for what, matrix in (("word", kv.vectors), ("n-gram row", getattr(kv, "vectors_ngrams", None))):
+        if matrix is None:
+            continue
+        for start in range(0, len(matrix), chunk_rows):
+            finite = np.isfinite(matrix[start : start + chunk_rows]).all(axis=1)
+            if not finite.all():
+                row = start + int(np.flatnonzero(~finite)[0])
+                which = repr(kv.index_to_key[row]) if what == "word" else str(row)
+                raise EmbeddingError(f"{path}: the vector of {what} {which} holds NaN or an infinite value")
+    return kv
 
 
 CACHE_FORMAT = 2  # 2: vectors.npy and words.json, no pickle (1 was gensim's pickled .kv)

@@ -186,8 +186,9 @@ def test_fasttext_bin(tmp_path):
     assert np.allclose(kv["nurses"], model.wv["nurses"], atol=1e-6)
 
 
-def test_duplicate_words_first_vector_wins(tmp_path):
-    text = "a 1 2\nb 3 4\na 5 6\n"
+def test_a_duplicate_word_with_the_same_vector_is_kept_once(tmp_path):
+    # with another vector it is refused (tests/embeddings/test_embedding_checks.py)
+    text = "a 1 2\nb 3 4\na 1 2\n"
     kv = load_embedding(_write(tmp_path / "dup.txt", text))
     assert list(kv.index_to_key) == ["a", "b"]
     assert kv.key_to_index == {"a": 0, "b": 1}

@@ -302,8 +302,9 @@ def test_rerank_command(tmp_path, capsys):
             "would feed the test qrels",
         ),
     ):
-        assert main(["rerank", "--run", str(f / "run.txt"), "--out", str(out), *argv]) == 2
+        assert main(["rerank", "--run", str(f / "run.txt"), "--out", str(tmp_path / "refused.run"), *argv]) == 2
         assert message in capsys.readouterr().err
+        assert not (tmp_path / "refused.run").exists()
 
 
 def test_rerank_command_with_embedding_relevance(tmp_path):
