@@ -104,6 +104,7 @@ _LAZY = {
     "parse_measure_name": "gsr.integrations.gsr_measures",
     "EmbeddingError": "gsr.errors",
     "StorageError": "gsr.errors",
+    "plan": "gsr.planning.planner",
 }
 
 __all__ = [
