@@ -110,6 +110,39 @@ def grepbiasir_score_output() -> str:
     return score_output("grepbiasir", ("bm25.run", "minilm.run"))
 
 
+# docs/planning.md's commands (as its bash blocks give them, after `gsr`) on the exported Grep-BiasIR, and the file
+# of docs/generated/ each one's output goes to
+PLAN_COMMANDS = {
+    "grepbiasir_plan.txt": "plan --run grepbiasir/bm25.run grepbiasir/minilm.run --topics grepbiasir/topics.tsv "
+    "--docs grepbiasir/documents.jsonl --qrels grepbiasir/qrels.txt --measures nDCG@10 --target-width 0.02 "
+    "--difference 0.05 nDCG@10=0.02",
+    "grepbiasir_plan_pool.txt": "plan --run grepbiasir/bm25.run --topics grepbiasir/topics.tsv "
+    "--docs grepbiasir/documents.jsonl --qrels grepbiasir/qrels.txt --n 40 --pool msmarco-gender --select 40 "
+    "--neutral-share 0.1",
+}
+
+
+def plan_outputs() -> dict[str, str]:
+    """What docs/planning.md shows each of PLAN_COMMANDS printing: {file of docs/generated/: output}."""
+    from experiments.cli import main
+
+    outputs = {}
+    with tempfile.TemporaryDirectory() as folder:
+        previous = os.getcwd()
+        os.chdir(folder)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                main(["-q", "export", "grepbiasir", "--out", "grepbiasir"])
+            for name, command in PLAN_COMMANDS.items():
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    main(["-q", *command.split()])
+                outputs[name] = out.getvalue()
+        finally:
+            os.chdir(previous)
+    return outputs
+
+
 # the paper's published row (mean ± sd over 1,000 runs), quoted: ϵ = 0.2, 0.4, 0.6, then ρ = 0.2, 0.4, 0.6
 FENG_SHAH_TABLE_1 = (
     "| Feng & Shah Table 1 | "
@@ -161,6 +194,7 @@ def cheap_outputs() -> dict[Path, str]:
         GENERATED / "grepbiasir_score.txt": grepbiasir_score_output(),
         GENERATED / "feng_shah_table1.md": feng_shah_table(),
         GENERATED / "validate.txt": validate_output(),
+        **{GENERATED / name: text for name, text in plan_outputs().items()},
         experiments: with_registry_tables(experiments.read_text(encoding="utf-8"), tables),
     }
 

@@ -42,11 +42,11 @@ def print_plan(result, args) -> None:
     source = (
         f"the output folder {args.pilot} (GSR under {args.label or 'its first embedding'})"
         if args.pilot
-        else (f"{len(result.runs)} run(s) under {args.embedding}")
+        else (f"{len(result.runs)} run{'s' if len(result.runs) > 1 else ''} under {args.embedding}")
     )
     print(
         f"Study plan from {source}: {settings['resamples']:,} simulated studies per study size (seed "
-        f"{settings['seed']}); n = topics with both g(q) and g_q(L)"
+        f"{settings['seed']}); a run's pilot n: its topics with both g(q) and g_q(L)"
     )
     print()
     print_precision(result)

@@ -247,9 +247,9 @@ def plan(
         >>> pilot = {"bm25": {f"q{i}": (x[i], 0.2 * x[i] + rng.normal(0, 0.03)) for i in range(120)}}
         >>> result = plan(pilot, topics=[50, 500], target_width=0.02, resamples=500)
         >>> {n: round(w, 3) for n, w in result.runs["bm25"].half_width_analytic.items()}
-        {50: 0.049, 120: 0.032, 500: 0.015}
+        {50: 0.046, 120: 0.029, 500: 0.014}
         >>> result.runs["bm25"].method, result.runs["bm25"].n_for_target_width
-        ('analytic', 285)
+        ('analytic', 251)
     """
     settings = {
         "level": LEVEL.check(level),
