@@ -80,8 +80,10 @@ def with_registry_tables(text: str, tables: dict[str, str]) -> str:
     return text
 
 
-def score_output(collection: str, runs: tuple[str, ...], measures: str = "nDCG@10,AP") -> str:
-    """What the docs show `gsr score` printing on the exported built-in `collection` (gsr export), its `runs`."""
+@contextlib.contextmanager
+def exported(collection: str):
+    """The working folder is, for the block, a temporary one holding the built-in `collection` as `gsr export`
+    writes it, in the folder COLLECTION/."""
     from experiments.cli import main
 
     with tempfile.TemporaryDirectory() as folder:
@@ -90,13 +92,21 @@ def score_output(collection: str, runs: tuple[str, ...], measures: str = "nDCG@1
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 main(["-q", "export", collection, "--out", collection])
-            files = ["--topics", f"{collection}/topics.tsv", "--docs", f"{collection}/documents.jsonl"]
-            files += ["--qrels", f"{collection}/qrels.txt", "--measures", measures]
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                main(["-q", "score", "--run", *(f"{collection}/{run}" for run in runs), *files])
+            yield
         finally:
             os.chdir(previous)
+
+
+def score_output(collection: str, runs: tuple[str, ...], measures: str = "nDCG@10,AP") -> str:
+    """What the docs show `gsr score` printing on the exported built-in `collection` (gsr export), its `runs`."""
+    from experiments.cli import main
+
+    with exported(collection):
+        files = ["--topics", f"{collection}/topics.tsv", "--docs", f"{collection}/documents.jsonl"]
+        files += ["--qrels", f"{collection}/qrels.txt", "--measures", measures]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            main(["-q", "score", "--run", *(f"{collection}/{run}" for run in runs), *files])
     return out.getvalue()
 
 
@@ -127,19 +137,12 @@ def plan_outputs() -> dict[str, str]:
     from experiments.cli import main
 
     outputs = {}
-    with tempfile.TemporaryDirectory() as folder:
-        previous = os.getcwd()
-        os.chdir(folder)
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                main(["-q", "export", "grepbiasir", "--out", "grepbiasir"])
-            for name, command in PLAN_COMMANDS.items():
-                out = io.StringIO()
-                with contextlib.redirect_stdout(out):
-                    main(["-q", *command.split()])
-                outputs[name] = out.getvalue()
-        finally:
-            os.chdir(previous)
+    with exported("grepbiasir"):
+        for name, command in PLAN_COMMANDS.items():
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                main(["-q", *command.split()])
+            outputs[name] = out.getvalue()
     return outputs
 
 

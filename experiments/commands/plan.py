@@ -18,7 +18,7 @@ from pathlib import Path
 
 from experiments.commands.common import CommandError, add_lexicon_options, analyzer_of, lexicon_of, positive_int
 from gsr.infra import logs
-from gsr.infra.params import argparse_type
+from gsr.infra.params import ParamError, argparse_type
 from gsr.planning.options import (
     ALPHA,
     DEFAULT_TOPICS,
@@ -43,7 +43,7 @@ GSR_NAME = "GSR"
 
 def difference_entry(text: str) -> tuple[str, float]:
     """One --difference entry: 'D' (a GSR difference) or 'MEASURE=D'."""
-    name, equals, value = text.rpartition("=") if "=" in text else ("", "", text)
+    name, _, value = text.rpartition("=")
     name = name.strip() or GSR_NAME
     try:
         number = float(value)
@@ -53,7 +53,7 @@ def difference_entry(text: str) -> tuple[str, float]:
         ) from None
     try:
         return name, DIFFERENCE.check(number)
-    except Exception as err:  # ParamError: out of range
+    except ParamError as err:
         raise argparse.ArgumentTypeError(f"{name}: {err}") from None
 
 
@@ -122,18 +122,15 @@ def check_json_target(args) -> None:
 
 
 def read_pool(args) -> dict[str, float]:
-    """--pool's g(q) under --embedding; the pool's queries are kept on `args` for printing."""
+    """--pool's g(q) under --embedding, checked against --select, --neutral-share and --strata; the pool's queries are
+    kept on `args` for printing."""
     from gsr.io.convert import as_queries
-    from gsr.planning.selection import measurable_pool, pool_genderedness
+    from gsr.planning.selection import check_selection, measurable_pool, pool_genderedness
 
     queries = as_queries(args.pool, args.field)
     pool = pool_genderedness(queries, lexicon_of(args), analyzer_of(args))
     qids, _ = measurable_pool(pool)
-    if args.select > len(qids):
-        raise CommandError(
-            f"--select {args.select:,}: --pool {args.pool} has only {len(qids):,} queries with a term in "
-            f"{args.embedding}"
-        )
+    check_selection(len(qids), args.select, args.neutral_share, args.strata)
     args.pool_queries = queries
     return pool
 
@@ -352,12 +349,13 @@ def configure(parser) -> None:
         f"{PER_QUERY_FILE}",
     )
     goals = parser.add_argument_group("what the study should reach")
-    goals.add_argument(
-        "--level",
-        type=argparse_type(LEVEL, float),
-        default=LEVEL.default,
-        help=f"{LEVEL.help}, {LEVEL.range_text()} (default {LEVEL.default})",
-    )
+    for param in (LEVEL, ALPHA, POWER):
+        goals.add_argument(
+            f"--{param.name}",
+            type=argparse_type(param, float),
+            default=param.default,
+            help=f"{param.help}, {param.range_text()} (default {param.default})",
+        )
     goals.add_argument(
         "--n",
         type=argparse_type(TOPICS),
@@ -381,18 +379,6 @@ def configure(parser) -> None:
         metavar="D|MEASURE=D",
         help="differences between two runs to detect: a number for GSR, MEASURE=D for a --measures one "
         "(e.g. 0.05 nDCG@10=0.02): their power at each n and the topics they need",
-    )
-    goals.add_argument(
-        "--alpha",
-        type=argparse_type(ALPHA, float),
-        default=ALPHA.default,
-        help=f"{ALPHA.help}, {ALPHA.range_text()} (default {ALPHA.default})",
-    )
-    goals.add_argument(
-        "--power",
-        type=argparse_type(POWER, float),
-        default=POWER.default,
-        help=f"{POWER.help}, {POWER.range_text()} (default {POWER.default})",
     )
     pool = parser.add_argument_group("choosing topics from a pool (g(q) needs no retrieval)")
     pool.add_argument("--pool", metavar="TOPICS", help="candidate topics: a topics file, msmarco-gender[:…], irds:ID")

@@ -12,6 +12,9 @@ DEFAULT_TOPICS = (25, 50, 100, 250, 500, 1000, 2000)  # the study sizes every pl
 MAX_TOPICS = 10_000_000  # a study needing more topics than this is reported as out of reach, not as a number
 MIN_TOPICS = 3  # Eq. 3's slope has a standard error (n − 2 residual degrees of freedom) from three topics on
 MIN_STUDIES = 100  # fewer simulated studies leave too few beyond a 95% interval's quantiles to place them
+DEFAULT_ALPHA = 0.05
+DEFAULT_POWER = 0.8
+DEFAULT_STUDIES = 2000
 
 
 def _open_unit(name: str, default: float, help_text: str) -> Param:
@@ -26,8 +29,8 @@ def checked_difference(value, label: str) -> float:
     return float(value)
 
 
-ALPHA = _open_unit("alpha", 0.05, "significance level of the two-sided paired tests")
-POWER = _open_unit("power", 0.8, "the probability with which a detectable difference is detected")
+ALPHA = _open_unit("alpha", DEFAULT_ALPHA, "significance level of the two-sided paired tests")
+POWER = _open_unit("power", DEFAULT_POWER, "the probability with which a detectable difference is detected")
 TARGET_WIDTH = Param(
     "target_width", float, None, "the half-width of GSR's interval a study should reach", minimum=0, open_minimum=True
 )
@@ -43,7 +46,7 @@ TOPICS = Param("topics", int, None, "a study size, in topics", minimum=MIN_TOPIC
 STUDIES = Param(
     "resamples",
     int,
-    2000,
+    DEFAULT_STUDIES,
     "simulated studies per study size (each draws its topics with replacement from the pilot's)",
     minimum=MIN_STUDIES,
     maximum=MAX_RESAMPLES,

@@ -15,6 +15,9 @@ from gsr.errors import InputError, ParamError, UndefinedMeasureError
 from gsr.infra.numeric import finite
 from gsr.planning.options import (
     ALPHA,
+    DEFAULT_ALPHA,
+    DEFAULT_POWER,
+    DEFAULT_STUDIES,
     DEFAULT_TOPICS,
     DIFFERENCE,
     MIN_TOPICS,
@@ -28,9 +31,9 @@ from gsr.planning.options import (
 )
 from gsr.planning.power import Detection, MeanDifference, SlopeDifference, detection
 from gsr.planning.precision import Precision, design_half_width, precision
-from gsr.planning.selection import Selection, measurable_pool, select_topics, spread_of
+from gsr.planning.selection import Selection, check_selection, measurable_pool, select_topics, spread_of
 from gsr.planning.studies import StudyDraws
-from gsr.settings import LEVEL, SEED
+from gsr.settings import DEFAULT_LEVEL, LEVEL, SEED
 from gsr.uncertainty import slope_standard_error
 
 GSR_MEASURE = "GSR"  # the name a difference to detect in GSR goes by, beside the measures' names
@@ -194,18 +197,18 @@ def _measure_pairs(measure: str, values: Mapping[str, Mapping[str, float]]):
 def plan(
     runs: Mapping[str, object],
     *,
-    level: float = LEVEL.default,  # type: ignore[assignment]
+    level: float = DEFAULT_LEVEL,
     topics: Iterable[int] = DEFAULT_TOPICS,
     target_width: float | None = None,
     difference: float | Mapping[str, float] | None = None,
-    alpha: float = ALPHA.default,  # type: ignore[assignment]
-    power: float = POWER.default,  # type: ignore[assignment]
+    alpha: float = DEFAULT_ALPHA,
+    power: float = DEFAULT_POWER,
     measures: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
     pool: Mapping[str, float] | None = None,
     select: int | None = None,
     neutral_share: float = 0.0,
     strata: int | None = None,
-    resamples: int = STUDIES.default,  # type: ignore[assignment]
+    resamples: int = DEFAULT_STUDIES,
     seed: int = 0,
 ) -> Plan:
     """A study plan from a pilot (docs/planning.md): for each run, the expected half-width of GSR's interval for n
@@ -271,7 +274,8 @@ def plan(
         settings.update(select=SELECT.check(select), neutral_share=NEUTRAL_SHARE.check(neutral_share), strata=None)
         if strata is not None:
             settings["strata"] = STRATA.check(strata)
-        measurable_pool(pool)
+        qids, _ = measurable_pool(pool)
+        check_selection(len(qids), settings["select"], settings["neutral_share"], settings["strata"])
     if not runs:
         raise InputError("a plan needs at least one pilot run")
     pilots = {name: pilot_run(name, run) for name, run in runs.items()}

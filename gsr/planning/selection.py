@@ -136,6 +136,17 @@ def stratified(values: np.ndarray, count: int, strata: int, fixed: np.ndarray) -
     return chosen
 
 
+def check_selection(measurable: int, n: int, neutral_share: float, strata: int | None) -> int:
+    """The neutral topics of a choice of n from a pool of `measurable` topics with a g(q): ⌈neutral_share · n⌉;
+    InputError when the pool has fewer than n, or when fewer than `strata` topics are left to the strata."""
+    if n > measurable:
+        raise InputError(f"pool: {n:,} topics asked for, but only {measurable:,} of its queries have a g(q)")
+    neutral = math.ceil(round(neutral_share * n, 9))  # rounded first: 0.1 · 30 is 3.0000000000000004
+    if strata is not None and strata > n - neutral:
+        raise InputError(f"strata = {strata}, but only {n - neutral} topics are chosen outside the neutral share")
+    return neutral
+
+
 def select_topics(
     pool: Mapping[str, float], n: int, neutral_share: float = 0.0, strata: int | None = None
 ) -> tuple[list[str], int, float | None]:
@@ -155,15 +166,11 @@ def select_topics(
         InputError: If the pool has no measurable topic, fewer than n, or fewer than `strata` beside the neutral ones.
     """
     qids, values = measurable_pool(pool)
-    if n > len(qids):
-        raise InputError(f"pool: {n:,} topics asked for, but only {len(qids):,} of its queries have a g(q)")
-    neutral_count = math.ceil(round(neutral_share * n, 9))
+    neutral_count = check_selection(len(qids), n, neutral_share, strata)
     neutral = np.argsort(np.abs(values), kind="stable")[:neutral_count]
     rest = np.setdiff1d(np.arange(len(values)), neutral)
     rest = rest[np.argsort(values[rest], kind="stable")]
     count = n - neutral_count
-    if strata is not None and strata > count:
-        raise InputError(f"strata = {strata} but only {count} topics are chosen outside the neutral share")
     fixed = values[neutral]
     if strata is None:
         picked = widest(values[rest], count, fixed)

@@ -80,7 +80,16 @@ CASES = {
         "topics.tsv",
         "pool: none of its 2 queries has a term the lexicon can measure",
     ),
-    "select beyond the pool": (("--pool", "{dir}/topics.tsv", "--select", "9"), "topics.tsv", "has only 5 queries"),
+    "select beyond the pool": (
+        ("--pool", "{dir}/topics.tsv", "--select", "9"),
+        "topics.tsv",
+        "pool: 9 topics asked for, but only 5 of its queries have a g(q)",
+    ),
+    "more strata than topics": (
+        ("--pool", "{dir}/topics.tsv", "--select", "4", "--neutral-share", "0.5", "--strata", "3"),
+        "topics.tsv",
+        "strata = 3, but only 2 topics are chosen outside the neutral share",
+    ),
     "select without a pool": (("--select", "3"), "topics.tsv", "--select chooses topics from a pool"),
     "a difference of 0": (("--difference", "0"), "topics.tsv", "a finite number other than 0"),
     "a difference of an unasked measure": (("--difference", "AP=0.1"), "topics.tsv", "AP is not one of --measures"),
