@@ -5,6 +5,7 @@ target or anchor, and their ratio. Nothing in the table is typed by hand.
     .venv/bin/python benchmarks/bench_statistics.py --json out/bench/statistics.json
     .venv/bin/python benchmarks/bench_gsr.py --docs 100000 --json out/bench/gsr.json
     .venv/bin/python benchmarks/bench_report.py out/demo/report.html --json out/bench/report.json
+    .venv/bin/python benchmarks/bench_plan.py --json out/bench/plan.json
     .venv/bin/python benchmarks/table.py out/bench/*.json --out docs/generated/benchmarks.md
 """
 

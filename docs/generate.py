@@ -80,8 +80,10 @@ def with_registry_tables(text: str, tables: dict[str, str]) -> str:
     return text
 
 
-def score_output(collection: str, runs: tuple[str, ...], measures: str = "nDCG@10,AP") -> str:
-    """What the docs show `gsr score` printing on the exported built-in `collection` (gsr export), its `runs`."""
+@contextlib.contextmanager
+def exported(collection: str):
+    """The working folder is, for the block, a temporary one holding the built-in `collection` as `gsr export`
+    writes it, in the folder COLLECTION/."""
     from experiments.cli import main
 
     with tempfile.TemporaryDirectory() as folder:
@@ -90,13 +92,21 @@ def score_output(collection: str, runs: tuple[str, ...], measures: str = "nDCG@1
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 main(["-q", "export", collection, "--out", collection])
-            files = ["--topics", f"{collection}/topics.tsv", "--docs", f"{collection}/documents.jsonl"]
-            files += ["--qrels", f"{collection}/qrels.txt", "--measures", measures]
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                main(["-q", "score", "--run", *(f"{collection}/{run}" for run in runs), *files])
+            yield
         finally:
             os.chdir(previous)
+
+
+def score_output(collection: str, runs: tuple[str, ...], measures: str = "nDCG@10,AP") -> str:
+    """What the docs show `gsr score` printing on the exported built-in `collection` (gsr export), its `runs`."""
+    from experiments.cli import main
+
+    with exported(collection):
+        files = ["--topics", f"{collection}/topics.tsv", "--docs", f"{collection}/documents.jsonl"]
+        files += ["--qrels", f"{collection}/qrels.txt", "--measures", measures]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            main(["-q", "score", "--run", *(f"{collection}/{run}" for run in runs), *files])
     return out.getvalue()
 
 
@@ -108,6 +118,32 @@ def toy_score_output() -> str:
 def grepbiasir_score_output() -> str:
     """What README.md and docs/index.md show `gsr score` printing on Grep-BiasIR's shipped BM25 and MiniLM runs."""
     return score_output("grepbiasir", ("bm25.run", "minilm.run"))
+
+
+# docs/planning.md's commands (as its bash blocks give them, after `gsr`) on the exported Grep-BiasIR, and the file
+# of docs/generated/ each one's output goes to
+PLAN_COMMANDS = {
+    "grepbiasir_plan.txt": "plan --run grepbiasir/bm25.run grepbiasir/minilm.run --topics grepbiasir/topics.tsv "
+    "--docs grepbiasir/documents.jsonl --qrels grepbiasir/qrels.txt --measures nDCG@10 --target-width 0.02 "
+    "--difference 0.05 nDCG@10=0.02",
+    "grepbiasir_plan_pool.txt": "plan --run grepbiasir/bm25.run --topics grepbiasir/topics.tsv "
+    "--docs grepbiasir/documents.jsonl --qrels grepbiasir/qrels.txt --n 40 --pool msmarco-gender --select 40 "
+    "--neutral-share 0.1",
+}
+
+
+def plan_outputs() -> dict[str, str]:
+    """What docs/planning.md shows each of PLAN_COMMANDS printing: {file of docs/generated/: output}."""
+    from experiments.cli import main
+
+    outputs = {}
+    with exported("grepbiasir"):
+        for name, command in PLAN_COMMANDS.items():
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                main(["-q", *command.split()])
+            outputs[name] = out.getvalue()
+    return outputs
 
 
 # the paper's published row (mean ± sd over 1,000 runs), quoted: ϵ = 0.2, 0.4, 0.6, then ρ = 0.2, 0.4, 0.6
@@ -161,6 +197,7 @@ def cheap_outputs() -> dict[Path, str]:
         GENERATED / "grepbiasir_score.txt": grepbiasir_score_output(),
         GENERATED / "feng_shah_table1.md": feng_shah_table(),
         GENERATED / "validate.txt": validate_output(),
+        **{GENERATED / name: text for name, text in plan_outputs().items()},
         experiments: with_registry_tables(experiments.read_text(encoding="utf-8"), tables),
     }
 

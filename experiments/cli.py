@@ -45,6 +45,18 @@ COMMANDS = {
             "--docs toy/documents.jsonl --qrels toy/qrels.txt --measures nDCG@10,AP --json",
         ),
     ),
+    "plan": Command(
+        "experiments.commands.plan",
+        "configure",
+        "plan a study from a pilot: GSR's interval half-width for n topics, the differences two runs can "
+        "detect, which topics of a pool to judge",
+        (
+            "gsr plan --run toy/stereotypical.run toy/neutral.run --topics toy/topics.tsv --docs toy/documents.jsonl "
+            "--qrels toy/qrels.txt --target-width 0.1 --difference 0.5",
+            "gsr plan --run toy/stereotypical.run --topics toy/topics.tsv --docs toy/documents.jsonl "
+            "--pool msmarco-gender --select 20 --neutral-share 0.2 --json plan.json --overwrite",
+        ),
+    ),
     "queries": Command(
         "experiments.commands.queries",
         "configure",

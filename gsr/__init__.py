@@ -197,6 +197,7 @@ _LAZY = {
     "parse_measure_name": "gsr.integrations.ir_measures_gsr",
     "EmbeddingError": "gsr.errors",
     "StorageError": "gsr.errors",
+    "plan": "gsr.planning.planner",
 }
 
 __all__ = [

@@ -29,6 +29,12 @@ def positive_int(text: str) -> int:
 
 def add_embedding_options(parser: argparse.ArgumentParser) -> None:
     """--embedding, --definitional, --stopwords and --json."""
+    add_lexicon_options(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def add_lexicon_options(parser: argparse.ArgumentParser) -> None:
+    """--embedding, --allow-pickle, --definitional and --stopwords: what g(w) and the text handling are made of."""
     parser.add_argument(
         "--embedding",
         default=DEFAULT_EMBEDDING,
@@ -44,7 +50,6 @@ def add_embedding_options(parser: argparse.ArgumentParser) -> None:
         help="stop list: 'nltk' (NLTK's English stop words, the default), 'sklearn' (scikit-learn's) "
         "or a file, one word per line; gendered pronouns are always kept",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
 def add_pickle_option(parser: argparse.ArgumentParser) -> None:
