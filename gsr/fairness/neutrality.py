@@ -1,0 +1,325 @@
+"""The inputs of FaiRR's document neutrality (gsr.fairness.fairr.document_neutrality): each group's representative
+words, and how often they occur in each document (mag_g(d)), counted once per collection version, word list and
+tokenisation for the documents a measurement needs, and cached.
+
+Tokens: 'whitespace' (default) is the reference code's (`doctext.lower().split(' ')` in calc_documents_neutrality.py):
+the text lowercased and split at whitespace, punctuation kept on the tokens ('she,' is not 'she'); 'words' is the
+project's analyzer without stop-word removal (lowercased runs of letters, as RaB's counts), which finds 'she,' too.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gsr.documents.base import DocumentSource
+from gsr.documents.opening import iter_documents, open_documents
+from gsr.errors import InputError
+from gsr.infra import logs
+from gsr.infra.digests import content_key, fast_digest_of_bytes
+from gsr.infra.parallel import document_shards, map_in_processes
+from gsr.infra.progress import progress
+from gsr.infra.store import cache_dir, cached_folder
+from gsr.io.fairness_sensitive import REPRESENTATIVE_WORDS, REPRESENTATIVE_WORDS_FILE
+from gsr.io.files import read_text, text_lines
+
+log = logs.get("fairness")
+
+TOKENISATIONS = ("whitespace", "words")
+COUNTS_FORMAT = 1  # bump when the cached counts change for the same key
+SHARD = 20_000  # documents counted per shard
+PARALLEL_FROM = 100_000  # fewer documents are counted in this process (starting workers costs more than it saves)
+
+
+class GroupWordsError(InputError):
+    """A representative-word list that cannot be used; the message names the file and line.
+
+    Example:
+        >>> try:
+        ...     GroupWords({"f": frozenset({"she"})}, "example")
+        ... except GroupWordsError as err:
+        ...     print(err)
+        example: a word list needs at least two groups, not f
+    """
+
+
+@dataclass(frozen=True)
+class GroupWords:
+    """Each group's representative words V_g (lowercased), in the order of the groups' shares, and where they come
+    from ('gender-representative', 'appendix-b', 'msmarco-gender' or 'file:PATH').
+
+    Args:
+        words: {group: its words}.
+        source: How outputs name the list.
+
+    Raises:
+        GroupWordsError: If there are fewer than two groups.
+
+    Example:
+        >>> GroupWords({"f": frozenset({"she"}), "m": frozenset({"he"})}, "example").groups
+        ('f', 'm')
+    """
+
+    words: Mapping[str, frozenset[str]]
+    source: str
+
+    def __post_init__(self):
+        if len(self.words) < 2:
+            raise GroupWordsError(f"{self.source}: a word list needs at least two groups, not {', '.join(self.words)}")
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """The groups, in order."""
+        return tuple(self.words)
+
+    def key(self) -> str:
+        """A key naming the words of every group (it names cache entries)."""
+        return content_key([(g, sorted(w)) for g, w in self.words.items()])
+
+    def sizes(self) -> dict[str, int]:
+        """{group: how many words}."""
+        return {g: len(w) for g, w in self.words.items()}
+
+
+def read_group_words(path: str | os.PathLike, groups: Sequence[str] = ("f", "m")) -> GroupWords:
+    """The representative words of a 'word,GROUP' list (the reference's wordlist_gender_representative.txt form: one
+    word and its group a line, e.g. 'she,f'), words lowercased as the reference reads them; blank lines are skipped.
+    A line without exactly one ',', an empty word, a group not in `groups`, or a word listed under two groups is an
+    error naming file:line.
+
+    Args:
+        path: The list.
+        groups: The groups the list may name (the keys of the shares), in order.
+
+    Returns:
+        The words of every group (a group without words has none).
+
+    Raises:
+        GroupWordsError: If a line is malformed or the file holds no word.
+
+    Example:
+        >>> words = read_group_words(REPRESENTATIVE_WORDS_FILE)
+        >>> words.sizes(), "she" in words.words["f"], "retha" in words.words["f"]
+        ({'f': 163, 'm': 163}, True, True)
+    """
+    path = Path(path)
+    words: dict[str, set[str]] = {g: set() for g in groups}
+    group_of: dict[str, str] = {}
+    for lineno, line in text_lines(path):
+        if not line.strip():
+            continue
+        parts = line.strip().split(",")
+        if len(parts) != 2 or not parts[0].strip():
+            raise GroupWordsError(f"{path}:{lineno}: expected 'word,GROUP' (e.g. 'she,f'), not {line.strip()!r}")
+        word, group = parts[0].strip().lower(), parts[1].strip()
+        if group not in words:
+            raise GroupWordsError(
+                f"{path}:{lineno}: unknown group {group!r} (the groups are {', '.join(groups)}; their shares name them)"
+            )
+        if group_of.setdefault(word, group) != group:
+            raise GroupWordsError(f"{path}:{lineno}: {word!r} is listed under groups {group_of[word]} and {group}")
+        words[group].add(word)
+    if not group_of:
+        raise GroupWordsError(f"{path}: no words in this file")
+    return GroupWords({g: frozenset(w) for g, w in words.items()}, f"file:{path}")
+
+
+def group_words(source: str | os.PathLike | None = None, groups: Sequence[str] = ("f", "m")) -> GroupWords:
+    """The representative words FaiRR counts: None or 'gender-representative' (the paper's list, shipped), a
+    built-in list of gsr.fairness.labels.gender_words ('appendix-b', 'msmarco-gender': female as 'f', male as 'm'),
+    a JSON {"female": [...], "male": [...]} file (read as gender_words reads it), or a 'word,GROUP' file.
+
+    Args:
+        source: The list.
+        groups: The groups of the shares, in order.
+
+    Returns:
+        The words of every group.
+
+    Raises:
+        GroupWordsError: If the list cannot be read, or a built-in two-gender list meets other groups.
+
+    Example:
+        >>> group_words("msmarco-gender").sizes()
+        {'f': 32, 'm': 32}
+    """
+    from gsr.fairness.labels import APPENDIX_B, gender_words
+    from gsr.io.msmarco_gender import MSMARCO_GENDER
+
+    if source is None or source == REPRESENTATIVE_WORDS:
+        return replace_source(read_group_words(REPRESENTATIVE_WORDS_FILE, groups), REPRESENTATIVE_WORDS)
+    path = Path(source)
+    two_genders = source in (APPENDIX_B, MSMARCO_GENDER) or (
+        path.suffix.lower() == ".json" or read_text(path).lstrip().startswith("{")
+    )
+    if not two_genders:
+        return read_group_words(path, groups)
+    if tuple(groups) != ("f", "m"):
+        raise GroupWordsError(
+            f"{source}: a list of female and male words needs the groups f, m, not {', '.join(groups)}"
+        )
+    female, male = gender_words(source)
+    name = str(source) if source in (APPENDIX_B, MSMARCO_GENDER) else f"file:{source}"
+    return GroupWords({"f": frozenset(female), "m": frozenset(male)}, name)
+
+
+def replace_source(words: GroupWords, source: str) -> GroupWords:
+    """The same words under another name."""
+    return GroupWords(words.words, source)
+
+
+# ----------------------------------------------------------------------------------------------- counting
+
+
+def text_tokens(text: str, tokens: str = "whitespace") -> list[str]:
+    """The tokens FaiRR counts in a text: 'whitespace' the reference's (lowercased, split at whitespace), 'words' the
+    analyzer's (lowercased runs of letters, no stop list).
+
+    Example:
+        >>> text_tokens("She met her. SHE"), text_tokens("She met her. SHE", "words")
+        (['she', 'met', 'her.', 'she'], ['she', 'met', 'her', 'she'])
+    """
+    if tokens == "whitespace":
+        return text.lower().split()
+    if tokens == "words":
+        return _word_analyzer().tokens(text)
+    raise InputError(f"tokens must be one of {', '.join(TOKENISATIONS)}, not {tokens!r}")
+
+
+@functools.cache
+def _word_analyzer():
+    from gsr.text.analyzer import Analyzer
+
+    return Analyzer(stopwords=frozenset())
+
+
+def count_shard(shard: list[tuple[str, str]], words: GroupWords, tokens: str) -> tuple[list[str], np.ndarray]:
+    """mag_g(d) of every document of a shard: (their ids, an int64 array of one row per document, one column per
+    group); a document without text counts nothing."""
+    sets = [words.words[g] for g in words.groups]
+    every = frozenset().union(*sets)
+    counts = np.zeros((len(shard), len(sets)), dtype=np.int64)
+    ids = []
+    for row, (docid, text) in enumerate(shard):
+        ids.append(docid)
+        found = text_tokens(text or "", tokens)
+        if every.isdisjoint(found):  # most documents hold no representative word: one pass decides
+            continue
+        counts[row] = [sum(map(group.__contains__, found)) for group in sets]
+    return ids, counts
+
+
+@dataclass
+class GroupCounts:
+    """mag_g(d) of some documents: `ids` sorted (UTF-8 bytes), `counts` one row per id, `found` whether the
+    collection holds it (a missing document counts nothing).
+
+    Args:
+        ids: The document ids, sorted.
+        counts: Their counts, one column per group.
+        found: Whether each is in the collection.
+
+    Example:
+        >>> counts = count_documents({"d1": "She and he", "d2": "He"}, [b"d1", b"d2", b"d9"], group_words())
+        >>> counts.counts.tolist(), counts.found.tolist()
+        ([[1, 1], [0, 1], [0, 0]], [True, True, False])
+    """
+
+    ids: np.ndarray
+    counts: np.ndarray
+    found: np.ndarray
+
+    FILES = ("ids.npy", "counts.npy", "found.npy")
+
+    def rows_of(self, docids: np.ndarray) -> np.ndarray:
+        """The row of each of `docids` (UTF-8 bytes, every one among `ids`)."""
+        return np.searchsorted(self.ids, docids)
+
+    def save(self, folder: Path) -> None:
+        for name, values in zip(self.FILES, (self.ids, self.counts, self.found)):
+            np.save(folder / name, values)
+
+    @classmethod
+    def load(cls, folder: Path) -> GroupCounts:
+        return cls(*(np.load(folder / name) for name in cls.FILES))
+
+
+def _counted(texts: Iterable[tuple[str, str]], words: GroupWords, tokens: str, total: int, n_jobs: int):
+    """(docid, counts row) of every document of `texts`, counted in shards (in processes for many documents)."""
+    count = functools.partial(count_shard, words=words, tokens=tokens)
+    shards = document_shards(texts, SHARD)
+    parts = map_in_processes(count, shards, n_jobs) if n_jobs > 1 and total >= PARALLEL_FROM else map(count, shards)
+    with progress(total=total, desc="representative words", unit="doc", unit_scale=True) as bar:
+        for ids, counts in parts:
+            yield from zip(ids, counts)
+            bar.update(len(ids))
+
+
+def count_documents(documents, wanted: np.ndarray, words: GroupWords, tokens: str = "whitespace", n_jobs=None):
+    """GroupCounts of the `wanted` documents (unique ids as UTF-8 bytes) of `documents`: a path, 'irds:NAME' or a
+    DocumentSource (only those documents are read, and the counts are cached under the collection's version, the
+    words, the tokenisation and the ids) or a mapping / (docid, text) pairs (read whole, not cached).
+
+    Args:
+        documents (object): The documents.
+        wanted: The ids whose counts are needed.
+        words: The representative words.
+        tokens: 'whitespace' or 'words'.
+        n_jobs: Processes counting (default: every core; 1: none started).
+
+    Returns:
+        The counts, `ids` sorted.
+
+    Raises:
+        InputError: If the documents cannot be read.
+    """
+    if tokens not in TOKENISATIONS:
+        raise InputError(f"tokens must be one of {', '.join(TOKENISATIONS)}, not {tokens!r}")
+    ids = np.unique(id_bytes(wanted))
+    n_jobs = n_jobs or os.cpu_count() or 1
+    if not isinstance(documents, (str, os.PathLike, DocumentSource)):
+        return _fill(ids, _counted(_kept(iter_documents(documents), ids), words, tokens, len(ids), 1), words)
+    source = open_documents(documents)
+    key = content_key(COUNTS_FORMAT, source.version(), words.key(), tokens, fast_digest_of_bytes(ids.tobytes()))
+    built: list[GroupCounts] = []
+
+    def build(staging: Path) -> None:
+        texts = source.texts([d.decode("utf-8") for d in ids.tolist()])
+        built.append(_fill(ids, _counted(texts, words, tokens, len(ids), n_jobs), words))
+        built[0].save(staging)
+
+    folder, reused = cached_folder(cache_dir() / "document-group-counts" / key, build)
+    if reused:
+        log.info(
+            "representative-word counts of %s documents of %s reused from %s", f"{len(ids):,}", source.name, folder
+        )
+    return built[0] if built else GroupCounts.load(folder)
+
+
+def id_bytes(docids) -> np.ndarray:
+    """Document ids as an array of UTF-8 bytes (an array of bytes as it is)."""
+    if isinstance(docids, np.ndarray) and docids.dtype.kind == "S":
+        return docids
+    encoded = [d.encode("utf-8") if isinstance(d, str) else bytes(d) for d in docids]
+    return np.array(encoded, dtype=bytes) if encoded else np.zeros(0, dtype="S1")
+
+
+def _kept(texts: Iterable[tuple[str, str]], ids: np.ndarray) -> Iterable[tuple[str, str]]:
+    wanted = {d.decode("utf-8") for d in ids.tolist()}
+    return ((d, t) for d, t in texts if d in wanted)
+
+
+def _fill(ids: np.ndarray, counted: Iterable[tuple[str, np.ndarray]], words: GroupWords) -> GroupCounts:
+    counts = np.zeros((len(ids), len(words.groups)), dtype=np.int64)
+    found = np.zeros(len(ids), dtype=bool)
+    index = {d.decode("utf-8"): i for i, d in enumerate(ids.tolist())}
+    for docid, row in counted:
+        at = index[docid]
+        counts[at] = row
+        found[at] = True
+    return GroupCounts(ids, counts, found)
