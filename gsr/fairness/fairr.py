@@ -42,7 +42,7 @@ class FaiRRError(InputError):
 
     Example:
         >>> try:
-        ...     check_threshold(-1)
+        ...     FaiRRSettings(threshold=-1)
         ... except FaiRRError as err:
         ...     print(err)
         the neutrality threshold must be a number ≥ 0, not -1

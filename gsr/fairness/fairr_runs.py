@@ -118,6 +118,7 @@ class FaiRRResult:
         settings: The settings, the background, the word list and the documents missing from the collection.
 
     Example:
+        >>> import numpy as np
         >>> result = FaiRRResult(["q1", "q2"], {"FaiRR@5": np.array([1.0, np.nan])}, {"empty_run": ["q2"]}, {})
         >>> result.measures(), result.query_values("q2")
         ({'FaiRR@5': 1.0}, {'FaiRR@5': None})

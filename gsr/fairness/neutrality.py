@@ -78,11 +78,19 @@ class GroupWords:
         return tuple(self.words)
 
     def key(self) -> str:
-        """A key naming the words of every group (it names cache entries)."""
+        """A key naming the words of every group (it names cache entries).
+
+        Returns:
+            The key.
+        """
         return content_key([(g, sorted(w)) for g, w in self.words.items()])
 
     def sizes(self) -> dict[str, int]:
-        """{group: how many words}."""
+        """How many words each group has.
+
+        Returns:
+            {group: words}.
+        """
         return {g: len(w) for g, w in self.words.items()}
 
 
@@ -103,9 +111,13 @@ def read_group_words(path: str | os.PathLike, groups: Sequence[str] = ("f", "m")
         GroupWordsError: If a line is malformed or the file holds no word.
 
     Example:
-        >>> words = read_group_words(REPRESENTATIVE_WORDS_FILE)
-        >>> words.sizes(), "she" in words.words["f"], "retha" in words.words["f"]
-        ({'f': 163, 'm': 163}, True, True)
+        >>> import pathlib, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = pathlib.Path(folder, "words.txt")
+        ...     _ = path.write_text("she,f\\nHer,f\\nhe,m\\n")
+        ...     words = read_group_words(path)
+        >>> words.sizes(), sorted(words.words["f"])
+        ({'f': 2, 'm': 1}, ['her', 'she'])
     """
     path = Path(path)
     words: dict[str, set[str]] = {g: set() for g in groups}
