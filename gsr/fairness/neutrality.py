@@ -171,13 +171,14 @@ def group_words(source: str | os.PathLike | None = None, groups: Sequence[str] =
     )
     if not two_genders:
         return read_group_words(path, groups)
-    if tuple(groups) != ("f", "m"):
+    if sorted(groups) != ["f", "m"]:
         raise GroupWordsError(
             f"{source}: a list of female and male words needs the groups f, m, not {', '.join(groups)}"
         )
     female, male = gender_words(source)
     name = str(source) if source in (APPENDIX_B, MSMARCO_GENDER) else f"file:{source}"
-    return GroupWords({"f": frozenset(female), "m": frozenset(male)}, name)
+    by_group = {"f": frozenset(female), "m": frozenset(male)}
+    return GroupWords({g: by_group[g] for g in groups}, name)
 
 
 def replace_source(words: GroupWords, source: str) -> GroupWords:
