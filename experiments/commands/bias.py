@@ -59,21 +59,29 @@ def checked_label_source(args):
     return kind, value
 
 
-def parse_shares(text: str):
-    """A target name, or explicit shares 'female=0.4,male=0.6'."""
-    if text in TARGETS:
-        return text
+def share_pairs(text: str) -> dict[str, float] | None:
+    """{group: share} of 'group=number,group=number' text (groups stripped), or None where a part is not that."""
     shares = {}
     for part in text.split(","):
         group, equals, value = part.partition("=")
         try:
             shares[group.strip()] = float(value)
         except ValueError:
-            equals = ""
-        if not equals:
-            raise argparse.ArgumentTypeError(
-                f"target must be one of {', '.join(TARGETS)} or shares such as 'female=0.4,male=0.6', not {text!r}"
-            )
+            return None
+        if not equals or not group.strip():
+            return None
+    return shares
+
+
+def parse_shares(text: str):
+    """A target name, or explicit shares 'female=0.4,male=0.6'."""
+    if text in TARGETS:
+        return text
+    shares = share_pairs(text)
+    if shares is None:
+        raise argparse.ArgumentTypeError(
+            f"target must be one of {', '.join(TARGETS)} or shares such as 'female=0.4,male=0.6', not {text!r}"
+        )
     return shares
 
 
@@ -103,15 +111,9 @@ def group_shares(text: str) -> dict[str, float]:
     """An argparse type: each group's share as 'f=0.5,m=0.5' (the groups of the word list's second column)."""
     from gsr.fairness.fairr import FaiRRError, check_shares
 
-    shares = {}
-    for part in text.split(","):
-        group, equals, value = part.partition("=")
-        try:
-            shares[group.strip()] = float(value)
-        except ValueError:
-            equals = ""
-        if not equals or not group.strip():
-            raise argparse.ArgumentTypeError(f"must be shares such as 'f=0.5,m=0.5', not {text!r}")
+    shares = share_pairs(text)
+    if shares is None:
+        raise argparse.ArgumentTypeError(f"must be shares such as 'f=0.5,m=0.5', not {text!r}")
     try:
         return check_shares(shares)
     except FaiRRError as err:

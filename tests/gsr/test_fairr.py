@@ -164,6 +164,9 @@ def test_the_word_lists(tmp_path):
     assert words.sizes() == {"f": 163, "m": 163} and "retha" in words.words["f"]  # 'Retha,f', the last line
     assert group_words().source == "gender-representative" and group_words().words == words.words
     assert group_words("msmarco-gender").sizes() == {"f": 32, "m": 32}
+    assert group_words("msmarco-gender", ("m", "f")).groups == ("m", "f")  # the shares' order
+    with pytest.raises(GroupWordsError, match="msmarco-gender: a list of female and male words needs the groups f, m"):
+        group_words("msmarco-gender", ("f", "n"))
     path = tmp_path / "words.txt"
     path.write_text("She,f\n\nhe , m\n", encoding="utf-8")
     assert read_group_words(path).words == {"f": frozenset({"she"}), "m": frozenset({"he"})}
