@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gsr.documents.base import DocumentSource
+from gsr.documents.base import DocumentSource, ListedSource
 from gsr.documents.opening import iter_documents, open_documents
 from gsr.errors import InputError
 from gsr.infra import logs
@@ -263,14 +263,40 @@ class GroupCounts:
 
 
 def _counted(texts: Iterable[tuple[str, str]], words: GroupWords, tokens: str, total: int, n_jobs: int):
-    """(docid, counts row) of every document of `texts`, counted in shards (in processes for many documents)."""
+    """(docids, counts) of the documents of `texts`, shard by shard (counted in processes for many documents)."""
     count = functools.partial(count_shard, words=words, tokens=tokens)
     shards = document_shards(texts, SHARD)
     parts = map_in_processes(count, shards, n_jobs) if n_jobs > 1 and total >= PARALLEL_FROM else map(count, shards)
+    yield from _progress(parts, total)
+
+
+def _progress(parts: Iterable[tuple[list[str], np.ndarray]], total: int):
     with progress(total=total, desc="representative words", unit="doc", unit_scale=True) as bar:
         for ids, counts in parts:
-            yield from zip(ids, counts)
+            yield ids, counts
             bar.update(len(ids))
+
+
+def read_and_count(place: tuple[int, np.ndarray], source: ListedSource, words: GroupWords, tokens: str):
+    """count_shard of the documents of a listed source that start at `place` = (file number, ascending offsets):
+    a worker reads its own shard, so reading is spread over the processes as the counting is."""
+    index, offsets = place
+    return count_shard(list(source.read_at(index, source.files[index], offsets)), words, tokens)
+
+
+def _read_in_processes(source: ListedSource, ids: np.ndarray, words: GroupWords, tokens: str, n_jobs: int):
+    """(docids, counts) of the `ids` documents of a listed source, shard by shard, read and counted by `n_jobs`
+    processes, each given shards of (file, offsets) in file order."""
+    listing = source.listing()
+    positions = np.flatnonzero(np.isin(listing.ids, ids, assume_unique=True))  # ascending: file order
+    files, offsets = np.asarray(listing.files[positions]), np.asarray(listing.offsets[positions])
+    places = [
+        (int(index), chunk)
+        for index in np.unique(files)
+        for chunk in np.array_split(offsets[files == index], max(1, -(-int((files == index).sum()) // SHARD)))
+    ]
+    work = functools.partial(read_and_count, source=source, words=words, tokens=tokens)
+    yield from _progress(map_in_processes(work, places, n_jobs), len(positions))
 
 
 def count_documents(documents, wanted: np.ndarray, words: GroupWords, tokens: str = "whitespace", n_jobs=None):
@@ -302,8 +328,11 @@ def count_documents(documents, wanted: np.ndarray, words: GroupWords, tokens: st
     built: list[GroupCounts] = []
 
     def build(staging: Path) -> None:
-        texts = source.texts([d.decode("utf-8") for d in ids.tolist()])
-        built.append(_fill(ids, _counted(texts, words, tokens, len(ids), n_jobs), words))
+        if isinstance(source, ListedSource) and n_jobs > 1 and len(ids) >= PARALLEL_FROM:
+            counted = _read_in_processes(source, ids, words, tokens, n_jobs)
+        else:
+            counted = _counted(source.texts([d.decode("utf-8") for d in ids.tolist()]), words, tokens, len(ids), n_jobs)
+        built.append(_fill(ids, counted, words))
         built[0].save(staging)
 
     folder, reused = cached_folder(cache_dir() / "document-group-counts" / key, build)
@@ -327,12 +356,12 @@ def _kept(texts: Iterable[tuple[str, str]], ids: np.ndarray) -> Iterable[tuple[s
     return ((d, t) for d, t in texts if d in wanted)
 
 
-def _fill(ids: np.ndarray, counted: Iterable[tuple[str, np.ndarray]], words: GroupWords) -> GroupCounts:
+def _fill(ids: np.ndarray, counted: Iterable[tuple[list[str], np.ndarray]], words: GroupWords) -> GroupCounts:
+    """GroupCounts of the sorted `ids` from counted parts (ids, counts), each id of a part among `ids`."""
     counts = np.zeros((len(ids), len(words.groups)), dtype=np.int64)
     found = np.zeros(len(ids), dtype=bool)
-    index = {d.decode("utf-8"): i for i, d in enumerate(ids.tolist())}
-    for docid, row in counted:
-        at = index[docid]
-        counts[at] = row
-        found[at] = True
+    for part_ids, part_counts in counted:
+        rows = np.searchsorted(ids, id_bytes(part_ids))
+        counts[rows] = part_counts
+        found[rows] = True
     return GroupCounts(ids, counts, found)

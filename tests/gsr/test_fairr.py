@@ -8,6 +8,7 @@ import json
 import math
 import random
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -385,3 +386,27 @@ def test_bias_measures_and_ir_measures_give_the_direct_values():
     assert aggregate[measures["FaiRR@2"]] == pytest.approx(direct["FaiRR@2"], rel=1e-12)
     assert aggregate[measures["NFaiRR_agnostic@2"]] == pytest.approx(direct["NFaiRR_agnostic@2"], rel=1e-12)
     assert list(measures) == ["FaiRR", "NFaiRR", "FaiRR_agnostic", "NFaiRR_agnostic"]
+
+
+def test_word_counts_read_and_counted_in_processes_are_the_same(tmp_path, own_cache, monkeypatch):
+    """A listed collection's documents are read and counted by worker processes past PARALLEL_FROM documents, each
+    worker given (file, offsets) shards: the same counts as one process reading them in turn."""
+    from gsr.fairness import neutrality
+
+    docs = tmp_path / "docs.tsv"
+    rng = random.Random(5)
+    words = ["she", "her", "he", "his", "mother", "son", "a", "b", "c,", "d"]
+    texts = {f"d{i}": " ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for i in range(60)}
+    docs.write_text("".join(f"{d}\t{t}\n" for d, t in texts.items()), encoding="utf-8")
+    run = {f"q{q}": {f"d{rng.randrange(60)}": rng.random() for _ in range(20)} for q in range(6)}
+    alone = FaiRRMeasures(docs, FaiRRSettings(cutoffs=[3, 10]), n_jobs=1).evaluate(run)
+    monkeypatch.setattr(neutrality, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(neutrality, "SHARD", 4)
+    used = []
+    reader = neutrality._read_in_processes
+    monkeypatch.setattr(neutrality, "_read_in_processes", lambda *args: used.append(1) or reader(*args))
+    shutil.rmtree(own_cache / "document-group-counts")
+    together = FaiRRMeasures(docs, FaiRRSettings(cutoffs=[3, 10]), n_jobs=2).evaluate(run)
+    assert together.measures() == alone.measures() and together.per_query() == alone.per_query() and used
+    mapping = FaiRRMeasures(texts, FaiRRSettings(cutoffs=[3, 10]), n_jobs=2).evaluate(run)  # not a listed source
+    assert mapping.measures() == alone.measures()
