@@ -387,8 +387,10 @@ def configure(parser) -> None:
     add_fairr_options(parser)
     parser.add_argument(
         "--topics",
-        help="measure only these topics' query ids: a topics file, irds:ID or msmarco-gender:n (Rekabsaz & "
-        "Schedl's non-gendered queries, the ones their paper measures); default the judged topics, or the run's",
+        help="measure only these topics' query ids: a topics file, irds:ID, msmarco-gender:n (Rekabsaz & "
+        "Schedl's non-gendered queries, the ones their paper measures) or fairness-sensitive:msmarco-dev / :dl19 "
+        "(Rekabsaz, Kopeinik & Schedl's, e.g. fairness-sensitive:msmarco-dev:category=Career); default the judged "
+        "topics, or the run's",
     )
     parser.add_argument(
         "--field", default="title", help="topic field(s) of a TREC topics file (title, desc, narr, title+desc)"
