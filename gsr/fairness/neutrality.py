@@ -320,6 +320,8 @@ def count_documents(documents, wanted: np.ndarray, words: GroupWords, tokens: st
     if tokens not in TOKENISATIONS:
         raise InputError(f"tokens must be one of {', '.join(TOKENISATIONS)}, not {tokens!r}")
     ids = np.unique(id_bytes(wanted))
+    if not len(ids):  # nothing to read (an empty run): not even the collection's listing
+        return GroupCounts(ids, np.zeros((0, len(words.groups)), dtype=np.int64), np.zeros(0, dtype=bool))
     n_jobs = n_jobs or os.cpu_count() or 1
     if not isinstance(documents, (str, os.PathLike, DocumentSource)):
         return _fill(ids, _counted(_kept(iter_documents(documents), ids), words, tokens, len(ids), 1), words)

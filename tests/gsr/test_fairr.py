@@ -310,6 +310,8 @@ def test_word_counts_are_read_for_the_needed_documents_only_and_cached(tmp_path,
     docs.write_text("".join(json.dumps({"id": k, "contents": v}) + "\n" for k, v in DOCS.items()), encoding="utf-8")
     run = {"q1": {"two_to_one": 2.0, "male_only": 1.0}}
     measures = FaiRRMeasures(docs, FaiRRSettings(cutoffs=[2]), n_jobs=1)
+    assert measures.evaluate({}, query_ids=["q1"]).skipped == {"empty_run": ["q1"]}
+    assert not own_cache.exists() or not list(own_cache.iterdir())  # an empty run reads nothing, not even a listing
     first = measures.evaluate(run).measures()
     entries = list((own_cache / "document-group-counts").iterdir())
     assert len(entries) == 1
