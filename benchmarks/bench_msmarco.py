@@ -216,6 +216,7 @@ def bias_child(folder: Path) -> None:
     """The FaiRR/NFaiRR and RaB/ARaB timings, in this process; the figures as one JSON line on stdout."""
     import shutil as shell
 
+    from gsr.documents.opening import open_documents
     from gsr.fairness.evaluate import BiasMeasures, BiasSettings
     from gsr.fairness.fairr_runs import FaiRRMeasures
     from gsr.fairness.labels import gendered_word_counts
@@ -230,13 +231,14 @@ def bias_child(folder: Path) -> None:
         run = arrays.as_run()
     figures["run read"] = timer.seconds
     qids = sorted(set(read_queries(paths["queries"])) & set(run))
+    documents = open_documents(paths["collection"])  # one source for both, as gsr bias opens it: hashed once
     with Timer("RaB/ARaB@10") as timer:
         top = {q: run[q][:10] for q in qids}  # RaB reads the top 10 only (a list is in trec_eval's order)
-        mentions = gendered_word_counts(paths["collection"], None, wanted={d for r in top.values() for d, _ in r})
+        mentions = gendered_word_counts(documents, None, wanted={d for r in top.values() for d, _ in r})
         rab = BiasMeasures(None, BiasSettings(k=10), mentions).evaluate(top, None, qids).measures
     figures["RaB/ARaB@10"] = timer.seconds
     shell.rmtree(cache_dir() / "document-group-counts", ignore_errors=True)
-    measures = FaiRRMeasures(paths["collection"])
+    measures = FaiRRMeasures(documents)
     with Timer("FaiRR/NFaiRR, first use") as timer:
         first = measures.evaluate(arrays, query_ids=qids)
     figures["FaiRR/NFaiRR (first use)"] = timer.seconds

@@ -169,8 +169,9 @@ def measured_queries(args, run, qrels) -> list[str] | None:
     return sorted(topics)
 
 
-def fairr_measures(args, words):
-    """The FaiRRMeasures of --docs under the FaiRR options, or None (no --docs, or --no-fairr)."""
+def fairr_measures(args, words, documents):
+    """The FaiRRMeasures of --docs (opened: `documents`) under the FaiRR options, or None (no --docs, or
+    --no-fairr)."""
     from gsr.fairness.fairr_runs import FaiRRMeasures, FaiRRSettings
 
     if args.docs is None or args.no_fairr:
@@ -183,10 +184,11 @@ def fairr_measures(args, words):
         tokens=args.fairr_tokens,
         missing=args.missing_documents,
     )
-    return FaiRRMeasures(args.docs, settings, words)
+    return FaiRRMeasures(documents, settings, words)
 
 
 def cmd_bias(args) -> int:
+    from gsr.documents.opening import open_documents
     from gsr.fairness.evaluate import BiasMeasures, BiasSettings
     from gsr.fairness.fairr_runs import check_background, run_arrays_of
     from gsr.fairness.labels import gender_words, gender_words_name, gendered_word_counts
@@ -210,7 +212,8 @@ def cmd_bias(args) -> int:
     words = group_words(args.gender_words, tuple(args.group_shares)) if args.docs and not args.no_fairr else None
     if args.rab != LABEL_MAGNITUDES:
         gender_words(args.gender_words)
-    fairr = fairr_measures(args, words)
+    documents = open_documents(args.docs) if args.docs is not None else None  # one source: hashed and listed once
+    fairr = fairr_measures(args, words, documents)
     run = as_run(args.run) if is_irds(args.run) else run_arrays_of(args.run).as_run()
     qrels = as_qrels(args.qrels) if args.qrels else None
     if args.target == "relevant" and qrels is None:
@@ -237,7 +240,7 @@ def cmd_bias(args) -> int:
     if args.rab != LABEL_MAGNITUDES:
         measured_run = run if query_ids is None else {q: run[q] for q in query_ids if q in run}
         wanted = {d for ranked in measured_run.values() for d, _ in ranked[: args.k]}  # lists in trec_eval's order
-        mentions = gendered_word_counts(args.docs, args.gender_words, wanted=wanted)
+        mentions = gendered_word_counts(documents, args.gender_words, wanted=wanted)
     measures = BiasMeasures(labels, settings, mentions, gender_words_name(args.gender_words), fairr)
     report = measures.evaluate(run, qrels, query_ids, background, args.background)
     if args.json:

@@ -303,8 +303,11 @@ class FaiRRMeasures:
         counts = count_documents(
             self.documents, np.concatenate((run_ids, back_ids)), self.words, s.tokens, n_jobs=self.n_jobs
         )
-        missing = self._missing(counts, qids, (run_codes, run_ids), (back_codes, back_ids))
-        run_omega, back_omega = (self._neutrality(counts, ids) for ids in (run_ids, back_ids))
+        assert counts.wanted is not None  # count_documents gives the row of every id asked for
+        run_rows, back_rows = counts.wanted[: len(run_ids)], counts.wanted[len(run_ids) :]
+        missing = self._missing(counts, qids, (run_codes, run_rows), (back_codes, back_rows))
+        omega = self._neutrality(counts)
+        run_omega, back_omega = omega[run_rows], omega[back_rows]
         n = len(qids)
         values: dict[str, np.ndarray] = {}
         zero_ideal = np.zeros(n, dtype=bool)
@@ -331,13 +334,13 @@ class FaiRRMeasures:
 
     def _missing(self, counts, qids: list[str], *rows: tuple[np.ndarray, np.ndarray]) -> int:
         """How many needed documents the collection lacks; with missing = 'error' the first one is an InputError
-        naming it and its query."""
+        naming it and its query. `rows`: (query numbers, rows in `counts`) of the run's and the background's."""
         absent = int((~counts.found).sum())
         if absent and self.settings.missing == "error":
-            for codes, ids in rows:
-                lost = np.flatnonzero(~counts.found[counts.rows_of(ids)])
+            for codes, at in rows:
+                lost = np.flatnonzero(~counts.found[at])
                 if len(lost):
-                    docid, qid = ids[lost[0]].decode("utf-8"), qids[codes[lost[0]]]
+                    docid, qid = counts.table.ids[at[lost[0]]].decode("utf-8"), qids[codes[lost[0]]]
                     raise InputError(
                         f"{documents_name(self.documents)}: no document {docid} (retrieved for query {qid}); FaiRR "
                         f"needs every ranked document's text ({absent} are missing; missing = 'neutral' counts them "
@@ -345,8 +348,7 @@ class FaiRRMeasures:
                     )
         return absent
 
-    def _neutrality(self, counts, ids: np.ndarray) -> np.ndarray:
-        """ω of each row: from its counts, 1 for a document the collection lacks (missing = 'neutral')."""
-        rows = counts.rows_of(ids)
-        omega = document_neutrality(counts.counts[rows], self.settings.shares, self.settings.threshold)
-        return np.where(counts.found[rows], omega, 1.0)
+    def _neutrality(self, counts) -> np.ndarray:
+        """ω of each document of `counts`: from its counts, 1 for a document the collection lacks."""
+        omega = document_neutrality(counts.counts, self.settings.shares, self.settings.threshold)
+        return np.where(counts.found, omega, 1.0)

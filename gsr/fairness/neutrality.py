@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -27,11 +27,12 @@ from gsr.infra.progress import progress
 from gsr.infra.store import cache_dir, cached_folder
 from gsr.io.fairness_sensitive import REPRESENTATIVE_WORDS, REPRESENTATIVE_WORDS_FILE
 from gsr.io.files import read_text, text_lines
+from gsr.io.run_arrays import pair_hashes
 
 log = logs.get("fairness")
 
 TOKENISATIONS = ("whitespace", "words")
-COUNTS_FORMAT = 1  # bump when the cached counts change for the same key
+COUNTS_FORMAT = 2  # bump when the cached counts change for the same key
 SHARD = 20_000  # documents counted per shard
 PARALLEL_FROM = 100_000  # fewer documents are counted in this process (starting workers costs more than it saves)
 
@@ -211,55 +212,154 @@ def _word_analyzer():
     return Analyzer(stopwords=frozenset())
 
 
-def count_shard(shard: list[tuple[str, str]], words: GroupWords, tokens: str) -> tuple[list[str], np.ndarray]:
-    """mag_g(d) of every document of a shard: (their ids, an int64 array of one row per document, one column per
-    group); a document without text counts nothing."""
+def count_shard(shard: list[tuple[str, str]], words: GroupWords, tokens: str) -> tuple[np.ndarray, np.ndarray]:
+    """mag_g(d) of every document of a shard: (their ids as UTF-8 bytes, an int64 array of one row per document, one
+    column per group); a document without text counts nothing."""
     sets = [words.words[g] for g in words.groups]
-    every = frozenset().union(*sets)
+    representative = frozenset().union(*sets).__contains__
     counts = np.zeros((len(shard), len(sets)), dtype=np.int64)
-    ids = []
-    for row, (docid, text) in enumerate(shard):
-        ids.append(docid)
-        found = text_tokens(text or "", tokens)
-        if every.isdisjoint(found):  # most documents hold no representative word: one pass decides
-            continue
-        counts[row] = [sum(map(group.__contains__, found)) for group in sets]
-    return ids, counts
+    for row, (_, text) in enumerate(shard):
+        # one pass in C keeps the few representative tokens; only they are counted per group
+        found = list(filter(representative, text_tokens(text or "", tokens)))
+        if found:
+            counts[row] = [sum(map(group.__contains__, found)) for group in sets]
+    return id_bytes([docid for docid, _ in shard]), counts
+
+
+def id_hashes(docids: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each document id (UTF-8 bytes): gsr.io.run_arrays.pair_hashes under one query."""
+    return pair_hashes(docids, np.zeros(len(docids), dtype=np.int64))
+
+
+@dataclass
+class IdTable:
+    """Distinct document ids (UTF-8 bytes) and the row of each: looked up by their 64-bit hashes (`keys`, sorted,
+    the ids in that order), so that 10⁶ ids are found without sorting strings; where two distinct ids share a hash
+    (about n² / 2⁶⁵, never seen), by the ids themselves (sorted, `keys` None).
+
+    Args:
+        ids: The distinct ids, in row order.
+        keys: Their hashes, sorted, or None.
+
+    Example:
+        >>> table = IdTable.of([b"d2", b"d1", b"d2"])
+        >>> sorted(table.ids.tolist()), table.ids[table.rows_of(np.array([b"d1"]))].tolist()
+        ([b'd1', b'd2'], [b'd1'])
+    """
+
+    ids: np.ndarray
+    keys: np.ndarray | None
+
+    @classmethod
+    def of(cls, docids) -> IdTable:
+        """The table of the distinct ids among `docids`.
+
+        Args:
+            docids (object): Document ids (str or UTF-8 bytes).
+
+        Returns:
+            The table.
+        """
+        return cls.indexed(docids)[0]
+
+    @classmethod
+    def indexed(cls, docids) -> tuple[IdTable, np.ndarray]:
+        """The table of the distinct ids among `docids`, and the row of each of `docids` (no lookup needed).
+
+        Args:
+            docids (object): Document ids (str or UTF-8 bytes).
+
+        Returns:
+            (the table, the rows).
+        """
+        docids = id_bytes(docids)
+        hashes = id_hashes(docids)
+        order = np.argsort(hashes, kind="stable")
+        hashes, ordered = hashes[order], docids[order]
+        starts = np.concatenate(([True], hashes[1:] != hashes[:-1])) if len(hashes) else np.zeros(0, dtype=bool)
+        first = np.flatnonzero(starts)
+        if (ordered != np.repeat(ordered[first], np.diff(np.append(first, len(ordered))))).any():
+            ids, rows = np.unique(docids, return_inverse=True)  # two ids under one hash: look them up as strings
+            return cls(ids, None), rows
+        rows = np.empty(len(docids), dtype=np.int64)
+        rows[order] = np.cumsum(starts) - 1
+        return cls(ordered[first], hashes[first]), rows
+
+    def rows_of(self, docids: np.ndarray) -> np.ndarray:
+        """The row of each of `docids` (every one among `ids`).
+
+        Args:
+            docids: Document ids as UTF-8 bytes.
+
+        Returns:
+            Their rows.
+        """
+        if self.keys is None:
+            return np.searchsorted(self.ids, docids)
+        return np.searchsorted(self.keys, id_hashes(docids))
+
+    def positions_in(self, others: np.ndarray) -> np.ndarray:
+        """The positions, ascending, of the `others` ids (e.g. a collection's listing) that are in the table.
+
+        Args:
+            others: Document ids as UTF-8 bytes.
+
+        Returns:
+            Their positions.
+        """
+        if self.keys is None:
+            return np.flatnonzero(np.isin(others, self.ids))
+        hashes = id_hashes(others)
+        positions = np.flatnonzero(np.isin(hashes, self.keys))
+        same = others[positions] == self.ids[np.searchsorted(self.keys, hashes[positions])]  # a hash is no proof
+        return positions[same]
 
 
 @dataclass
 class GroupCounts:
-    """mag_g(d) of some documents: `ids` sorted (UTF-8 bytes), `counts` one row per id, `found` whether the
-    collection holds it (a missing document counts nothing).
+    """mag_g(d) of some documents: `table` their ids, `counts` one row per id, `found` whether the collection holds
+    it (a missing document counts nothing).
 
     Args:
-        ids: The document ids, sorted.
+        table: The document ids and their rows.
         counts: Their counts, one column per group.
         found: Whether each is in the collection.
 
     Example:
         >>> counts = count_documents({"d1": "She and he", "d2": "He"}, [b"d1", b"d2", b"d9"], group_words())
-        >>> counts.counts.tolist(), counts.found.tolist()
+        >>> rows = counts.rows_of(np.array([b"d1", b"d2", b"d9"]))
+        >>> counts.counts[rows].tolist(), counts.found[rows].tolist()
         ([[1, 1], [0, 1], [0, 0]], [True, True, False])
     """
 
-    ids: np.ndarray
+    table: IdTable
     counts: np.ndarray
     found: np.ndarray
-
-    FILES = ("ids.npy", "counts.npy", "found.npy")
+    wanted: np.ndarray | None = None  # count_documents: the row of each id it was asked for, in its order
 
     def rows_of(self, docids: np.ndarray) -> np.ndarray:
-        """The row of each of `docids` (UTF-8 bytes, every one among `ids`)."""
-        return np.searchsorted(self.ids, docids)
+        """The row of each of `docids` (UTF-8 bytes, every one among the table's).
+
+        Args:
+            docids: The ids.
+
+        Returns:
+            Their rows.
+        """
+        return self.table.rows_of(docids)
 
     def save(self, folder: Path) -> None:
-        for name, values in zip(self.FILES, (self.ids, self.counts, self.found)):
-            np.save(folder / name, values)
+        np.save(folder / "ids.npy", self.table.ids)
+        np.save(folder / "counts.npy", self.counts)
+        np.save(folder / "found.npy", self.found)
+        if self.table.keys is not None:
+            np.save(folder / "keys.npy", self.table.keys)
 
     @classmethod
     def load(cls, folder: Path) -> GroupCounts:
-        return cls(*(np.load(folder / name) for name in cls.FILES))
+        keys = np.load(folder / "keys.npy") if (folder / "keys.npy").exists() else None
+        table = IdTable(np.load(folder / "ids.npy"), keys)
+        return cls(table, np.load(folder / "counts.npy"), np.load(folder / "found.npy"))
 
 
 def _counted(texts: Iterable[tuple[str, str]], words: GroupWords, tokens: str, total: int, n_jobs: int):
@@ -270,7 +370,7 @@ def _counted(texts: Iterable[tuple[str, str]], words: GroupWords, tokens: str, t
     yield from _progress(parts, total)
 
 
-def _progress(parts: Iterable[tuple[list[str], np.ndarray]], total: int):
+def _progress(parts: Iterable[tuple[np.ndarray, np.ndarray]], total: int):
     with progress(total=total, desc="representative words", unit="doc", unit_scale=True) as bar:
         for ids, counts in parts:
             yield ids, counts
@@ -284,11 +384,11 @@ def read_and_count(place: tuple[int, np.ndarray], source: ListedSource, words: G
     return count_shard(list(source.read_at(index, source.files[index], offsets)), words, tokens)
 
 
-def _read_in_processes(source: ListedSource, ids: np.ndarray, words: GroupWords, tokens: str, n_jobs: int):
-    """(docids, counts) of the `ids` documents of a listed source, shard by shard, read and counted by `n_jobs`
+def _read_in_processes(source: ListedSource, table: IdTable, words: GroupWords, tokens: str, n_jobs: int):
+    """(docids, counts) of the `table` documents of a listed source, shard by shard, read and counted by `n_jobs`
     processes, each given shards of (file, offsets) in file order."""
     listing = source.listing()
-    positions = np.flatnonzero(np.isin(listing.ids, ids, assume_unique=True))  # ascending: file order
+    positions = table.positions_in(np.asarray(listing.ids))  # ascending: file order
     files, offsets = np.asarray(listing.files[positions]), np.asarray(listing.offsets[positions])
     places = [
         (int(index), chunk)
@@ -312,29 +412,31 @@ def count_documents(documents, wanted: np.ndarray, words: GroupWords, tokens: st
         n_jobs: Processes counting (default: every core; 1: none started).
 
     Returns:
-        The counts, `ids` sorted.
+        The counts, with the row of each of `wanted` (`wanted`).
 
     Raises:
         InputError: If the documents cannot be read.
     """
     if tokens not in TOKENISATIONS:
         raise InputError(f"tokens must be one of {', '.join(TOKENISATIONS)}, not {tokens!r}")
-    ids = np.unique(id_bytes(wanted))
+    table, rows = IdTable.indexed(wanted)
+    ids = table.ids
     if not len(ids):  # nothing to read (an empty run): not even the collection's listing
-        return GroupCounts(ids, np.zeros((0, len(words.groups)), dtype=np.int64), np.zeros(0, dtype=bool))
+        return GroupCounts(table, np.zeros((0, len(words.groups)), dtype=np.int64), np.zeros(0, dtype=bool), rows)
     n_jobs = n_jobs or os.cpu_count() or 1
     if not isinstance(documents, (str, os.PathLike, DocumentSource)):
-        return _fill(ids, _counted(_kept(iter_documents(documents), ids), words, tokens, len(ids), 1), words)
+        counted = _fill(table, _counted(_kept(iter_documents(documents), ids), words, tokens, len(ids), 1), words)
+        return replace(counted, wanted=rows)
     source = open_documents(documents)
     key = content_key(COUNTS_FORMAT, source.version(), words.key(), tokens, fast_digest_of_bytes(ids.tobytes()))
     built: list[GroupCounts] = []
 
     def build(staging: Path) -> None:
         if isinstance(source, ListedSource) and n_jobs > 1 and len(ids) >= PARALLEL_FROM:
-            counted = _read_in_processes(source, ids, words, tokens, n_jobs)
+            counted = _read_in_processes(source, table, words, tokens, n_jobs)
         else:
             counted = _counted(source.texts([d.decode("utf-8") for d in ids.tolist()]), words, tokens, len(ids), n_jobs)
-        built.append(_fill(ids, counted, words))
+        built.append(_fill(table, counted, words))
         built[0].save(staging)
 
     folder, reused = cached_folder(cache_dir() / "document-group-counts" / key, build)
@@ -342,7 +444,7 @@ def count_documents(documents, wanted: np.ndarray, words: GroupWords, tokens: st
         log.info(
             "representative-word counts of %s documents of %s reused from %s", f"{len(ids):,}", source.name, folder
         )
-    return built[0] if built else GroupCounts.load(folder)
+    return replace(built[0] if built else GroupCounts.load(folder), wanted=rows)
 
 
 def id_bytes(docids) -> np.ndarray:
@@ -358,12 +460,12 @@ def _kept(texts: Iterable[tuple[str, str]], ids: np.ndarray) -> Iterable[tuple[s
     return ((d, t) for d, t in texts if d in wanted)
 
 
-def _fill(ids: np.ndarray, counted: Iterable[tuple[list[str], np.ndarray]], words: GroupWords) -> GroupCounts:
-    """GroupCounts of the sorted `ids` from counted parts (ids, counts), each id of a part among `ids`."""
-    counts = np.zeros((len(ids), len(words.groups)), dtype=np.int64)
-    found = np.zeros(len(ids), dtype=bool)
+def _fill(table: IdTable, counted: Iterable[tuple[np.ndarray, np.ndarray]], words: GroupWords) -> GroupCounts:
+    """GroupCounts of the `table` ids from counted parts (ids, counts), each id of a part in the table."""
+    counts = np.zeros((len(table.ids), len(words.groups)), dtype=np.int64)
+    found = np.zeros(len(table.ids), dtype=bool)
     for part_ids, part_counts in counted:
-        rows = np.searchsorted(ids, id_bytes(part_ids))
+        rows = table.rows_of(part_ids)
         counts[rows] = part_counts
         found[rows] = True
-    return GroupCounts(ids, counts, found)
+    return GroupCounts(table, counts, found)

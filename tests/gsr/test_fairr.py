@@ -315,11 +315,11 @@ def test_word_counts_are_read_for_the_needed_documents_only_and_cached(tmp_path,
     first = measures.evaluate(run).measures()
     entries = list((own_cache / "document-group-counts").iterdir())
     assert len(entries) == 1
-    counted = np.load(entries[0] / "ids.npy")
-    assert counted.tolist() == [b"male_only", b"two_to_one"]  # not the collection's other four documents
+    counted = dict(zip(np.load(entries[0] / "ids.npy").tolist(), np.load(entries[0] / "counts.npy").tolist()))
+    assert counted == {b"male_only": [0, 3], b"two_to_one": [2, 1]}  # not the collection's other four documents
     (entries[0] / "counts.npy").write_bytes(b"damaged")  # a damaged entry is found, removed and counted again
     assert measures.evaluate(run).measures() == first
-    assert np.load(entries[0] / "counts.npy").tolist() == [[0, 3], [2, 1]]
+    assert dict(zip(np.load(entries[0] / "ids.npy").tolist(), np.load(entries[0] / "counts.npy").tolist())) == counted
 
 
 # ------------------------------------------------------------------------------ gsr bias, BiasMeasures, ir_measures
@@ -412,3 +412,18 @@ def test_word_counts_read_and_counted_in_processes_are_the_same(tmp_path, own_ca
     assert together.measures() == alone.measures() and together.per_query() == alone.per_query() and used
     mapping = FaiRRMeasures(texts, FaiRRSettings(cutoffs=[3, 10]), n_jobs=2).evaluate(run)  # not a listed source
     assert mapping.measures() == alone.measures()
+
+
+def test_ids_sharing_a_hash_are_looked_up_as_strings(monkeypatch):
+    """Two distinct ids under one 64-bit hash (forced here: every id hashes to 0) are told apart by the ids
+    themselves: the same values."""
+    from gsr.fairness import neutrality
+
+    run = {"q1": {"two_to_one": 3.0, "male_only": 2.0, "one_word": 1.0}, "q2": {"balanced": 1.0, "gone": 0.5}}
+    settings = FaiRRSettings(cutoffs=[1, 3], missing="neutral")
+    hashed = FaiRRMeasures(DOCS, settings).evaluate(run)
+    monkeypatch.setattr(neutrality, "id_hashes", lambda docids: np.zeros(len(docids), dtype=np.uint64))
+    table = neutrality.IdTable.of([b"b", b"a", b"b"])
+    assert table.keys is None and table.ids.tolist() == [b"a", b"b"]
+    assert table.positions_in(np.array([b"x", b"b", b"a"])).tolist() == [1, 2]
+    assert FaiRRMeasures(DOCS, settings).evaluate(run).per_query() == hashed.per_query()
