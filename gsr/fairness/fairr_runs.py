@@ -300,14 +300,17 @@ class FaiRRMeasures:
         check_background([qids[i] for i in np.flatnonzero(answered)], back.qids, name)
         run_codes, run_ranks, run_ids = _rows(arrays, index, max(s.cutoffs))
         back_codes, _, back_ids = _rows(back, index, s.background_depth)
-        counts = count_documents(
-            self.documents, np.concatenate((run_ids, back_ids)), self.words, s.tokens, n_jobs=self.n_jobs
-        )
-        assert counts.wanted is not None  # count_documents gives the row of every id asked for
-        run_rows, back_rows = counts.wanted[: len(run_ids)], counts.wanted[len(run_ids) :]
-        missing = self._missing(counts, qids, (run_codes, run_rows), (back_codes, back_rows))
-        omega = self._neutrality(counts)
-        run_omega, back_omega = omega[run_rows], omega[back_rows]
+        # the background's documents first (a background run several systems share is read once), then the run's
+        # documents outside it
+        back_counts = self._counts(back_ids)
+        in_back, back_rows = back_counts.table.lookup(run_ids)
+        run_counts = self._counts(run_ids[~in_back])
+        missing = self._missing(qids, (run_codes[~in_back], run_counts), (back_codes, back_counts))
+        omega_of_back = self._neutrality(back_counts)  # by the table's rows
+        run_omega = np.empty(len(run_ids))
+        run_omega[in_back] = omega_of_back[back_rows[in_back]]
+        run_omega[~in_back] = self._neutrality(run_counts)[run_counts.wanted]
+        back_omega = omega_of_back[back_counts.wanted]
         n = len(qids)
         values: dict[str, np.ndarray] = {}
         zero_ideal = np.zeros(n, dtype=bool)
@@ -332,15 +335,20 @@ class FaiRRMeasures:
         settings = {**s.to_dict(), "background": name, "gender_words": self.words.source, "missing_documents": missing}
         return FaiRRResult(qids, values, skipped, settings)
 
-    def _missing(self, counts, qids: list[str], *rows: tuple[np.ndarray, np.ndarray]) -> int:
+    def _counts(self, docids: np.ndarray):
+        """The representative-word counts of `docids` (gsr.fairness.neutrality.count_documents)."""
+        return count_documents(self.documents, docids, self.words, self.settings.tokens, n_jobs=self.n_jobs)
+
+    def _missing(self, qids: list[str], *rows) -> int:
         """How many needed documents the collection lacks; with missing = 'error' the first one is an InputError
-        naming it and its query. `rows`: (query numbers, rows in `counts`) of the run's and the background's."""
-        absent = int((~counts.found).sum())
+        naming it and its query. `rows`: (each id's query number, the GroupCounts asked for those ids), the run's
+        first."""
+        absent = sum(int((~counts.found).sum()) for _, counts in rows)
         if absent and self.settings.missing == "error":
-            for codes, at in rows:
-                lost = np.flatnonzero(~counts.found[at])
+            for codes, counts in rows:
+                lost = np.flatnonzero(~counts.found[counts.wanted])
                 if len(lost):
-                    docid, qid = counts.table.ids[at[lost[0]]].decode("utf-8"), qids[codes[lost[0]]]
+                    docid, qid = counts.table.ids[counts.wanted[lost[0]]].decode("utf-8"), qids[codes[lost[0]]]
                     raise InputError(
                         f"{documents_name(self.documents)}: no document {docid} (retrieved for query {qid}); FaiRR "
                         f"needs every ranked document's text ({absent} are missing; missing = 'neutral' counts them "
@@ -349,6 +357,6 @@ class FaiRRMeasures:
         return absent
 
     def _neutrality(self, counts) -> np.ndarray:
-        """ω of each document of `counts`: from its counts, 1 for a document the collection lacks."""
+        """ω of each document of `counts` (by its table's rows): from its counts, 1 for one the collection lacks."""
         omega = document_neutrality(counts.counts, self.settings.shares, self.settings.threshold)
         return np.where(counts.found, omega, 1.0)

@@ -27,7 +27,6 @@ from gsr.infra.progress import progress
 from gsr.infra.store import cache_dir, cached_folder
 from gsr.io.fairness_sensitive import REPRESENTATIVE_WORDS, REPRESENTATIVE_WORDS_FILE
 from gsr.io.files import read_text, text_lines
-from gsr.io.run_arrays import pair_hashes
 
 log = logs.get("fairness")
 
@@ -227,8 +226,17 @@ def count_shard(shard: list[tuple[str, str]], words: GroupWords, tokens: str) ->
 
 
 def id_hashes(docids: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each document id (UTF-8 bytes): gsr.io.run_arrays.pair_hashes under one query."""
-    return pair_hashes(docids, np.zeros(len(docids), dtype=np.int64))
+    """A 64-bit hash of each document id (UTF-8 bytes, FNV-1a over 8-byte words with a shift), the same whatever the
+    array's width: the zero words a wider array pads an id with leave its hash as it is (no id holds a NUL)."""
+    width = -(-max(docids.dtype.itemsize, 1) // 8) * 8
+    words = np.ascontiguousarray(docids.astype(f"S{width}")).view(np.uint64).reshape(len(docids), width // 8)
+    hashed = np.full(len(docids), 0xCBF29CE484222325, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in words.T:
+            mixed = (hashed ^ column) * np.uint64(0x100000001B3)
+            mixed ^= mixed >> np.uint64(29)
+            hashed = np.where(column != 0, mixed, hashed)
+    return hashed
 
 
 @dataclass
@@ -298,6 +306,24 @@ class IdTable:
             return np.searchsorted(self.ids, docids)
         return np.searchsorted(self.keys, id_hashes(docids))
 
+    def lookup(self, docids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which of `docids` are in the table, and their rows (meaningless where not).
+
+        Args:
+            docids: Document ids as UTF-8 bytes.
+
+        Returns:
+            (found, rows).
+        """
+        if not len(self.ids):
+            return np.zeros(len(docids), dtype=bool), np.zeros(len(docids), dtype=np.int64)
+        if self.keys is None:
+            at = np.minimum(np.searchsorted(self.ids, docids), len(self.ids) - 1)
+            return self.ids[at] == docids, at
+        hashes = id_hashes(docids)  # searched as numbers: several times faster than np.isin on 10⁷ ids
+        at = np.minimum(np.searchsorted(self.keys, hashes), len(self.keys) - 1)
+        return (self.keys[at] == hashes) & (self.ids[at] == docids), at  # an equal hash is no proof
+
     def positions_in(self, others: np.ndarray) -> np.ndarray:
         """The positions, ascending, of the `others` ids (e.g. a collection's listing) that are in the table.
 
@@ -307,12 +333,7 @@ class IdTable:
         Returns:
             Their positions.
         """
-        if self.keys is None:
-            return np.flatnonzero(np.isin(others, self.ids))
-        hashes = id_hashes(others)
-        positions = np.flatnonzero(np.isin(hashes, self.keys))
-        same = others[positions] == self.ids[np.searchsorted(self.keys, hashes[positions])]  # a hash is no proof
-        return positions[same]
+        return np.flatnonzero(self.lookup(others)[0])
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import random
 import re
 import shutil
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from experiments.cli import main
+from gsr.documents.opening import open_documents
 from gsr.fairness.evaluate import BiasMeasures
 from gsr.fairness.fairr import (
     FaiRRError,
@@ -412,6 +414,17 @@ def test_word_counts_read_and_counted_in_processes_are_the_same(tmp_path, own_ca
     assert together.measures() == alone.measures() and together.per_query() == alone.per_query() and used
     mapping = FaiRRMeasures(texts, FaiRRSettings(cutoffs=[3, 10]), n_jobs=2).evaluate(run)  # not a listed source
     assert mapping.measures() == alone.measures()
+    # the workers receive the source without its loaded listing (10⁷ ids and offsets at MS MARCO's size)
+    source = open_documents(docs)
+    source.listing()
+    shipped = pickle.loads(pickle.dumps(source))
+    assert shipped._listing is None and dict(shipped.texts(["d3"])) == {"d3": texts["d3"]}
+    table = neutrality.IdTable.of([b"d3", b"d7"])
+    assert table.positions_in(np.array([b"d7", b"x", b"d3", b"d3x"])).tolist() == [0, 2]
+    # an id's hash does not depend on the width of the array holding it (a run's and a background's differ)
+    narrow, wide = np.array([b"d3", b"one_word"]), np.array([b"d3", b"one_word", b"a_much_longer_document_id"])
+    assert neutrality.id_hashes(narrow).tolist() == neutrality.id_hashes(wide)[:2].tolist()
+    assert len(set(neutrality.id_hashes(wide).tolist())) == 3
 
 
 def test_ids_sharing_a_hash_are_looked_up_as_strings(monkeypatch):
@@ -427,3 +440,25 @@ def test_ids_sharing_a_hash_are_looked_up_as_strings(monkeypatch):
     assert table.keys is None and table.ids.tolist() == [b"a", b"b"]
     assert table.positions_in(np.array([b"x", b"b", b"a"])).tolist() == [1, 2]
     assert FaiRRMeasures(DOCS, settings).evaluate(run).per_query() == hashed.per_query()
+
+
+def test_a_shared_background_is_counted_once(tmp_path, own_cache):
+    """The background's documents are one cache entry, the run's documents outside it another: a second system
+    measured against the same background reads only its own extra documents."""
+    f = _bias_files(tmp_path)
+    background = f / "bg.txt"  # q1: no_word, balanced, male_only; q2: balanced
+    first = _run_file(tmp_path / "a.txt", {"q1": ["two_to_one", "balanced"], "q2": ["balanced"]})
+    second = _run_file(tmp_path / "b.txt", {"q1": ["one_word", "no_word"], "q2": ["punctuation"]})
+    measures = FaiRRMeasures(f / "docs.jsonl", FaiRRSettings(cutoffs=[2]), n_jobs=1)
+    measures.evaluate(first, background)
+
+    def entries() -> set[tuple[bytes, ...]]:
+        folder = own_cache / "document-group-counts"
+        return {tuple(sorted(np.load(entry / "ids.npy").tolist())) for entry in folder.iterdir()}
+
+    assert entries() == {(b"balanced", b"male_only", b"no_word"), (b"two_to_one",)}
+    result = measures.evaluate(second, background)
+    assert entries() == {(b"balanced", b"male_only", b"no_word"), (b"two_to_one",), (b"one_word", b"punctuation")}
+    # q1: one_word (ω 1) then no_word (ω 1); the ideal of {no_word, balanced, male_only} is 1 + p2
+    assert result.query_values("q1")["NFaiRR@2"] == pytest.approx(1.0)
+    assert result.query_values("q2")["NFaiRR@2"] == 0.0  # punctuation: ω 0 under whitespace tokens
