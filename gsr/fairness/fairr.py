@@ -42,7 +42,7 @@ class FaiRRError(InputError):
 
     Example:
         >>> try:
-        ...     FaiRRSettings(threshold=-1)
+        ...     document_neutrality([1, 0], threshold=-1)
         ... except FaiRRError as err:
         ...     print(err)
         the neutrality threshold must be a number ≥ 0, not -1
@@ -245,6 +245,26 @@ def fairr_per_query(codes: np.ndarray, ranks: np.ndarray, neutralities: np.ndarr
     return np.bincount(codes[top], weights=neutralities[top] * weights, minlength=n)
 
 
+def ideal_rankings(codes: np.ndarray, neutralities: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every query's background rows in the order IFaiRR scores them, by decreasing ω: (query numbers, 0-based
+    ranks, ω), for fairr_per_query at any cut-off.
+
+    Args:
+        codes: Each background row's query number.
+        neutralities: Each background row's ω.
+
+    Returns:
+        (codes, ranks, neutralities) of the reordered rows.
+
+    Example:
+        >>> [a.tolist() for a in ideal_rankings(np.array([0, 0, 1]), np.array([0.0, 1.0, 0.5]))]
+        [[0, 0, 1], [0, 1, 0], [1.0, 0.0, 0.5]]
+    """
+    order = np.lexsort((-neutralities, codes))
+    ordered = codes[order]
+    return ordered, ranks_within(ordered), neutralities[order]
+
+
 def ideal_fairr_per_query(codes: np.ndarray, neutralities: np.ndarray, k: int, n: int) -> np.ndarray:
     """`ideal_fairr` of every query's background set: its rows ordered by decreasing ω, then fairr_per_query.
 
@@ -261,9 +281,7 @@ def ideal_fairr_per_query(codes: np.ndarray, neutralities: np.ndarray, k: int, n
         >>> ideal_fairr_per_query(np.array([0, 0]), np.array([0.0, 1.0]), 1, 1).tolist()
         [1.0]
     """
-    order = np.lexsort((-neutralities, codes))
-    ordered_codes = codes[order]
-    return fairr_per_query(ordered_codes, ranks_within(ordered_codes), neutralities[order], k, n)
+    return fairr_per_query(*ideal_rankings(codes, neutralities), k, n)
 
 
 def ranker_agnostic_per_query(codes: np.ndarray, neutralities: np.ndarray, k: int, n: int) -> np.ndarray:

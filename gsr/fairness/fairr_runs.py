@@ -32,7 +32,7 @@ from gsr.fairness.fairr import (
     check_threshold,
     document_neutrality,
     fairr_per_query,
-    ideal_fairr_per_query,
+    ideal_rankings,
     ideal_tolerance,
     ranker_agnostic_per_query,
 )
@@ -314,12 +314,12 @@ class FaiRRMeasures:
         n = len(qids)
         values: dict[str, np.ndarray] = {}
         zero_ideal = np.zeros(n, dtype=bool)
+        ideal_order = ideal_rankings(back_codes, back_omega)  # sorted once for every cut-off
         for k in s.cutoffs:
-            ideal = ideal_fairr_per_query(back_codes, back_omega, k, n)
+            ideal = fairr_per_query(*ideal_order, k, n)  # IFaiRR@k, ideal_fairr_per_query
             usable = ideal > ideal_tolerance(k)
             zero_ideal |= answered & ~usable
-            with np.errstate(invalid="ignore", divide="ignore"):
-                normaliser = np.where(usable, ideal, np.nan)
+            normaliser = np.where(usable, ideal, np.nan)
             fair = fairr_per_query(run_codes, run_ranks, run_omega, k, n)
             agnostic = ranker_agnostic_per_query(back_codes, back_omega, k, n)
             values[f"FaiRR@{k}"] = np.where(answered, fair, np.nan)
