@@ -343,8 +343,8 @@ class AgreementReport:
         settings: The bootstrap's resamples, level and seed.
 
     Example:
-        >>> AgreementReport(["GSR"], ["a"], [], [], [], {}).to_dict()["measures"]
-        ['GSR']
+        >>> AgreementReport(["GSR"], ["a"], [], [], [], {}).to_dict()["systems"] == ["a"]
+        True
     """
 
     measures: list[str]

@@ -62,8 +62,8 @@ class FaiRRSettings:
         FaiRRError: If a setting is out of range.
 
     Example:
-        >>> FaiRRSettings(cutoffs=[10, 5]).names[:4]
-        ['FaiRR@5', 'FaiRR@10', 'NFaiRR@5', 'NFaiRR@10']
+        >>> " ".join(FaiRRSettings(cutoffs=[10, 5]).names[:4])
+        'FaiRR@5 FaiRR@10 NFaiRR@5 NFaiRR@10'
     """
 
     cutoffs: tuple[int, ...] = DEFAULT_CUTOFFS
@@ -272,7 +272,9 @@ class FaiRRMeasures:
             )
         self.n_jobs = n_jobs
 
-    def evaluate(self, run, background=None, query_ids: Iterable[str] | None = None, background_name=None):
+    def evaluate(
+        self, run, background=None, query_ids: Iterable[str] | None = None, background_name: str | None = None
+    ) -> FaiRRResult:
         """FaiRR@k, NFaiRR@k and the ranker-agnostic values of every measured query, and their means.
 
         Args:
@@ -282,7 +284,7 @@ class FaiRRMeasures:
             background_name: How outputs name the background run (default: its path, or 'the run itself').
 
         Returns:
-            FaiRRResult: The values.
+            The values.
 
         Raises:
             FaiRRError: If the background run misses a measured query of the run.
