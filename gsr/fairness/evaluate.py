@@ -246,13 +246,11 @@ class BiasMeasures:
         target = self.settings.target
         groups = self.settings.groups
         self._fixed_target = None
-        if labels is None:
-            pass
-        elif not isinstance(target, str):
+        if labels is not None and not isinstance(target, str):
             self._fixed_target = check_target(target, groups)
-        elif target == "uniform":
+        elif labels is not None and target == "uniform":
             self._fixed_target = {g: Fraction(1, len(groups)) for g in groups}
-        elif target == "collection":
+        elif labels is not None and target == "collection":
             self._fixed_target = labels.collection_shares(groups)
 
     def target_of(self, ranked: list[str], relevant: list[str]) -> dict[str, Fraction] | None:

@@ -63,6 +63,7 @@ CASES = {
         ("--group-shares", "w=0.5,x=0.5"),
         f"{REPRESENTATIVE_WORDS_FILE}:1: unknown group 'm' (the groups are w, x; their shares name them)",
     ),
+    "rab-labels-without-labels": Case(("--rab", "labels"), "--rab labels reads the document labels: give --labels"),
     "background-without-docs": Case(
         ("--background", "{dir}/run.txt", "--no-fairr"), "--background is FaiRR's background run: give --docs"
     ),
@@ -94,3 +95,9 @@ def test_the_toy_collection_passes_without_the_mutations(tmp_path, capsys, own_c
     argv = ["bias", "--run", str(folder / "run.txt"), "--docs", str(folder / "docs.jsonl"), "--json"]
     assert main([*argv, "--background", str(folder / "run.txt"), "--cutoffs", "5,10"]) == 0, capsys.readouterr().err
     assert "NFaiRR@10" in capsys.readouterr().out
+
+
+def test_neither_labels_nor_documents(tmp_path, capsys):
+    folder = write_toy(tmp_path / "toy")
+    assert main(["bias", "--run", str(folder / "run.txt")]) == 2
+    assert "give --labels (the label-based measures) or --docs" in capsys.readouterr().err

@@ -17,7 +17,7 @@ import pytest
 
 from experiments.cli import main
 from gsr.documents.opening import open_documents
-from gsr.fairness.evaluate import BiasMeasures
+from gsr.fairness.evaluate import BiasMeasures, BiasSettings
 from gsr.fairness.fairr import (
     FaiRRError,
     document_neutrality,
@@ -28,6 +28,7 @@ from gsr.fairness.fairr import (
     ranker_agnostic_fairr,
 )
 from gsr.fairness.fairr_runs import FaiRRMeasures, FaiRRSettings
+from gsr.fairness.label_measures import BiasError
 from gsr.fairness.neutrality import GroupWordsError, group_words, read_group_words, text_tokens
 from gsr.io.fairness_sensitive import REPRESENTATIVE_WORDS_FILE
 from tests.support import fairr_reference as reference
@@ -380,6 +381,8 @@ def test_bias_measures_and_ir_measures_give_the_direct_values():
 
     run = {"q1": {"two_to_one": 3.0, "male_only": 2.0, "one_word": 1.0}, "q2": {"male_only": 1.0, "balanced": 0.5}}
     qrels = {"q1": {"one_word": 1}, "q2": {"balanced": 1}}
+    with pytest.raises(BiasError, match="RaB's magnitudes 'labels' need document labels"):
+        BiasMeasures(None, BiasSettings(rab="labels"))
     direct = FaiRRMeasures(DOCS, FaiRRSettings(cutoffs=[2, 3])).evaluate(run).measures()
     report = BiasMeasures(None, fairr=FaiRRMeasures(DOCS, FaiRRSettings(cutoffs=[2, 3]))).evaluate(run, qrels)
     assert {name: report.measures[name] for name in direct} == direct
