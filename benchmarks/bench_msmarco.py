@@ -1,7 +1,8 @@
-"""`gsr score` at MS MARCO's size beside `python -m ir_measures` on the same files (issue 29): wall time and peak RSS.
+"""`gsr score` at MS MARCO's size beside `python -m ir_measures` on the same files (issue 29): wall time and peak RSS;
+and what FaiRR/NFaiRR adds to GSR + RaB/ARaB (issue 38).
 
     .venv/bin/python benchmarks/bench_msmarco.py [--passages 8800000] [--queries 6980] [--depth 1000] [--words 55]
-        [--folder DIR] [--cache DIR] [--skip-cold] [--json PATH]
+        [--folder DIR] [--cache DIR] [--skip-cold] [--skip-fairr] [--json PATH]
 
 It writes, in MS MARCO's layout, `--passages` passages (collection.tsv, 'pid<TAB>text' lines of about `--words`
 Zipf-drawn GloVe words, the gendered ones among them, with some punctuation and capitals), `--queries` queries
@@ -15,6 +16,13 @@ collection's cache entries removed first (its first use: the listing pass over t
 --skip-cold); (c) the same command again (the collection's listing reused from the cache, $GSR_CACHE = --cache). For
 each it prints the wall time, the peak RSS of its largest process (/usr/bin/time -v, else getrusage) and of its whole
 process tree (sampled), and the ratio of each gsr score time to ir_measures', with the load average before and after.
+
+Then (unless --skip-fairr), in one more process with the run read once (its reading is shared with gsr score, so
+it is timed apart): RaB/ARaB@10 of every query (Rekabsaz & Schedl's tf magnitudes: the texts of the run's top 10
+read and counted), then FaiRR/NFaiRR at the paper's cut-offs 5, 10, 20, 50 with the run's own top 200 per query as
+the background set (the texts of those documents read and their representative words counted), first with the
+word-count cache entries removed, then again (reused). It prints each time and the ratio of FaiRR/NFaiRR's to gsr
+score's (first use and again) plus RaB/ARaB's: what NFaiRR adds to GSR + RaB/ARaB (the target is ≤ 0.25).
 Figures go to stdout and progress to stderr; the script measures, it asserts nothing.
 """
 
@@ -38,6 +46,7 @@ from common import (
     PROJECT_ROOT,
     VARIANTS,
     Phase,
+    Timer,
     load_text,
     log,
     machine,
@@ -203,6 +212,72 @@ def gib(kib) -> str:
     return "n/a" if not kib else f"{kib / 2**20:.2f} GiB"
 
 
+def bias_child(folder: Path) -> None:
+    """The FaiRR/NFaiRR and RaB/ARaB timings, in this process; the figures as one JSON line on stdout."""
+    import shutil as shell
+
+    from gsr.documents.opening import open_documents
+    from gsr.fairness.evaluate import BiasMeasures, BiasSettings
+    from gsr.fairness.fairr_runs import FaiRRMeasures
+    from gsr.fairness.labels import gendered_word_counts
+    from gsr.infra.store import cache_dir
+    from gsr.io.run_arrays import read_run_arrays
+    from gsr.io.topics import read_queries
+
+    paths = {key: folder / name for key, name in FILES.items()}
+    figures = {}
+    with Timer("read the run") as timer:
+        arrays = read_run_arrays(paths["run"])
+        run = arrays.as_run()
+    figures["run read"] = timer.seconds
+    qids = sorted(set(read_queries(paths["queries"])) & set(run))
+    documents = open_documents(paths["collection"])  # one source for both, as gsr bias opens it: hashed once
+    with Timer("RaB/ARaB@10") as timer:
+        top = {q: run[q][:10] for q in qids}  # RaB reads the top 10 only (a list is in trec_eval's order)
+        mentions = gendered_word_counts(documents, None, wanted={d for r in top.values() for d, _ in r})
+        rab = BiasMeasures(None, BiasSettings(k=10), mentions).evaluate(top, None, qids).measures
+    figures["RaB/ARaB@10"] = timer.seconds
+    shell.rmtree(cache_dir() / "document-group-counts", ignore_errors=True)
+    measures = FaiRRMeasures(documents)
+    with Timer("FaiRR/NFaiRR, first use") as timer:
+        first = measures.evaluate(arrays, query_ids=qids)
+    figures["FaiRR/NFaiRR (first use)"] = timer.seconds
+    with Timer("FaiRR/NFaiRR, again") as timer:
+        again = measures.evaluate(arrays, query_ids=qids)
+    figures["FaiRR/NFaiRR (again)"] = timer.seconds
+    values = {"ARaB@10": rab["ARaB@10"], **{k: v for k, v in first.measures().items() if k.startswith("NFaiRR@")}}
+    print(json.dumps({"seconds": figures, "values": values, "same": first.measures() == again.measures()}))
+
+
+def fairr_figures(python: str, env: dict, folder: Path, figures: dict) -> None:
+    """Run bias_child in its own process and print its times beside gsr score's."""
+    child = [python, str(Path(__file__).resolve()), "--bias-child", "--folder", str(folder)]
+    measured_child = measured("FaiRR/NFaiRR and RaB/ARaB", child, env, folder / "bias.out")
+    lines = [line for line in (folder / "bias.out").read_text().splitlines() if line.startswith("{")]
+    if measured_child["status"] != 0 or not lines:
+        print(f"FaiRR/NFaiRR timings failed (status {measured_child['status']}): see {folder / 'bias.out'}")
+        return
+    found = json.loads(lines[-1])
+    seconds = found["seconds"]
+    figures["fairr"] = {**found, "peak_rss_kib": measured_child["peak_rss_kib"]}
+    print("\n# FaiRR/NFaiRR@5,10,20,50 (background: the run's own top 200 per query) beside GSR and RaB/ARaB@10")
+    print(f"{'step (in one process)':<28} {'seconds':>8}")
+    for name, value in seconds.items():
+        print(f"{name:<28} {value:>8.1f}")
+    rab = seconds["RaB/ARaB@10"]
+    for use, score in (("first use", "gsr score (first use)"), ("again", "gsr score (again)")):
+        if score in figures:
+            base = figures[score]["s"] + rab
+            added = seconds[f"FaiRR/NFaiRR ({use})"]
+            figures["fairr"][f"ratio ({use})"] = added / base
+            print(
+                f"FaiRR/NFaiRR {use}: {added:.1f} s over {score} + RaB/ARaB = {figures[score]['s']:.1f} + "
+                f"{rab:.1f} s: adds {added / base:.0%}"
+            )
+    print(f"values: {found['values']}; first use and again equal: {found['same']}")
+    print(f"peak RSS of that process: {gib(measured_child['peak_rss_kib'])}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--passages", type=int, default=8_800_000, help="passages in collection.tsv (8,800,000)")
@@ -215,7 +290,12 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, help="$GSR_CACHE of the gsr score runs (default: FOLDER/gsr-cache)")
     parser.add_argument("--skip-cold", action="store_true", help="do not time gsr score's first use of the collection")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
+    parser.add_argument("--skip-fairr", action="store_true", help="do not time FaiRR/NFaiRR and RaB/ARaB")
+    parser.add_argument("--bias-child", action="store_true", help=argparse.SUPPRESS)  # the timing process itself
     args = parser.parse_args()
+    if args.bias_child:
+        bias_child(args.folder)
+        return 0
     args.folder = args.folder or Path(tempfile.mkdtemp(prefix="bench-msmarco-"))
     cache = args.cache or args.folder / "gsr-cache"
     paths = workload(args)
@@ -262,6 +342,9 @@ def main() -> int:
         )
     print(f"ir_measures printed: {' '.join((args.folder / 'ir_measures.out').read_text().split())}")
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min), {load_text()}")
+    if not args.skip_fairr:
+        fairr_figures(python, env, args.folder, figures)
+        print(f"load average after FaiRR/NFaiRR {os.getloadavg()[0]:.2f} (1 min)")
     if args.json:
         write_json(
             {"benchmark": "msmarco", "options": vars(args) | {"cache": cache}, "machine": machine(), **figures},

@@ -43,6 +43,11 @@ if TYPE_CHECKING:
     from gsr.errors import StorageError as StorageError
     from gsr.evaluate import GSR as GSR
     from gsr.evaluate import measure_run as measure_run
+    from gsr.fairness.agreement import AgreementMeasure as AgreementMeasure
+    from gsr.fairness.agreement import AgreementReport as AgreementReport
+    from gsr.fairness.agreement import bias_direction as bias_direction
+    from gsr.fairness.agreement import kendall_tau as kendall_tau
+    from gsr.fairness.agreement import measure_agreement as measure_agreement
     from gsr.fairness.equations import BiasError as BiasError
     from gsr.fairness.equations import average_rank_bias as average_rank_bias
     from gsr.fairness.equations import bias_aggregates as bias_aggregates
@@ -55,12 +60,25 @@ if TYPE_CHECKING:
     from gsr.fairness.evaluate import BiasMeasures as BiasMeasures
     from gsr.fairness.evaluate import BiasReport as BiasReport
     from gsr.fairness.evaluate import BiasSettings as BiasSettings
+    from gsr.fairness.fairr import FaiRRError as FaiRRError
+    from gsr.fairness.fairr import document_neutrality as document_neutrality
+    from gsr.fairness.fairr import fairr as fairr
+    from gsr.fairness.fairr import ideal_fairr as ideal_fairr
+    from gsr.fairness.fairr import nfairr as nfairr
+    from gsr.fairness.fairr import position_weights as position_weights
+    from gsr.fairness.fairr import ranker_agnostic_fairr as ranker_agnostic_fairr
+    from gsr.fairness.fairr_runs import FaiRRMeasures as FaiRRMeasures
+    from gsr.fairness.fairr_runs import FaiRRResult as FaiRRResult
+    from gsr.fairness.fairr_runs import FaiRRSettings as FaiRRSettings
     from gsr.fairness.labels import DocumentLabels as DocumentLabels
     from gsr.fairness.labels import LabelSourceError as LabelSourceError
     from gsr.fairness.labels import gendered_word_counts as gendered_word_counts
     from gsr.fairness.labels import genderedness_labels as genderedness_labels
     from gsr.fairness.labels import intrinsic_labels as intrinsic_labels
     from gsr.fairness.labels import read_labels_file as read_labels_file
+    from gsr.fairness.neutrality import GroupWords as GroupWords
+    from gsr.fairness.neutrality import group_words as group_words
+    from gsr.fairness.neutrality import read_group_words as read_group_words
     from gsr.integrations.ir_measures_bias import BiasIRMeasures as BiasIRMeasures
     from gsr.integrations.ir_measures_gsr import GSRMeasures as GSRMeasures
     from gsr.integrations.ir_measures_gsr import ir_measures_measures as ir_measures_measures
@@ -69,6 +87,9 @@ if TYPE_CHECKING:
     from gsr.io.convert import as_qrels as as_qrels
     from gsr.io.convert import as_queries as as_queries
     from gsr.io.convert import as_run as as_run
+    from gsr.io.fairness_sensitive import fairness_sensitive_annotations as fairness_sensitive_annotations
+    from gsr.io.fairness_sensitive import fairness_sensitive_queries as fairness_sensitive_queries
+    from gsr.io.fairness_sensitive import is_fairness_sensitive as is_fairness_sensitive
     from gsr.io.msmarco_gender import is_msmarco_gender as is_msmarco_gender
     from gsr.io.msmarco_gender import msmarco_gender_labels as msmarco_gender_labels
     from gsr.io.msmarco_gender import msmarco_gender_queries as msmarco_gender_queries
@@ -89,6 +110,7 @@ if TYPE_CHECKING:
     from gsr.lexicon import load_word_pairs as load_word_pairs
     from gsr.lexicon import vocabulary_key as vocabulary_key
     from gsr.lexicon import word_genderedness as word_genderedness
+    from gsr.planning.planner import plan as plan
     from gsr.ranked import RankedRows as RankedRows
     from gsr.results import GSRReport as GSRReport
     from gsr.results import GSRResult as GSRResult
@@ -190,6 +212,27 @@ _LAZY = {
     "rank_bias": "gsr.fairness.equations",
     "representation_bias": "gsr.fairness.equations",
     "top_k_kl": "gsr.fairness.equations",
+    "FaiRRError": "gsr.fairness.fairr",
+    "document_neutrality": "gsr.fairness.fairr",
+    "fairr": "gsr.fairness.fairr",
+    "ideal_fairr": "gsr.fairness.fairr",
+    "nfairr": "gsr.fairness.fairr",
+    "position_weights": "gsr.fairness.fairr",
+    "ranker_agnostic_fairr": "gsr.fairness.fairr",
+    "FaiRRMeasures": "gsr.fairness.fairr_runs",
+    "FaiRRResult": "gsr.fairness.fairr_runs",
+    "FaiRRSettings": "gsr.fairness.fairr_runs",
+    "GroupWords": "gsr.fairness.neutrality",
+    "group_words": "gsr.fairness.neutrality",
+    "read_group_words": "gsr.fairness.neutrality",
+    "fairness_sensitive_annotations": "gsr.io.fairness_sensitive",
+    "fairness_sensitive_queries": "gsr.io.fairness_sensitive",
+    "is_fairness_sensitive": "gsr.io.fairness_sensitive",
+    "AgreementMeasure": "gsr.fairness.agreement",
+    "AgreementReport": "gsr.fairness.agreement",
+    "bias_direction": "gsr.fairness.agreement",
+    "kendall_tau": "gsr.fairness.agreement",
+    "measure_agreement": "gsr.fairness.agreement",
     "BiasIRMeasures": "gsr.integrations.ir_measures_bias",
     "GSRMeasures": "gsr.integrations.ir_measures_gsr",
     "ir_measures_measures": "gsr.integrations.ir_measures_gsr",

@@ -20,7 +20,7 @@ import pytest
 import gsr
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED_DATA = ("gsr/data/grepbiasir", "gsr/data/msmarco_gender")
+SHIPPED_DATA = ("gsr/data/grepbiasir", "gsr/data/msmarco_gender", "gsr/data/fairness_sensitive")
 
 
 def _citation(key: str) -> str:

@@ -127,13 +127,15 @@ def topics_path(value: str, what: str) -> Path:
 
 def read_topics(value: str, field: str = "title") -> dict[str, str]:
     """Topics from a path, 'pyserini:NAME' (Pyserini's cache), 'irds:ID' (an ir_datasets dataset's queries) or the
-    built-in 'msmarco-gender' topic set ('msmarco-gender:n', ':f', ':m', ':o', ':f,m', ...)."""
+    built-in 'msmarco-gender' topic set ('msmarco-gender:n', ':f', ':m', ':o', ':f,m', ...) or a built-in
+    fairness-sensitive one ('fairness-sensitive:msmarco-dev', ':dl19', with filters such as ':category=Career')."""
     from gsr.io.convert import as_queries
+    from gsr.io.fairness_sensitive import is_fairness_sensitive
     from gsr.io.msmarco_gender import is_msmarco_gender
     from gsr.io.records import IRDS_PREFIX
     from gsr.io.topics import read_queries
 
-    if value.startswith(IRDS_PREFIX) or is_msmarco_gender(value):
+    if value.startswith(IRDS_PREFIX) or is_msmarco_gender(value) or is_fairness_sensitive(value):
         return as_queries(value, field)
     return read_queries(topics_path(value, "topics"), field)
 

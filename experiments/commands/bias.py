@@ -1,6 +1,8 @@
-"""`gsr bias`: the label-based gender-bias measures of a TREC run — Feng & Shah's KL bias (KL@k and Eq. 1's FSKL@k),
-Dash's NDKL@k, Lipani et al.'s β@k with MB / SB / MAB, Rekabsaz & Schedl's RaB@k / ARaB@k — from document labels
-(a labels file, the intrinsic rule or the sign of g(d) beyond a threshold), with the label source in the output.
+"""`gsr bias`: the gender-bias measures of a TREC run — from document labels (a labels file, the intrinsic rule or
+the sign of g(d) beyond a threshold) Feng & Shah's KL bias (KL@k and Eq. 1's FSKL@k), Dash's NDKL@k, Lipani et
+al.'s β@k with MB / SB / MAB; from the documents' words alone Rekabsaz & Schedl's RaB@k / ARaB@k and Rekabsaz,
+Kopeinik & Schedl's FaiRR@k / NFaiRR@k (against a background run's documents, by default the run's own) — with the
+label source, word lists and background in the output.
 
 Output (--json): {"measures": {name: value}, "per_query": [...], "settings": {...}, "queries": {name: n}}."""
 
@@ -18,6 +20,9 @@ from gsr.fairness.equations import (
     SHORT_LISTS,
     TARGETS,
 )
+from gsr.fairness.fairr import DEFAULT_BACKGROUND_DEPTH, DEFAULT_CUTOFFS, DEFAULT_SHARES, DEFAULT_THRESHOLD
+from gsr.fairness.fairr_runs import MISSING_POLICIES
+from gsr.fairness.neutrality import TOKENISATIONS
 
 
 def document_labels(args, run_docids: set[str] | None = None):
@@ -30,15 +35,12 @@ def document_labels(args, run_docids: set[str] | None = None):
         genderedness_labels,
         intrinsic_labels,
         mention_words,
-        parse_label_source,
         read_labels_file,
     )
 
-    kind, value = parse_label_source(args.labels)
+    kind, value = checked_label_source(args)
     if kind == "file":
         return read_labels_file(value, strict=args.strict)
-    if args.docs is None:
-        raise CommandError(f"--labels {args.labels} labels the documents of --docs: give --docs")
     if kind == INTRINSIC:
         return intrinsic_labels(args.docs, mention_words(getattr(args, "gender_words", None), names=args.names))
     assert kind == GENDEREDNESS
@@ -46,22 +48,76 @@ def document_labels(args, run_docids: set[str] | None = None):
     return genderedness_labels(gendered, value)
 
 
-def parse_shares(text: str):
-    """A target name, or explicit shares 'female=0.4,male=0.6'."""
-    if text in TARGETS:
-        return text
+def checked_label_source(args):
+    """(kind, value) of --labels (gsr.fairness.labels.parse_label_source); a source that reads the documents needs
+    --docs."""
+    from gsr.fairness.labels import parse_label_source
+
+    kind, value = parse_label_source(args.labels)
+    if kind != "file" and args.docs is None:
+        raise CommandError(f"--labels {args.labels} labels the documents of --docs: give --docs")
+    return kind, value
+
+
+def share_pairs(text: str) -> dict[str, float] | None:
+    """{group: share} of 'group=number,group=number' text (groups stripped), or None where a part is not that."""
     shares = {}
     for part in text.split(","):
         group, equals, value = part.partition("=")
         try:
             shares[group.strip()] = float(value)
         except ValueError:
-            equals = ""
-        if not equals:
-            raise argparse.ArgumentTypeError(
-                f"target must be one of {', '.join(TARGETS)} or shares such as 'female=0.4,male=0.6', not {text!r}"
-            )
+            return None
+        if not equals or not group.strip():
+            return None
     return shares
+
+
+def parse_shares(text: str):
+    """A target name, or explicit shares 'female=0.4,male=0.6'."""
+    if text in TARGETS:
+        return text
+    shares = share_pairs(text)
+    if shares is None:
+        raise argparse.ArgumentTypeError(
+            f"target must be one of {', '.join(TARGETS)} or shares such as 'female=0.4,male=0.6', not {text!r}"
+        )
+    return shares
+
+
+def cutoff_list(text: str) -> tuple[int, ...]:
+    """An argparse type: cut-offs as '5,10,20,50', each a positive integer."""
+    try:
+        values = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        values = (0,)
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"must be positive integers joined with ',' (e.g. 5,10,20,50), not {text!r}")
+    return values
+
+
+def non_negative(text: str) -> float:
+    """An argparse type: a number ≥ 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be a number ≥ 0, not {text!r}")
+    return value
+
+
+def group_shares(text: str) -> dict[str, float]:
+    """An argparse type: each group's share as 'f=0.5,m=0.5' (the groups of the word list's second column)."""
+    from gsr.fairness.fairr import FaiRRError, check_shares
+
+    shares = share_pairs(text)
+    if shares is None:
+        raise argparse.ArgumentTypeError(f"must be shares such as 'f=0.5,m=0.5', not {text!r}")
+    try:
+        return check_shares(shares)
+    except FaiRRError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_label_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -77,7 +133,7 @@ def add_label_options(parser: argparse.ArgumentParser, required: bool = True) ->
     parser.add_argument(
         "--docs",
         help="documents: JSONL ({id, contents}) or TSV (docid<TAB>text); needed by "
-        "intrinsic and genderedness labels and by RaB's tf, tc and bool magnitudes",
+        "intrinsic and genderedness labels, by RaB's tf, tc and bool magnitudes and by FaiRR/NFaiRR",
     )
     parser.add_argument(
         "--names",
@@ -113,18 +169,65 @@ def measured_queries(args, run, qrels) -> list[str] | None:
     return sorted(topics)
 
 
+def fairr_measures(args, words, documents):
+    """The FaiRRMeasures of --docs (opened: `documents`) under the FaiRR options, or None (no --docs, or
+    --no-fairr)."""
+    from gsr.fairness.fairr_runs import FaiRRMeasures, FaiRRSettings
+
+    if args.docs is None or args.no_fairr:
+        return None
+    settings = FaiRRSettings(
+        cutoffs=args.cutoffs,
+        threshold=args.neutrality_threshold,
+        shares=args.group_shares,
+        background_depth=args.background_depth,
+        tokens=args.fairr_tokens,
+        missing=args.missing_documents,
+    )
+    return FaiRRMeasures(documents, settings, words)
+
+
 def cmd_bias(args) -> int:
+    from gsr.documents.opening import open_documents
     from gsr.fairness.evaluate import BiasMeasures, BiasSettings
-    from gsr.fairness.labels import gender_words_name, gendered_word_counts
+    from gsr.fairness.fairr_runs import check_background, run_arrays_of
+    from gsr.fairness.labels import gender_words, gender_words_name, gendered_word_counts
+    from gsr.fairness.neutrality import group_words
     from gsr.io.convert import as_qrels, as_run
-    from gsr.io.types import rank_order
+    from gsr.io.records import is_irds
 
     check_outputs(args)  # standard output is no input (`gsr bias ... --labels l.tsv > l.tsv`)
-    run = as_run(args.run)
+    if args.labels is None and args.docs is None:
+        raise CommandError(
+            "give --labels (the label-based measures) or --docs (RaB/ARaB and FaiRR/NFaiRR need no labels)"
+        )
+    if args.labels is not None:
+        checked_label_source(args)
+    if args.labels is None and args.rab == LABEL_MAGNITUDES:
+        raise CommandError("--rab labels reads the document labels: give --labels")
+    if args.rab != LABEL_MAGNITUDES and args.docs is None:
+        raise CommandError(f"--rab {args.rab} counts gendered words in the documents: give --docs (or --rab labels)")
+    if args.background is not None and (args.docs is None or args.no_fairr):
+        raise CommandError("--background is FaiRR's background run: give --docs (and leave out --no-fairr)")
+    # every word list is read before any run or document: a bad line stops here
+    words = group_words(args.gender_words, tuple(args.group_shares)) if args.docs and not args.no_fairr else None
+    if args.rab != LABEL_MAGNITUDES:
+        gender_words(args.gender_words)
+    documents = open_documents(args.docs) if args.docs is not None else None  # one source: hashed and listed once
+    fairr = fairr_measures(args, words, documents)
+    run = as_run(args.run) if is_irds(args.run) else run_arrays_of(args.run).as_run()
     qrels = as_qrels(args.qrels) if args.qrels else None
     if args.target == "relevant" and qrels is None:
         raise CommandError("--target relevant needs --qrels")
     query_ids = measured_queries(args, run, qrels)
+    if query_ids is None:  # as BiasMeasures.evaluate: the judged topics, or the run's queries
+        judged = qrels or {}
+        query_ids = sorted(q for q, grades in judged.items() if any(g > 0 for g in grades.values()))
+        query_ids = query_ids if qrels is not None else sorted(run)
+    background = None
+    if fairr is not None and args.background is not None:
+        background = run_arrays_of(args.background)
+        check_background([q for q in query_ids if q in run], background.qids, args.background)
     settings = BiasSettings(
         k=args.k,
         target=args.target,
@@ -133,37 +236,107 @@ def cmd_bias(args) -> int:
         short_lists=args.short_lists,
         rab=args.rab,
     )
-    labels = document_labels(args)
+    labels = document_labels(args) if args.labels is not None else None
     mentions = None
     if args.rab != LABEL_MAGNITUDES:
-        if args.docs is None:
-            raise CommandError(
-                f"--rab {args.rab} counts gendered words in the documents: give --docs (or --rab labels)"
-            )
-        measured = run if query_ids is None else {q: run[q] for q in query_ids if q in run}
-        wanted = {d for ranked in measured.values() for d, _ in rank_order(ranked)[: args.k]}
-        mentions = gendered_word_counts(args.docs, args.gender_words, wanted=wanted)
-    measures = BiasMeasures(labels, settings, mentions, gender_words_name(args.gender_words))
-    report = measures.evaluate(run, qrels, query_ids)
+        measured_run = run if query_ids is None else {q: run[q] for q in query_ids if q in run}
+        wanted = {d for ranked in measured_run.values() for d, _ in ranked[: args.k]}  # lists in trec_eval's order
+        assert documents is not None  # --rab words and tf need --docs, checked above
+        mentions = gendered_word_counts(documents, args.gender_words, wanted=wanted)
+    measures = BiasMeasures(labels, settings, mentions, gender_words_name(args.gender_words), fairr)
+    report = measures.evaluate(run, qrels, query_ids, background, args.background)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
         return 0
-    counts = ", ".join(f"{n} {v}" for n, v in labels.counts().items())
+    print_report(args, report, labels)
+    return 0
+
+
+def print_report(args, report, labels) -> None:
+    """The table of `gsr bias`: what was measured with what, each system value, the skipped queries."""
     words = f", RaB words {report.settings['gender_words']}" if "gender_words" in report.settings else ""
     topics = f", topics {args.topics}" if args.topics else ""
-    print(
-        f"label-based bias of {args.run}: labels {labels.source} ({counts}), k = {args.k}, target {args.target}, "
-        f"neutral {args.neutral}{words}{topics}"
-    )
+    if labels is not None:
+        counts = ", ".join(f"{n} {v}" for n, v in labels.counts().items())
+        print(
+            f"bias of {args.run}: labels {labels.source} ({counts}), k = {args.k}, target {args.target}, "
+            f"neutral {args.neutral}{words}{topics}"
+        )
+    else:
+        print(f"bias of {args.run}: no labels, k = {args.k}{words}{topics}")
+    fairr = report.settings.get("fairr")
+    if fairr is not None:
+        shares = ", ".join(f"{g} {s:g}" for g, s in fairr["shares"].items())
+        print(
+            f"  FaiRR/NFaiRR: background {fairr['background']} (top {fairr['background_depth']} per query), words "
+            f"{fairr['gender_words']} ({fairr['tokens']} tokens), threshold {fairr['threshold']:g}, shares {shares}"
+        )
     for name, value in report.measures.items():
         shown = "undefined" if value is None else f"{value:.4f}"
         defined = report.defined(name)
         print(f"  {name:<22} {shown:>10}" + (f"   ({defined} queries)" if defined is not None else ""))
-    for reason, qids in sorted(report.settings["skipped"].items()):
+    skipped = dict(report.settings["skipped"])
+    for reason, qids in (fairr or {}).get("skipped", {}).items():
+        if reason not in skipped:
+            skipped[f"NFaiRR, {reason}"] = qids
+    for reason, qids in sorted(skipped.items()):
         print(f"  skipped ({reason}): {len(qids)} — {', '.join(qids[:10])}{' …' if len(qids) > 10 else ''}")
     if report.settings["unlabelled"]:
         print(f"  {report.settings['unlabelled']} retrieved documents have no label (read as neutral)")
-    return 0
+    if fairr is not None and fairr["missing_documents"]:
+        print(f"  {fairr['missing_documents']} ranked documents are not in --docs (neutral, ω = 1)")
+
+
+def add_fairr_options(parser: argparse.ArgumentParser) -> None:
+    """--background, --background-depth, --cutoffs, --neutrality-threshold, --group-shares, --fairr-tokens,
+    --missing-documents and --no-fairr: FaiRR/NFaiRR's options (computed whenever --docs is given)."""
+    parser.add_argument(
+        "--background",
+        metavar="RUN",
+        help="FaiRR's background run: NFaiRR divides by the ideal FaiRR of its top --background-depth documents per "
+        "query (default: the run itself); it must answer every measured query the run answers",
+    )
+    parser.add_argument(
+        "--background-depth",
+        type=positive_int,
+        default=DEFAULT_BACKGROUND_DEPTH,
+        help=f"documents per query of the background set (default {DEFAULT_BACKGROUND_DEPTH}, as the reference reads)",
+    )
+    parser.add_argument(
+        "--cutoffs",
+        type=cutoff_list,
+        default=DEFAULT_CUTOFFS,
+        help=f"FaiRR/NFaiRR cut-offs (default {','.join(map(str, DEFAULT_CUTOFFS))}, the paper's)",
+    )
+    parser.add_argument(
+        "--neutrality-threshold",
+        type=non_negative,
+        default=DEFAULT_THRESHOLD,
+        help=f"a document with at most this many representative words is neutral (default {DEFAULT_THRESHOLD})",
+    )
+    parser.add_argument(
+        "--group-shares",
+        type=group_shares,
+        default=dict(DEFAULT_SHARES),
+        metavar="f=0.5,m=0.5",
+        help="each group's share in a neutral document (the groups of the word list's 'word,GROUP' lines)",
+    )
+    parser.add_argument(
+        "--fairr-tokens",
+        choices=TOKENISATIONS,
+        default="whitespace",
+        help="FaiRR's tokens: lowercased and split at whitespace, punctuation kept (whitespace, the reference's), "
+        "or the analyzer's words without punctuation (words)",
+    )
+    parser.add_argument(
+        "--missing-documents",
+        choices=MISSING_POLICIES,
+        default="error",
+        help="a ranked document --docs lacks: an error (default), or neutral (ω = 1, as the reference intends)",
+    )
+    parser.add_argument(
+        "--no-fairr", action="store_true", help="do not compute FaiRR/NFaiRR (they read more documents)"
+    )
 
 
 def configure(parser) -> None:
@@ -210,18 +383,22 @@ def configure(parser) -> None:
     parser.add_argument(
         "--gender-words",
         dest="gender_words",
-        metavar="appendix-b|msmarco-gender|FILE",
-        help="the gendered words RaB's tf/tc/bool magnitudes count (and the entity words of --labels intrinsic): "
-        "appendix-b (the paper's Appendix B, default), msmarco-gender (Rekabsaz & Schedl's own 32 + 32 words) "
-        "or a file: JSON {\"female\": [...], \"male\": [...]} or 'word,f' / 'word,m' lines",
+        metavar="appendix-b|msmarco-gender|gender-representative|FILE",
+        help="the gendered words RaB's tf/tc/bool magnitudes and FaiRR's document neutrality count (and the entity "
+        "words of --labels intrinsic): appendix-b (the paper's Appendix B, RaB's default), msmarco-gender "
+        "(Rekabsaz & Schedl's own 32 + 32 words), gender-representative (Rekabsaz, Kopeinik & Schedl's 163 + 163 "
+        "words, FaiRR's default) or a file: JSON {\"female\": [...], \"male\": [...]} or 'word,f' / 'word,m' lines",
     )
+    add_fairr_options(parser)
     parser.add_argument(
         "--topics",
-        help="measure only these topics' query ids: a topics file, irds:ID or msmarco-gender:n (Rekabsaz & "
-        "Schedl's non-gendered queries, the ones their paper measures); default the judged topics, or the run's",
+        help="measure only these topics' query ids: a topics file, irds:ID, msmarco-gender:n (Rekabsaz & "
+        "Schedl's non-gendered queries, the ones their paper measures) or fairness-sensitive:msmarco-dev / :dl19 "
+        "(Rekabsaz, Kopeinik & Schedl's, e.g. fairness-sensitive:msmarco-dev:category=Career); default the judged "
+        "topics, or the run's",
     )
     parser.add_argument(
         "--field", default="title", help="topic field(s) of a TREC topics file (title, desc, narr, title+desc)"
     )
-    add_label_options(parser)
+    add_label_options(parser, required=False)
     parser.set_defaults(func=cmd_bias)

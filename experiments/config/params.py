@@ -9,6 +9,7 @@ from pathlib import Path
 from debias.words import DEFAULT_LISTS, LIST_SETS
 from gsr.errors import ConfigError
 from gsr.infra.params import Param, ParamError, check_params
+from gsr.io.fairness_sensitive import is_fairness_sensitive
 from gsr.io.msmarco_gender import is_msmarco_gender
 from gsr.settings import CUTOFF, EXCLUSION, RANDOM_SEED
 
@@ -102,11 +103,11 @@ def config_table(value, where: str, source: str) -> dict:
 
 def resolve_path(base: Path, value):
     """A config path (or a list of them) resolved against the config file's folder; pyserini: and irds: names and the
-    built-in msmarco-gender topic set kept."""
+    built-in msmarco-gender and fairness-sensitive topic sets kept."""
     if isinstance(value, list):
         return [resolve_path(base, v) for v in value]
     text = str(value)
-    if text.startswith(("pyserini:", "irds:")) or is_msmarco_gender(text):  # names, not paths
+    if text.startswith(("pyserini:", "irds:")) or is_msmarco_gender(text) or is_fairness_sensitive(text):  # names
         return text
     path = Path(text).expanduser()
     return str(path if path.is_absolute() else base / path)

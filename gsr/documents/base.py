@@ -208,6 +208,11 @@ class ListedSource(DocumentSource):
         self.name = name
         self._listing: DocumentListing | None = None
 
+    def __getstate__(self) -> dict:
+        """The source without its loaded listing: a worker process it is sent to maps the cached listing itself
+        where it needs one, instead of receiving a copy of 10⁷ ids and offsets with every task."""
+        return {**self.__dict__, "_listing": None}
+
     @abstractmethod
     def records(self, index: int, path: Path) -> Iterator[tuple[int, str, object]]:
         """(offset, docid, payload) of every document in file `path` (number `index`), in file order."""

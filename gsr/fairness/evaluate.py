@@ -1,10 +1,14 @@
-"""The label-based bias measures of whole runs: per query, then the mean over the queries where each is defined.
+"""The bias measures of whole runs: per query, then the mean over the queries where each is defined.
 
 BiasMeasures(labels, settings).evaluate(run, qrels) gives a BiasReport: every measure's system value, every query's
 values and label counts, and the settings (label source, neutral policy, target, k, epsilon, skipped queries), which
 is what `gsr bias --json` prints. Queries: with qrels, the topics with a relevant judgment (as GSR and the
 effectiveness measures); without, the run's queries. A judged topic the run does not answer is undefined
 (`empty_run`), never 0.
+
+Measures that need no labels come along where their inputs are given: RaB/ARaB with entity-word counts
+(`mentions`), FaiRR@k / NFaiRR@k with a gsr.fairness.fairr_runs.FaiRRMeasures (`fairr`; its settings, background
+and skipped queries under settings['fairr']). Without labels (labels=None) only those are computed.
 """
 
 from __future__ import annotations
@@ -33,8 +37,10 @@ from gsr.fairness.equations import (
     representation_bias,
     top_k_kl,
 )
+from gsr.fairness.fairr_runs import FaiRRMeasures
 from gsr.fairness.labels import DocumentLabels, LabelSourceError
 from gsr.io.convert import as_qrels, as_run
+from gsr.io.run_arrays import RunArrays
 from gsr.io.types import Qrels, QrelsInput, Run, RunInput, rank_order
 from gsr.text.intrinsic_gender import FEMALE, LABELS, MALE
 
@@ -100,11 +106,11 @@ class BiasSettings:
         return out
 
 
-def measure_names(settings: BiasSettings, rab: bool = True) -> list[str]:
-    """The per-query measures, named with their cut-off: KL@k, FSKL@k, NDKL@k, beta_<group>@k, RaB@k and ARaB@k with
-    their female and male components."""
+def measure_names(settings: BiasSettings, rab: bool = True, labels: bool = True) -> list[str]:
+    """The per-query measures, named with their cut-off: KL@k, FSKL@k, NDKL@k, beta_<group>@k (with labels), RaB@k
+    and ARaB@k with their female and male components (with `rab`)."""
     k = settings.k
-    names = [f"KL@{k}", f"FSKL@{k}", f"NDKL@{k}"] + [f"beta_{g}@{k}" for g in settings.groups]
+    names = [f"KL@{k}", f"FSKL@{k}", f"NDKL@{k}"] + [f"beta_{g}@{k}" for g in settings.groups] if labels else []
     if rab:
         names += [f"{m}{part}@{k}" for m in ("RaB", "ARaB") for part in ("", "_female", "_male")]
     return names
@@ -198,15 +204,20 @@ def _mean(values: list[float]) -> float | None:
 
 
 class BiasMeasures:
-    """The label-based measures of runs under one label source and one BiasSettings.
+    """The label-based measures of runs under one label source and one BiasSettings, with RaB/ARaB and FaiRR/NFaiRR
+    where their inputs are given.
 
     Args:
-        labels: The documents' labels.
+        labels: The documents' labels (None: only the measures that need none).
         settings: The settings (default: BiasSettings()).
         mentions: {docid: (female, male) entity-word counts} (gsr.fairness.labels.gendered_word_counts) for
             RaB/ARaB with rab = 'tf' | 'tc' | 'bool'; without them (and rab not 'labels') RaB is not computed.
         gender_words: The name of the word list they count (gsr.fairness.labels.gender_words_name: 'appendix-b',
             'msmarco-gender', 'file:PATH'), reported in the settings as `gender_words` where RaB reads the counts.
+        fairr: FaiRR@k, NFaiRR@k and their ranker-agnostic values, for every cut-off of its settings.
+
+    Raises:
+        BiasError: If RaB is to read the labels and there are none.
 
     Example:
         >>> labels = DocumentLabels({"d1": "female", "d2": "male", "d3": "female"}, "example")
@@ -217,25 +228,30 @@ class BiasMeasures:
 
     def __init__(
         self,
-        labels: DocumentLabels,
+        labels: DocumentLabels | None,
         settings: BiasSettings | None = None,
         mentions: Mapping[str, tuple[int, int]] | None = None,
         gender_words: str | None = None,
+        fairr: FaiRRMeasures | None = None,
     ):
         self.labels = labels
         self.settings = settings or BiasSettings()
         self.mentions = mentions
         self.gender_words = gender_words
+        self.fairr = fairr
+        if labels is None and self.settings.rab == LABEL_MAGNITUDES:
+            raise BiasError("RaB's magnitudes 'labels' need document labels")
         self.with_rab = self.settings.rab == LABEL_MAGNITUDES or mentions is not None
-        self.names = measure_names(self.settings, self.with_rab)
+        self.names = measure_names(self.settings, self.with_rab, labels is not None)
+        self.names += fairr.settings.names if fairr is not None else []
         target = self.settings.target
         groups = self.settings.groups
         self._fixed_target = None
-        if not isinstance(target, str):
+        if labels is not None and not isinstance(target, str):
             self._fixed_target = check_target(target, groups)
-        elif target == "uniform":
+        elif labels is not None and target == "uniform":
             self._fixed_target = {g: Fraction(1, len(groups)) for g in groups}
-        elif target == "collection":
+        elif labels is not None and target == "collection":
             self._fixed_target = labels.collection_shares(groups)
 
     def target_of(self, ranked: list[str], relevant: list[str]) -> dict[str, Fraction] | None:
@@ -281,11 +297,13 @@ class BiasMeasures:
             The query's values (None where undefined) and label counts.
         """
         s = self.settings
+        values: dict[str, float | None] = dict.fromkeys(self.names)
+        if self.labels is None and not self.with_rab:  # nothing is read from the list here (FaiRR reads the run)
+            return QueryBias(qid, len(ranked), {}, 0, values, None if len(ranked) else EMPTY_RUN)
         ordered = [d for d, _ in rank_order(ranked)]
         top = ordered[: s.k]
-        labels, unlabelled = self.labels.ranked(top, qid)
-        counts = dict(zip(LABELS, label_counts(labels, LABELS)))
-        values: dict[str, float | None] = dict.fromkeys(self.names)
+        labels, unlabelled = self.labels.ranked(top, qid) if self.labels is not None else ([], 0)
+        counts = dict(zip(LABELS, label_counts(labels, LABELS))) if self.labels is not None else {}
         if not top:
             return QueryBias(qid, 0, counts, unlabelled, values, EMPTY_RUN)
         if self.with_rab:
@@ -293,6 +311,8 @@ class BiasMeasures:
             for name, result in (("RaB", rank_bias(female, male, s.k)), ("ARaB", average_rank_bias(female, male, s.k))):
                 if result is not None:  # `top` is not empty, so both are defined
                     values[f"{name}@{s.k}"], values[f"{name}_female@{s.k}"], values[f"{name}_male@{s.k}"] = result
+        if self.labels is None:
+            return QueryBias(qid, len(ordered), counts, unlabelled, values)
         skipped = None
         retrieved = self.labels.ranked(ordered, qid)[0] if s.target == "retrieved" else []
         target = self.target_of(retrieved, [self.labels.lenient(d) for d in relevant or []])
@@ -311,7 +331,12 @@ class BiasMeasures:
         return QueryBias(qid, len(ordered), counts, unlabelled, values, skipped)
 
     def evaluate(
-        self, run: RunInput, qrels: QrelsInput | None = None, query_ids: list[str] | None = None
+        self,
+        run: RunInput,
+        qrels: QrelsInput | None = None,
+        query_ids: list[str] | None = None,
+        background: RunInput | RunArrays | None = None,
+        background_name: str | None = None,
     ) -> BiasReport:
         """Every measure over the queries (see the module docstring), with the system values and the settings.
 
@@ -319,12 +344,15 @@ class BiasMeasures:
             run: The run, in any form gsr.io.as_run reads.
             qrels: The judgments, in any form gsr.io.as_qrels reads, or None.
             query_ids: The queries measured (default: see the module docstring).
+            background (object): FaiRR's background run (default: the run itself).
+            background_name: How outputs name the background run (default: its path).
 
         Returns:
             The report.
 
         Raises:
             BiasError: If the target is 'relevant' and no qrels are given.
+            FaiRRError: If the background run misses a measured query the run answers.
         """
         ranked: Run = as_run(run)
         judged: Qrels | None = as_qrels(qrels) if qrels is not None else None
@@ -336,17 +364,24 @@ class BiasMeasures:
                 if judged is not None
                 else sorted(ranked)
             )
+        fairr = None
+        if self.fairr is not None:
+            fairr = self.fairr.evaluate(ranked, background, query_ids, background_name)
         per_query = []
+        fairr_values = fairr.per_query() if fairr is not None else {}
         for qid in query_ids:
             relevant = [d for d, g in (judged or {}).get(qid, {}).items() if g > 0]
-            per_query.append(self.query(qid, ranked.get(qid, []), relevant))
-        return self.report(per_query)
+            query = self.query(qid, ranked.get(qid, []), relevant)
+            query.values.update(fairr_values.get(qid, {}))
+            per_query.append(query)
+        return self.report(per_query, fairr.settings | {"skipped": fairr.skipped} if fairr is not None else None)
 
-    def report(self, per_query: list[QueryBias]) -> BiasReport:
+    def report(self, per_query: list[QueryBias], fairr: dict | None = None) -> BiasReport:
         """The system values of per-query results: means over the defined queries, β's MB / SB / MAB / min / max.
 
         Args:
             per_query (list[QueryBias]): Every query's values.
+            fairr: FaiRR's settings (gsr.fairness.fairr_runs.FaiRRResult.settings and its skipped queries).
 
         Returns:
             The report.
@@ -376,14 +411,16 @@ class BiasMeasures:
             if q.skipped:
                 skipped.setdefault(q.skipped, []).append(q.qid)
         settings = {
-            "labels": self.labels.source,
+            "labels": self.labels.source if self.labels is not None else None,
             **self.settings.to_dict(),
             "skipped": skipped,
             "unlabelled": sum(q.unlabelled for q in per_query),
-            "label_counts": self.labels.to_dict(),
+            "label_counts": self.labels.to_dict() if self.labels is not None else None,
         }
         if self.gender_words is not None and self.with_rab and self.settings.rab != LABEL_MAGNITUDES:
             settings["gender_words"] = self.gender_words
+        if fairr is not None:
+            settings["fairr"] = fairr
         return BiasReport(measures, per_query, settings, defined)
 
 

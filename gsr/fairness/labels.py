@@ -22,6 +22,7 @@ from gsr.documents.base import DocumentSource
 from gsr.documents.opening import DocumentTexts, iter_documents, open_documents
 from gsr.errors import InputError
 from gsr.infra.numeric import mean_or_nan
+from gsr.io.fairness_sensitive import REPRESENTATIVE_WORDS, REPRESENTATIVE_WORDS_FILE
 from gsr.io.files import read_text, text_lines
 from gsr.io.msmarco_gender import MSMARCO_GENDER, WORDLIST_FILE, read_gender_wordlist
 from gsr.text.analyzer import Analyzer
@@ -43,9 +44,10 @@ if TYPE_CHECKING:
 
 INTRINSIC, GENDEREDNESS = "intrinsic", "genderedness"
 # the built-in gender word lists of entity-word counts (RaB/ARaB magnitudes, the intrinsic rule): §4.2.5's Appendix B
-# (the default) and Rekabsaz & Schedl's wordlist_genderspecific.txt
+# (the default), Rekabsaz & Schedl's wordlist_genderspecific.txt and Rekabsaz, Kopeinik & Schedl's
+# wordlist_gender_representative.txt (FaiRR's default)
 APPENDIX_B = "appendix-b"
-GENDER_WORD_LISTS = (APPENDIX_B, MSMARCO_GENDER)
+GENDER_WORD_LISTS = (APPENDIX_B, MSMARCO_GENDER, REPRESENTATIVE_WORDS)
 
 
 class LabelSourceError(InputError):
@@ -314,12 +316,15 @@ def parse_label_source(text: str) -> tuple[str, Any]:
 
 def gender_words(words: str | os.PathLike | None = None) -> tuple[frozenset[str], frozenset[str]]:
     """(female, male) words of a gender word list: None or 'appendix-b' (§4.2.5's Appendix B entity words, the
-    default), 'msmarco-gender' (Rekabsaz & Schedl's 32 + 32 gender-specific words), or a file: JSON
-    {"female": [...], "male": [...]} or 'word,f' / 'word,m' lines (told apart by a leading '{')."""
+    default), 'msmarco-gender' (Rekabsaz & Schedl's 32 + 32 gender-specific words), 'gender-representative'
+    (Rekabsaz, Kopeinik & Schedl's 163 + 163 words), or a file: JSON {"female": [...], "male": [...]} or 'word,f' /
+    'word,m' lines (told apart by a leading '{')."""
     if words is None or words == APPENDIX_B:
         return load_gendered_entities(None)
     if words == MSMARCO_GENDER:
         return read_gender_wordlist(WORDLIST_FILE)
+    if words == REPRESENTATIVE_WORDS:
+        return read_gender_wordlist(REPRESENTATIVE_WORDS_FILE)
     path = Path(words)
     if path.suffix.lower() == ".json" or read_text(path).lstrip().startswith("{"):
         return load_gendered_entities(path)
@@ -327,7 +332,7 @@ def gender_words(words: str | os.PathLike | None = None) -> tuple[frozenset[str]
 
 
 def gender_words_name(words: str | os.PathLike | None = None) -> str:
-    """How outputs name a gender word list: 'appendix-b', 'msmarco-gender' or 'file:PATH'."""
+    """How outputs name a gender word list: 'appendix-b', 'msmarco-gender', 'gender-representative' or 'file:PATH'."""
     if words is None or words in GENDER_WORD_LISTS:
         return str(words or APPENDIX_B)
     return f"file:{words}"

@@ -9,6 +9,7 @@ from typing import overload
 
 from gsr.errors import InputError
 from gsr.io import records
+from gsr.io.fairness_sensitive import fairness_sensitive_queries, is_fairness_sensitive
 from gsr.io.msmarco_gender import is_msmarco_gender, msmarco_gender_queries
 from gsr.io.qrels import graded, read_qrels, relevance_grade
 from gsr.io.records import frame_column, frame_rows, is_dataframe, record_identifier, record_string
@@ -21,7 +22,9 @@ RUN_QUERY_COLUMNS, RUN_DOCUMENT_COLUMNS = ("query_id", "qid"), ("doc_id", "docno
 
 def as_queries(source: QueriesInput, field: str = "title") -> dict[str, str]:
     """Queries from a path, 'irds:ID' (an ir_datasets dataset's queries), the built-in 'msmarco-gender' topic set
-    ('msmarco-gender:n', ':f', ':m', ':o' or e.g. ':f,m' for those labels; gsr.io.msmarco_gender), a {qid: text}
+    ('msmarco-gender:n', ':f', ':m', ':o' or e.g. ':f,m' for those labels; gsr.io.msmarco_gender), the built-in
+    fairness-sensitive sets ('fairness-sensitive:msmarco-dev', ':dl19', with filters such as ':category=Career';
+    gsr.io.fairness_sensitive), a {qid: text}
     mapping, a DataFrame with qid/query_id and query/text columns, or an iterable of (qid, text) pairs or query
     records (ir_datasets queries: `field` picks title, desc, narr or e.g. title+desc where the records have them).
 
@@ -42,6 +45,8 @@ def as_queries(source: QueriesInput, field: str = "title") -> dict[str, str]:
     """
     if is_msmarco_gender(source):
         return msmarco_gender_queries(source)
+    if is_fairness_sensitive(source):
+        return fairness_sensitive_queries(source)
     if records.is_irds(source):
         return records.record_queries(records.irds_part(source, "queries"), field, source)
     if isinstance(source, (str, os.PathLike)):
