@@ -24,6 +24,7 @@ import logging
 import os
 import shutil
 import socket
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -61,6 +62,47 @@ def storage_errors(folder: str | os.PathLike) -> Iterator[None]:
 def cache_dir() -> Path:
     """Folder holding every cache ($GSR_CACHE, else ~/.cache/gsr-bench)."""
     return Path(os.environ.get(CACHE_VARIABLE) or Path.home() / ".cache" / "gsr-bench")
+
+
+_read_only: list[Path] = []  # scratch folders of the cache_read_only() blocks open now (innermost last)
+
+
+@contextmanager
+def cache_read_only() -> Iterator[None]:
+    """Within the block the cache is only looked at: an entry that is missing or damaged is built under the same name
+    in a temporary folder (removed when the block ends) instead, a damaged entry is not removed, staging leftovers are
+    not cleaned and no lock file is made in the cache. `gsr run --dry-run` looks at the cache this way: it needs the
+    collection's content and the inputs' digests for its keys, and must change nothing a run would find."""
+    with tempfile.TemporaryDirectory(prefix="gsr-read-only-cache-") as scratch:
+        _read_only.append(Path(scratch))
+        try:
+            yield
+        finally:
+            _read_only.remove(Path(scratch))
+
+
+def in_read_only_cache(path: str | os.PathLike) -> bool:
+    """Whether `path` is in the cache while a cache_read_only() block runs (nothing may be written there)."""
+    return _read_only_twin(Path(path)) is not None
+
+
+def _read_only_twin(path: Path) -> Path | None:
+    """Within cache_read_only(), where an entry of the cache at `path` is built instead; None for a path outside the
+    cache, or outside such a block."""
+    if not _read_only:
+        return None
+    try:
+        relative = Path(os.path.abspath(path)).relative_to(os.path.abspath(cache_dir()))
+    except ValueError:
+        return None
+    return _read_only[-1] / relative
+
+
+def _where_built(path: Path) -> Path:
+    """`path`, or its twin in the read-only block's scratch folder when it is a cache entry to build there (missing or
+    damaged in a cache that is only looked at)."""
+    twin = _read_only_twin(path)
+    return path if twin is None or verify(path) is None else twin
 
 
 def unwritable(folder: str | os.PathLike) -> str | None:
@@ -124,7 +166,7 @@ def clean_stale_staging(folder: str | os.PathLike, recursive: bool = False) -> l
     is writing any more (see _abandoned); returns what was removed."""
     folder = Path(folder)
     removed: list[Path] = []
-    if not folder.is_dir():
+    if not folder.is_dir() or in_read_only_cache(folder):
         return removed
     for entry in folder.iterdir():
         if not _is_staging(entry.name):
@@ -343,6 +385,8 @@ def reusable(entry: str | os.PathLike) -> bool:
         return False
     if verify(entry) is None:
         return True
+    if in_read_only_cache(entry):  # looked at only: a damaged entry stays where it is
+        return False
     with entry_lock(entry):  # re-entrant: a builder that holds it checks again here without waiting on itself
         if not entry.exists() and not file_manifest_path(entry).exists():
             return False
@@ -367,8 +411,9 @@ def _built_once(path: Path, build_entry: Callable[[], object]) -> tuple[Path, bo
 
 
 def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple[Path, bool]:
-    """The verified cache file at `path`, built by `build(staging_path)` when absent or corrupt; (path, reused)."""
-    path = Path(path)
+    """The verified cache file at `path`, built by `build(staging_path)` when absent or corrupt; (path, reused).
+    Within cache_read_only() the path returned may be a temporary twin of `path` (see there)."""
+    path = _where_built(Path(path))
 
     def build_file() -> None:
         clean_stale_staging(path.parent)
@@ -390,8 +435,9 @@ def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple
 
 
 def cached_folder(path: str | os.PathLike, build: Callable[[Path], object]) -> tuple[Path, bool]:
-    """The verified cache folder at `path`, built by `build(staging_folder)` when absent or corrupt; (path, reused)."""
-    path = Path(path)
+    """The verified cache folder at `path`, built by `build(staging_folder)` when absent or corrupt; (path, reused).
+    Within cache_read_only() the path returned may be a temporary twin of `path` (see there)."""
+    path = _where_built(Path(path))
 
     def build_folder() -> None:
         with atomic_folder(path) as staging:
