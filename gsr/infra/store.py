@@ -4,7 +4,8 @@ atomically, and how a cache entry is verified before it is reused.
 Every package writes through these functions, so the same guarantees hold everywhere:
 
 * a file or folder appears under its final name only once it is complete (written under a staging name beside
-  it and renamed), so an interrupted process never leaves half an entry behind a real name;
+  it and renamed), so an interrupted process never leaves half an entry behind a real name, and a forked worker
+  whose parent is gone renames nothing (gsr.infra.parallel.check_parent);
 * a cache entry records what it must be (each file's size and xxh3-128 content hash) in a manifest, and is
   checked against it before reuse; an entry that is corrupt or lacks its manifest is reported (logger
   ``gsr.store``, shown on stderr) by path, removed and rebuilt, never read;
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from gsr.errors import StorageError
 from gsr.infra.digests import fast_digest, fast_digest_of_bytes
+from gsr.infra.parallel import check_parent
 
 CACHE_VARIABLE = "GSR_CACHE"
 STAGING_MARK = ".staging-"  # staging names: .<final name>.staging-<host>-<random>
@@ -241,6 +243,7 @@ def atomic_write(path: str | os.PathLike, binary: bool = False) -> Iterator:
                 yield out
                 out.flush()
                 os.chmod(staging, 0o644)
+                check_parent()  # a worker whose parent is gone commits nothing
                 os.replace(staging, path)
         finally:
             staging.unlink(missing_ok=True)
@@ -265,6 +268,7 @@ def atomic_folder(target: str | os.PathLike, manifest: bool = True) -> Iterator[
             os.unlink(staging / WRITER_LOCK)  # the lock stays held through the open descriptor until the rename
             if manifest:
                 _write_json(staging / FOLDER_MANIFEST, _describe_folder(staging))
+            check_parent()
             with entry_lock(target):
                 if target.exists() and verify(target) is None and manifest:
                     log.info("%s was finished by another process meanwhile; it is kept", target)
@@ -425,6 +429,7 @@ def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple
             if not staging.is_file():
                 raise RuntimeError(f"building {path} left no file at {staging}")
             os.chmod(staging, 0o644)
+            check_parent()
             os.replace(staging, path)
         finally:
             os.close(fd)
