@@ -38,7 +38,8 @@ LIBRARIES = ("numpy", "scipy", "gensim", "torch", "pyserini", "ir_measures", "se
 
 def environment() -> dict:
     """Where the numbers were computed: the git commit (and whether the checkout had uncommitted changes) when run
-    from a checkout, the versions of gsr-bench, Python and the libraries behind the numbers, Java's, the platform."""
+    from a checkout, the versions of gsr-bench, Python and the libraries behind the numbers, Java's, the platform,
+    and the plugins installed (installed_plugins), where there are any."""
     import platform
     import subprocess
 
@@ -64,8 +65,28 @@ def environment() -> dict:
             dirty = bool(run("git", "status", "--porcelain", "--untracked-files=no"))
             record["git"] = {"commit": commit, "dirty": dirty}
     versions["java"] = anserini_java(run)
-
+    plugins = installed_plugins()
+    if plugins:  # recorded where there are any: results without plugins keep the record they had
+        record["plugins"] = plugins
     return record
+
+
+def installed_plugins() -> list[dict]:
+    """Every plugin of another distribution (gsr.infra.plugins): its entry point, module, distribution and version,
+    and the key of its code the fingerprint covers."""
+    from gsr.infra.plugins import GROUPS, third_party
+
+    return [
+        {
+            "group": plugin.group,
+            "name": plugin.name,
+            "module": plugin.entry_point.value,
+            "distribution": plugin.distribution,
+            "code": plugin.code_key,
+        }
+        for group in GROUPS
+        for plugin in third_party(group)
+    ]
 
 
 def anserini_java(run) -> str | None:

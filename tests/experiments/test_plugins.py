@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.plugins import GSR, REPOSITORY, plugin_distribution, plugin_environment
-from tests.support.toy_collection import score_args, write_toy
+from tests.support.toy_collection import config_with_systems, score_args, write_toy
 
 BY_ID = '''
 """Every query gets the collection's documents in id order, every STEP-th one, scored by position."""
@@ -42,16 +42,6 @@ SYSTEMS.register(SystemType("by_id", "documents in id order (a plugin)", by_id))
 '''
 
 
-def _config(folder: Path, systems: str, extra: str = "") -> Path:
-    """The toy collection's config (write_toy) with `systems` instead of its own and no debiased variants."""
-    config = (folder / "config.toml").read_text(encoding="utf-8")
-    head, tail = config.split("[[systems]]", 1)[0], config[config.index("[gsr]") :]
-    tail = tail.replace('[debias]\nvariants = ["debiased"]\n', "")
-    path = folder / "plugin.toml"
-    path.write_text(head + systems + tail + extra, encoding="utf-8")
-    return path
-
-
 def _gsr(env: dict, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([*GSR, *args], capture_output=True, text=True, env=env, cwd=cwd or REPOSITORY)
 
@@ -66,13 +56,15 @@ def test_editing_a_plugin_systems_code_recomputes_its_run_and_the_outputs(tmp_pa
     module = site / "gsr_by_id" / "__init__.py"
     env = {**plugin_environment(site, tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
     folder = write_toy(tmp_path / "toy")
-    config = _config(folder, '[[systems]]\nname = "ById"\nmodel = "by_id"\n')
+    config = config_with_systems(folder, '[[systems]]\nname = "ById"\nmodel = "by_id"\n')
     run = ["run", str(config), "--out", str(tmp_path / "out")]
     written = tmp_path / "out" / "runs" / "ById.run"
 
     first = _gsr(env, *run)
     assert first.returncode == 0, first.stderr
     original = written.read_bytes()
+    recorded = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["environment"]["plugins"]
+    assert [(p["group"], p["name"], p["distribution"]) for p in recorded] == [("gsr.systems", "by_id", "gsr-by-id 0.1")]
     assert "is up to date" in _gsr(env, *run).stderr  # nothing changed: nothing recomputed
 
     module.write_text(BY_ID.replace("STEP = 1", "STEP = 2"), encoding="utf-8")
@@ -138,16 +130,23 @@ def test_gsr_score_on_jsonl_documents_imports_no_plugin(tmp_path):
     assert "gsr-broken" not in scored.stderr and "lucene not imported" in scored.stderr
 
 
-def test_documents_no_built_in_reader_knows_by_name_ask_the_document_sources(tmp_path):
-    """A documents file whose name no built-in reader knows asks the registered sources: the broken one is one
-    warning, and the file is read as its content says (JSON lines)."""
-    site = tmp_path / "site"
-    _broken_everywhere(site)
+def _score_unnamed_documents(site: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    """`gsr score` on the toy files, its documents (JSON lines) in `docs.data`, a name no built-in reader knows; it
+    must succeed."""
     folder = write_toy(tmp_path / "toy")
     (folder / "docs.data").write_bytes((folder / "docs.jsonl").read_bytes())
     args = [a if not a.endswith("docs.jsonl") else str(folder / "docs.data") for a in score_args(folder)]
     scored = _gsr(plugin_environment(site, tmp_path / "cache"), *args)
     assert scored.returncode == 0, scored.stderr
+    return scored
+
+
+def test_documents_no_built_in_reader_knows_by_name_ask_the_document_sources(tmp_path):
+    """A documents file whose name no built-in reader knows asks the registered sources: the broken one is one
+    warning, and the file is read as its content says (JSON lines)."""
+    site = tmp_path / "site"
+    _broken_everywhere(site)
+    scored = _score_unnamed_documents(site, tmp_path)
     warnings = _warnings(scored.stderr, "gsr-broken")
     assert len(warnings) == 1 and "gsr.document_sources" in warnings[0], scored.stderr
     assert "broken_document_sources:resolve" in warnings[0]
@@ -164,11 +163,7 @@ def test_a_document_source_failing_at_call_is_one_warning(tmp_path):
     plugin_distribution(
         site, "gsr-flaky", {"flaky.py": FAILING_RESOLVER}, {"gsr.document_sources": {"flaky": "flaky:resolve"}}
     )
-    folder = write_toy(tmp_path / "toy")
-    (folder / "docs.data").write_bytes((folder / "docs.jsonl").read_bytes())
-    args = [a if not a.endswith("docs.jsonl") else str(folder / "docs.data") for a in score_args(folder)]
-    scored = _gsr(plugin_environment(site, tmp_path / "cache"), *args)
-    assert scored.returncode == 0, scored.stderr
+    scored = _score_unnamed_documents(site, tmp_path)
     warnings = _warnings(scored.stderr, "gsr-flaky")
     assert len(warnings) == 1, scored.stderr
     assert "OSError: cannot read" in warnings[0] and "Traceback" not in scored.stderr
@@ -227,7 +222,7 @@ def test_plugins_failing_at_call_name_themselves_in_one_line(tmp_path):
     folder = write_toy(tmp_path / "toy")
     bm25_free = '[[systems]]\nname = "add"\nmodel = "add"\nembedding = "tiny"\n'
 
-    analysed = _gsr(env, "run", str(_config(folder, bm25_free)), "--out", str(tmp_path / "a"))
+    analysed = _gsr(env, "run", str(config_with_systems(folder, bm25_free)), "--out", str(tmp_path / "a"))
     assert analysed.returncode == 0, analysed.stderr
     warnings = _warnings(analysed.stderr, "gsr-crash")
     assert len(warnings) == 2 and all("gsr.analyses" in w for w in warnings), analysed.stderr
@@ -238,13 +233,13 @@ def test_plugins_failing_at_call_name_themselves_in_one_line(tmp_path):
     assert set(recorded["analysis_errors"]) == {"crashing", "unwritable"}
 
     system = '[[systems]]\nname = "Crash"\nmodel = "crash"\n'
-    crashed = _gsr(env, "run", str(_config(folder, system)), "--out", str(tmp_path / "s"))
+    crashed = _gsr(env, "run", str(config_with_systems(folder, system)), "--out", str(tmp_path / "s"))
     assert crashed.returncode == 2 and "Traceback" not in crashed.stderr, crashed.stderr
     errors = _warnings(crashed.stderr, "gsr: error:")
     assert len(errors) == 1 and "gsr-crash 2.0" in errors[0] and "'crash'" in errors[0]
     assert "ZeroDivisionError: division by zero" in errors[0]
 
-    config = _config(folder, bm25_free).read_text(encoding="utf-8")
+    config = config_with_systems(folder, bm25_free).read_text(encoding="utf-8")
     head, rest = config.split("[embeddings.tiny]", 1)
     (folder / "kind.toml").write_text('threads = 1\n[collection]\nkind = "crashing"\n[embeddings.tiny]' + rest)
     unloaded = _gsr(env, "run", str(folder / "kind.toml"), "--out", str(tmp_path / "c"))

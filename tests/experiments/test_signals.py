@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.plugins import REPOSITORY
-from tests.support.toy_collection import write_toy
+from tests.support.toy_collection import config_with_systems, write_toy
 
 SLOW = 6.0  # seconds a slowed worker waits before it works and commits
 
@@ -40,15 +40,7 @@ from experiments.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
-TRAINED = """threads = 2
-[collection]
-kind = "files"
-documents = "docs.jsonl"
-topics = "topics.tsv"
-qrels = "qrels.txt"
-[embeddings.tiny]
-source = "vectors.txt"
-[embeddings.w2v]
+W2V_SYSTEM = """[embeddings.w2v]
 train = "word2vec"
 dim = 8
 min_count = 1
@@ -57,13 +49,6 @@ epochs = 1
 name = "w2v_add"
 model = "add"
 embedding = "w2v"
-[gsr]
-measuring = "tiny"
-[plots]
-enabled = false
-[analyses]
-intrinsic_gender = false
-rank_change = false
 """
 
 
@@ -125,13 +110,12 @@ def _start(command: list[str], env: dict, when: str) -> tuple[subprocess.Popen, 
     ],
 )
 def test_gsr_run_stopped_by_a_signal_leaves_no_worker_and_no_late_cache_entry(tmp_path, stop, to_group, status, name):
-    folder = write_toy(tmp_path / "toy")
-    (folder / "trained.toml").write_text(TRAINED, encoding="utf-8")
+    config = config_with_systems(write_toy(tmp_path / "toy"), W2V_SYSTEM, threads=2)  # training in the background
     driver = tmp_path / "slow_gsr.py"
     driver.write_text(SLOW_TRAINING.format(slow=SLOW), encoding="utf-8")
     cache = tmp_path / "cache"
     env = {**os.environ, "PYTHONPATH": str(REPOSITORY), "GSR_CACHE": str(cache)}
-    command = [sys.executable, str(driver), "run", str(folder / "trained.toml"), "--out", str(tmp_path / "out")]
+    command = [sys.executable, str(driver), "run", str(config), "--out", str(tmp_path / "out")]
     process, lines = _start(command, env, "in the background")
     time.sleep(0.5)
     if to_group:
