@@ -241,7 +241,8 @@ def _run(argv: list[str] | None) -> int:
         return _bug(command)
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
+            if handler is not None:  # None: a handler not set from Python, which cannot be put back
+                signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
 def _hold_descriptor_1() -> None:

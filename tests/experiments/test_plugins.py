@@ -260,3 +260,18 @@ def test_builtins_are_declared_once():
     declared = project["project"].get("entry-points", {})
     assert not {"gsr.systems", "gsr.analyses", "gsr.collections"} & set(declared)
     assert declared["gsr.document_sources"] == {"lucene": "retrievers.lucene.source:open_lucene_index"}
+
+
+def test_a_plugin_collection_kinds_documents_are_cached_under_its_code(own_cache):
+    """The converted documents a plugin's collection kind writes (canonical_documents, called from its code) are
+    named by its code key too: an edited reader does not find the documents its old code converted."""
+    from importlib.metadata import EntryPoint
+
+    from experiments.collections.base import canonical_documents
+    from gsr.infra import plugins
+
+    plugin = plugins.Plugin(EntryPoint("support", "tests.support.plugins", "gsr.collections"))
+    plain, _ = canonical_documents("same-source", lambda: [("d1", "she sings")])
+    with plugins.calling(plugin):
+        converted, _ = canonical_documents("same-source", lambda: [("d1", "she sings")])
+    assert plain.parent.name == "same-source" and converted.parent.name == f"same-source-{plugin.code_key}"
