@@ -4,6 +4,9 @@
     python docs/generate.py --runs out            # also the tables and figures of gsr run demo and grepbiasir, run
                                                   # again into out/demo and out/grepbiasir in a fresh, empty cache
     python docs/generate.py --runs out --reuse    # the same from the outputs already there (no run)
+    python docs/generate.py --check               # write nothing: run everything again (both configs in a fresh
+                                                  # cache, in a temporary folder) and list every generated file
+                                                  # that differs from what the docs hold; exit status 1 if any
 
 The docs include the files of docs/generated/ (pymdownx.snippets) and hold the registry tables between
 `<!-- gsr list WHAT -->` and `<!-- end -->`; tests/test_docs.py regenerates the cheap ones and fails when they differ.
@@ -206,33 +209,66 @@ SHIPPED_RUNS = {"BM25": "bm25", "MiniLM": "minilm"}  # systems of gsr run grepbi
 SHIPPED_DEPTH = 20
 
 
-def ship_grepbiasir_runs(runs: Path) -> None:
-    """The top SHIPPED_DEPTH of BM25's and MiniLM's Grep-BiasIR runs as gsr/data/grepbiasir/runs/*.run, which
-    `gsr export grepbiasir` writes beside the collection: real runs the docs' first example scores."""
+def shipped_runs(runs: Path) -> dict[Path, bytes]:
+    """The top SHIPPED_DEPTH of BM25's and MiniLM's Grep-BiasIR runs (in `runs`, the run's runs/ folder), as the
+    contents of gsr/data/grepbiasir/runs/*.run, which `gsr export grepbiasir` writes beside the collection: real runs
+    the docs' first example scores."""
     sys.path.insert(0, str(DOCS.parent))
     from gsr.io.runs import read_trec_run, write_trec_run
 
     target = DOCS.parent / "gsr" / "data" / "grepbiasir" / "runs"
-    target.mkdir(exist_ok=True)
-    for system, name in SHIPPED_RUNS.items():
-        source = runs / f"{system}.run"
-        if not source.is_file():
-            print(f"no {source}: the shipped {name}.run is left as it is", file=sys.stderr)
-            continue
-        run = {qid: ranked[:SHIPPED_DEPTH] for qid, ranked in read_trec_run(source).items()}
-        write_trec_run(run, target / f"{name}.run", tag=name)
-        print(f"wrote {(target / f'{name}.run').relative_to(DOCS.parent)} (top {SHIPPED_DEPTH})")
+    contents = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for system, name in SHIPPED_RUNS.items():
+            source = runs / f"{system}.run"
+            if not source.is_file():
+                print(f"no {source}: the shipped {name}.run is left as it is", file=sys.stderr)
+                continue
+            run = {qid: ranked[:SHIPPED_DEPTH] for qid, ranked in read_trec_run(source).items()}
+            write_trec_run(run, Path(folder, f"{name}.run"), tag=name)
+            contents[target / f"{name}.run"] = Path(folder, f"{name}.run").read_bytes()
+    return contents
+
+
+def run_outputs(runs: Path) -> tuple[dict[Path, bytes], list[str]]:
+    """The files the docs take from the outputs of gsr run demo / grepbiasir in `runs` ({path in the docs: content}:
+    tables as docs/generated/NAME_FILE, figures as docs/FILE_STEM_NAME.png, Grep-BiasIR's gender-versions overview),
+    and the outputs that are missing."""
+    contents: dict[Path, bytes] = {}
+    missing = []
+    for name, files in RUN_FILES.items():
+        for file in files:
+            source = runs / name / file
+            target = DOCS / f"{source.stem}_{name}.png" if file.endswith(".png") else GENERATED / f"{name}_{file}"
+            if source.is_file():
+                contents[target] = source.read_bytes()
+            else:
+                missing.append(f"no {source}: run gsr run {name} --out {runs / name} first")
+    versions = runs / "grepbiasir" / "gender_versions.json"
+    if versions.is_file():
+        overview = gender_versions_overview(json.loads(versions.read_text(encoding="utf-8")))
+        contents[GENERATED / "grepbiasir_gender_versions.md"] = overview.encode("utf-8")
+    else:
+        missing.append(f"no {versions}: run gsr run grepbiasir --out {runs / 'grepbiasir'} first")
+    return contents, missing
+
+
+def differing(contents: dict[Path, bytes]) -> list[Path]:
+    """The files whose content on disk is not `contents`' (missing ones included), in name order."""
+    return sorted(path for path, data in contents.items() if not path.is_file() or path.read_bytes() != data)
 
 
 def fresh_runs(folder: Path) -> None:
-    """`gsr run NAME --out FOLDER/NAME` for every config the docs show, in a new empty cache (GSR_CACHE)."""
+    """`gsr run NAME --out FOLDER/NAME` for every config the docs show, in a new empty cache (GSR_CACHE) and without
+    $NLTK_DATA: the docs show what a new machine prints (no NLTK corpora: census first names, the stop list's copy)."""
     import subprocess
 
+    env = {name: value for name, value in os.environ.items() if name != "NLTK_DATA"}
     with tempfile.TemporaryDirectory(prefix="gsr-docs-cache-") as cache:
         for name in RUN_FILES:
             command = [sys.executable, "-m", "experiments.cli", "run", name, "--out", str(folder / name), "--force"]
             print("running", " ".join(command[2:]), "in a fresh cache", flush=True)
-            subprocess.run(command, check=True, cwd=DOCS.parent, env={**os.environ, "GSR_CACHE": cache})
+            subprocess.run(command, check=True, cwd=DOCS.parent, env={**env, "GSR_CACHE": cache})
 
 
 def report_screenshot(target: Path = DOCS / "img" / "report-query.png", size: tuple[int, int] = (1400, 900)) -> None:
@@ -284,33 +320,63 @@ def main(argv: list[str] | None = None) -> int:
         help="copy the outputs already in --runs (by default both are run again first, in a fresh empty cache, so no "
         "stale cache entry reaches the docs)",
     )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing into the docs: generate every file again (with both runs, into a temporary folder unless "
+        "--runs is given) and list each one that differs from the docs' copy; exit status 1 if any does",
+    )
     parser.add_argument("--screenshot", action="store_true", help="also the README's picture (headless Chromium)")
     args = parser.parse_args(argv)
+    if args.check:
+        return check(args.runs, args.reuse)
     if args.runs and not args.reuse:
         fresh_runs(args.runs)
     if args.runs:  # first: the cheap outputs score the shipped runs
-        ship_grepbiasir_runs(args.runs / "grepbiasir" / "runs")
+        for path, data in shipped_runs(args.runs / "grepbiasir" / "runs").items():
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(data)
+            print(f"wrote {path.relative_to(DOCS.parent)} (top {SHIPPED_DEPTH})")
     GENERATED.mkdir(exist_ok=True)
     for path, text in cheap_outputs().items():
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path.relative_to(DOCS.parent)}")
     if args.runs:
-        for name, files in RUN_FILES.items():
-            for file in files:
-                source = args.runs / name / file
-                target = DOCS / f"{source.stem}_{name}.png" if file.endswith(".png") else GENERATED / f"{name}_{file}"
-                if source.is_file():
-                    shutil.copyfile(source, target)
-                    print(f"copied {source} -> {target.relative_to(DOCS.parent)}")
-                else:
-                    print(f"no {source}: run gsr run {name} --out {args.runs / name} first", file=sys.stderr)
-        versions = args.runs / "grepbiasir" / "gender_versions.json"
-        if versions.is_file():
-            overview = gender_versions_overview(json.loads(versions.read_text(encoding="utf-8")))
-            (GENERATED / "grepbiasir_gender_versions.md").write_text(overview, encoding="utf-8")
-            print("wrote docs/generated/grepbiasir_gender_versions.md")
+        contents, missing = run_outputs(args.runs)
+        for path, data in contents.items():
+            path.write_bytes(data)
+            print(f"wrote {path.relative_to(DOCS.parent)}")
+        for line in missing:
+            print(line, file=sys.stderr)
     if args.screenshot:
         report_screenshot()
+    return 0
+
+
+def check(runs: Path | None, reuse: bool) -> int:
+    """--check: every generated file made again, none written; each one that differs from the docs' copy listed.
+    Without `runs`, both configs run in a temporary folder (and a fresh cache, as always); the README's screenshot
+    is not checked (a browser's rendering differs between machines)."""
+    with tempfile.TemporaryDirectory(prefix="gsr-docs-check-") as folder:
+        if runs is None:
+            runs, reuse = Path(folder), False
+        if not reuse:
+            fresh_runs(runs)
+        contents = shipped_runs(runs / "grepbiasir" / "runs")
+        contents.update({path: text.encode("utf-8") for path, text in cheap_outputs().items()})
+        from_runs, missing = run_outputs(runs)
+        contents.update(from_runs)
+    stale = differing(contents)
+    for line in missing:
+        print(line)
+    for path in stale:
+        print(f"differs from a fresh run: {path.relative_to(DOCS.parent)}")
+    if stale or missing:
+        print(
+            f"{len(stale)} of {len(contents)} generated files differ; `python docs/generate.py --runs out` renews them"
+        )
+        return 1
+    print(f"all {len(contents)} generated files are those a fresh run makes")
     return 0
 
 

@@ -1,7 +1,8 @@
 """The `gsr` command: one subcommand per module of experiments.commands (and debias.command), a shared error
 policy: a gsr.errors.GSRError (a user's mistake, an undefined measure) prints `gsr: error: ...` and exits with
-status 2; Ctrl-C prints one line and exits with status 130 (every file is written atomically, so nothing
-half-written is left and a rerun resumes); output that does not reach stdout (a pipe closed early, as `| head`, or
+status 2; Ctrl-C, SIGTERM and SIGHUP print one line and exit with status 128 + the signal's number (130, 143, 129;
+every file is written atomically and every worker ends with the command, so nothing half-written is left, no worker
+commits anything later, and a rerun resumes); output that does not reach stdout (a pipe closed early, as `| head`, or
 a closed or full stdout) prints one line and exits with status 1; anything else is a bug, shown with its traceback,
 status 70."""
 
@@ -193,8 +194,35 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout = None  # as Python left it
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the command is (stop_signals), so that it stops as on Ctrl-C: every `finally`
+    runs (workers ended, locks released, staging removed), and one line says so."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame) -> None:
+    raise Stopped(signum)
+
+
+def stop_signals() -> dict[int, object]:
+    """SIGTERM and SIGHUP raise Stopped in the main thread from now on (a batch scheduler's or `kill`'s stop, a
+    closed terminal); returns the handlers they replace (none are set outside the main thread)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {signum: signal.signal(signum, _stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
+
+
 def _run(argv: list[str] | None) -> int:
+    import signal
+
     command = "(starting)"
+    previous = stop_signals()
     try:
         from gsr.errors import GSRError
 
@@ -203,8 +231,11 @@ def _run(argv: list[str] | None) -> int:
         _configure_logging(args)
         return args.func(args)
     except KeyboardInterrupt as interrupt:  # first: the names below may not be imported yet
-        print(f"gsr: {interrupted(command, interrupt)}", file=sys.stderr)
-        return 130  # 128 + SIGINT, as shells report it
+        try:
+            print(f"gsr: {interrupted(command, interrupt)}", file=sys.stderr)
+        except OSError:  # a hung-up terminal: the status says it
+            pass
+        return 128 + getattr(interrupt, "signum", signal.SIGINT)  # as shells report a signal: 130 for Ctrl-C
     except GSRError as err:  # a user's mistake or an undefined measure: the message says what and where
         print(f"gsr: error: {err}", file=sys.stderr)
         return 2
@@ -220,6 +251,10 @@ def _run(argv: list[str] | None) -> int:
         return 2
     except Exception:  # anything else is a bug in gsr-bench: show where it happened
         return _bug(command)
+    finally:
+        for signum, handler in previous.items():
+            if handler is not None:  # None: a handler not set from Python, which cannot be put back
+                signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
 def _hold_descriptor_1() -> None:
@@ -290,7 +325,9 @@ def _bug(command: str) -> int:
 
 
 def interrupted(command: str, interrupt: KeyboardInterrupt) -> str:
-    """The one line printed on Ctrl-C: what was interrupted and what a rerun does."""
+    """The one line printed on Ctrl-C, SIGTERM or SIGHUP: what was stopped, what was kept and what a rerun does."""
+    import signal
+
     steps = getattr(interrupt, "__notes__", None)  # experiments.runner adds the step it was in
     during = f" during {steps[0]}" if steps else ""
     rerun = (
@@ -298,7 +335,8 @@ def interrupted(command: str, interrupt: KeyboardInterrupt) -> str:
         if command == "run"
         else "running it again reuses every cache entry already finished"
     )
-    return f"interrupted: gsr {command}{during}; nothing half-written was kept, and {rerun}"
+    how = f"stopped by {signal.Signals(interrupt.signum).name}" if isinstance(interrupt, Stopped) else "interrupted"
+    return f"{how}: gsr {command}{during}; nothing half-written was kept, and {rerun}"
 
 
 if __name__ == "__main__":

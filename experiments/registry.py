@@ -4,11 +4,14 @@ A declaration says what the thing is called, what parameters it takes (gsr.param
 range), what it needs and how it runs. The config checker, the runner, the benchmarks, `gsr list` and the
 README's tables all read these declarations; nothing dispatches on names elsewhere. Adding a retriever,
 re-ranker or analysis is one module that calls `register(...)` plus its name in its package's module list
-(`experiments/systems/__init__.py`, `experiments/analyses/__init__.py`, `experiments/collections/__init__.py`).
+(`experiments/systems/__init__.py`, `experiments/analyses/__init__.py`, `experiments/collections/__init__.py`), the one
+place a built-in is declared; another distribution declares its module under the registry's entry point group
+(docs/extending.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from gsr.errors import InputError
 from gsr.infra import logs
 from gsr.infra.params import Param
+from gsr.infra.plugins import Plugin, guarded, load, third_party
 
 log = logs.get("registry")
 
@@ -116,12 +120,14 @@ Entry = TypeVar("Entry", SystemType, AnalysisType, CollectionKind)
 
 
 class Registry(Generic[Entry]):
-    """Entries by name, registered by the modules that an entry point group names (loaded on first use, so
-    registering never creates cycles).
+    """Entries by name: the built-ins, registered by the modules their package imports (BUILTIN_MODULES, the one
+    place they are declared), then those of plugins, the modules other distributions declare under the entry point
+    group; all loaded on first use, so registering never creates cycles and a command that never asks imports none.
 
-    Built-ins and third-party packages register the same way: each module under the group (`gsr.systems`,
-    `gsr.analyses`, `gsr.collections` in a distribution's entry points) registers its entries when imported. The
-    built-in package is also imported by name, so a source tree that was never installed has its built-ins.
+    A plugin is held to gsr.infra.plugins' contract: one that fails to import is one warning naming it and is left
+    out; its entries' functions, when they raise, raise a PluginError naming it (the runner makes a failing analysis
+    a warning); `plugin_of(name)` says which plugin registered an entry, whose code key the caches of its results
+    add (Experiment.system_key).
     """
 
     def __init__(self, what: str, package: str, group: str):
@@ -129,34 +135,43 @@ class Registry(Generic[Entry]):
         self.package = package
         self.group = group
         self._entries: dict[str, Entry] = {}
+        self._plugins: dict[str, Plugin] = {}  # entry name -> the plugin that registered it
+        self._loading: Plugin | None = None
         self._loaded = False
 
     def register(self, entry: Entry) -> Entry:
-        """Add `entry`; a second entry with the same name is an error."""
+        """Add `entry`; a second entry with the same name is an error. Registered while a plugin is imported, its
+        functions are guarded (gsr.infra.plugins.guarded) and the plugin recorded as its origin."""
         if entry.name in self._entries:
             raise RegistryError(f"two {self.what}s are called {entry.name!r}")
+        if self._loading is not None:
+            plugin = self._loading
+            functions: dict[str, Any] = {
+                field.name: guarded(value, plugin, f"{field.name}() of {self.what} {entry.name!r}")
+                for field in dataclasses.fields(entry)
+                if callable(value := getattr(entry, field.name))
+            }
+            entry = dataclasses.replace(entry, **functions)
+            self._plugins[entry.name] = plugin
         self._entries[entry.name] = entry
         return entry
+
+    def plugin_of(self, name: str) -> Plugin | None:
+        """The plugin that registered the entry `name`; None for a built-in (or an entry registered by code)."""
+        self._load()
+        return self._plugins.get(name)
 
     def _load(self) -> None:
         if self._loaded:
             return
         self._loaded = True
         importlib.import_module(self.package)
-        from importlib.metadata import entry_points
-
-        for entry in entry_points(group=self.group):
+        for plugin in third_party(self.group):
+            self._loading = plugin
             try:
-                entry.load()  # a module: importing it registers its entries (an imported one is not imported again)
-            except Exception as err:  # a broken plugin names itself; the others and the built-ins still work
-                log.warning(
-                    "the %s plugin %s (%s) did not load: %s: %s",
-                    self.group,
-                    entry.name,
-                    entry.value,
-                    type(err).__name__,
-                    err,
-                )
+                load(plugin)  # a module: importing it registers its entries (an imported one is not imported again)
+            finally:
+                self._loading = None
 
     def get(self, name: object) -> Entry:
         """The entry called `name`; RegistryError listing the known names otherwise."""

@@ -27,7 +27,7 @@ from experiments.registry import ANALYSES, SYSTEMS
 from experiments.run_files import write_ranked_run
 from gsr.baselines import perfect_run, random_run
 from gsr.effectiveness.evaluate import check_run_ids, evaluate_run, parse_measures
-from gsr.errors import EmbeddingError, InputError
+from gsr.errors import EmbeddingError, InputError, PluginError
 from gsr.evaluate import GSR, GSRReport, cached_document_stats
 from gsr.infra import logs
 from gsr.infra.digests import content_key, file_content_key
@@ -248,6 +248,9 @@ class Experiment:
         files: list[object] = [file_content_key(Path(system.params[key])) for key in system_type.path_params]
         if system_type.cache_inputs is not None:  # appended only when declared: other systems' keys stay as they were
             files.append(system_type.cache_inputs(self, system))
+        plugin = SYSTEMS.plugin_of(system.model)
+        if plugin is not None:  # a plugin's code is part of its runs (gsr.infra.plugins); built-ins bump `version`
+            files.append(plugin.code_key)
         return content_key(
             collection.key,
             sorted(collection.queries.items()),
@@ -382,7 +385,7 @@ class Experiment:
         for name, options in self.config.analyses.items():
             try:
                 value = ANALYSES.get(name).compute(self, result, options)
-            except AnalysisError as err:
+            except (AnalysisError, PluginError) as err:  # a plugin's failure included: one warning, not fatal
                 result.analysis_errors[name] = str(err)
                 log.warning("analysis %s skipped: %s", name, err)
                 continue

@@ -13,6 +13,7 @@ __all__ = [
     "GSRError",
     "InputError",
     "ParamError",
+    "PluginError",
     "StorageError",
     "UndefinedMeasureError",
 ]
@@ -95,3 +96,18 @@ class ParamError(InputError):
         ...     print(type(err).__name__)
         ParamError
     """
+
+
+class PluginError(GSRError):
+    """A plugin (a module another distribution declares under one of gsr-bench's entry point groups) whose code
+    raised an error of its own when called; the message names the plugin, its distribution and the error in one line
+    (gsr.infra.plugins).
+
+    Example:
+        >>> issubclass(PluginError, GSRError)
+        True
+    """
+
+    def __init__(self, message: str, plugin: object = None):
+        super().__init__(message)
+        self.plugin = plugin

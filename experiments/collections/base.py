@@ -20,6 +20,7 @@ from pathlib import Path
 from experiments.registry import COLLECTION_KINDS
 from gsr.documents.lines import checked_document_id
 from gsr.errors import InputError
+from gsr.infra import plugins
 from gsr.infra.digests import content_key, file_content_key, folder_content_key
 from gsr.infra.progress import progress
 from gsr.infra.store import atomic_write, cache_dir, cached_folder
@@ -107,8 +108,12 @@ def _write_canonical(documents: Iterable[tuple[str, str]], folder: Path) -> None
 def canonical_documents(source: str, documents: Callable[[], Iterable[tuple[str, str]]]) -> tuple[Path, str]:
     """Write (docid, text) pairs once as the canonical JSONL; returns its path and content hash.
 
-    Duplicate document ids are an error: qrels and runs could not tell the copies apart.
+    Duplicate document ids are an error: qrels and runs could not tell the copies apart. Called by a plugin's
+    collection kind, the entry's name covers the plugin's code too (its code reads the documents).
     """
+    plugin = plugins.current()
+    if plugin is not None:
+        source = f"{source}-{plugin.code_key}"
     folder, _ = cached_folder(collections_cache() / source, lambda staging: _write_canonical(documents(), staging))
     return folder / "documents.jsonl", (folder / "documents.sha256").read_text(encoding="utf-8").strip()
 

@@ -20,9 +20,14 @@ from gsr.fairness.equations import (
     SHORT_LISTS,
     TARGETS,
 )
-from gsr.fairness.fairr import DEFAULT_BACKGROUND_DEPTH, DEFAULT_CUTOFFS, DEFAULT_SHARES, DEFAULT_THRESHOLD
-from gsr.fairness.fairr_runs import MISSING_POLICIES
-from gsr.fairness.neutrality import TOKENISATIONS
+from gsr.fairness.fairr_options import (
+    DEFAULT_BACKGROUND_DEPTH,
+    DEFAULT_CUTOFFS,
+    DEFAULT_SHARES,
+    DEFAULT_THRESHOLD,
+    MISSING_POLICIES,
+    TOKENISATIONS,
+)
 
 
 def document_labels(args, run_docids: set[str] | None = None):

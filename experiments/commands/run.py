@@ -81,20 +81,26 @@ def _run_into(args, config, identity: dict, where: str) -> int:
 
 
 def _plan(args, config, identity: dict, where: str) -> int:
-    """--dry-run: what a run would compute and what it would reuse, on stdout; nothing written but the collection's
-    own cache entry (the keys need its content)."""
+    """--dry-run: what a run would compute and what it would reuse, on stdout, and whether another run holds the
+    output folder now. The cache is only looked at (gsr.infra.store.cache_read_only): what the keys need (the
+    collection's content, the inputs' digests) is made in a temporary folder, and nothing there is cleaned."""
     from experiments.plan import dry_run
     from experiments.report.output import OutputFolder
     from experiments.report.provenance import Provenance, input_paths
     from experiments.runner import Experiment
+    from gsr.infra.store import cache_read_only
 
-    output = OutputFolder.check(config.output, identity, input_paths(config), args.overwrite, option=where)
-    if not args.force and output.up_to_date(Provenance.record(config).fingerprint()):
-        print(f"{config.output}/ is up to date: `gsr run` would compute nothing and print its results")
-        return 0
-    experiment = Experiment(config)
-    experiment.preflight(dry_run=True)
-    steps = dry_run(experiment)
+    with cache_read_only():
+        output = OutputFolder.check(config.output, identity, input_paths(config), args.overwrite, option=where)
+        holder = _holder(config.output, where)
+        if holder:
+            print(f"note: {holder}")
+        if not args.force and output.up_to_date(Provenance.record(config).fingerprint()):
+            print(f"{config.output}/ is up to date: `gsr run` would compute nothing and print its results")
+            return 0
+        experiment = Experiment(config)
+        experiment.preflight(dry_run=True)
+        steps = dry_run(experiment)
     computed = [step for step in steps if not step.reused]
     reused = len(steps) - len(computed)
     print(f"{config.name}: {len(computed)} of {len(steps)} cached steps to compute, {reused} reused")
@@ -102,6 +108,21 @@ def _plan(args, config, identity: dict, where: str) -> int:
         print(f"  {'reuse  ' if step.reused else 'compute'}  {step.what}  {step.entry}")
     print(f"then effectiveness, GSR, the analyses and the report, written to {config.output}/")
     return 0
+
+
+def _holder(output: Path, where: str) -> str | None:
+    """Why `gsr run` could not write `output` now (another run holds it), asked of the lock a run takes
+    (experiments.report.output.writer_lock); None when it is free. A folder that does not exist is free."""
+    from experiments.report.output import writer_lock
+    from gsr.errors import InputError
+
+    if not output.is_dir():
+        return None
+    try:
+        with writer_lock(output, where):
+            return None
+    except InputError as held:
+        return str(held)
 
 
 def cmd_export(args) -> int:

@@ -247,12 +247,16 @@ def chart_entry(name: str, caption: str, figure) -> dict:
 def analysis_charts(result) -> dict[str, object]:
     """{file name (no suffix) of an analysis figure: that figure as a Plotly chart}, of every analysis declaring one."""
     from experiments.registry import ANALYSES
+    from gsr.errors import PluginError
+    from gsr.infra import logs
 
     charts: dict[str, object] = {}
     for name, value in result.analyses.items():
         declared = ANALYSES.get(name).charts
-        if declared is not None:
-            charts.update(declared(value))
+        try:
+            charts.update(declared(value) if declared is not None else {})
+        except PluginError as err:  # another distribution's analysis: one warning, its PNG figures stay
+            logs.get("report").warning("analysis %s has no chart: %s", name, err)
     return charts
 
 

@@ -57,15 +57,15 @@ def _draw_and_save(figure: Callable, args: tuple, path) -> Path:
 class _FiguresAside:
     def __init__(self, workers: int):
         import multiprocessing
-        import signal
+        import os
         from concurrent.futures import ProcessPoolExecutor
 
-        # forked: the workers start without importing anything again and need only the figures' data pickled
+        from gsr.infra.parallel import worker_started
+
+        # forked: the workers start without importing anything again and need only the figures' data pickled; they
+        # ignore Ctrl-C, SIGTERM and SIGHUP (the caller cancels what is left) and die with the caller
         self.executor = ProcessPoolExecutor(
-            workers,
-            mp_context=multiprocessing.get_context("fork"),
-            initializer=signal.signal,
-            initargs=(signal.SIGINT, signal.SIG_IGN),  # Ctrl-C reaches the caller, which cancels what is left
+            workers, mp_context=multiprocessing.get_context("fork"), initializer=worker_started, initargs=(os.getpid(),)
         )
         self.pending: list = []
 

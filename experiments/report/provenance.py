@@ -39,7 +39,8 @@ LIBRARIES = ("numpy", "scipy", "gensim", "torch", "pyserini", "ir_measures", "se
 
 def environment() -> dict:
     """Where the numbers were computed: the git commit (and whether the checkout had uncommitted changes) when run
-    from a checkout, the versions of gsr-bench, Python and the libraries behind the numbers, Java's, the platform."""
+    from a checkout, the versions of gsr-bench, Python and the libraries behind the numbers, Java's, the platform,
+    and the plugins installed (installed_plugins), where there are any."""
     import platform
     import subprocess
 
@@ -65,8 +66,28 @@ def environment() -> dict:
             dirty = bool(run("git", "status", "--porcelain", "--untracked-files=no"))
             record["git"] = {"commit": commit, "dirty": dirty}
     versions["java"] = anserini_java(run)
-
+    plugins = installed_plugins()
+    if plugins:  # recorded where there are any: results without plugins keep the record they had
+        record["plugins"] = plugins
     return record
+
+
+def installed_plugins() -> list[dict]:
+    """Every plugin of another distribution (gsr.infra.plugins): its entry point, module, distribution and version,
+    and the key of its code the fingerprint covers."""
+    from gsr.infra.plugins import GROUPS, third_party
+
+    return [
+        {
+            "group": plugin.group,
+            "name": plugin.name,
+            "module": plugin.entry_point.value,
+            "distribution": plugin.distribution,
+            "code": plugin.code_key,
+        }
+        for group in GROUPS
+        for plugin in third_party(group)
+    ]
 
 
 def anserini_java(run) -> str | None:
@@ -225,15 +246,18 @@ class Provenance:
 
     def fingerprint(self) -> str:
         """A key of everything the outputs are computed from: the config's text and settings, every input file's
-        digest, the code of the five packages (source_digest), every installed distribution's version, the NLTK word
-        lists found on this machine (stop words and first names: their absence changes the fallbacks) and the
-        platform. Equal fingerprints mean a rerun would write the same files (the computation is deterministic:
-        seeded, one-worker training; two fresh demo runs are byte-identical)."""
+        digest, the code of the five packages (source_digest) and of every plugin (gsr.infra.plugins.code_keys: the
+        files of the distributions declaring one, whether or not this config uses it), every installed
+        distribution's version, the NLTK word lists found on this machine (stop words and first names: their
+        absence changes the fallbacks) and the platform. Equal fingerprints mean a rerun would write the same files
+        (the computation is deterministic: seeded, one-worker training; two fresh demo runs are byte-identical)."""
+        from gsr.infra.plugins import code_keys
+
         inputs = [{k: v for k, v in entry.items() if k != "path"} for entry in self.inputs]
         found = [nltk_words(*corpus) for corpus in NLTK_WORD_LISTS]
-        return content_key(
-            self.config, inputs, source_digest(), installed_versions(), found, self.environment["platform"]
-        )
+        plugins = code_keys()
+        code = [source_digest(), *plugins] if plugins else source_digest()  # without plugins: the key as it was
+        return content_key(self.config, inputs, code, installed_versions(), found, self.environment["platform"])
 
     def check_unchanged(self) -> None:
         """An InputError naming every input that changed while the experiment ran: its results would be recorded

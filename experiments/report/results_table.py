@@ -4,10 +4,11 @@ measuring embedding), as rows, Markdown, LaTeX, CSV, and per query (wide CSV and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from experiments.experiment_result import PERFECT, RANDOM, ExperimentResult
-from experiments.report.tables import csv_rows, latex_grid, markdown_grid
+from experiments.report.tables import csv_rows, latex_grid, markdown_grid, markdown_text
 from gsr.effectiveness.evaluate import CORRECTED, TEST_NAMES, correct_family, display_name, measure_entries
 from gsr.errors import UndefinedMeasureError
 from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
@@ -111,21 +112,22 @@ def row_cells(row: dict) -> list[str]:
     return cells
 
 
-def table_notes(result: ExperimentResult, rows: list[dict]) -> list[str]:
-    """What the table shows: topics averaged, the tests behind the marks and their correction, the intervals."""
+def table_notes(result: ExperimentResult, rows: list[dict], text: Callable[[str], str] = str) -> list[str]:
+    """What the table shows: topics averaged, the tests behind the marks and their correction, the intervals. Names
+    and reasons go in as `text(...)` gives them (markdown_text: as text, never markup)."""
     config = result.config
     collection = result.collection
     tests = sum(
         1 for row in rows for group in ("measures", "gsr") for v in row[group].values() if v["p_value"] is not None
     )
     notes = [
-        f"Collection **{collection.name}**: {len(result.evaluated_queries)} judged topics of "
+        f"Collection **{text(collection.name)}**: {len(result.evaluated_queries)} judged topics of "
         f"{len(collection.queries)}; measures averaged over the judged topics (a topic a run does not answer "
         "scores 0)."
     ]
     marks = []
     if config.baseline:
-        marks.append(f"on a measure, {TEST_NAMES[config.test]} against **{config.baseline}**")
+        marks.append(f"on a measure, {TEST_NAMES[config.test]} against **{text(config.baseline)}**")
     marks.append(
         f"on rel. GSR, paired randomisation test of the system's GSR against the perfect engine's "
         f"({config.resamples} sign flips over queries, exact when 2^n ≤ {config.resamples})"
@@ -155,27 +157,27 @@ def table_notes(result: ExperimentResult, rows: list[dict]) -> list[str]:
         for m, v in row["gsr"].items()
         if v["relative"] is None and v["gsr"] is not None and v["relative_error"]
     }
-    notes += [f"rel. GSR ({m}) is undefined (—): {why}." for m, why in undefined.items()]
+    notes += [f"rel. GSR ({text(m)}) is undefined (—): {text(why)}." for m, why in undefined.items()]
     no_interval = {
         m: v["relative_ci_error"]
         for row in rows
         for m, v in row["gsr"].items()
         if v["relative"] is not None and v.get("relative_ci_error")
     }
-    notes += [f"rel. GSR ({m}) has no interval: {why}." for m, why in no_interval.items()]
+    notes += [f"rel. GSR ({text(m)}) has no interval: {text(why)}." for m, why in no_interval.items()]
     notes.append(
         f"[low, high]: {config.level:.0%} percentile bootstrap interval over queries ({config.resamples} "
         f"resamples, seed {config.seed}); rel. GSR's interval resamples the queries once and measures the "
         "system and the perfect engine on the same resample."
     )
-    notes += [f"Note: {n}" for n in collection.notes]
+    notes += [f"Note: {text(n)}" for n in collection.notes]
     return notes
 
 
 def markdown_table(result: ExperimentResult, rows: list[dict]) -> str:
     """The Table 2-style summary in Markdown, with corrected †/‡ marks and bootstrap intervals."""
     grid = markdown_grid(_header(result), [row_cells(row) for row in rows])
-    return grid + "\n" + "\n\n".join(table_notes(result, rows)) + "\n"
+    return grid + "\n" + "\n\n".join(table_notes(result, rows, markdown_text)) + "\n"
 
 
 def latex_table(result: ExperimentResult, rows: list[dict]) -> str:

@@ -5,8 +5,10 @@ marks); CSV and JSON hold every column under its machine-readable name."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
+import re
 from pathlib import Path
 
 from gsr.infra.numeric import format_number
@@ -59,10 +61,23 @@ def displayed(rows: list[dict], display=None) -> tuple[list[str], list[list[str]
     return header, [[_cell(row, column) for column in columns] for row in rows]
 
 
+_MARKDOWN_ACTIVE = re.compile(r"[\\`*]|(?<!\w)_|_(?!\w)|\](?=[(\[])")
+
+
+def markdown_text(text) -> str:
+    """`text` shown as it is in Markdown, never as markup, by Python-Markdown (mkdocs) and CommonMark (GitHub) alike:
+    HTML's `&`, `<` and `>` as entities (a name such as `<b>x</b>` is text, not a tag), `~` too (GitHub's
+    strike-through, which Python-Markdown does not let a backslash escape), and a backslash before every other
+    character that would start markup (emphasis `*`, `_` at a word's edge, code, a link's `](`). Numbers and
+    ordinary names (`w2v_add`, `BM25 (k1=0.9, b=0.4)`, `[low, high]`) come out unchanged."""
+    escaped = html.escape(str(text), quote=False).replace("~", "&#126;")
+    return _MARKDOWN_ACTIVE.sub(lambda found: "\\" + found.group(0), escaped)
+
+
 def markdown_cell(text) -> str:
-    """A table cell's text safe inside a Markdown table row: a backslash or '|' escaped (a name cannot end its cell
-    or start a column), every line break a space (a name cannot start a row)."""
-    return " ".join(str(text).replace("\\", "\\\\").replace("|", "\\|").splitlines())
+    """A table cell's text safe inside a Markdown table row: markdown_text, '|' escaped (a name cannot end its cell or
+    start a column), every line break a space (a name cannot start a row)."""
+    return " ".join(markdown_text(text).replace("|", "\\|").splitlines())
 
 
 def markdown_grid(header: list[str], cells: list[list[str]]) -> str:

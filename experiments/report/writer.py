@@ -25,8 +25,12 @@ from experiments.report.results_table import (
 )
 from experiments.report.tables import write_table, write_text
 from gsr.effectiveness.evaluate import display_column
+from gsr.errors import PluginError
+from gsr.infra import logs
 from gsr.infra.store import copy_verified
 from gsr.io.runs import write_trec_run
+
+log = logs.get("report")
 
 __all__ = [
     "write_report",
@@ -55,8 +59,13 @@ def write_report(
     with figures_aside(config.threads) if config.plots and config.threads > 1 else contextlib.nullcontext():
         plotted = _scatter_plots(result, out) if config.plots else {}  # the longest to draw: started first
         analysed: dict[str, Path] = {}
-        for name, value in result.analyses.items():
-            analysed.update(ANALYSES.get(name).write(value, out, config.plots))
+        for name, value in list(result.analyses.items()):
+            try:
+                analysed.update(ANALYSES.get(name).write(value, out, config.plots))
+            except PluginError as err:  # another distribution's analysis: one warning, the rest is written
+                log.warning("analysis %s not written: %s", name, err)
+                result.analysis_errors[name] = str(err)
+                del result.analyses[name]
         rows = results_rows(result)
         written = {}
         cached = experiment.fresh_run_files if experiment is not None else {}

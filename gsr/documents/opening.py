@@ -6,7 +6,9 @@
 * TREC SGML / TREC-web files or folders (plain, .gz, .z), read by gsr.documents.sgml;
 * `irds:NAME`, an ir_datasets dataset, read by gsr.documents.irds;
 * any folder or file a registered resolver claims: retrievers.lucene registers one for Anserini/Pyserini Lucene
-  indexes (on import, and through the `gsr.document_sources` entry point), since gsr imports no other package;
+  indexes (on import, and through the `gsr.document_sources` entry point), since gsr imports no other package; the
+  entry point group's sources (another distribution's too, gsr.infra.plugins) are imported only for a path that is
+  not a documents file named as one, so scoring a `.jsonl` file imports none of them;
 * a DocumentSource of the caller's own.
 """
 
@@ -22,7 +24,9 @@ from gsr.documents.base import DocumentSource, collection_files
 from gsr.documents.irds import IrdsDocuments
 from gsr.documents.lines import DOC_ID_KEYS, DOC_TEXT_KEYS, LineDocuments, file_format, format_by_name
 from gsr.documents.sgml import TrecSgmlDocuments
-from gsr.errors import InputError
+from gsr.errors import GSRError, InputError
+from gsr.infra import plugins
+from gsr.infra.digests import content_key
 from gsr.io.records import IRDS_PREFIX, frame_column, is_dataframe
 
 ENTRY_POINT_GROUP = "gsr.document_sources"
@@ -38,7 +42,9 @@ _entry_points_loaded = False
 
 def register_document_source(resolver: Resolver) -> Resolver:
     """Let `open_documents` read a new kind of path: `resolver(path)` returns a DocumentSource, or None when the
-    path is not of its kind. Resolvers are asked in registration order, before the built-in file formats.
+    path is not of its kind. Resolvers are asked in registration order, before the built-in file formats; those of the
+    `gsr.document_sources` entry point group join them when a path that is not a documents file named as one
+    (`.jsonl`, `.tsv`, ...) is first opened.
 
     Args:
         resolver: A function of a Path returning a DocumentSource or None.
@@ -59,20 +65,41 @@ def register_document_source(resolver: Resolver) -> Resolver:
 
 
 def _load_entry_points() -> None:
-    """Resolvers installed packages declare under the `gsr.document_sources` entry point (loaded once)."""
+    """The document sources distributions declare under `gsr.document_sources` (gsr-bench's own Lucene reader among
+    them), imported once, the first time a path no built-in reader knows by its name is opened. Held to
+    gsr.infra.plugins' contract: one that fails to import, or raises when asked about a path, is one warning naming
+    it and is left out; the version of what one opens covers its code."""
     global _entry_points_loaded
     if _entry_points_loaded:
         return
     _entry_points_loaded = True
-    from importlib.metadata import entry_points
+    for plugin in plugins.plugins(ENTRY_POINT_GROUP):
+        if _shadowed(plugin.entry_point):
+            continue
+        resolver = plugins.load(plugin)
+        if callable(resolver):
+            register_document_source(resolver if plugin.is_builtin() else _guarded(resolver, plugin))
 
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        if _shadowed(entry):
-            continue
+
+def _guarded(resolver: Resolver, plugin: plugins.Plugin) -> Resolver:
+    """A plugin's resolver: its error (other than a GSRError, its own message about the path) is one warning and
+    None (the next resolver is asked); what it opens has a version that covers the plugin's code."""
+
+    def resolve(path: Path) -> DocumentSource | None:
         try:
-            register_document_source(entry.load())
-        except ImportError:  # a declared plugin whose package is absent reads nothing
-            continue
+            with plugins.calling(plugin):
+                opened = resolver(path)
+        except GSRError:
+            raise
+        except Exception as err:
+            plugin.warn("when asked to open a path", err)
+            return None
+        if opened is not None:
+            version = opened.version
+            opened.version = lambda: content_key(version(), plugin.code_key)  # type: ignore[method-assign]
+        return opened
+
+    return resolve
 
 
 def _shadowed(entry) -> bool:
@@ -136,7 +163,8 @@ def open_documents(source: str | os.PathLike[str] | DocumentSource) -> DocumentS
     path = Path(text).expanduser()
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
-    _load_entry_points()
+    if not (path.is_file() and format_by_name(path)):  # a documents file named as one is read here, no plugin asked
+        _load_entry_points()
     for resolver in _RESOLVERS:
         opened = resolver(path)
         if opened is not None:

@@ -27,11 +27,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from gsr.errors import InputError
+from gsr.fairness.fairr_options import DEFAULT_BACKGROUND_DEPTH, DEFAULT_CUTOFFS, DEFAULT_SHARES, DEFAULT_THRESHOLD  # noqa: F401 (named here too: FaiRR's equations and their defaults)
 
-DEFAULT_THRESHOLD = 1  # τ of the paper and of calc_documents_neutrality.py
-DEFAULT_SHARES = {"f": 0.5, "m": 0.5}  # J_g: the reference's groups_portion
-DEFAULT_CUTOFFS = (5, 10, 20, 50)  # the cut-offs the paper reports (metrics_fairness.py's thresholds)
-DEFAULT_BACKGROUND_DEPTH = 200  # read_retrievalresults_from_runfile's cut_off: the background set's size per query
 # |error| of one ω: a division, a subtraction and |·| per group and one more subtraction, each within half an ulp of
 # a value ≤ 2; IFaiRR sums k of them times p_i ≤ 1. NFaiRR is undefined where IFaiRR is within that of 0.
 NEUTRALITY_ULPS = 8

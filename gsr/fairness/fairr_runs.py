@@ -36,10 +36,10 @@ from gsr.fairness.fairr import (
     ideal_tolerance,
     ranker_agnostic_per_query,
 )
-from gsr.fairness.neutrality import TOKENISATIONS, GroupWords, count_documents, group_words
+from gsr.fairness.fairr_options import MISSING_POLICIES, TOKENISATIONS
+from gsr.fairness.neutrality import GroupWords, count_documents, group_words
 from gsr.io.run_arrays import RunArrays
 
-MISSING_POLICIES = ("error", "neutral")  # a run document the collection lacks: an error, or ω = 1 (counted)
 RUN_ITSELF = "the run itself"
 EMPTY_RUN, ZERO_IDEAL = "empty_run", "zero_ideal_fairr"
 KINDS = ("FaiRR", "NFaiRR", "FaiRR_agnostic", "NFaiRR_agnostic")

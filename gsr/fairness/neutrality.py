@@ -20,6 +20,7 @@ import numpy as np
 from gsr.documents.base import DocumentSource, ListedSource
 from gsr.documents.opening import iter_documents, open_documents
 from gsr.errors import InputError
+from gsr.fairness.fairr_options import TOKENISATIONS
 from gsr.infra import logs
 from gsr.infra.digests import content_key, fast_digest_of_bytes
 from gsr.infra.parallel import document_shards, map_in_processes
@@ -30,7 +31,6 @@ from gsr.io.files import read_text, text_lines
 
 log = logs.get("fairness")
 
-TOKENISATIONS = ("whitespace", "words")
 COUNTS_FORMAT = 2  # bump when the cached counts change for the same key
 SHARD = 20_000  # documents counted per shard
 PARALLEL_FROM = 100_000  # fewer documents are counted in this process (starting workers costs more than it saves)

@@ -1,13 +1,57 @@
 """Work spread over processes: a collection in shards, and a function mapped over them in forked workers that
-survive Ctrl-C cleanly."""
+survive Ctrl-C cleanly and never outlive their parent.
+
+Every forked worker starts with worker_started: it ignores the signals that stop its parent (Ctrl-C's SIGINT, SIGTERM,
+SIGHUP: the parent decides, and ends its workers), asks Linux to kill it when its parent dies (PR_SET_PDEATHSIG, so a
+parent killed outright takes its workers along), and remembers its parent: gsr.infra.store commits no cache entry
+from a worker whose parent is gone (orphaned), where the kernel's signal has not arrived yet or there is none.
+"""
 
 from __future__ import annotations
 
 import collections
+import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # what stops `gsr` (experiments.cli), not its workers
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
+_parent: int | None = None  # in a forked worker: its parent's process id (worker_started)
+
+
+class Orphaned(BaseException):
+    """Raised in a worker whose parent is gone, at the point where it would commit a result nobody will use (a
+    BaseException, as SystemExit: no `except Exception` of the work in progress keeps it from ending the worker)."""
+
+
+def worker_started(parent: int) -> None:
+    """The first thing a forked worker of process `parent` does: ignore STOP_SIGNALS, die with its parent (Linux's
+    PR_SET_PDEATHSIG, SIGKILL), and remember it (orphaned). A parent that died before the request took effect ends
+    the worker at once."""
+    global _parent
+    for stop in STOP_SIGNALS:
+        signal.signal(stop, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    _parent = parent
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def orphaned() -> bool:
+    """Whether this process is a forked worker whose parent is gone (it was adopted by another process)."""
+    return _parent is not None and os.getppid() != _parent
+
+
+def check_parent() -> None:
+    """Raises Orphaned in a worker whose parent is gone: called before anything is committed to the cache."""
+    if orphaned():
+        raise Orphaned(f"process {os.getpid()}: its parent {_parent} is gone; nothing is committed")
 
 
 def document_shards(documents: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
@@ -29,10 +73,10 @@ def map_in_processes(function: Callable, items: Iterable, n_jobs: int) -> Iterat
     """`function` over `items` in `n_jobs` processes (forked where the system can: start_method), results in order,
     at most 2 × n_jobs items in flight; `function` and the items must pickle.
 
-    Ctrl-C reaches every process of the terminal's group: the workers ignore it, and the parent cancels what has not
-    started and waits for the shards being counted (a second or so), so no worker is left behind and none prints a
-    traceback. (multiprocessing.Pool.terminate can hang here: its feeder thread may stay blocked writing a shard
-    into the pipe of workers it has just killed.)
+    Ctrl-C reaches every process of the terminal's group: the workers ignore it (worker_started), and the parent
+    cancels what has not started and waits for the shards being counted (a second or so), so no worker is left behind
+    and none prints a traceback. (multiprocessing.Pool.terminate can hang here: its feeder thread may stay blocked
+    writing a shard into the pipe of workers it has just killed.)
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -40,8 +84,8 @@ def map_in_processes(function: Callable, items: Iterable, n_jobs: int) -> Iterat
     executor = ProcessPoolExecutor(
         n_jobs,
         mp_context=multiprocessing.get_context(start_method()),
-        initializer=signal.signal,
-        initargs=(signal.SIGINT, signal.SIG_IGN),
+        initializer=worker_started,
+        initargs=(os.getpid(),),
     )
     pending: collections.deque = collections.deque()
     try:
@@ -62,8 +106,9 @@ class BackgroundProcesses:
 
     For long jobs whose results land elsewhere (a cache): the embeddings the collection trains on run beside the
     Lucene index and the systems that need none of them, and each system waits only for its own. The workers ignore
-    Ctrl-C, which reaches the whole terminal group; the caller's stop() (on an interrupt or an error) terminates them,
-    so nobody waits for a job that will not be used.
+    Ctrl-C, SIGTERM and SIGHUP, which may reach the whole group; the caller's stop() (on an interrupt, a signal or an
+    error) kills them, so nobody waits for a job that will not be used, and they die with a parent killed outright
+    (worker_started).
     """
 
     def __init__(self, function: Callable, items: list, n_jobs: int):
@@ -78,7 +123,9 @@ class BackgroundProcesses:
         for first in range(min(n_jobs, len(items))):
             mine = indices[first::n_jobs]
             receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_run_reporting, args=(send, function, items, mine), daemon=True)
+            process = context.Process(
+                target=_run_reporting, args=(os.getpid(), send, function, items, mine), daemon=True
+            )
             process.start()
             send.close()
             worker = (process, receive)
@@ -110,17 +157,18 @@ class BackgroundProcesses:
             self.seconds[index] = outcome
 
     def stop(self) -> None:
-        """Ends the workers still running (their half-written cache entries are staging folders, cleaned later)."""
+        """Ends the workers still running, at once (SIGKILL: they ignore the signals that stop their parent; their
+        half-written cache entries are staging folders, cleaned later)."""
         for process, _ in self._workers:
             if process.is_alive():
-                process.terminate()
+                process.kill()
             process.join()
 
     close = stop  # as a shared resource of an experiment, closed when it ends
 
 
-def _run_reporting(send, function: Callable, items: list, indices: list[int]) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _run_reporting(parent: int, send, function: Callable, items: list, indices: list[int]) -> None:
+    worker_started(parent)
     for index in indices:
         started = time.perf_counter()
         try:

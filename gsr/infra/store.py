@@ -4,7 +4,8 @@ atomically, and how a cache entry is verified before it is reused.
 Every package writes through these functions, so the same guarantees hold everywhere:
 
 * a file or folder appears under its final name only once it is complete (written under a staging name beside
-  it and renamed), so an interrupted process never leaves half an entry behind a real name;
+  it and renamed), so an interrupted process never leaves half an entry behind a real name, and a forked worker
+  whose parent is gone renames nothing (gsr.infra.parallel.check_parent);
 * a cache entry records what it must be (each file's size and xxh3-128 content hash) in a manifest, and is
   checked against it before reuse; an entry that is corrupt or lacks its manifest is reported (logger
   ``gsr.store``, shown on stderr) by path, removed and rebuilt, never read;
@@ -23,6 +24,7 @@ import logging
 import os
 import shutil
 import socket
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,6 +33,7 @@ from pathlib import Path
 from gsr.errors import StorageError
 from gsr.infra.digests import fast_digest, fast_digest_of_bytes
 from gsr.infra.locks import lock_file, lock_now, lock_waiting
+from gsr.infra.parallel import check_parent
 
 CACHE_VARIABLE = "GSR_CACHE"
 STAGING_MARK = ".staging-"  # staging names: .<final name>.staging-<host>-<random>
@@ -62,6 +65,47 @@ def storage_errors(folder: str | os.PathLike) -> Iterator[None]:
 def cache_dir() -> Path:
     """Folder holding every cache ($GSR_CACHE, else ~/.cache/gsr-bench)."""
     return Path(os.environ.get(CACHE_VARIABLE) or Path.home() / ".cache" / "gsr-bench")
+
+
+_read_only: list[Path] = []  # scratch folders of the cache_read_only() blocks open now (innermost last)
+
+
+@contextmanager
+def cache_read_only() -> Iterator[None]:
+    """Within the block the cache is only looked at: an entry that is missing or damaged is built under the same name
+    in a temporary folder (removed when the block ends) instead, a damaged entry is not removed, staging leftovers are
+    not cleaned and no lock file is made in the cache. `gsr run --dry-run` looks at the cache this way: it needs the
+    collection's content and the inputs' digests for its keys, and must change nothing a run would find."""
+    with tempfile.TemporaryDirectory(prefix="gsr-read-only-cache-") as scratch:
+        _read_only.append(Path(scratch))
+        try:
+            yield
+        finally:
+            _read_only.remove(Path(scratch))
+
+
+def in_read_only_cache(path: str | os.PathLike) -> bool:
+    """Whether `path` is in the cache while a cache_read_only() block runs (nothing may be written there)."""
+    return _read_only_twin(Path(path)) is not None
+
+
+def _read_only_twin(path: Path) -> Path | None:
+    """Within cache_read_only(), where an entry of the cache at `path` is built instead; None for a path outside the
+    cache, or outside such a block."""
+    if not _read_only:
+        return None
+    try:
+        relative = Path(os.path.abspath(path)).relative_to(os.path.abspath(cache_dir()))
+    except ValueError:
+        return None
+    return _read_only[-1] / relative
+
+
+def _where_built(path: Path) -> Path:
+    """`path`, or its twin in the read-only block's scratch folder when it is a cache entry to build there (missing or
+    damaged in a cache that is only looked at)."""
+    twin = _read_only_twin(path)
+    return path if twin is None or verify(path) is None else twin
 
 
 def unwritable(folder: str | os.PathLike) -> str | None:
@@ -126,7 +170,7 @@ def clean_stale_staging(folder: str | os.PathLike, recursive: bool = False) -> l
     is writing any more (see _abandoned); returns what was removed."""
     folder = Path(folder)
     removed: list[Path] = []
-    if not folder.is_dir():
+    if not folder.is_dir() or in_read_only_cache(folder):
         return removed
     for entry in folder.iterdir():
         if not _is_staging(entry.name):
@@ -187,6 +231,7 @@ def atomic_write(path: str | os.PathLike, binary: bool = False) -> Iterator:
                 yield out
                 out.flush()
                 os.chmod(staging, 0o644)
+                check_parent()  # a worker whose parent is gone commits nothing
                 os.replace(staging, path)
         finally:
             staging.unlink(missing_ok=True)
@@ -211,6 +256,7 @@ def atomic_folder(target: str | os.PathLike, manifest: bool = True) -> Iterator[
             os.unlink(staging / WRITER_LOCK)  # the lock stays held through the open descriptor until the rename
             if manifest:
                 _write_json(staging / FOLDER_MANIFEST, _describe_folder(staging))
+            check_parent()
             with entry_lock(target):
                 if target.exists() and verify(target) is None and manifest:
                     log.info("%s was finished by another process meanwhile; it is kept", target)
@@ -331,6 +377,8 @@ def reusable(entry: str | os.PathLike) -> bool:
         return False
     if verify(entry) is None:
         return True
+    if in_read_only_cache(entry):  # looked at only: a damaged entry stays where it is
+        return False
     with entry_lock(entry):  # re-entrant: a builder that holds it checks again here without waiting on itself
         if not entry.exists() and not file_manifest_path(entry).exists():
             return False
@@ -355,8 +403,9 @@ def _built_once(path: Path, build_entry: Callable[[], object]) -> tuple[Path, bo
 
 
 def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple[Path, bool]:
-    """The verified cache file at `path`, built by `build(staging_path)` when absent or corrupt; (path, reused)."""
-    path = Path(path)
+    """The verified cache file at `path`, built by `build(staging_path)` when absent or corrupt; (path, reused).
+    Within cache_read_only() the path returned may be a temporary twin of `path` (see there)."""
+    path = _where_built(Path(path))
 
     def build_file() -> None:
         clean_stale_staging(path.parent)
@@ -368,6 +417,7 @@ def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple
             if not staging.is_file():
                 raise RuntimeError(f"building {path} left no file at {staging}")
             os.chmod(staging, 0o644)
+            check_parent()
             os.replace(staging, path)
         finally:
             os.close(fd)
@@ -378,8 +428,9 @@ def cached_file(path: str | os.PathLike, build: Callable[[Path], None]) -> tuple
 
 
 def cached_folder(path: str | os.PathLike, build: Callable[[Path], object]) -> tuple[Path, bool]:
-    """The verified cache folder at `path`, built by `build(staging_folder)` when absent or corrupt; (path, reused)."""
-    path = Path(path)
+    """The verified cache folder at `path`, built by `build(staging_folder)` when absent or corrupt; (path, reused).
+    Within cache_read_only() the path returned may be a temporary twin of `path` (see there)."""
+    path = _where_built(Path(path))
 
     def build_folder() -> None:
         with atomic_folder(path) as staging:

@@ -82,7 +82,7 @@ def warn_missing(corpus: str, fallback: str) -> None:
     if corpus in _warned:
         return
     _warned.add(corpus)
-    from gsr.infra.store import cache_dir
+    from gsr.infra.store import cache_dir, in_read_only_cache
 
     marker = cache_dir() / "notices" / f"nltk-{corpus}-missing"
     first = nltk_installed() and not marker.exists()
@@ -93,7 +93,7 @@ def warn_missing(corpus: str, fallback: str) -> None:
         fallback,
         install_hint(corpus),
     )
-    if first:
+    if first and not in_read_only_cache(marker):  # a dry run leaves the cache as it found it
         try:
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.touch()

@@ -334,7 +334,7 @@ def test_results_markdown_escapes_names(monkeypatch):
 
     from experiments.report import results_table
 
-    monkeypatch.setattr(results_table, "table_notes", lambda result, rows: ["note"])
+    monkeypatch.setattr(results_table, "table_notes", lambda result, rows, text: ["note"])
     result: Any = SimpleNamespace(config=SimpleNamespace(measures=[]), system_gsr={})  # what the table reads of it
     names = ("a | b", "two\nlines | injected |", "c\\|d")
     rows: list[dict] = [{"system": name, "measures": {}, "gsr": {}} for name in names]

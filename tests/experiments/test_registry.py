@@ -171,23 +171,3 @@ def test_a_plugin_distribution_registers_a_system_type_through_its_entry_point(t
     )
     assert ran.returncode == 0, ran.stderr
     assert "| ById |" in ran.stdout
-
-
-def test_the_builtins_are_declared_under_the_entry_points_a_plugin_uses():
-    """Built-ins register the way plugins do: pyproject.toml names every built-in module under its group."""
-    import tomllib
-    from pathlib import Path
-
-    import experiments.analyses
-    import experiments.collections
-    import experiments.systems
-
-    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
-    groups = project["project"]["entry-points"]
-    for group, package in (
-        ("gsr.systems", experiments.systems),
-        ("gsr.analyses", experiments.analyses),
-        ("gsr.collections", experiments.collections),
-    ):
-        declared = {name: value for name, value in groups[group].items()}
-        assert declared == {m: f"{package.__name__}.{m}" for m in package.BUILTIN_MODULES}, group

@@ -421,31 +421,34 @@ def test_lucene_index_without_a_registered_reader_is_explained(tmp_path, monkeyp
         open_documents(tmp_path / "index")
 
 
+class MineSource(CountingSource):
+    pass
+
+
+def mine_resolver(path):
+    """A document source a plugin declares (by this module's name) under gsr.document_sources: `.mine` files."""
+    return MineSource({"x": "man"}) if path.suffix == ".mine" else None
+
+
 def test_resolvers_come_from_registration_and_entry_points(tmp_path, monkeypatch):
-    import importlib.metadata
+    """An entry point's resolver joins the registered ones when a path no built-in reader knows by name is opened
+    (guarded: what it opens has a version covering its code); registering one twice keeps one."""
+    from importlib.metadata import EntryPoint
 
     import gsr.documents.opening
+    import gsr.infra.plugins
 
-    class Named(CountingSource):
-        pass
-
-    def resolver(path):
-        return Named({"x": "man"}) if path.suffix == ".mine" else None
-
-    class EntryPoint:
-        def load(self):
-            return resolver
-
+    declared = EntryPoint("mine", f"{__name__}:mine_resolver", "gsr.document_sources")
     monkeypatch.setattr(gsr.documents.opening, "_RESOLVERS", [])
     monkeypatch.setattr(gsr.documents.opening, "_entry_points_loaded", False)
-    monkeypatch.setattr(
-        importlib.metadata, "entry_points", lambda group: [EntryPoint()] if group == "gsr.document_sources" else []
-    )
+    monkeypatch.setattr(gsr.infra.plugins, "entry_points", lambda group: [declared] if group == declared.group else [])
     (tmp_path / "docs.mine").write_text("")
-    assert isinstance(open_documents(tmp_path / "docs.mine"), Named)
-    assert gsr.documents.opening._RESOLVERS == [resolver]
-    register_document_source(resolver)  # registering twice keeps one
-    assert gsr.documents.opening._RESOLVERS == [resolver]
+    opened = open_documents(tmp_path / "docs.mine")
+    assert isinstance(opened, MineSource) and opened.version() != MineSource({"x": "man"}).version()
+    assert len(gsr.documents.opening._RESOLVERS) == 1
+    register_document_source(mine_resolver)  # registered by code as well
+    register_document_source(mine_resolver)  # twice: kept once
+    assert gsr.documents.opening._RESOLVERS[1:] == [mine_resolver]
 
 
 def test_pyproject_declares_the_lucene_entry_point():

@@ -140,6 +140,17 @@ def write_toy(folder: Path) -> Path:
     return folder
 
 
+def config_with_systems(folder: Path, systems: str, name: str = "systems.toml", threads: int = 1) -> Path:
+    """The toy config of `folder` (written by write_toy) with the `systems` tables (TOML, embedding tables may come
+    first) instead of its own, no debiased variants and `threads`, written as `name`; returns its path."""
+    config = (folder / "config.toml").read_text(encoding="utf-8").replace("threads = 1", f"threads = {threads}")
+    head, tail = config.split("[[systems]]", 1)[0], config[config.index("[gsr]") :]
+    tail = tail.replace('[debias]\nvariants = ["debiased"]\n', "")
+    path = folder / name
+    path.write_text(head + systems + tail, encoding="utf-8")
+    return path
+
+
 def score_args(folder: Path, runs: tuple[str, ...] = ("run.txt",), qrels: bool = True, embedding: bool = True) -> list:
     """`gsr score`'s arguments on the toy files in `folder` (written by write_toy): the runs, topics, documents, and
     optionally the qrels and the toy embedding, with one worker; a caller adds its own options."""
