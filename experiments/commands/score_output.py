@@ -10,6 +10,7 @@ from pathlib import Path
 from experiments.commands.common import CommandError
 from experiments.commands.validate import format_signed
 from gsr.infra import logs
+from gsr.infra.numeric import format_p
 
 log = logs.get("cli")
 
@@ -36,7 +37,7 @@ def _bounds(interval, digits: int = 4) -> str:
 
 
 def _p(value) -> str:
-    return "—" if value is None else f"{value:.3g}"
+    return format_p(value)  # as the report and every table: 0.444, 1.000, < 0.001
 
 
 def correction_note(args) -> str:
@@ -186,7 +187,9 @@ def latex_table(names: list[str], reports: list, against_perfect: list, measures
 def write_page(args, names, runs, reports, against_perfect, pairs, measures, queries, qrels, measure) -> None:
     """--html: the scored runs as report.html (experiments.report.html), its table the one --latex prints."""
     from experiments.report.html import scored_report, write_html
+    from experiments.report.provenance import scored_provenance
     from experiments.report.results_table import table_header
+    from experiments.report.summary import scored_correction
     from gsr.documents.opening import open_documents
 
     rows, listed = results_cells(names, reports, against_perfect, measures, args)
@@ -213,7 +216,12 @@ def write_page(args, names, runs, reports, against_perfect, pairs, measures, que
         args.cutoff,
         table,
         lambda ids: {d: texts[d] for d in ids if d in texts},
-        tests={"against_perfect": against_perfect, "pairs": pairs, "correction": correction_note(args)},
+        tests={
+            "against_perfect": against_perfect,
+            "pairs": pairs,
+            "correction": scored_correction(args.correction, args.correction_family, against_perfect, pairs, measures),
+        },
+        provenance=scored_provenance(args),
     )
     place_file(lambda path: write_html(page, path), args.html, args.overwrite)
     log.info("wrote %s", args.html)

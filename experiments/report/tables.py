@@ -9,7 +9,7 @@ import io
 import json
 from pathlib import Path
 
-from gsr.infra.numeric import format_number
+from gsr.infra.numeric import format_number, format_p
 from gsr.infra.store import atomic_write
 
 HIDDEN_SUFFIXES = (
@@ -37,7 +37,7 @@ def _cell(row: dict, column: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     if column in ("p", "p_value") and value is not None:
-        return f"{value:.2g}"
+        return format_p(value)  # as every table and chart shows p: 0.004, < 0.001
     digits, sign = 1 if column.endswith("%") else 4, column.startswith(("GSR", "rel.")) or column.endswith("%")
     text = format_number(value, digits=digits, sign=sign)
     mark = row.get(f"{column} mark", "")

@@ -285,8 +285,13 @@ def test_the_summary_facts_are_results_json(toy_report):
         assert [entry[k] for k in ("gsr", "ci", "relative", "p_adjusted")] == [
             row[k] for k in ("gsr", "ci", "relative", "p_adjusted")
         ]
-    assert facts["reinforcing"] == [n for n, e in gsr.items() if e["gsr"] > 0 and e["ci"][0] > 0]
-    assert facts["reinforcing"]  # the toy's regular systems do: the sentence is checked, not vacuous
+    assert facts["follows"] == [n for n, e in gsr.items() if e["gsr"] > 0 and e["ci"][0] > 0]
+    assert facts["follows"]  # the toy's regular systems do: the sentence is checked, not vacuous
+    perfect = next(row["gsr"][label]["gsr"] for row in results["rows"] if row["system"] == "perfect")
+    significant = {n: e["p_adjusted"] < 0.05 for n, e in gsr.items()}
+    assert facts["reinforcing"] == [n for n, e in gsr.items() if significant[n] and e["gsr"] > perfect]
+    assert facts["below"] == [n for n, e in gsr.items() if significant[n] and e["gsr"] < perfect]
+    assert facts["level"] == [n for n in gsr if not significant[n]] and facts["level"]
     top = max(e["gsr"] for e in gsr.values())
     assert facts["most"]["gsr"] == [n for n, e in gsr.items() if e["gsr"] == top]
     assert facts["tested"] == sum(1 for e in gsr.values() if e["p_adjusted"] is not None)
@@ -320,7 +325,7 @@ def test_the_summary_facts_are_results_json(toy_report):
     assert data["summary"]["start"]["query"] == query
     assert data["summary"]["start"]["delta"] == pytest.approx(spread, abs=2e-4)
     again = label_summary(results["rows"], label, data["scatter"][label], variants, results["table2"])
-    assert again == facts
+    assert again == {k: v for k, v in facts.items() if k not in ("claims", "chart")}  # those are made from the facts
 
 
 def test_analysis_tables_show_rounded_numbers():
@@ -389,9 +394,10 @@ def _text(driver, selector: str) -> str:
 
 
 def test_results_view_answers_first(chromium, toy_report, tmp_path):
-    """The summary opens the Results view, in view without scrolling; its sentences give results.json's numbers
-    (which systems reinforce stereotypes, which most, the tests, what debiasing changed), and its links open the
-    scatter of the system and the contrast view of the claim's query."""
+    """The summary opens the Results view, in view without scrolling: the forest plot of every system's GSR, then
+    sentences with results.json's numbers (each system read against the perfect engine and listed once, which
+    reinforce most, the family the tests were adjusted over, what debiasing changed); its links open the scatter of
+    the system and the contrast view of the claim's query."""
     from selenium.webdriver.common.by import By
 
     driver = _view(chromium, toy_report / "report.html", "results", tmp_path)
@@ -401,20 +407,29 @@ def test_results_view_answers_first(chromium, toy_report, tmp_path):
     data = embedded_data(toy_report / "report.html")
     label = data["labels"][0]
     gsr = {row["system"]: row["gsr"][label] for row in results["rows"] if row["system"] not in REFERENCES}
-    reinforcing = [n for n, e in gsr.items() if e["gsr"] > 0 and e["ci"][0] > 0]
-    assert _text(driver, '#summary [data-claim="reinforcing"]').startswith(f"{len(reinforcing)} of {len(gsr)} systems")
-    items = driver.find_elements(By.CSS_SELECTOR, '#summary [data-claim="reinforcing"] + ul > li')
-    assert [i.get_attribute("data-system") for i in items] == reinforcing
-    for item, name in zip(items, reinforcing):
+    # the picture first: the forest plot, one point per system, then the sentences
+    first = driver.execute_script("return document.querySelector('#summary h2').nextElementSibling.className")
+    assert "forest" in first
+    forest = "return document.querySelector('#summary .forest').data"
+    drawn = driver.execute_script(forest + ".flatMap(t => t.customdata || [])")
+    assert sorted(drawn) == sorted(gsr)
+    level = [n for n, e in gsr.items() if e["p_adjusted"] >= 0.05]  # the toy's systems: none differs from perfect
+    assert _text(driver, '#summary [data-claim="reinforcing"]').startswith("No system reinforces stereotypes")
+    assert _text(driver, '#summary [data-claim="level"]').startswith(f"All {len(gsr)} systems have a GSR not")
+    items = driver.find_elements(By.CSS_SELECTOR, '#summary [data-claim="level"] + ul > li')
+    assert [i.get_attribute("data-system") for i in items] == level
+    for item, name in zip(items, level):
         low, high = gsr[name]["ci"]
         assert f"GSR {gsr[name]['gsr']:+.4f} [{low:+.4f}, {high:+.4f}]" in item.text
         assert f"rel. GSR {gsr[name]['relative']:+.1f} %" in item.text
+        assert f"adjusted p {_p_text(gsr[name]['p_adjusted'])}" in item.text
+    listed = driver.find_elements(By.CSS_SELECTOR, "#summary li[data-system]")
+    assert sorted(i.get_attribute("data-system") for i in listed) == sorted(gsr)  # each system listed once
     top = max(e["gsr"] for e in gsr.values())
     most = _text(driver, '#summary [data-claim="most"]')
     assert f"GSR {top:+.4f}" in most and all(n in most for n, e in gsr.items() if e["gsr"] == top)
-    tested = [e["p_adjusted"] for e in gsr.values() if e["p_adjusted"] is not None]
-    significance = _text(driver, '#summary [data-claim="significant"]')
-    assert f"{len(tested)} systems tested" in significance and _p_text(min(tested)) in significance
+    tests = sum(1 for row in results["rows"] for g in ("measures", "gsr") for v in row[g].values() if v["p_value"])
+    assert f"over the {tests} tests of this table" in _text(driver, '#summary [data-claim="level"]')
     variants = _variants(results)
     for row in results["table2"]:
         for variant, name in variants.get(row["system"], {}).items():
@@ -431,17 +446,17 @@ def test_results_view_answers_first(chromium, toy_report, tmp_path):
         "return document.getElementById('scatter-plot').data.filter(t => t.mode === 'markers' && t.visible === true)"
         ".map(t => t.name)"
     )
-    assert shown == [html.escape(reinforcing[0], quote=False)]
-    entry = next(s for s in data["summary"]["labels"][label]["systems"] if s["system"] == reinforcing[0])
+    assert shown == [html.escape(level[0], quote=False)]
+    entry = next(s for s in data["summary"]["labels"][label]["systems"] if s["system"] == level[0])
     driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="results"]').click()
     first.find_element(By.XPATH, f".//button[text()='query {entry['query']}']").click()
     assert driver.find_element(By.ID, "contrast").is_displayed()
-    assert driver.find_element(By.ID, "contrast-a").get_attribute("value") == reinforcing[0]
+    assert driver.find_element(By.ID, "contrast-a").get_attribute("value") == level[0]
     assert driver.find_element(By.ID, "contrast-b").get_attribute("value") == entry["partner"]
     selected = driver.find_elements(By.CSS_SELECTOR, "#contrast-table tr.selected")
     assert [r.get_attribute("data-query") for r in selected] == [entry["query"]]
     assert [n.get_attribute("data-system") for n in driver.find_elements(By.CSS_SELECTOR, "#contrast-lists .list")] == [
-        reinforcing[0],
+        level[0],
         entry["partner"],
     ]
     assert driver.execute_script(LAYOUT) == [] and _errors(driver) == []
@@ -599,7 +614,7 @@ def test_a_large_report_fits_the_window(chromium, large_report, tmp_path):
     driver = _view(chromium, large_report, "results")
     data = embedded_data(large_report)
     (pair,) = [p for p in data["summary"]["labels"][data["labels"][0]]["pairs"] if p["significant"]]
-    assert _text(driver, '#summary [data-claim="pairs"]').startswith("1 of the 2 pairs of systems tested differ")
+    assert _text(driver, '#summary [data-claim="pairs"]').startswith("1 of the 2 pairs of systems tested differs")
     item = driver.find_element(By.CSS_SELECTOR, '#summary [data-claim="pairs"] + ul > li')
     assert f"{pair['a']} − {pair['b']}: GSR difference +1.0158, adjusted p < 0.001" in item.text
     item.find_element(By.XPATH, f".//button[text()='query {pair['query']}']").click()
