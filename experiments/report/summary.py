@@ -46,6 +46,8 @@ READINGS = {
     "relevance brings (§3.5)",
     LEVEL: "{who} {have} a GSR not significantly different from the perfect engine's ({test}): {their} lists follow "
     "the queries' gender about as much as the judged relevant documents do",
+    UNTESTED: "{who} could not be tested against the perfect engine ({their} test is undefined), so {they} {are} "
+    "read against 0 only",
     FOLLOWS: "{who} {have} a GSR whose {conf} lies above 0: {their} lists follow the queries' gender",
     AGAINST: "{who} {have} a GSR whose {conf} lies below 0: {their} lists go against the queries' gender",
     UNCLEAR: "{who} {have} a GSR whose {conf} contains 0: no tendency of {their} lists to follow or go against the "
@@ -212,6 +214,7 @@ def label_summary(
         "reinforcing": named("perfect", ABOVE),
         "below": named("perfect", BELOW),
         "level": named("perfect", LEVEL),
+        "untested": named("perfect", UNTESTED),
         "follows": named("zero", FOLLOWS),
         "against": named("zero", AGAINST),
         "unclear": named("zero", UNCLEAR),
@@ -522,8 +525,8 @@ def label_sentences(facts: dict, level: float, correction: dict | None, debias_c
 
 
 def _perfect_claims(facts: dict, by: dict, total: int, correction: dict | None) -> list:
-    """Each tested system read against the perfect engine, in three groups (reinforcing: above; below; level), each
-    system listed in one of them."""
+    """Each system read against the perfect engine, in groups (reinforcing: above; below; level; untested, where its
+    test was undefined), each system listed in one of them."""
     above, below, level = (facts[key] for key in ("reinforcing", "below", "level"))
     significant, not_significant = adjusted(correction), adjusted(correction, "≥")
     if above:
@@ -541,7 +544,8 @@ def _perfect_claims(facts: dict, by: dict, total: int, correction: dict | None) 
             f"engine's ({significant})."
         )
         out = [_claim("reinforcing", [none])]
-    for case, found, test in ((BELOW, below, significant), (LEVEL, level, not_significant)):
+    untested = facts.get("untested") or []  # beside tested systems: their test was undefined
+    for case, found, test in ((BELOW, below, significant), (LEVEL, level, not_significant), (UNTESTED, untested, "")):
         if found:
             head = f"{reading(case, len(found), share(len(found), total), test=test)}:"
             out.append(_claim(case, [head], [_system_item(by[n], perfect=True) for n in found]))

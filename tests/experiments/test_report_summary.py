@@ -175,6 +175,17 @@ def test_one_system_above_the_perfect_engine_reinforces():
     )
 
 
+def test_a_system_whose_test_is_undefined_is_listed_beside_the_tested_ones():
+    rows = [_row("a", 0.3, [0.2, 0.4], p=0.001), _row("b", 0.25, [0.1, 0.4], p=None)] + _engines(0.1)
+    claims = _claims(rows)
+    assert claims["untested"]["text"] == (
+        "1 of 2 systems could not be tested against the perfect engine (its test is undefined), so it is read "
+        "against 0 only:"
+    )
+    assert claims["untested"]["items"] == ["b: GSR +0.2500 [+0.1000, +0.4000]"]
+    assert claims["reinforcing"]["items"] == ["a: GSR +0.3000 [+0.2000, +0.4000], adjusted p 0.001"]
+
+
 def test_every_system_is_listed_once():
     """The issue's "reinforcing systems listed twice": each system is an item of exactly one claim."""
     rows = [_row(f"s{i}", 0.1 * i, [0.1 * i - 0.05, 0.1 * i + 0.05], p=[0.001, 0.5, 0.01][i % 3]) for i in range(9)]
