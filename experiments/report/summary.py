@@ -556,7 +556,9 @@ def _zero_claims(facts: dict, by: dict, total: int, conf: str, listed: bool, jud
     """The systems read against 0. Where they were listed against the perfect engine, one sentence of the cases
     (a case of few systems names them); otherwise the systems of each case, listed, and without a perfect engine the
     reminder that GSR > 0 alone is not reinforcement."""
-    cases = [(key, facts.get(key)) for key in (FOLLOWS, UNCLEAR, AGAINST, NO_INTERVAL) if facts.get(key)]
+    cases: list[tuple[str, list[str]]] = [
+        (key, facts.get(key) or []) for key in (FOLLOWS, UNCLEAR, AGAINST, NO_INTERVAL) if facts.get(key)
+    ]
     if not cases:
         return []
     if not listed:

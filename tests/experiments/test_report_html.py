@@ -8,9 +8,7 @@ from __future__ import annotations
 import csv
 import html
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -18,16 +16,12 @@ import pytest
 
 from experiments.cli import main
 from gsr.equations import rank_discounts
+from tests.support.report_page import LAYOUT, embedded_data
+from tests.support.report_page import browser as _browser
+from tests.support.report_page import screenshot as _screenshot
+from tests.support.report_page import severe_errors as _errors
+from tests.support.report_page import text_of as _text
 from tests.support.toy_collection import score_args, write_toy
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-
-def embedded_data(path: Path) -> dict:
-    page = path.read_text(encoding="utf-8")
-    match = re.search(r'<script id="report-data" type="application/json">(.*?)</script>', page, re.S)
-    return json.loads(match.group(1))  # <, > and & are \u escapes, which JSON reads as the characters
 
 
 @pytest.fixture(scope="module")
@@ -121,36 +115,6 @@ def test_score_html_writes_a_new_file_only(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------------------ in a real browser
-def _browser(size: tuple[int, int] = (1400, 1000)):
-    if not (CHROMIUM and CHROMEDRIVER):
-        pytest.skip(
-            "headless Chromium not installed (Debian: apt-get install chromium chromium-driver; .ci/run installs them)"
-        )
-    webdriver = pytest.importorskip("selenium.webdriver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        f"--window-size={size[0]},{size[1]}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    from selenium.webdriver.chrome.service import Service
-
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-
-
-def _screenshot(driver, folder: Path, name: str) -> None:
-    driver.save_screenshot(str(folder / f"{name}.png"))
-    extra = os.environ.get("GSR_SCREENSHOTS")
-    if extra:
-        Path(extra).mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(Path(extra) / f"{name}.png"))
-
-
 def test_the_report_in_headless_chromium(toy_report, tmp_path):
     from selenium.webdriver.common.by import By
 
@@ -342,28 +306,6 @@ def test_analysis_tables_show_rounded_numbers():
 
 
 SIZES = [(1400, 900), (1024, 768)]
-# what the page must never do at a window size: scroll sideways, or cut a box's content without a scroll bar. An
-# element marked .scroll is meant to scroll (a wide table, the contrast view's queries, the systems picker): it must
-# scroll (overflow auto) rather than clip. Plotly lays out its own charts: their insides are its business.
-LAYOUT = """
-const problems = [], root = document.documentElement, scrolls = (o) => o === "auto" || o === "scroll";
-if (root.scrollWidth > innerWidth) problems.push(`the page scrolls sideways: ${root.scrollWidth} > ${innerWidth}`);
-for (const node of document.querySelectorAll("body *")) {
-  if (!(node instanceof HTMLElement) || !node.getClientRects().length) continue;
-  const plot = node.closest(".js-plotly-plot");
-  if (plot && plot !== node) continue;
-  const style = getComputedStyle(node), name = `${node.tagName}#${node.id}.${node.className}`;
-  if (node.classList.contains("scroll")) {
-    if (!scrolls(style.overflowX) || !scrolls(style.overflowY)) problems.push(`${name} should scroll`);
-  } else if (style.overflowX !== "visible" || style.overflowY !== "visible") {
-    if (node.scrollHeight > node.clientHeight + 1 || node.scrollWidth > node.clientWidth + 1) {
-      const [w, h] = [node.scrollWidth, node.scrollHeight];
-      problems.push(`${name} clips ${w}x${h} to ${node.clientWidth}x${node.clientHeight}`);
-    }
-  }
-}
-return problems;
-"""
 
 
 @pytest.fixture(scope="module", params=SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
@@ -387,10 +329,6 @@ def _view(driver, page: Path, view: str, folder: Path | None = None):
     if folder is not None:
         _screenshot(driver, folder, f"{view}-{driver.size[0]}x{driver.size[1]}")
     return driver
-
-
-def _text(driver, selector: str) -> str:
-    return driver.execute_script("return document.querySelector(arguments[0]).textContent", selector)
 
 
 def test_results_view_answers_first(chromium, toy_report, tmp_path):
@@ -729,10 +667,6 @@ def hostile_report(tmp_path_factory) -> dict[str, Path]:
     data.analyses = _hostile_charts()
     write_html(data, folder / "full.html")
     return {"scored": folder / "scored.html", "full": folder / "full.html"}
-
-
-def _errors(driver) -> list:
-    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
 def _fetched(driver) -> list[str]:

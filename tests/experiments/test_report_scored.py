@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from experiments.cli import main
-from tests.experiments.test_report_html import LAYOUT, _browser, _errors, _screenshot, _text, embedded_data
+from tests.support.report_page import LAYOUT, browser, embedded_data, screenshot, severe_errors, text_of
 from tests.support.toy_collection import score_args, write_toy
 
 FILES = ("run.txt", "reversed.txt", "topics.tsv", "docs.jsonl", "qrels.txt", "vectors.txt")
@@ -79,7 +79,7 @@ def test_the_page_in_headless_chromium_shows_no_empty_tab(scored_page, tmp_path)
     from selenium.webdriver.common.by import By
 
     folder, page = scored_page
-    driver = _browser((1400, 900))
+    driver = browser((1400, 900))
     try:
         driver.get(page.as_uri())
         tabs = [b.get_attribute("data-view") for b in driver.find_elements(By.CSS_SELECTOR, "nav button")]
@@ -95,14 +95,14 @@ def test_the_page_in_headless_chromium_shows_no_empty_tab(scored_page, tmp_path)
         )
         assert order[:3] == ["H2", "chart", "engines"]
         assert driver.execute_script("return document.querySelector('#summary .forest .main-svg') !== null")
-        _screenshot(driver, tmp_path, "scored-results")
+        screenshot(driver, tmp_path, "scored-results")
         driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="provenance"]').click()
         assert driver.execute_script(LAYOUT) == []
-        inputs = _text(driver, "#provenance-inputs")
+        inputs = text_of(driver, "#provenance-inputs")
         for name in FILES:
             assert hashlib.sha256((folder / name).read_bytes()).hexdigest() in inputs
-        assert "resamples200" in _text(driver, "#provenance-settings").replace(" ", "")
-        _screenshot(driver, tmp_path, "scored-provenance")
-        assert _errors(driver) == []
+        assert "resamples200" in text_of(driver, "#provenance-settings").replace(" ", "")
+        screenshot(driver, tmp_path, "scored-provenance")
+        assert severe_errors(driver) == []
     finally:
         driver.quit()
