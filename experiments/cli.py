@@ -113,8 +113,9 @@ COMMANDS = {
     "list": Command(
         "experiments.commands.listing",
         "configure",
-        "the registered system types, analyses or collection kinds, with their parameters (Markdown)",
-        ("gsr list", "gsr list systems", "gsr list analyses"),
+        "the built-in configs, system types, analyses and collection kinds, with their parameters "
+        "(wrapped to the terminal; --markdown: as tables)",
+        ("gsr list", "gsr list configs", "gsr list systems --markdown"),
     ),
 }
 

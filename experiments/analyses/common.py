@@ -16,7 +16,7 @@ from experiments.report.png_figures import (
     prune_end_ticks,
 )
 from gsr.errors import GSRError
-from gsr.infra.numeric import finite
+from gsr.infra.numeric import finite, format_number
 
 
 class AnalysisError(GSRError):
@@ -46,7 +46,8 @@ def gender_colours(g_values) -> list[str]:
 
 
 def coefficient_text(symbol: str, value: float | None) -> str:
-    return f"{symbol} = n/a" if value is None else f"{symbol} = {value:.2f}"
+    """`r = 0.8123`: a coefficient in a figure's title as the tables show it (format_number: 4 decimals)."""
+    return f"{symbol} = {format_number(value, missing='n/a')}"
 
 
 def fit_line(ax, x: np.ndarray, y: np.ndarray) -> None:

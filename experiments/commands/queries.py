@@ -44,10 +44,11 @@ def cmd_queries(args) -> int:
         f"{len(rows)} queries from {args.topics} ({args.field}), most female first; "
         f"{unmeasured} with no term in the embedding"
     )
-    print(f"  {'qid':<8} {'g(q)':>8}  terms (g)")
+    width = max([8, *(len(r["qid"]) for r in rows)])  # the longest id: long ids keep the columns aligned
+    print(f"  {'qid':<{width}} {'g(q)':>8}  terms (g)")
     for r in rows:
         terms = " ".join(f"{t['term']}({format_signed(t['g'], 2)})" for t in r["terms"])
-        print(f"  {r['qid']:<8} {format_signed(r['genderedness']):>8}  {terms}")
+        print(f"  {r['qid']:<{width}} {format_signed(r['genderedness']):>8}  {terms}")
     return 0
 
 

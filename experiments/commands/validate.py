@@ -30,7 +30,7 @@ def _direction_dict(lexicon) -> dict:
 
 
 def cmd_validate(args) -> int:
-    from gsr.validation.stereotypes import REFERENCE_WORDS, stereotype_tests
+    from gsr.validation.stereotypes import PAPER_SPELLINGS, REFERENCE_WORDS, stereotype_tests
     from gsr.validation.toys import parity_agreement, toy1, toy2, toy_slopes
 
     check_outputs(args, plot_targets(args.plots, FIGURES), args.overwrite)
@@ -85,6 +85,9 @@ def cmd_validate(args) -> int:
             f"  {t.name:<18} {format_signed(t.male_mean):>10} {format_signed(t.female_mean):>12} {t.p_value:>10.2e}  "
             f"{', '.join(t.missing) or '-'}{kind}"
         )
+    for word, meant in PAPER_SPELLINGS.items():
+        if any(word in t.missing for t in tests):
+            print(f"  {word}: Appendix A's spelling of '{meant}', kept as the paper lists it (docs/paper.md)")
     print("\nToy collections, GSR of the stereotypical (S), neutral (N), counter-stereotypical (CS) engines")
     for name in ("toy1", "toy2"):
         row = "  ".join(f"{e}={format_signed(out[name][e])}" for e in ("S", "N", "CS"))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.report.summary import cell_text, experiment_summary, scored_summary
+from experiments.report.summary import cell_text, experiment_summary, rendered, scored_summary
 from gsr.baselines import tie_end
 from gsr.infra.store import atomic_write
 from gsr.text.normal_form import nfkc
@@ -66,7 +66,10 @@ class ReportData:
     summary: dict = field(default_factory=dict)  # summary.py: {"labels": {label: facts}, "start", "level", ...}
 
     def to_json(self) -> str:
-        return json.dumps(self.__dict__, ensure_ascii=False, allow_nan=False, default=_plain, separators=(",", ":"))
+        """The page's data: every field, the summary with its sentences and chart made from its facts as they are
+        now (summary.rendered)."""
+        data = {**self.__dict__, "summary": rendered(self.summary)}
+        return json.dumps(data, ensure_ascii=False, allow_nan=False, default=_plain, separators=(",", ":"))
 
     def script_json(self) -> str:
         """`to_json` as a <script type="application/json"> block holds it: no <, > or & (nothing HTML would read as
@@ -377,9 +380,11 @@ def scored_report(
     table: dict,
     texts_of,
     tests: dict | None = None,
+    provenance: dict | None = None,
 ) -> ReportData:
     """The page of one `gsr score --html`: its results table, each run's scatter and lists (`texts_of(ids)` gives
-    the shown documents' texts); `tests` (summary.scored_summary) the corrected tests its summary states."""
+    the shown documents' texts); `tests` (summary.scored_summary) the corrected tests its summary states;
+    `provenance` (provenance.scored_provenance) the files scored and the settings."""
     measured = sorted({p.qid for r in reports for p in r.system.per_query if p.g_query is not None})
     data = ReportData(
         title="gsr-bench: scored runs",
@@ -388,6 +393,7 @@ def scored_report(
         labels=[label],
         systems=list(names),
         queries={q: queries[q] for q in measured if q in queries},
+        provenance=provenance or {},
     )
     data.scatter[label] = {name: scatter_points(r.system) for name, r in zip(names, reports)}
     if reports[0].perfect is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from experiments.report.png_kit import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR
+from gsr.infra.numeric import format_interval, format_number, format_p, p_clause
 
 HEIGHT = 520
 _ENTITIES = str.maketrans({"&": "&#38;", "<": "&#60;", ">": "&#62;", '"': "&#34;", "'": "&#39;", "%": "&#37;"})
@@ -71,17 +72,15 @@ def rank_change_chart(changes) -> object:
 
     fig = go.Figure()
     for i, (system, change) in enumerate(changes.systems.items()):
-        r = "n/a" if change.r is None else f"{change.r:.2f}"
-        p = "n/a" if change.p_value is None else f"{change.p_value:.2g}"
         name = plotly_text(system)
         fig.add_trace(
             go.Scatter(
                 x=[q.abs_g for q in change.points],
                 y=[q.distance for q in change.points],
                 mode="markers",
-                name=f"{name} (r = {r}, p = {p})",
+                name=f"{name} (r = {_text(change.r)}, {p_clause(change.p_value)})",
                 customdata=[[plotly_text(q.qid), q.g_query] for q in change.points],
-                hovertemplate="query %{customdata[0]}<br>g(q) = %{customdata[1]:.3f}<br>τ distance = %{y:.3f}"
+                hovertemplate="query %{customdata[0]}<br>g(q) = %{customdata[1]:.4f}<br>τ distance = %{y:.4f}"
                 "<extra>" + name + "</extra>",
                 visible=True if i == 0 else "legendonly",
                 marker={"size": 6, "opacity": 0.7},
@@ -102,8 +101,8 @@ def reliability_chart(reliability) -> object:
         rows=1,
         cols=2,
         subplot_titles=[
-            f"queries: Pearson's r = {_text(queries.coefficient)}, p = {_text(queries.p_value, '.2g')}",
-            f"systems: Spearman's ρ = {_text(systems.coefficient)}, p = {_text(systems.p_value, '.2g')}",
+            f"queries: Pearson's r = {_text(queries.coefficient)}, {p_clause(queries.p_value)}",
+            f"systems: Spearman's ρ = {_text(systems.coefficient)}, {p_clause(systems.p_value)}",
         ],
     )
     _layout(fig, "Fig. 11: reliability of GSR across the two measuring embeddings", "", "")  # each panel's axes below
@@ -129,8 +128,9 @@ def reliability_chart(reliability) -> object:
     return fig
 
 
-def _text(value, spec: str = ".2f") -> str:
-    return "n/a" if value is None else format(value, spec)
+def _text(value) -> str:
+    """A coefficient (r, ρ) as the tables show it (format_number: 4 decimals)."""
+    return format_number(value, missing="n/a")
 
 
 def gap_shares_chart(shares: dict) -> object:
@@ -253,7 +253,7 @@ def gender_versions_chart(versions) -> object:
                     "array": [_reach(s, e["share_ci"], 1) for e, s in zip(entries, shares)],
                     "arrayminus": [_reach(s, e["share_ci"], 0) for e, s in zip(entries, shares)],
                 },
-                hovertemplate="%{y}<br>share = %{x:.3f}<extra>" + plotly_text(category) + "</extra>",
+                hovertemplate="%{y}<br>share = %{x:.4f}<extra>" + plotly_text(category) + "</extra>",
                 visible=i == 0,
             )
         )
@@ -262,3 +262,134 @@ def gender_versions_chart(versions) -> object:
     fig.add_vline(x=0.5, line_dash="dash", line_color="#999999")
     fig.update_layout(height=max(HEIGHT, 22 * len(systems) + 160), xaxis_range=[0, 1], yaxis={"autorange": "reversed"})
     return fig
+
+
+# the forest plot's marker colour and legend entry per reading of a system's GSR (summary.READINGS): against the
+# perfect engine where the systems were tested against it, else against 0
+FOREST_STYLES = {
+    "above": ("#c0392b", "reinforces: significantly above the perfect engine"),
+    "below": ("#2c7fb8", "significantly below the perfect engine"),
+    "level": ("#6b6b6b", "not significantly different from the perfect engine"),
+    "follows": ("#c0392b", "interval above 0"),
+    "against": ("#2c7fb8", "interval below 0"),
+    "unclear": ("#6b6b6b", "interval contains 0"),
+    "no interval": ("#6b6b6b", "no interval"),
+}
+FOREST_ROW = 20  # pixels per system: 31 systems take two thirds of a laptop's window
+
+
+def forest_order(systems: list[dict]) -> list[dict]:
+    """The systems of a forest plot, top to bottom: each regular system by its GSR, largest first, its debiased
+    variants right below it (in the config's order); systems whose GSR is undefined left out."""
+    defined = [s for s in systems if s["gsr"] is not None]
+    order = []
+    for s in sorted((s for s in defined if not s.get("regular")), key=lambda s: -s["gsr"]):
+        order += [s] + [v for v in defined if v.get("regular") == s["system"]]
+    placed = {s["system"] for s in order}
+    return order + [s for s in defined if s["system"] not in placed]  # variants of a regular system left out
+
+
+def forest_chart(facts: dict, label: str, level: float) -> object:
+    """The summary's picture (summary.label_summary's facts under `label`): each system's GSR with its interval, one
+    row per system (forest_order: sorted, debiased variants, as open diamonds, below their regular system), coloured
+    by its reading against the perfect engine (or against 0 without one); 0 (grey), the perfect engine's GSR (dashed,
+    its interval shaded) and the random engine's (dotted) as vertical lines. The GSR axis is on top, where a reader
+    starts. Hover gives the numbers as the tables round them; customdata holds each point's system name for the
+    page's click (its scatter)."""
+    import plotly.graph_objects as go
+
+    order = forest_order(facts["systems"])
+    tested = any(s["perfect"] != "untested" for s in order)
+    fig = go.Figure()
+    for reading, (colour, legend) in FOREST_STYLES.items():
+        chosen = [s for s in order if (s["perfect"] if tested else s["zero"]) == reading]
+        for variants in (False, True):  # regular systems filled, variants open: one legend entry per reading
+            points = [s for s in chosen if bool(s.get("regular")) == variants]
+            if points:
+                fig.add_trace(
+                    _forest_trace(points, colour, legend, variants, shown=not variants or len(points) == len(chosen))
+                )
+    if any(s.get("regular") for s in order):
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name="debiased variant (open)",
+                marker={"symbol": "diamond-open", "color": "#6b6b6b", "size": 9, "line": {"width": 2}},
+                hoverinfo="skip",
+            )
+        )
+    fig.add_vline(x=0, line_color="#999999", line_width=1)
+    perfect, random = facts.get("perfect") or {}, facts.get("random") or {}
+    if perfect.get("ci"):
+        fig.add_vrect(x0=perfect["ci"][0], x1=perfect["ci"][1], fillcolor="#000000", opacity=0.06, line_width=0)
+    for name, engine, dash in (("perfect", perfect, "dash"), ("random", random, "dot")):
+        if engine.get("gsr") is not None:
+            fig.add_vline(
+                x=engine["gsr"],
+                line_dash=dash,
+                line_color="#000000",
+                line_width=1.5,
+                annotation_text=f"{name} {format_number(engine['gsr'], sign=True)}",
+                annotation_position="bottom",
+                annotation_yanchor="top",
+                annotation_font_size=11,
+            )
+    title = f"GSR under {label}, each system with its {round(level * 100)}% interval"
+    height, top, bottom = max(280, FOREST_ROW * len(order) + 170), 85, 85
+    rows = [plotly_text(s["system"]) for s in order]
+    fig.update_layout(
+        title={"text": plotly_text(title), "x": 0, "y": 0.99, "yanchor": "top", "font": {"size": 13}},
+        xaxis={"side": "top", "title": {"text": "GSR (slope of g_q(L) on g(q), Eq. 3)", "standoff": 6}},
+        yaxis={"type": "category", "categoryorder": "array", "categoryarray": rows, "autorange": "reversed"},
+        height=height,
+        template="plotly_white",
+        margin={"l": 10, "r": 20, "t": top, "b": bottom},
+        # below the engines' labels, wherever the plot's height puts them (paper coordinates: 1 = the plot's height)
+        legend={"orientation": "h", "x": 0, "y": -30 / (height - top - bottom), "yanchor": "top", "font": {"size": 11}},
+        showlegend=True,  # also for one reading: the colour says what it is
+        hovermode="closest",
+    )
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+def _forest_trace(points: list[dict], colour: str, legend: str, variants: bool, shown: bool) -> object:
+    """One reading's systems (regular ones, or debiased variants) as points with their intervals."""
+    import plotly.graph_objects as go
+
+    hover = []
+    for s in points:
+        lines = [plotly_text(s["system"]), f"GSR {format_number(s['gsr'], sign=True)} {format_interval(s['ci'])}"]
+        if s.get("relative") is not None:
+            lines.append(f"rel. GSR {format_number(s['relative'], 1, sign=True)} %")
+        if s.get("p_adjusted") is not None:
+            lines.append(f"against the perfect engine: adjusted p {format_p(s['p_adjusted'])}")
+        hover.append("<br>".join(lines))
+    return go.Scatter(
+        x=[s["gsr"] for s in points],
+        y=[plotly_text(s["system"]) for s in points],
+        mode="markers",
+        name=legend,
+        legendgroup=legend,
+        showlegend=shown,
+        marker={
+            "color": colour,
+            "size": 9,
+            "symbol": "diamond-open" if variants else "circle",
+            "line": {"width": 2, "color": colour},
+        },
+        error_x={
+            "type": "data",
+            "symmetric": False,
+            "array": [s["ci"][1] - s["gsr"] if s["ci"] else None for s in points],
+            "arrayminus": [s["gsr"] - s["ci"][0] if s["ci"] else None for s in points],
+            "color": colour,
+            "thickness": 1.5,
+            "width": 4,
+        },
+        text=hover,
+        hovertemplate="%{text}<extra></extra>",
+        customdata=[s["system"] for s in points],
+    )

@@ -5,11 +5,12 @@ PNG writing, p-value and fit-line helpers, and point labels that never cover one
 from __future__ import annotations
 
 import contextlib
-import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+
+from gsr.infra.numeric import p_clause
 
 MALE_COLOUR = "#e66101"  # orange
 FEMALE_COLOUR = "#5e3c99"  # purple
@@ -99,14 +100,8 @@ def figures_aside(workers: int) -> Iterator[None]:
 
 
 def format_p(p: float) -> str:
-    if p is None or math.isnan(p):
-        return "p = n/a"
-    if p == 0:
-        return "$p = 0$"
-    if p >= 0.01:
-        return f"$p = {p:.2f}$"
-    mantissa, exponent = f"{p:.1e}".split("e")
-    return rf"$p = {mantissa} \times 10^{{{int(exponent)}}}$"
+    """A p-value in a figure's title or legend as the tables show it: `p = 0.003`, `p < 0.001` (numeric.p_clause)."""
+    return p_clause(p)
 
 
 def draw_fit_line(ax, x: np.ndarray, y: np.ndarray, **style) -> None:

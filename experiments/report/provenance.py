@@ -203,8 +203,14 @@ def input_paths(config: ExperimentConfig) -> list[tuple[str, Path]]:
 def input_files(config: ExperimentConfig) -> list[dict]:
     """Every input file of the config with its role, size, SHA-256 and xxh3 digest; ids (irds:, pyserini:, built-in
     names) as they are."""
+    return file_records(_input_entries(config))
+
+
+def file_records(entries: list[tuple[str, object]]) -> list[dict]:
+    """(role, value) entries as input records: each file a value names (itself, every file under a folder) with its
+    role, path, size, xxh3 and SHA-256; a value that names no file (irds:, a built-in name) as its id."""
     records: list[dict] = []
-    for role, value in _input_entries(config):
+    for role, value in entries:
         files = _files(value, role.rsplit(".", 1)[-1])
         if not files:
             records.append({"role": role, "id": str(value)})
@@ -269,6 +275,59 @@ class Provenance:
                 "since they would be recorded as computed from the new content. Run it again (every "
                 "step the change did not touch is reused from the cache)"
             )
+
+
+SCORE_SETTINGS = {  # `gsr score`'s options that change its numbers, as the provenance names them
+    "embedding": "embedding",
+    "definitional": "definitional pairs",
+    "stopwords": "stop words",
+    "exclusion": "query terms excluded by",
+    "field": "topic field",
+    "cutoff": "cut-off",
+    "resamples": "resamples",
+    "seed": "seed",
+    "level": "interval level",
+    "measures": "measures",
+    "test": "test of the measures",
+    "baseline": "baseline run",
+    "correction": "correction",
+    "correction_family": "correction family",
+    "strict": "strict",
+}
+
+
+def scored_provenance(args) -> dict:
+    """What a `gsr score --html` page was made from: every file scored (runs, topics, documents, qrels, the embedding
+    and word lists) with its size and SHA-256, the settings that change its numbers (lexicon, cut-off, resamples,
+    seed, level, measures, correction; SCORE_SETTINGS, defaults as they applied), the project's version and the
+    environment."""
+    entries: list[tuple[str, object]] = [(f"run {i + 1}", path) for i, path in enumerate(args.run)]
+    entries += [("topics", args.topics), ("documents", args.docs)]
+    entries += [("qrels", args.qrels)] if args.qrels else []
+    embedding = str(args.embedding)
+    if embedding in BUILTIN_EMBEDDINGS:  # the installed package's files, verified, stand for the name
+        entries += [("embedding", str(path)) for path in builtin_embedding_files(embedding)]
+    else:
+        entries.append(("embedding", embedding))
+    entries += [(key, getattr(args, key)) for key in ("definitional", "stopwords") if getattr(args, key, None)]
+    settings = {}
+    for key, name in SCORE_SETTINGS.items():
+        value = getattr(args, key, None)
+        if key == "definitional" and value is None:
+            value = "Bolukbasi et al.'s ten pairs (the default)"
+        if key == "stopwords" and value is None:
+            value = "nltk (the default)"
+        if key == "baseline" and value is None and len(args.run) > 1:
+            value = "the first run (the default)"
+        if key == "measures" and value == []:
+            value = "none (GSR only)"
+        settings[name] = ", ".join(value) if isinstance(value, list) else value
+    return {
+        "version": project_version(),
+        "settings": {k: v for k, v in settings.items() if v is not None},
+        "inputs": file_records(entries),
+        "environment": environment(),
+    }
 
 
 def config_record(config: ExperimentConfig) -> dict:

@@ -67,7 +67,9 @@ def latex_table(scored: ScoredRuns, args) -> str:
 def write_page(scored: ScoredRuns, args) -> None:
     """--html: the scored runs as report.html (experiments.report.html), its table the one --latex prints."""
     from experiments.report.html import scored_report, write_html
+    from experiments.report.provenance import scored_provenance
     from experiments.report.results_table import table_header
+    from experiments.report.summary import scored_correction
     from gsr.documents.opening import open_documents
     from gsr.infra.outputs import place_file
 
@@ -95,7 +97,14 @@ def write_page(scored: ScoredRuns, args) -> None:
         args.cutoff,
         table,
         lambda ids: {d: texts[d] for d in ids if d in texts},
-        tests={"against_perfect": scored.against_perfect, "pairs": scored.pairs, "correction": correction_note(args)},
+        tests={
+            "against_perfect": scored.against_perfect,
+            "pairs": scored.pairs,
+            "correction": scored_correction(
+                args.correction, args.correction_family, scored.against_perfect, scored.pairs, scored.measures
+            ),
+        },
+        provenance=scored_provenance(args),
     )
     place_file(lambda path: write_html(page, path), args.html, args.overwrite, "--html", "scoring")
     log.info("wrote %s", args.html)

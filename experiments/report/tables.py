@@ -5,13 +5,12 @@ marks); CSV and JSON hold every column under its machine-readable name."""
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import re
 from pathlib import Path
 
-from gsr.infra.numeric import format_number
+from gsr.infra.numeric import format_number, format_p
 from gsr.infra.store import atomic_write
 
 HIDDEN_SUFFIXES = (
@@ -39,7 +38,7 @@ def _cell(row: dict, column: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     if column in ("p", "p_value") and value is not None:
-        return f"{value:.2g}"
+        return format_p(value)  # as every table and chart shows p: 0.004, < 0.001
     digits, sign = 1 if column.endswith("%") else 4, column.startswith(("GSR", "rel.")) or column.endswith("%")
     text = format_number(value, digits=digits, sign=sign)
     mark = row.get(f"{column} mark", "")
@@ -64,13 +63,18 @@ def displayed(rows: list[dict], display=None) -> tuple[list[str], list[list[str]
 _MARKDOWN_ACTIVE = re.compile(r"[\\`*]|(?<!\w)_|_(?!\w)|\](?=[(\[])")
 
 
+_MARKUP_OPENING = re.compile(r"<(?=[A-Za-z/!?])")
+
+
 def markdown_text(text) -> str:
     """`text` shown as it is in Markdown, never as markup, by Python-Markdown (mkdocs) and CommonMark (GitHub) alike:
-    HTML's `&`, `<` and `>` as entities (a name such as `<b>x</b>` is text, not a tag), `~` too (GitHub's
-    strike-through, which Python-Markdown does not let a backslash escape), and a backslash before every other
-    character that would start markup (emphasis `*`, `_` at a word's edge, code, a link's `](`). Numbers and
+    HTML's `&` and `>` as entities, and `<` where it could open a tag, a comment or an autolink (before a letter,
+    `/`, `!` or `?`: a name such as `<b>x</b>` is text, not a tag; `< 0.001` stays as the tables write it), `~` as
+    one too (GitHub's strike-through, which Python-Markdown does not let a backslash escape), a backslash before
+    every other character that would start markup (emphasis `*`, `_` at a word's edge, code, a link's `](`). Numbers and
     ordinary names (`w2v_add`, `BM25 (k1=0.9, b=0.4)`, `[low, high]`) come out unchanged."""
-    escaped = html.escape(str(text), quote=False).replace("~", "&#126;")
+    escaped = str(text).replace("&", "&amp;").replace(">", "&gt;").replace("~", "&#126;")
+    escaped = _MARKUP_OPENING.sub("&lt;", escaped)
     return _MARKDOWN_ACTIVE.sub(lambda found: "\\" + found.group(0), escaped)
 
 

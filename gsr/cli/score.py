@@ -36,7 +36,7 @@ from gsr.cli.options import (
 from gsr.effectiveness.evaluate import DEFAULT_MEASURES, TESTS
 from gsr.infra import logs
 from gsr.infra.names import first_clash, folded, name_problem
-from gsr.infra.numeric import format_number
+from gsr.infra.numeric import format_number, format_p
 from gsr.infra.outputs import Target
 from gsr.infra.params import argparse_type
 from gsr.settings import CORRECTIONS, CUTOFF, EXCLUSION, LEVEL, NO_CUTOFF, RELEVANT, RESAMPLES, SEED
@@ -261,7 +261,7 @@ def _bounds(interval, digits: int = 4) -> str:
 
 
 def _p(value) -> str:
-    return "—" if value is None else f"{value:.3g}"
+    return format_p(value)  # as the report and every table: 0.444, 1.000, < 0.001
 
 
 def correction_note(args) -> str:

@@ -44,6 +44,34 @@ def format_number(value, digits: int = 4, sign: bool = False, missing: str = MIS
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
 
 
+P_FLOOR = 0.001  # p-values under it print as "< 0.001": three decimals say all a reader decides with
+P_DIGITS = 3
+
+
+def format_p(p, missing: str = MISSING) -> str:
+    """A p-value as every table, chart and sentence of the project shows it: 3 decimals (0.003, 1.000), or "< 0.001"
+    under that (never 4.6e-05: a resampling p-value's digits below 0.001 are the resampling's, and a reader decides
+    nothing with them); `missing` when there is none."""
+    p = finite(p)
+    if p is None:
+        return missing
+    return f"< {P_FLOOR:.{P_DIGITS}f}" if p < P_FLOOR else f"{p:.{P_DIGITS}f}"
+
+
+def p_clause(p, name: str = "p") -> str:
+    """`p = 0.003`, `p < 0.001` or `p n/a`: a p-value in a legend, a title or a sentence (format_p's rounding)."""
+    text = format_p(p, missing="n/a")
+    return f"{name} {text}" if text.startswith("<") or text == "n/a" else f"{name} = {text}"
+
+
+def format_interval(interval, digits: int = 4, sign: bool = True) -> str:
+    """`[low, high]` with format_number's rounding (signed by default, as the tables show intervals); "" when there is
+    no interval or a bound is undefined."""
+    if not interval or finite(interval[0]) is None or finite(interval[1]) is None:
+        return ""
+    return f"[{format_number(interval[0], digits, sign)}, {format_number(interval[1], digits, sign)}]"
+
+
 def release_rows(vectors: np.ndarray, start: int, stop: int) -> None:
     """Let go of this process's resident pages of rows start:stop of a memory-mapped (read-only) array.
 

@@ -78,6 +78,9 @@ STEREOTYPE_CONTRASTS = {
     "jobs": (JOBS_MALE, JOBS_FEMALE),
 }
 REFERENCE_WORDS = ("woman", "man", "her", "his")
+# words Appendix A misspells, kept as it prints them (the tests are the paper's), with the word meant: `gsr validate`
+# says so where one is missing, so the paper's typo is not taken for the project's (docs/paper.md, "Fig. 1 tests")
+PAPER_SPELLINGS = {"corageous": "courageous"}
 
 EXACT_LIMIT = 40  # words in a test; up to this many every split is counted (meet in the middle)
 

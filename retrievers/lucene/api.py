@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 import time
+import weakref
 from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -269,7 +270,9 @@ def stored_documents(index_dir: Path, *, session: LuceneSession | None = None) -
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    return _read_stored_documents(output, index_dir, work)
+    documents = _read_stored_documents(output, index_dir, work)
+    weakref.finalize(documents, shutil.rmtree, work, ignore_errors=True)  # also if never read (fetch_documents)
+    return documents
 
 
 def _stored_text(line: str, index_dir: Path) -> tuple[str, str]:
@@ -314,7 +317,16 @@ def fetch_documents(
             handle.close()
         shutil.rmtree(work, ignore_errors=True)
         raise
-    return [docid for docid, _ in at_positions], _fetched_texts(at_positions, handle, index_dir, work)
+    texts = _fetched_texts(at_positions, handle, index_dir, work)
+    # a generator closed (or dropped) before its first item never runs its `finally` (LuceneIndexDocuments.ids_at
+    # reads the ids alone): the file and the folder go with the generator, whether it ever started or not
+    weakref.finalize(texts, _remove_fetched, handle, work)
+    return [docid for docid, _ in at_positions], texts
+
+
+def _remove_fetched(handle, work: Path) -> None:
+    handle.close()
+    shutil.rmtree(work, ignore_errors=True)
 
 
 def _fetched_texts(
@@ -329,8 +341,7 @@ def _fetched_texts(
         for line in handle:
             yield _stored_text(line, index_dir)
     finally:
-        handle.close()
-        shutil.rmtree(work, ignore_errors=True)
+        _remove_fetched(handle, work)
 
 
 def text_from_raw(raw: str) -> str:

@@ -52,7 +52,8 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
     table = (config.output / "results.md").read_text()
     for column in ("MAP", "P@10", "nDCG@100", "GSR (w2v)", "rel. GSR (ftt) %"):
         assert column in table
-    rows = list(csv.DictReader((config.output / "results.csv").open()))
+    with open(config.output / "results.csv", encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
     assert [r["system"] for r in rows] == [s.name for s in config.systems] + [PERFECT, RANDOM]
     assert [s.name for s in config.systems][:8] == regular
     assert "AP" in rows[0] and "MAP" not in rows[0]  # machine-readable: ir_measures' names
@@ -72,7 +73,8 @@ def test_robust04_config_on_a_trec_sgml_sample(tmp_path):
     assert "AP\t301\t" in "\n".join(long_form) and any(line.startswith("GSR:w2v\tall\t") for line in long_form)
     assert read_trec_run(config.output / "runs" / "BM25.run") == result.runs["BM25"]
     assert (config.output / "gsr_w2v.png").stat().st_size > 10_000 and "plot ftt" in written
-    per_query = list(csv.DictReader((config.output / "per_query.csv").open()))
+    with open(config.output / "per_query.csv", encoding="utf-8", newline="") as handle:
+        per_query = list(csv.DictReader(handle))
     assert len(per_query) == (len(regular) + len(variants) + 2) * 6
     for stem in (
         "table2_gsr_debiasing",

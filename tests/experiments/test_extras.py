@@ -97,12 +97,16 @@ def test_gsr_validate_plots_names_the_plots_extra(monkeypatch, tmp_path, capsys)
 
 
 def test_gsr_list_alone_prints_every_table_and_each_extra(capsys):
-    assert main(["list"]) == 0
+    assert main(["list", "--markdown"]) == 0
     out = capsys.readouterr().out
     assert [line for line in out.splitlines() if line.startswith("## ")] == [
+        "## configs",
         "## systems",
         "## analyses",
         "## collections",
     ]
     assert "| model | system | needs | extra | parameters |" in out
     assert "| `drmm` |" in out and "| `neural` |" in out
+    assert main(["list"]) == 0  # for the terminal: each entry a wrapped paragraph naming its extra
+    out = capsys.readouterr().out
+    assert "drmm" in out and "extra: neural" in out

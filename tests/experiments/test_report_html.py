@@ -8,9 +8,7 @@ from __future__ import annotations
 import csv
 import html
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -18,16 +16,12 @@ import pytest
 
 from experiments.cli import main
 from gsr.equations import rank_discounts
+from tests.support.report_page import LAYOUT, embedded_data
+from tests.support.report_page import browser as _browser
+from tests.support.report_page import screenshot as _screenshot
+from tests.support.report_page import severe_errors as _errors
+from tests.support.report_page import text_of as _text
 from tests.support.toy_collection import score_args, write_toy
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-
-def embedded_data(path: Path) -> dict:
-    page = path.read_text(encoding="utf-8")
-    match = re.search(r'<script id="report-data" type="application/json">(.*?)</script>', page, re.S)
-    return json.loads(match.group(1))  # <, > and & are \u escapes, which JSON reads as the characters
 
 
 @pytest.fixture(scope="module")
@@ -121,36 +115,6 @@ def test_score_html_writes_a_new_file_only(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------------------ in a real browser
-def _browser(size: tuple[int, int] = (1400, 1000)):
-    if not (CHROMIUM and CHROMEDRIVER):
-        pytest.skip(
-            "headless Chromium not installed (Debian: apt-get install chromium chromium-driver; .ci/run installs them)"
-        )
-    webdriver = pytest.importorskip("selenium.webdriver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        f"--window-size={size[0]},{size[1]}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    from selenium.webdriver.chrome.service import Service
-
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-
-
-def _screenshot(driver, folder: Path, name: str) -> None:
-    driver.save_screenshot(str(folder / f"{name}.png"))
-    extra = os.environ.get("GSR_SCREENSHOTS")
-    if extra:
-        Path(extra).mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(Path(extra) / f"{name}.png"))
-
-
 def test_the_report_in_headless_chromium(toy_report, tmp_path):
     from selenium.webdriver.common.by import By
 
@@ -285,8 +249,13 @@ def test_the_summary_facts_are_results_json(toy_report):
         assert [entry[k] for k in ("gsr", "ci", "relative", "p_adjusted")] == [
             row[k] for k in ("gsr", "ci", "relative", "p_adjusted")
         ]
-    assert facts["reinforcing"] == [n for n, e in gsr.items() if e["gsr"] > 0 and e["ci"][0] > 0]
-    assert facts["reinforcing"]  # the toy's regular systems do: the sentence is checked, not vacuous
+    assert facts["follows"] == [n for n, e in gsr.items() if e["gsr"] > 0 and e["ci"][0] > 0]
+    assert facts["follows"]  # the toy's regular systems do: the sentence is checked, not vacuous
+    perfect = next(row["gsr"][label]["gsr"] for row in results["rows"] if row["system"] == "perfect")
+    significant = {n: e["p_adjusted"] < 0.05 for n, e in gsr.items()}
+    assert facts["reinforcing"] == [n for n, e in gsr.items() if significant[n] and e["gsr"] > perfect]
+    assert facts["below"] == [n for n, e in gsr.items() if significant[n] and e["gsr"] < perfect]
+    assert facts["level"] == [n for n in gsr if not significant[n]] and facts["level"]
     top = max(e["gsr"] for e in gsr.values())
     assert facts["most"]["gsr"] == [n for n, e in gsr.items() if e["gsr"] == top]
     assert facts["tested"] == sum(1 for e in gsr.values() if e["p_adjusted"] is not None)
@@ -320,7 +289,7 @@ def test_the_summary_facts_are_results_json(toy_report):
     assert data["summary"]["start"]["query"] == query
     assert data["summary"]["start"]["delta"] == pytest.approx(spread, abs=2e-4)
     again = label_summary(results["rows"], label, data["scatter"][label], variants, results["table2"])
-    assert again == facts
+    assert again == {k: v for k, v in facts.items() if k not in ("claims", "chart")}  # those are made from the facts
 
 
 def test_analysis_tables_show_rounded_numbers():
@@ -337,28 +306,6 @@ def test_analysis_tables_show_rounded_numbers():
 
 
 SIZES = [(1400, 900), (1024, 768)]
-# what the page must never do at a window size: scroll sideways, or cut a box's content without a scroll bar. An
-# element marked .scroll is meant to scroll (a wide table, the contrast view's queries, the systems picker): it must
-# scroll (overflow auto) rather than clip. Plotly lays out its own charts: their insides are its business.
-LAYOUT = """
-const problems = [], root = document.documentElement, scrolls = (o) => o === "auto" || o === "scroll";
-if (root.scrollWidth > innerWidth) problems.push(`the page scrolls sideways: ${root.scrollWidth} > ${innerWidth}`);
-for (const node of document.querySelectorAll("body *")) {
-  if (!(node instanceof HTMLElement) || !node.getClientRects().length) continue;
-  const plot = node.closest(".js-plotly-plot");
-  if (plot && plot !== node) continue;
-  const style = getComputedStyle(node), name = `${node.tagName}#${node.id}.${node.className}`;
-  if (node.classList.contains("scroll")) {
-    if (!scrolls(style.overflowX) || !scrolls(style.overflowY)) problems.push(`${name} should scroll`);
-  } else if (style.overflowX !== "visible" || style.overflowY !== "visible") {
-    if (node.scrollHeight > node.clientHeight + 1 || node.scrollWidth > node.clientWidth + 1) {
-      const [w, h] = [node.scrollWidth, node.scrollHeight];
-      problems.push(`${name} clips ${w}x${h} to ${node.clientWidth}x${node.clientHeight}`);
-    }
-  }
-}
-return problems;
-"""
 
 
 @pytest.fixture(scope="module", params=SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
@@ -384,14 +331,11 @@ def _view(driver, page: Path, view: str, folder: Path | None = None):
     return driver
 
 
-def _text(driver, selector: str) -> str:
-    return driver.execute_script("return document.querySelector(arguments[0]).textContent", selector)
-
-
 def test_results_view_answers_first(chromium, toy_report, tmp_path):
-    """The summary opens the Results view, in view without scrolling; its sentences give results.json's numbers
-    (which systems reinforce stereotypes, which most, the tests, what debiasing changed), and its links open the
-    scatter of the system and the contrast view of the claim's query."""
+    """The summary opens the Results view, in view without scrolling: the forest plot of every system's GSR, then
+    sentences with results.json's numbers (each system read against the perfect engine and listed once, which
+    reinforce most, the family the tests were adjusted over, what debiasing changed); its links open the scatter of
+    the system and the contrast view of the claim's query."""
     from selenium.webdriver.common.by import By
 
     driver = _view(chromium, toy_report / "report.html", "results", tmp_path)
@@ -401,20 +345,29 @@ def test_results_view_answers_first(chromium, toy_report, tmp_path):
     data = embedded_data(toy_report / "report.html")
     label = data["labels"][0]
     gsr = {row["system"]: row["gsr"][label] for row in results["rows"] if row["system"] not in REFERENCES}
-    reinforcing = [n for n, e in gsr.items() if e["gsr"] > 0 and e["ci"][0] > 0]
-    assert _text(driver, '#summary [data-claim="reinforcing"]').startswith(f"{len(reinforcing)} of {len(gsr)} systems")
-    items = driver.find_elements(By.CSS_SELECTOR, '#summary [data-claim="reinforcing"] + ul > li')
-    assert [i.get_attribute("data-system") for i in items] == reinforcing
-    for item, name in zip(items, reinforcing):
+    # the picture first: the forest plot, one point per system, then the sentences
+    first = driver.execute_script("return document.querySelector('#summary h2').nextElementSibling.className")
+    assert "forest" in first
+    forest = "return document.querySelector('#summary .forest').data"
+    drawn = driver.execute_script(forest + ".flatMap(t => t.customdata || [])")
+    assert sorted(drawn) == sorted(gsr)
+    level = [n for n, e in gsr.items() if e["p_adjusted"] >= 0.05]  # the toy's systems: none differs from perfect
+    assert _text(driver, '#summary [data-claim="reinforcing"]').startswith("No system reinforces stereotypes")
+    assert _text(driver, '#summary [data-claim="level"]').startswith(f"All {len(gsr)} systems have a GSR not")
+    items = driver.find_elements(By.CSS_SELECTOR, '#summary [data-claim="level"] + ul > li')
+    assert [i.get_attribute("data-system") for i in items] == level
+    for item, name in zip(items, level):
         low, high = gsr[name]["ci"]
         assert f"GSR {gsr[name]['gsr']:+.4f} [{low:+.4f}, {high:+.4f}]" in item.text
         assert f"rel. GSR {gsr[name]['relative']:+.1f} %" in item.text
+        assert f"adjusted p {_p_text(gsr[name]['p_adjusted'])}" in item.text
+    listed = driver.find_elements(By.CSS_SELECTOR, "#summary li[data-system]")
+    assert sorted(i.get_attribute("data-system") for i in listed) == sorted(gsr)  # each system listed once
     top = max(e["gsr"] for e in gsr.values())
     most = _text(driver, '#summary [data-claim="most"]')
     assert f"GSR {top:+.4f}" in most and all(n in most for n, e in gsr.items() if e["gsr"] == top)
-    tested = [e["p_adjusted"] for e in gsr.values() if e["p_adjusted"] is not None]
-    significance = _text(driver, '#summary [data-claim="significant"]')
-    assert f"{len(tested)} systems tested" in significance and _p_text(min(tested)) in significance
+    tests = sum(1 for row in results["rows"] for g in ("measures", "gsr") for v in row[g].values() if v["p_value"])
+    assert f"over the {tests} tests of this table" in _text(driver, '#summary [data-claim="level"]')
     variants = _variants(results)
     for row in results["table2"]:
         for variant, name in variants.get(row["system"], {}).items():
@@ -431,17 +384,17 @@ def test_results_view_answers_first(chromium, toy_report, tmp_path):
         "return document.getElementById('scatter-plot').data.filter(t => t.mode === 'markers' && t.visible === true)"
         ".map(t => t.name)"
     )
-    assert shown == [html.escape(reinforcing[0], quote=False)]
-    entry = next(s for s in data["summary"]["labels"][label]["systems"] if s["system"] == reinforcing[0])
+    assert shown == [html.escape(level[0], quote=False)]
+    entry = next(s for s in data["summary"]["labels"][label]["systems"] if s["system"] == level[0])
     driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="results"]').click()
     first.find_element(By.XPATH, f".//button[text()='query {entry['query']}']").click()
     assert driver.find_element(By.ID, "contrast").is_displayed()
-    assert driver.find_element(By.ID, "contrast-a").get_attribute("value") == reinforcing[0]
+    assert driver.find_element(By.ID, "contrast-a").get_attribute("value") == level[0]
     assert driver.find_element(By.ID, "contrast-b").get_attribute("value") == entry["partner"]
     selected = driver.find_elements(By.CSS_SELECTOR, "#contrast-table tr.selected")
     assert [r.get_attribute("data-query") for r in selected] == [entry["query"]]
     assert [n.get_attribute("data-system") for n in driver.find_elements(By.CSS_SELECTOR, "#contrast-lists .list")] == [
-        reinforcing[0],
+        level[0],
         entry["partner"],
     ]
     assert driver.execute_script(LAYOUT) == [] and _errors(driver) == []
@@ -599,7 +552,7 @@ def test_a_large_report_fits_the_window(chromium, large_report, tmp_path):
     driver = _view(chromium, large_report, "results")
     data = embedded_data(large_report)
     (pair,) = [p for p in data["summary"]["labels"][data["labels"][0]]["pairs"] if p["significant"]]
-    assert _text(driver, '#summary [data-claim="pairs"]').startswith("1 of the 2 pairs of systems tested differ")
+    assert _text(driver, '#summary [data-claim="pairs"]').startswith("1 of the 2 pairs of systems tested differs")
     item = driver.find_element(By.CSS_SELECTOR, '#summary [data-claim="pairs"] + ul > li')
     assert f"{pair['a']} − {pair['b']}: GSR difference +1.0158, adjusted p < 0.001" in item.text
     item.find_element(By.XPATH, f".//button[text()='query {pair['query']}']").click()
@@ -714,10 +667,6 @@ def hostile_report(tmp_path_factory) -> dict[str, Path]:
     data.analyses = _hostile_charts()
     write_html(data, folder / "full.html")
     return {"scored": folder / "scored.html", "full": folder / "full.html"}
-
-
-def _errors(driver) -> list:
-    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
 def _fetched(driver) -> list[str]:

@@ -1,4 +1,4 @@
-"""Dense retrieval and cross-encoders (retrievers/dense), encoder debiasing (debias/encoder.py) and their systems in
+"""Dense retrieval and cross-encoders (retrievers/dense), encoder debiasing (debias/sent_debias.py) and their systems in
 the harness (experiments/systems/dense.py), on tiny models with random weights built and saved here."""
 
 from __future__ import annotations

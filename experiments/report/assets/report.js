@@ -6,8 +6,12 @@
 const DATA = JSON.parse(document.getElementById("report-data").textContent);
 const $ = (id) => document.getElementById(id);
 const FEMALE = [94, 60, 153], MALE = [230, 97, 1];
-const fmt = (v, d = 4) => (typeof v !== "number" ? "—" : (v >= 0 ? "+" : "") + v.toFixed(d));
-const pText = (p) => (typeof p !== "number" ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3));  // as summary.cell_text
+// a number as the tables show it (gsr.infra.numeric.format_number, signed): float noise around 0 is +0.0000
+const fmt = (v, d = 4) => {
+  if (typeof v !== "number" || !Number.isFinite(v)) return "—";
+  const x = Math.abs(v) < 0.5 * 10 ** -d ? 0 : v;
+  return (x >= 0 ? "+" : "") + x.toFixed(d);
+};
 // a data key's value, never an inherited one (Object.prototype's "constructor", "toString", "__proto__", ...)
 const own = (object, key) =>
   (object !== null && typeof object === "object" && Object.hasOwn(object, key) ? object[key] : undefined);
@@ -118,10 +122,7 @@ function emphasis(text) {
   return String(text).split("**").map((part, i) => (i % 2 ? el("strong", {}, part) : part));
 }
 
-// ---------------------------------------------------------------- summary (facts: summary.py; words: here)
-const names = (list) => (list.length <= 2 ? list.join(" and ") : `${list.slice(0, -1).join(", ")} and ${list.at(-1)}`);
-const interval = (ci, d = 4) => (ci && typeof ci[0] === "number" ? ` [${fmt(ci[0], d)}, ${fmt(ci[1], d)}]` : "");
-
+// ---------------------------------------------------------------- summary (facts, sentences, chart: summary.py)
 function linkButton(text, title, action) {
   return el("button", { class: "link", type: "button", title, onclick: action }, text);
 }
@@ -138,11 +139,13 @@ function claimLinks(label, systems, a, b, qid) {
   return el("span", { class: "links" }, ...links);
 }
 
-function systemClaim(label, entry, extra = "") {
-  return el("li", { "data-system": entry.system, "data-gsr": entry.gsr ?? "" }, entry.system,
-    el("span", { class: "number" }, `: GSR ${fmt(entry.gsr)}${interval(entry.ci)}`),
-    typeof entry.relative === "number" ? `, rel. GSR ${fmt(entry.relative, 1)} %` : "", extra,
-    claimLinks(label, [entry.system], entry.system, entry.partner, entry.query));
+// a part of a claim as summary.py writes it: text, {strong}, {number} or {links}
+function partNode(label, part) {
+  if (typeof part === "string") return document.createTextNode(part);
+  if (own(part, "strong") !== undefined) return el("strong", {}, part.strong);
+  if (own(part, "number") !== undefined) return el("span", { class: "number" }, part.number);
+  const links = own(part, "links") || {};
+  return claimLinks(label, links.systems || [], links.a, links.b, links.query);
 }
 
 // a list of claims, the first `shown` of them open, the rest one click away
@@ -154,97 +157,44 @@ function claimList(items, shown = 6) {
   return [list, rest];
 }
 
-const claim = (name, ...children) => el("p", { class: "claim", "data-claim": name }, ...children);
-const smallest = (tests) => tests.reduce((a, b) => (b.p_adjusted < a.p_adjusted ? b : a));
-
-// "Largest GSR: a (links), b (links) — numbers."
-function largestClaim(name, head, label, entries, numbers) {
-  const p = claim(name, `${head}: `);
-  entries.forEach((s, i) => p.append(i ? ", " : "", el("strong", {}, s.system),
-    claimLinks(label, [s.system], s.system, s.partner, s.query)));
-  p.append(el("span", { class: "number" }, ` — ${numbers}.`));
-  return p;
-}
-
-function summaryOf(label, f, level, correction) {
-  const by = new Map(f.systems.map((s) => [s.system, s])), total = f.systems.length;
-  const pairs = f.pairs || [], debias = f.debias || [], corrected = `${correction ?? "adjusted"} p < 0.05`;
-  const part = (n) => (n === total ? `All ${total} systems` : `${n} of ${total} systems`);
-  const conf = `${Math.round(level * 100)}% interval`;
-  const out = [];
-  if (f.reinforcing.length) {
-    out.push(claim("reinforcing", `${part(f.reinforcing.length)} reinforce stereotypes: GSR > 0, its ${conf} ` +
-      "excluding 0 (their lists follow the queries' gender)."));
-    out.push(...claimList(f.reinforcing.map((n) => systemClaim(label, by.get(n)))));
-  } else {
-    out.push(claim("reinforcing", `No system reinforces stereotypes with confidence: no GSR's ${conf} lies above 0.`));
-  }
-  if (f.countering.length) {
-    out.push(claim("countering", `${part(f.countering.length)} counter them (GSR < 0, the interval excluding 0): ` +
-      `${names(f.countering)}.`));
-  }
-  const most = f.most.gsr.map((n) => by.get(n)), relative = f.most.relative.map((n) => by.get(n));
-  const same = names(f.most.gsr) === names(f.most.relative);
-  if (most.length) {
-    const perfect = f.perfect && typeof f.perfect.gsr === "number" ?
-      `; the perfect engine's: ${fmt(f.perfect.gsr)}` : "";
-    const rel = typeof most[0].relative === "number" ? `, rel. GSR ${fmt(most[0].relative, 1)} %` : "";
-    out.push(largestClaim("most", same ? "Largest GSR and relative GSR" : "Largest GSR", label, most,
-      `GSR ${fmt(most[0].gsr)}${interval(most[0].ci)}${rel}${perfect}`));
-  }
-  if (!same && relative.length) {
-    out.push(largestClaim("most-relative", "Largest relative GSR", label, relative,
-      `rel. GSR ${fmt(relative[0].relative, 1)} %`));
-  }
-  const tested = f.systems.filter((s) => typeof s.p_adjusted === "number");
-  const significant = tested.filter((s) => s.significant);
-  if (significant.length) {
-    out.push(claim("significant", `${part(significant.length)} have a GSR significantly different from the perfect ` +
-      `engine's (${corrected}; ${tested.length} systems tested):`));
-    out.push(...claimList(significant.map((s) => systemClaim(label, s, `, adjusted p ${pText(s.p_adjusted)}`))));
-  } else if (tested.length) {
-    const least = smallest(tested);
-    out.push(claim("significant", `No system's GSR differs significantly from the perfect engine's (${corrected}; ` +
-      `${tested.length} systems tested, smallest adjusted p ${pText(least.p_adjusted)}: ${least.system}).`));
-  } else if (!pairs.length) {
-    out.push(claim("significant", "This page holds no significance test: the table's marks " +
-      "(† p < 0.05, ‡ p < 0.01) test each run against the perfect engine; gsr score --json tests every pair."));
-  }
-  const differ = pairs.filter((t) => t.significant);
-  if (differ.length) {
-    out.push(claim("pairs", `${differ.length} of the ${pairs.length} pairs of systems tested differ significantly ` +
-      `in GSR (${corrected}):`));
-    out.push(...claimList(differ.map((t) => el("li", { "data-a": t.a, "data-b": t.b }, `${t.a} − ${t.b}`,
-      el("span", { class: "number" }, `: GSR difference ${fmt(t.difference)}, adjusted p ${pText(t.p_adjusted)}`),
-      claimLinks(label, [t.a, t.b], t.a, t.b, t.query)))));
-  } else if (pairs.length) {
-    const least = smallest(pairs);
-    out.push(claim("pairs", `No two systems differ significantly in GSR (${corrected}; ${pairs.length} pairs tested, ` +
-      `smallest adjusted p ${pText(least.p_adjusted)}: ${least.a} and ${least.b}).`));
-  }
-  if (debias.length) {
-    const lower = debias.filter((d) => d.after < d.before), changed = debias.filter((d) => d.significant);
-    out.push(claim("debias", `Debiasing lowered GSR in ${lower.length} of ${debias.length} cases; ` +
-      `${changed.length ? `${changed.length} of the changes are` : "no change is"} significant (each variant ` +
-      `against its regular system: randomisation test, ${corrected}; Table 2):`));
-    out.push(...claimList(debias.map((d) => el("li", { "data-variant": d.name }, `${d.system} → ${d.name}`,
-      el("span", { class: "number" }, `: GSR ${fmt(d.before)} → ${fmt(d.after)}` +
-        (typeof d.change === "number" ? ` (${fmt(d.change, 1)} %)` : "") +
-        `, adjusted p ${pText(d.p_adjusted)}, ${d.significant ? "significant" : "not significant"}`),
-      claimLinks(label, [d.system, d.name], d.system, d.name, d.query)))));
+// a claim (summary.label_sentences): its sentence, then its items as a list (each item's data as data-* attributes)
+function claimNodes(label, claim) {
+  const out = [el("p", { class: "claim", "data-claim": claim.claim }, ...claim.parts.map((p) => partNode(label, p)))];
+  if (claim.items.length) {
+    out.push(...claimList(claim.items.map((item) => {
+      const attributes = {};
+      for (const [key, value] of Object.entries(item.data || {})) attributes[`data-${key}`] = value ?? "";
+      return el("li", attributes, ...item.parts.map((p) => partNode(label, p)));
+    })));
   }
   return out;
+}
+
+// the forest plot a summary opens with (plotly_charts.forest_chart; its strings escaped there): click a system for
+// its scatter
+function drawForest(holder, label, figure) {
+  Plotly.newPlot(holder, figure.data, figure.layout, { responsive: true, displaylogo: false });
+  holder.on("plotly_click", (event) => {
+    const point = event.points[0];
+    if (point && typeof point.customdata === "string") openScatter([point.customdata], label);
+  });
 }
 
 function renderSummary() {
   const s = DATA.summary || {}, labels = Object.entries(own(s, "labels") || {});
   if (!labels.length) { $("summary").replaceChildren(); return; }
-  const parts = [el("h2", {}, "Summary")];
+  const parts = [el("h2", {}, "Summary")], charts = [];
   for (const [label, facts] of labels) {
     if (labels.length > 1) parts.push(el("h3", {}, `Measured with ${label}`));
-    parts.push(...summaryOf(label, facts, s.level ?? 0.95, s.correction));
+    if (facts.chart && facts.chart.data.length) {
+      const holder = el("div", { class: "plot forest", "data-forest": label });
+      charts.push([holder, label, facts.chart]);
+      parts.push(holder);
+    }
+    for (const claim of facts.claims || []) parts.push(...claimNodes(label, claim));
   }
   $("summary").replaceChildren(...parts);
+  for (const [holder, label, figure] of charts) drawForest(holder, label, figure);
 }
 
 // ---------------------------------------------------------------- scatter (Eq. 3)
@@ -434,22 +384,27 @@ function keyValues(entries) {
 
 function renderProvenance() {
   const p = DATA.provenance || {}, parts = [];
-  if (!Object.keys(p).length) {
-    $("provenance-body").replaceChildren(el("p", {}, "No provenance is recorded for scored runs: " +
-      "gsr score --json names its inputs; gsr run records the config and every input's SHA-256."));
-    return;
+  if (!Object.keys(p).length) { $("provenance-body").replaceChildren(); return; }  // its tab is hidden (start)
+  const env = own(p, "environment") || {}, git = own(env, "git"), config = own(p, "config");
+  if (config) {
+    parts.push(el("h2", {}, "Config"), el("p", { class: "hint" }, own(config, "path") ?? ""),
+      el("pre", { id: "provenance-config" }, own(config, "text") ?? "(no config text)"));
+    if (own(config, "settings")) {
+      parts.push(el("details", {}, el("summary", {}, "the config's checked settings (JSON)"),
+        el("pre", {}, JSON.stringify(config.settings, null, 2))));
+    }
   }
-  const env = own(p, "environment") || {}, git = own(env, "git"), config = own(p, "config") || {};
-  parts.push(el("h2", {}, "Config"), el("p", { class: "hint" }, own(config, "path") ?? ""),
-    el("pre", { id: "provenance-config" }, own(config, "text") ?? "(no config text)"));
-  if (own(config, "settings")) {
-    parts.push(el("details", {}, el("summary", {}, "the config's checked settings (JSON)"),
-      el("pre", {}, JSON.stringify(config.settings, null, 2))));
+  const settings = own(p, "settings");  // gsr score: the options that change its numbers
+  if (settings) {
+    parts.push(el("h2", {}, "Settings"));
+    const table = keyValues(Object.entries(settings));
+    table.id = "provenance-settings";
+    parts.push(table);
   }
   const inputs = own(p, "inputs") || [];
   const table = el("table", { class: "provenance sortable", id: "provenance-inputs" },
     el("thead", {}, el("tr", {}, ...["role", "path", "bytes", "sha256"].map((c) => el("th", {}, c)))),
-    el("tbody", {}, ...inputs.map((i) => el("tr", {}, el("td", {}, i.role ?? ""), el("td", {}, i.path ?? ""),
+    el("tbody", {}, ...inputs.map((i) => el("tr", {}, el("td", {}, i.role ?? ""), el("td", {}, i.path ?? i.id ?? ""),
       el("td", { "data-sort": i.bytes ?? "" }, typeof i.bytes === "number" ? i.bytes.toLocaleString("en") : "—"),
       el("td", {}, i.sha256 ?? "—")))));
   makeSortable(table);
@@ -474,6 +429,9 @@ function drawCharts() {
 
 // ---------------------------------------------------------------- start
 $("title").textContent = DATA.title;
+// a view with nothing to show has no tab: no analysis ran (gsr score), no provenance recorded
+const empty = { analyses: !DATA.analyses.length, provenance: !Object.keys(DATA.provenance || {}).length };
+document.querySelectorAll("nav button").forEach((b) => { b.hidden = own(empty, b.dataset.view) === true; });
 $("subtitle").textContent = DATA.subtitle;
 renderResults();
 for (const id of ["scatter-label", "query-label", "contrast-label"]) options($(id), DATA.labels, DATA.labels[0]);
