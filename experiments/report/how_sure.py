@@ -266,14 +266,14 @@ def precision_chart(facts: dict, label: str) -> Any:
                     hovertemplate=f"{shown}: today's %{{x:,}} topics<br>half-width %{{text}}<extra></extra>",
                 )
             )
-    for width in facts["targets"]:
+    for width in facts["targets"]:  # the wider target's label above its line, the narrower's below: never on each other
         fig.add_hline(
             y=width,
             line_dash="dot",
             line_color="#555555",
             line_width=1,
             annotation_text=f"±{width:g}",
-            annotation_position="top right",
+            annotation_position="top right" if width == max(facts["targets"]) else "bottom right",
             annotation_font_size=11,
         )
     conf = f"{round(facts['level'] * 100)}%"
