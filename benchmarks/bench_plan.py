@@ -31,6 +31,8 @@ from gsr.validation.planning import SimulatedTopics, interval_coverage, rejectio
 PLAN_BUDGET_S = 5.0
 SELECT_BUDGET_S = 10.0
 PILOTS = 20
+SYSTEMS = 31  # the demo report's
+VIEW_BUDGET_S = 1.0  # report.html's How sure view, per measuring embedding: a small part of writing the report
 
 
 def speed(args, figures: dict) -> None:
@@ -75,6 +77,32 @@ def speed(args, figures: dict) -> None:
         "s": selecting,
         "target_s": SELECT_BUDGET_S,
         "ratio": selecting / SELECT_BUDGET_S,
+    }
+
+
+def report_view(args, figures: dict) -> None:
+    """The "How sure" view of report.html (experiments.report.how_sure) for one measuring embedding of a report the
+    demo's size: 31 systems of 250 topics, each with a 10,000-resample bootstrap interval; with the view's simulated
+    studies and with gsr plan's 2,000."""
+    from experiments.report.how_sure import STUDIES, how_sure
+    from gsr.results import GSRResult, QueryResult, add_uncertainty
+
+    pilot = SimulatedTopics(slopes=tuple(np.linspace(0.1, 0.4, SYSTEMS))).pilot(250, 0)
+    results = {}
+    for name, points in pilot.items():
+        x, y = np.array([g for g, _ in points.values()]), np.array([l for _, l in points.values()])
+        results[name] = GSRResult(float(np.polyfit(x, y, 1)[0]), [QueryResult(q, g, l) for q, (g, l) in points.items()])
+        add_uncertainty([results[name]], resamples=10_000)
+    seconds, _ = best_of(args.repeat, lambda: how_sure(results, 0.95, 0))
+    full, _ = best_of(args.repeat, lambda: how_sure(results, 0.95, 0, studies=2000))
+    print(
+        f"  report's How sure view, {SYSTEMS} systems × 250 topics, {STUDIES} studies × 8 n  {seconds:6.2f} s  "
+        f"({seconds / VIEW_BUDGET_S:.3f} × the {VIEW_BUDGET_S:g} s target); with 2,000 studies {full:.2f} s"
+    )
+    figures[f"report.html's How sure view, {SYSTEMS} systems of 250 topics, one measuring embedding"] = {
+        "s": seconds,
+        "target_s": VIEW_BUDGET_S,
+        "ratio": seconds / VIEW_BUDGET_S,
     }
 
 
@@ -140,6 +168,7 @@ def main() -> None:
     figures: dict = {}
     validated: dict = {}
     speed(args, figures)
+    report_view(args, figures)
     if not args.skip_validation:
         validation(args, validated)
     if args.json:  # "figures" in benchmarks/table.py's layout; the simulation's results beside them

@@ -28,9 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.report.how_sure import how_sure
+from experiments.report.how_sure import rendered as sure_rendered
 from experiments.report.summary import cell_text, experiment_summary, rendered, scored_summary
 from gsr.baselines import tie_end
 from gsr.infra.store import atomic_write
+from gsr.settings import DEFAULT_LEVEL
 from gsr.text.normal_form import nfkc
 
 MAX_DOCUMENTS = 10  # documents shown per (system, query) list: the measured top K, at most this many
@@ -64,11 +67,12 @@ class ReportData:
     provenance: dict = field(default_factory=dict)
     cut: dict[str, str] = field(default_factory=dict)  # docid -> the note shown where its text was cut
     summary: dict = field(default_factory=dict)  # summary.py: {"labels": {label: facts}, "start", "level", ...}
+    how_sure: dict = field(default_factory=dict)  # how_sure.py: label -> the "How sure" view's facts
 
     def to_json(self) -> str:
-        """The page's data: every field, the summary with its sentences and chart made from its facts as they are
-        now (summary.rendered)."""
-        data = {**self.__dict__, "summary": rendered(self.summary)}
+        """The page's data: every field, the summary and the "How sure" view with their sentences, tables and charts
+        made from their facts as they are now (summary.rendered, how_sure.rendered)."""
+        data = {**self.__dict__, "summary": rendered(self.summary), "how_sure": sure_rendered(self.how_sure)}
         return json.dumps(data, ensure_ascii=False, allow_nan=False, default=_plain, separators=(",", ":"))
 
     def script_json(self) -> str:
@@ -365,6 +369,10 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
     words = {w for per in data.words.values() for w in per}
     data.excluded = excluded_words(data.queries, experiment.gendered(labels[0]), words)
     data.summary = experiment_summary(result, rows, data.scatter, written)
+    data.how_sure = {
+        label: how_sure({s: r for s, r in result.system_gsr[label].items() if s in systems}, config.level, config.seed)
+        for label in labels
+    }
     return data
 
 
@@ -381,10 +389,13 @@ def scored_report(
     texts_of,
     tests: dict | None = None,
     provenance: dict | None = None,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
 ) -> ReportData:
     """The page of one `gsr score --html`: its results table, each run's scatter and lists (`texts_of(ids)` gives
     the shown documents' texts); `tests` (summary.scored_summary) the corrected tests its summary states;
-    `provenance` (provenance.scored_provenance) the files scored and the settings."""
+    `provenance` (provenance.scored_provenance) the files scored and the settings; `level` and `seed` those of its
+    intervals, which the "How sure" view plans with."""
     measured = sorted({p.qid for r in reports for p in r.system.per_query if p.g_query is not None})
     data = ReportData(
         title="gsr-bench: scored runs",
@@ -405,4 +416,5 @@ def scored_report(
     data.words[label] = word_values(data.documents, gendered)
     data.excluded = excluded_words(data.queries, gendered, set(data.words[label]))
     data.summary = scored_summary(names, reports, label, data.scatter[label], qrels, tests)
+    data.how_sure[label] = how_sure({name: r.system for name, r in zip(names, reports)}, level, seed)
     return data

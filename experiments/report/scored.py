@@ -105,6 +105,8 @@ def write_page(scored: ScoredRuns, args) -> None:
             ),
         },
         provenance=scored_provenance(args),
+        level=args.level,
+        seed=args.seed,
     )
     place_file(lambda path: write_html(page, path), args.html, args.overwrite, "--html", "scoring")
     log.info("wrote %s", args.html)

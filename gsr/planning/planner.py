@@ -166,6 +166,18 @@ def check_pilot(label: str, x: np.ndarray, y: np.ndarray) -> None:
         raise InputError(f"{label}: {err}") from None
 
 
+def slope_pair(a: str, pilot_a: PilotRun, b: str, pilot_b: PilotRun) -> SlopeDifference:
+    """GSR_a − GSR_b as a paired design on the two runs' common topics; InputError naming both runs when fewer than
+    three of them are common or their g(q) have no spread."""
+    common = sorted(set(pilot_a.queries) & set(pilot_b.queries))
+    points_a = dict(zip(pilot_a.queries, zip(pilot_a.x, pilot_a.y)))
+    points_b = dict(zip(pilot_b.queries, zip(pilot_b.x, pilot_b.y)))
+    x = np.array([points_a[q][0] for q in common])
+    y_a, y_b = np.array([points_a[q][1] for q in common]), np.array([points_b[q][1] for q in common])
+    check_pilot(f"pilot runs {a} and {b} on their common topics", x, y_a)
+    return SlopeDifference(x, y_a, y_b)
+
+
 def _differences(difference, measures: Iterable[str]) -> dict[str, float]:
     """{GSR or measure: the difference to detect} from a number (GSR's) or a mapping."""
     if difference is None:
@@ -286,13 +298,7 @@ def plan(
     planned = {name: precision(p.x, p.y, sizes, level, settings["target_width"], draws) for name, p in pilots.items()}
     pairs = []
     for a, b in combinations(pilots, 2):
-        common = sorted(set(pilots[a].queries) & set(pilots[b].queries))
-        points_a = dict(zip(pilots[a].queries, zip(pilots[a].x, pilots[a].y)))
-        points_b = dict(zip(pilots[b].queries, zip(pilots[b].x, pilots[b].y)))
-        x = np.array([points_a[q][0] for q in common])
-        y_a, y_b = np.array([points_a[q][1] for q in common]), np.array([points_b[q][1] for q in common])
-        check_pilot(f"pilot runs {a} and {b} on their common topics", x, y_a)
-        design = SlopeDifference(x, y_a, y_b)
+        design = slope_pair(a, pilots[a], b, pilots[b])
         pairs.append(detection(design, (a, b, GSR_MEASURE), sizes, differences.get(GSR_MEASURE), alpha, power, draws))
     measured = {
         m: [

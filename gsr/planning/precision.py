@@ -246,11 +246,38 @@ def precision(
     needed: int | None = None
     why: str | None = "no target width was given"
     if target_width is not None:
-        needed = smallest_topics(lambda n: analytic(n) <= target_width)
-        if needed is not None and method == "resampled":
-            needed = _refined(x, y, needed, target_width, analytic, level, draws)
-        why = out_of_reach(f"a half-width of {target_width:g}") if needed is None else None
+        needed, why = topics_for_width(x, y, target_width, level, method, draws)
     return Precision(m, resampled, {n: analytic(n) for n in sizes}, undefined, method, method_why, needed, why)
+
+
+def topics_for_width(
+    x: np.ndarray, y: np.ndarray, width: float, level: float, method: str, draws: StudyDraws
+) -> tuple[int | None, str | None]:
+    """The fewest topics whose expected half-width reaches `width`, by the answer `method` (Precision.method) gives:
+    analytic, the smallest n with t_{n−2} · SE · √(m/n) ≤ width; resampled, from there the fixed point of _refined.
+
+    Args:
+        x: The pilot's g(q).
+        y: The pilot's g_q(L).
+        width: The target half-width, > 0.
+        level: The confidence level.
+        method: 'analytic' or 'resampled' (precision's judgement of this pilot).
+        draws: The simulated studies.
+
+    Returns:
+        (the topics, None; or None and why: more than MAX_TOPICS would be needed).
+    """
+    m = len(x)
+    standard_error = slope_standard_error(x, y)
+    assert standard_error is not None  # three topics with different g(q), checked by the caller
+
+    def analytic(n: int) -> float:
+        return analytic_half_width(standard_error, m, n, level)
+
+    needed = smallest_topics(lambda n: analytic(n) <= width)
+    if needed is not None and method == "resampled":
+        needed = _refined(x, y, needed, width, analytic, level, draws)
+    return needed, out_of_reach(f"a half-width of {width:g}") if needed is None else None
 
 
 def _scaled(analytic, ratio: float, width: float):

@@ -498,6 +498,58 @@ def test_analyses_view_titles_rounds_and_folds(chromium, toy_report, tmp_path):
     assert _errors(driver) == []
 
 
+def test_how_sure_is_gsr_plans_on_the_runs_own_pairs(toy_report, tmp_path):
+    """`gsr run`'s "How sure" view: each system's half-width is half its interval in results.json; its topics for
+    ±0.02 and ±0.01 and the leading pair's minimal detectable difference are what `gsr plan --pilot` prints from the
+    same output folder, with the config's level and seed and the page's simulated studies."""
+    data = embedded_data(toy_report / "report.html")
+    results = json.loads((toy_report / "results.json").read_text())
+    settings, label = results["statistics"], data["labels"][0]
+    facts = data["how_sure"][label]
+    rows = {row["system"]: row["gsr"][label] for row in results["rows"]}
+    assert [s["system"] for s in facts["systems"]] == data["systems"]
+    for entry in facts["systems"]:
+        low, high = rows[entry["system"]]["ci"]
+        assert entry["half_width"] == pytest.approx((high - low) / 2, rel=1e-12)
+    for i, target in enumerate(facts["targets"]):
+        out = tmp_path / f"plan-{i}.json"
+        args = ["--label", label, "--level", str(settings["level"]), "--seed", str(settings["seed"])]
+        args += ["--resamples", str(facts["studies"])]
+        assert (
+            main(["-q", "plan", "--pilot", str(toy_report), *args, "--target-width", str(target), "--json", str(out)])
+            == 0
+        )
+        plan = json.loads(out.read_text())
+        for entry in facts["systems"]:
+            assert entry["needed"][i][0] == plan["runs"][entry["system"]]["n_for_target_width"]
+            shown = entry["curve"]
+            assert shown["resampled"] == [plan["runs"][entry["system"]]["half_width"][str(n)] for n in shown["n"]]
+    (pair,) = [p for p in plan["pairs"] if {p["a"], p["b"]} == set(facts["leading"])]
+    assert facts["pair"]["mdd"] == pair["minimal_detectable_difference"] and facts["pair"]["n"] == pair["n_pilot"]
+
+
+def test_how_sure_view_shows_its_table_and_chart(chromium, toy_report, tmp_path):
+    """The "How sure" tab: its lead sentence, the chart of the two leading systems' half-width curves (drawn, with
+    today's topics marked) and the table of every system, as the embedded facts say."""
+    from selenium.webdriver.common.by import By
+
+    driver = _view(chromium, toy_report / "report.html", "howsure", tmp_path)
+    data = embedded_data(toy_report / "report.html")
+    label = data["labels"][0]
+    view = data["how_sure"][label]
+    assert driver.find_element(By.CSS_SELECTOR, "#howsure p.claim").text == view["lead"]
+    chart = driver.find_element(By.CSS_SELECTOR, "#howsure div[data-precision]")
+    assert chart.find_elements(By.CSS_SELECTOR, ".main-svg")
+    names = driver.execute_script("return arguments[0].data.map(t => t.name)", chart)
+    assert names == [t["name"] for t in view["chart"]["data"]] and len(names) == 6  # 2 systems: 2 curves and today
+    rows = [
+        [td.get_attribute("textContent") for td in tr.find_elements(By.TAG_NAME, "td")]
+        for tr in driver.find_elements(By.CSS_SELECTOR, "#howsure table tbody tr")
+    ]
+    assert rows == view["table"]["cells"] and [r[0] for r in rows] == data["systems"]
+    assert _errors(driver) == []
+
+
 def test_provenance_view_shows_the_config_and_inputs(chromium, toy_report, tmp_path):
     """The config as its TOML text, the inputs as a table of role, path, bytes and SHA-256."""
     from selenium.webdriver.common.by import By
@@ -530,6 +582,8 @@ def large_report(toy_report, tmp_path_factory) -> Path:
         data.scatter[label][name] = data.scatter[label][source]
         data.lists[label][name] = data.lists[label][source]
         data.table["rows"].append({"cells": [name, *data.table["rows"][0]["cells"][1:]], "sort": [name]})
+        sure = data.how_sure[label]["systems"]
+        sure.append({**next(s for s in sure if s["system"] == source), "system": name})
     data.documents = {d: " ".join([text] * 40) for d, text in data.documents.items()}
     rows = [{"system": f"system {r}", **{f"column {c} p": 3.406e-07 * (r + c) for c in range(54)}} for r in range(40)]
     data.analyses.append(table_entry("wide", "Table 9: a wide table", rows))
@@ -547,7 +601,7 @@ def test_a_large_report_fits_the_window(chromium, large_report, tmp_path):
     the summary names the pair of systems that differ significantly, linked to their largest |Δ g_q(L)|."""
     from selenium.webdriver.common.by import By
 
-    for view in ("results", "scatter", "query", "contrast", "analyses", "provenance"):
+    for view in ("results", "scatter", "query", "contrast", "howsure", "analyses", "provenance"):
         _view(chromium, large_report, view, tmp_path)
     driver = _view(chromium, large_report, "results")
     data = embedded_data(large_report)
@@ -754,8 +808,9 @@ def _shown_text(driver, selector: str) -> list[str]:
 
 def test_names_and_texts_are_never_plotly_markup(hostile_report):
     """Runs named `<span style=...url(http...)>`, a query text with `<a href>` and `%{x}`, charts whose systems,
-    queries, measures and words are the same: opening every view and hovering every point fetches nothing, makes
-    no link, shows `%{x}` as typed and the names as their characters, with no console error."""
+    queries, measures and words are the same: opening every view (the "How sure" view's table, sentence and chart
+    included) and hovering every point fetches nothing, makes no link, shows `%{x}` as typed and the names as their
+    characters, with no console error."""
     from selenium.webdriver.common.by import By
 
     driver = _browser()
@@ -787,6 +842,12 @@ def test_names_and_texts_are_never_plotly_markup(hostile_report):
         shown += " ".join(_shown_text(driver, "#analyses-list .xtitle, #analyses-list .ytitle"))
         assert SPAN in shown and LINK in shown  # legends, menus, ticks and titles show the characters
         _screenshot(driver, hostile_report["full"].parent, "hostile-analyses")
+        driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="howsure"]').click()
+        hovers = driver.execute_async_script(HOVER_ALL, "#howsure div[data-precision]")
+        assert any(f"{span_run}, resampled" in text for text in hovers)  # the run's name in the hover, as typed
+        assert f"{span_run}, resampled" in _shown_text(driver, "#howsure .legendtext")
+        assert span_run in _shown_text(driver, "#howsure td") and span_run in _text(driver, "#howsure p.claim")
+        _screenshot(driver, hostile_report["full"].parent, "hostile-howsure")
         links = driver.execute_script(
             "return Array.from(document.querySelectorAll('a')).map(a => a.getAttribute('href') || "
             "a.getAttributeNS('http://www.w3.org/1999/xlink', 'href') || '')"

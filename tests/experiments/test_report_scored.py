@@ -5,6 +5,7 @@ summary opens with the forest plot and states the family its tests were adjusted
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,7 @@ def test_the_page_in_headless_chromium_shows_no_empty_tab(scored_page, tmp_path)
             for b in driver.find_elements(By.CSS_SELECTOR, "nav button")
             if b.is_displayed()
         ]
-        assert "analyses" in tabs and shown == ["results", "scatter", "query", "contrast", "provenance"]
+        assert "analyses" in tabs and shown == ["results", "scatter", "query", "contrast", "howsure", "provenance"]
         order = driver.execute_script(
             "return Array.from(document.getElementById('summary').children).map(n => n.dataset.forest ? 'chart' "
             ": n.dataset.claim || n.tagName)"
@@ -103,6 +104,38 @@ def test_the_page_in_headless_chromium_shows_no_empty_tab(scored_page, tmp_path)
             assert hashlib.sha256((folder / name).read_bytes()).hexdigest() in inputs
         assert "resamples200" in text_of(driver, "#provenance-settings").replace(" ", "")
         screenshot(driver, tmp_path, "scored-provenance")
+        driver.find_element(By.CSS_SELECTOR, 'nav button[data-view="howsure"]').click()
+        assert driver.execute_script(LAYOUT) == []
+        assert driver.execute_script("return document.querySelector('#howsure .main-svg') !== null")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#howsure table tbody tr")) == 2
+        screenshot(driver, tmp_path, "scored-howsure")
         assert severe_errors(driver) == []
     finally:
         driver.quit()
+
+
+def test_how_sure_is_what_gsr_plan_prints_for_the_same_runs(scored_page, tmp_path):
+    """`gsr score --html`'s "How sure" view: each run's topics for ±0.02 and ±0.01, its half-width curve and the
+    pair's minimal detectable difference are those `gsr plan` gives for the same runs, topics, documents, qrels and
+    embedding, at the same level and seed and with the page's simulated studies; today's half-width is half the
+    interval the page's table shows."""
+    folder, page = scored_page
+    data = embedded_data(page)
+    (facts,) = data["how_sure"].values()
+    assert [s["system"] for s in facts["systems"]] == ["run.txt", "reversed.txt"] and facts["seed"] == 3
+    for entry in facts["systems"]:
+        low, high = data["scatter"][data["labels"][0]][entry["system"]]["ci"]
+        assert entry["half_width"] == pytest.approx((high - low) / 2, rel=1e-12)
+    for i, target in enumerate(facts["targets"]):
+        out = tmp_path / f"plan-{i}.json"
+        args = [*score_args(folder, ("run.txt", "reversed.txt"))[1:], "--seed", "3", "--target-width", str(target)]
+        args += ["--resamples", str(facts["studies"])]
+        assert main(["-q", "plan", *args, "--json", str(out)]) == 0
+        plan = json.loads(out.read_text())
+        planned = list(plan["runs"].values())
+        assert [entry["needed"][i][0] for entry in facts["systems"]] == [p["n_for_target_width"] for p in planned]
+        for entry, run in zip(facts["systems"], planned):
+            assert entry["curve"]["analytic"] == [run["half_width_analytic"][str(n)] for n in entry["curve"]["n"]]
+    (pair,) = plan["pairs"]
+    assert facts["pair"]["mdd"] == pair["minimal_detectable_difference"]
+    assert facts["pair"]["why"] == (pair["why"].get("minimal_detectable_difference") if pair["why"] else None)

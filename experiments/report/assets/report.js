@@ -1,4 +1,4 @@
-// gsr-bench report.html: renders the embedded data (experiments/report/html.py) into the six views. No network.
+// gsr-bench report.html: renders the embedded data (experiments/report/html.py) into the seven views. No network.
 // Every string of DATA is data, never markup (docs/reliability.md): the DOM is built from text nodes and attributes
 // (el), every data key is looked up as an own property or in a Map (own, WORDS: a word "constructor" or "__proto__"
 // is a key like any other), and every string Plotly draws goes through plotlyText (Plotly reads HTML and %{...}).
@@ -46,6 +46,7 @@ function show(view) {
   document.querySelectorAll("nav button").forEach((b) => b.classList.toggle("active", b.dataset.view === view));
   if (view === "scatter") drawScatter();
   if (view === "analyses") drawCharts();
+  if (view === "howsure") drawHowSure();
 }
 document.querySelectorAll("nav button").forEach((b) => b.addEventListener("click", () => show(b.dataset.view)));
 
@@ -356,6 +357,35 @@ function renderContrast(qid) {
   if (chosen) showContrastQuery(a, b, label, chosen.q); else $("contrast-lists").replaceChildren();
 }
 
+// ---------------------------------------------------------------- how sure (how_sure.py: lead, chart, table, notes)
+const sureCharts = [];  // [holder, figure] of each measuring embedding's chart, drawn when the view first shows
+function renderHowSure() {
+  const labels = Object.entries(DATA.how_sure || {}), parts = [];
+  for (const [label, facts] of labels) {
+    parts.push(el("h2", {}, labels.length > 1 ? `How sure: measured with ${label}` : "How sure"));
+    parts.push(el("p", { class: "claim", "data-lead": label }, facts.lead));
+    const holder = el("div", { class: "plot chart", "data-precision": label });
+    sureCharts.push([holder, facts.chart]);
+    parts.push(holder, ...gridNode(facts.table));
+    const [source, ...resampled] = facts.notes;
+    parts.push(el("p", { class: "note" }, source));
+    if (resampled.length) {
+      parts.push(el("details", { class: "note" },
+        el("summary", {}, `Why the resampled answer for ${resampled.length === 1 ? "one system" :
+          `${resampled.length} systems`}`), ...resampled.map((n) => el("p", { class: "note" }, n))));
+    }
+  }
+  $("howsure-body").replaceChildren(...parts);
+}
+
+function drawHowSure() {
+  for (const [holder, figure] of sureCharts) {
+    if (holder.dataset.drawn) continue;
+    Plotly.newPlot(holder, figure.data, figure.layout, { responsive: true, displaylogo: false });
+    holder.dataset.drawn = "1";
+  }
+}
+
 // ---------------------------------------------------------------- analyses, provenance
 const chartHolders = new Map();  // analysis entry -> the element its chart is drawn in
 function renderAnalyses() {
@@ -430,7 +460,8 @@ function drawCharts() {
 // ---------------------------------------------------------------- start
 $("title").textContent = DATA.title;
 // a view with nothing to show has no tab: no analysis ran (gsr score), no provenance recorded
-const empty = { analyses: !DATA.analyses.length, provenance: !Object.keys(DATA.provenance || {}).length };
+const empty = { analyses: !DATA.analyses.length, provenance: !Object.keys(DATA.provenance || {}).length,
+  howsure: !Object.keys(DATA.how_sure || {}).length };
 document.querySelectorAll("nav button").forEach((b) => { b.hidden = own(empty, b.dataset.view) === true; });
 $("subtitle").textContent = DATA.subtitle;
 renderResults();
@@ -462,6 +493,7 @@ document.addEventListener("click", (event) => {  // the systems picker closes on
 renderSummary();
 renderQuery();
 renderContrast();
+renderHowSure();
 renderAnalyses();
 renderProvenance();
 document.querySelectorAll("#contrast-table").forEach(makeSortable);
