@@ -40,7 +40,7 @@ COMMANDS = {
         "GSR of TREC runs with intervals; with qrels the "
         "perfect and random engines; several runs are tested against each other",
         (
-            "gsr export toy1 --out toy && gsr score --run toy/stereotypical.run --topics toy/topics.tsv "
+            "gsr export toy1 --out toy --overwrite && gsr score --run toy/stereotypical.run --topics toy/topics.tsv "
             "--docs toy/documents.jsonl --qrels toy/qrels.txt",
             "gsr score --run toy/stereotypical.run toy/counter-stereotypical.run --topics toy/topics.tsv "
             "--docs toy/documents.jsonl --qrels toy/qrels.txt --measures nDCG@10,AP --json",

@@ -106,9 +106,10 @@ def test_the_readme_python_example_runs_in_the_core(core, toy):
 
 def test_gsr_list_shows_each_systems_extra_in_the_core(core, toy):
     bin_dir, env = core
-    done = _run([str(bin_dir / "gsr"), "list"], toy, env)
+    done = _run([str(bin_dir / "gsr"), "list", "--markdown"], toy, env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert [line for line in done.stdout.splitlines() if line.startswith("## ")] == [
+        "## configs",
         "## systems",
         "## analyses",
         "## collections",
