@@ -96,7 +96,7 @@ def run_names(paths: list[str]) -> list[str]:
     for name, path in zip(names, paths):
         problem = name_problem(name)
         if problem:
-            raise CommandError(f"--run {path}: its name {problem}; rename the file")
+            raise CommandError(f"--run {path!r}: its name {problem}; rename the file")  # repr: one line, shown
     clash = first_clash(names, REFERENCE_ENGINES)
     if clash is not None:
         name, other = clash

@@ -3,10 +3,34 @@ bias's FaiRR, the measure inside a user's project): each case that went wrong, t
 
 from __future__ import annotations
 
-import numpy as np
+import logging
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+from experiments.cli import main
+from gsr.infra import logs
 from gsr.planning.precision import precision
 from gsr.planning.studies import StudyDraws
+from tests.support.toy_collection import score_args, write_toy
+
+# What a terminal acts on or reorders instead of showing: ESC starts a colour or cursor sequence ('\x1b[2J' clears
+# the screen), U+202E shows the rest of the line right to left, U+200B shows nothing.
+ACTIVE = ("\x1b", "\u202e", "\u200b")
+
+
+@pytest.fixture
+def toy(tmp_path) -> Path:
+    return write_toy(tmp_path / "toy")
+
+
+def status_of(args: list[str]) -> int:
+    """`gsr ARGS` run in this process: its exit status (argparse's own errors exit)."""
+    try:
+        return main(args)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
 
 
 def test_plan_of_a_pilot_without_noise_says_so_instead_of_crashing():
@@ -20,3 +44,39 @@ def test_plan_of_a_pilot_without_noise_says_so_instead_of_crashing():
     assert planned.method == "analytic" and "lie on a line" in planned.method_why
     assert all(width is not None and width < 1e-12 for width in planned.half_width.values())
     assert planned.n_for_target_width == 3
+
+
+def test_an_error_naming_a_file_shows_its_invisible_characters_escaped(toy, capsys):
+    """A topics file named with ESC, a bidi override and a zero-width space: the error line quoted the name raw, so
+    the terminal ran the escape sequence and showed the line reordered. Now one line with each written as its
+    escape."""
+    name = "t\x1b[2J\u202egnp\u200b.tsv"
+    args = score_args(toy)
+    args[args.index(str(toy / "topics.tsv"))] = str(toy / name)
+    assert status_of(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and not any(c in err for c in ACTIVE), err
+    assert "t\\x1b[2J\\u202egnp\\u200b.tsv: no such file" in err
+
+
+def test_a_run_name_with_a_line_break_is_refused_in_one_line(toy, capsys):
+    """`--run` of a file named 'nl<newline>x.run': refused (a name holding a control character), in one line."""
+    (toy / "nl\nx.run").write_bytes((toy / "run.txt").read_bytes())
+    args = score_args(toy)
+    args[args.index(str(toy / "run.txt"))] = str(toy / "nl\nx.run")
+    assert status_of(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nl\\nx.run" in err and "control character" in err, err
+
+
+def test_warnings_and_progress_lines_show_invisible_characters_escaped(capsys):
+    """Warnings and progress lines quote query ids and words of the user's files too."""
+    logs.configure(logs.NORMAL)
+    try:
+        logs.get("test").warning("query %s has no term in the embedding", "q\x1b[31m\u202e1")
+        logs.get("test").info("run %s …", "r\u200b")
+    finally:
+        logging.getLogger(logs.ROOT).setLevel(logging.WARNING)
+    err = capsys.readouterr().err
+    assert not any(c in err for c in ACTIVE), err
+    assert "query q\\x1b[31m\\u202e1 has no term" in err and "run r\\u200b …" in err
