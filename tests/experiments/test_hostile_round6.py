@@ -80,3 +80,22 @@ def test_warnings_and_progress_lines_show_invisible_characters_escaped(capsys):
     err = capsys.readouterr().err
     assert not any(c in err for c in ACTIVE), err
     assert "query q\\x1b[31m\\u202e1 has no term" in err and "run r\\u200b …" in err
+
+
+def test_every_dash_of_gsr_score_says_why(toy, capsys):
+    """`gsr score`'s table printed '—' under relative GSR, and for the perfect and random engines' undefined GSR,
+    without a word of why (the JSON had relative_error): relative GSR over a perfect engine whose GSR is zero (one
+    relevant document, sharing no word with any query, for every topic), then engines undefined with the run (every
+    topic one text)."""
+    with (toy / "docs.jsonl").open("a") as docs:
+        docs.write('{"id": "z1", "contents": "weather rain city"}\n')
+    (toy / "qrels.txt").write_text("".join(f"q{i} 0 z1 1\n" for i in range(1, 6)))
+    args = [*score_args(toy), "--cutoff", "3", "--measures", "none", "--resamples", "0"]
+    assert status_of(args) == 0
+    out = capsys.readouterr().out
+    assert "  relative: relative GSR is undefined: the perfect engine's GSR is zero up to rounding" in out, out
+    (toy / "topics.tsv").write_text("".join(f"q{i}\tnurse hospital\n" for i in range(1, 6)))
+    assert status_of(args) == 1
+    out = capsys.readouterr().out
+    for engine in ("perfect", "random"):
+        assert f"  {engine}: GSR is undefined: every query has the same genderedness" in out, out
