@@ -13,7 +13,8 @@ from experiments.cli import main
 from gsr.infra import logs
 from gsr.planning.precision import precision
 from gsr.planning.studies import StudyDraws
-from tests.support.toy_collection import score_args, write_toy
+from gsr.vectors import loading
+from tests.support.toy_collection import score_args, vectors_text, write_toy
 
 # What a terminal acts on or reorders instead of showing: ESC starts a colour or cursor sequence ('\x1b[2J' clears
 # the screen), U+202E shows the rest of the line right to left, U+200B shows nothing.
@@ -99,3 +100,19 @@ def test_every_dash_of_gsr_score_says_why(toy, capsys):
     out = capsys.readouterr().out
     for engine in ("perfect", "random"):
         assert f"  {engine}: GSR is undefined: every query has the same genderedness" in out, out
+
+
+def test_a_file_named_like_the_built_in_embedding(tmp_path, monkeypatch, caplog, glove):
+    """A project folder holding a vectors file named 'glove-6b-50d': `load_embedding(Path("glove-6b-50d"))` read the
+    built-in GloVe instead of the file the path names (a path was compared with the built-in names as text), and
+    the string read the built-in without a word about the file beside it."""
+    monkeypatch.chdir(tmp_path)
+    Path("glove-6b-50d").write_text(vectors_text(), encoding="utf-8")
+    monkeypatch.setattr(loading, "_said_shadowed", set())
+    assert loading.load_embedding(Path("glove-6b-50d")).vectors.shape[1] == 3  # the file: the toy's 3-d vectors
+    assert not caplog.records
+    with caplog.at_level(logging.WARNING, logger="gsr"):
+        assert loading.load_embedding("glove-6b-50d").vectors.shape[1] == 50
+        loading.embedding_version("glove-6b-50d")
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(said) == 1 and "give ./glove-6b-50d to read it" in said[0], said
