@@ -116,3 +116,29 @@ def test_a_file_named_like_the_built_in_embedding(tmp_path, monkeypatch, caplog,
         loading.embedding_version("glove-6b-50d")
     said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(said) == 1 and "give ./glove-6b-50d to read it" in said[0], said
+
+
+PILOT_ROWS = [("q1", -0.62, -0.65), ("q2", 0.31, 0.30), ("q3", 0.05, 0.10), ("q4", 0.40, 0.22), ("q5", -0.30, -0.12)]
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ({0: "q1,-0.62,nan"}, "per_query.csv:2: 'nan' is not a finite number"),
+        ({2: "q3,inf,0.10"}, "per_query.csv:4: 'inf' is not a finite number"),
+        ({1: "q1,0.31,0.30"}, "per_query.csv:3: system 'bm25' has topic 'q1' again"),
+    ],
+)
+def test_a_pilot_folder_edited_by_hand(tmp_path, capsys, edit, said):
+    """`gsr plan --pilot DIR` on a per_query.csv edited by hand: a 'nan' or 'inf' in a g column dropped its topic
+    unsaid (the pilot shrank from 5 topics to 4), a topic given twice replaced the first unsaid. Each is one line
+    naming file:line (gsr run writes an undefined value as an empty cell)."""
+    rows = [f"{qid},{gq},{gl}" for qid, gq, gl in PILOT_ROWS]
+    for index, row in edit.items():
+        rows[index] = row
+    (tmp_path / "per_query.csv").write_text(
+        "system,qid,g(q) (glove),g_q(L) (glove)\n" + "".join(f"bm25,{row}\n" for row in rows)
+    )
+    assert status_of(["plan", "--pilot", str(tmp_path), "--resamples", "100"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err, err
