@@ -142,3 +142,14 @@ def test_a_pilot_folder_edited_by_hand(tmp_path, capsys, edit, said):
     assert status_of(["plan", "--pilot", str(tmp_path), "--resamples", "100"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and said in err, err
+
+
+def test_a_line_added_to_gsr_labels_own_file_is_told_what_the_header_asks(tmp_path):
+    """A 'docid<TAB>label' line appended to the 4-column TSV `gsr label` writes was refused with "expected
+    'docid<TAB>female|male|neutral'": exactly what the line was. The error says the header's column count."""
+    from gsr.fairness.labels import LabelSourceError, read_labels_file
+
+    path = tmp_path / "labels.tsv"
+    path.write_text("id\tlabel\tfemale_mentions\tmale_mentions\nd1\tmale\t0\t1\nd2\tfemale\n")
+    with pytest.raises(LabelSourceError, match=r"labels.tsv:3: expected 4 tab-separated columns, as the header"):
+        read_labels_file(path)
