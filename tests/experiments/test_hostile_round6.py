@@ -153,3 +153,50 @@ def test_a_line_added_to_gsr_labels_own_file_is_told_what_the_header_asks(tmp_pa
     path.write_text("id\tlabel\tfemale_mentions\tmale_mentions\nd1\tmale\t0\t1\nd2\tfemale\n")
     with pytest.raises(LabelSourceError, match=r"labels.tsv:3: expected 4 tab-separated columns, as the header"):
         read_labels_file(path)
+
+
+HELPED_PLUGIN = '''
+"""Every query gets the collection's documents in id order, every STEP-th one (STEP from the user's own helper)."""
+from experiments.registry import SYSTEMS, SystemType
+from my_step import STEP
+
+
+def by_id(experiment, system):
+    from experiments.collections import collection_docids
+
+    docids = sorted(collection_docids(experiment.collection.documents))[::STEP][:5]
+    return {q: [(d, float(len(docids) - i)) for i, d in enumerate(docids)] for q in experiment.collection.queries}
+
+
+SYSTEMS.register(SystemType("by_id", "documents in id order (a plugin)", by_id))
+'''
+
+
+def test_editing_a_helper_module_a_plugin_imports_recomputes_its_run(tmp_path):
+    """A plugin system whose module imports a helper of the user's own (`from my_step import STEP`, a module beside
+    it on sys.path that no distribution's RECORD lists): editing the helper left the run 'up to date', and `--force`
+    reused the cached run. Its key now covers the files of the modules the plugin imports that no installed
+    distribution holds."""
+    import subprocess
+
+    from tests.support.plugins import GSR, REPOSITORY, plugin_distribution, plugin_environment
+    from tests.support.toy_collection import config_with_systems
+
+    site = tmp_path / "site"
+    plugin_distribution(
+        site, "gsr-by-id", {"gsr_by_id/__init__.py": HELPED_PLUGIN}, {"gsr.systems": {"by_id": "gsr_by_id"}}
+    )
+    (site / "my_step.py").write_text("STEP = 1\n")
+    env = {**plugin_environment(site, tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+    config = config_with_systems(write_toy(tmp_path / "toy"), '[[systems]]\nname = "ById"\nmodel = "by_id"\n')
+    run = [*GSR, "run", str(config), "--out", str(tmp_path / "out")]
+    written = tmp_path / "out" / "runs" / "ById.run"
+    first = subprocess.run(run, capture_output=True, text=True, env=env, cwd=REPOSITORY)
+    assert first.returncode == 0, first.stderr
+    original = written.read_bytes()
+
+    (site / "my_step.py").write_text("STEP = 2\n")
+    edited = subprocess.run(run, capture_output=True, text=True, env=env, cwd=REPOSITORY)
+    assert edited.returncode == 0, edited.stderr
+    assert "is up to date" not in edited.stderr and "reused run ById" not in edited.stderr
+    assert written.read_bytes() != original
