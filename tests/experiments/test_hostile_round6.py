@@ -200,3 +200,14 @@ def test_editing_a_helper_module_a_plugin_imports_recomputes_its_run(tmp_path):
     assert edited.returncode == 0, edited.stderr
     assert "is up to date" not in edited.stderr and "reused run ById" not in edited.stderr
     assert written.read_bytes() != original
+
+
+def test_a_target_width_out_of_reach_reads_as_a_sentence(toy, capsys):
+    """`--target-width 1e-300` printed "a half-width of ±1e-300 needs undefined: a half-width of 1e-300 needs more
+    than 10,000,000 topics"."""
+    args = ["plan", "--run", str(toy / "run.txt"), "--topics", str(toy / "topics.tsv"), "--docs"]
+    args += [str(toy / "docs.jsonl"), "--embedding", str(toy / "vectors.txt"), "--resamples", "100"]
+    assert status_of([*args, "--target-width", "1e-300", "--jobs", "1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "needs undefined" not in out
+    assert "the topics a half-width of ±1e-300 needs are undefined: a half-width of 1e-300 needs more than" in out
