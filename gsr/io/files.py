@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gsr.errors import InputError
+from gsr.infra.digests import check_regular_input
 
 _JSON_TYPES = {
     "int": "a number",
@@ -29,7 +30,8 @@ _JSON_TYPES = {
 
 def open_binary(path: Path):
     """A file opened for reading bytes (gunzipped when its name ends in .gz); a missing or unreadable file is an
-    InputError naming it."""
+    InputError naming it, and so is a pipe or a device (check_regular_input: gsr reads its inputs more than once)."""
+    check_regular_input(path)
     try:
         return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
     except FileNotFoundError:

@@ -211,3 +211,24 @@ def test_a_target_width_out_of_reach_reads_as_a_sentence(toy, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "needs undefined" not in out
     assert "the topics a half-width of ±1e-300 needs are undefined: a half-width of 1e-300 needs more than" in out
+
+
+def test_an_input_that_is_a_pipe_is_one_line_saying_so(toy, capsys):
+    """`gsr score --topics <(cat topics.tsv)`: the pipe was read once for its digest (a pipe's size is 0: an empty
+    file's digest) and again for its queries, found empty: "no queries in this file". A FIFO nobody writes to hung
+    `gsr run` forever. A pipe or a device is now refused naming it, before it is read."""
+    import os
+
+    os.mkfifo(toy / "topics.fifo")
+    read, write = os.pipe()
+    try:
+        os.write(write, (toy / "topics.tsv").read_bytes())
+        os.close(write)
+        for topics in (f"/dev/fd/{read}", str(toy / "topics.fifo"), os.devnull):
+            args = score_args(toy)
+            args[args.index(str(toy / "topics.tsv"))] = topics
+            assert status_of(args) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and f"{topics}: is a " in err and "save it to a file first" in err, err
+    finally:
+        os.close(read)
