@@ -107,12 +107,23 @@ def _finish_topic(path, started, parts, fields, topics):
     qid = text("num")
     if not qid:
         raise InputError(f"{path}:{started}: topic has no <num>")
+    query_id(qid, f"{path}:{started}")
     if qid in topics:
         raise InputError(f"{path}:{started}: topic {qid} appears twice")
     values = [text(f) for f in fields]
     if not any(values):
         raise InputError(f"{path}:{started}: topic {qid} has an empty {'+'.join(fields)} field")
     topics[qid] = " ".join(v for v in values if v)
+
+
+def query_id(qid: str, where: str) -> str:
+    """`qid` when a TREC run or qrels line can name it (non-empty, no white space: their columns are separated by
+    white space); else an InputError at `where`. A query no run can answer was measured as unanswered, unsaid."""
+    if not qid or any(c.isspace() for c in qid):
+        raise InputError(
+            f"{where}: query id {qid!r} is empty or holds white space, which no TREC run or qrels line can name"
+        )
+    return qid
 
 
 def _nonempty_queries(queries: dict[str, str], path: Path) -> dict[str, str]:
@@ -155,7 +166,7 @@ def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
         parts = line.split("\t")
         if len(parts) < 2:
             raise InputError(f"{path}:{lineno}: expected 'qid<TAB>text'")
-        qid = parts[0].strip()
+        qid = query_id(parts[0].strip(), f"{path}:{lineno}")
         if qid in queries:
             raise InputError(f"{path}:{lineno}: query {qid} appears twice")
         queries[qid] = " ".join(parts[1:]).strip()
@@ -186,7 +197,7 @@ def read_jsonl_queries(path: str | os.PathLike) -> dict[str, str]:
     queries: dict[str, str] = {}
     for lineno, record in json_lines(path):
         where = f"{path}:{lineno}"
-        qid = record_id(record, QUERY_ID_KEYS, where, "query id")
+        qid = query_id(record_id(record, QUERY_ID_KEYS, where, "query id"), where)
         if qid in queries:
             raise InputError(f"{where}: query {qid} appears twice")
         queries[qid] = record_text(record, QUERY_TEXT_KEYS, where, "query text")

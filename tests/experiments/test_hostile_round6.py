@@ -232,3 +232,24 @@ def test_an_input_that_is_a_pipe_is_one_line_saying_so(toy, capsys):
             assert err.count("\n") == 1 and f"{topics}: is a " in err and "save it to a file first" in err, err
     finally:
         os.close(read)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("topics.tsv", "\tnurse\nq2\tmaid\n"),
+        ("topics.tsv", "q 1\tnurse\nq2\tmaid\n"),
+        ("topics.jsonl", '{"id": "q 1", "text": "nurse"}\n'),
+        ("topics.sgml", "<top>\n<num> Number: 301 b\n<title> nurse\n</top>\n"),
+    ],
+)
+def test_a_query_id_no_run_can_name_is_refused(tmp_path, name, text):
+    """A query id that is empty or holds white space was read as a query ('q 1' shown as its row), which no TREC
+    run or qrels line can name (their columns are split at white space): measured as unanswered, unsaid."""
+    from gsr.errors import InputError
+    from gsr.io.topics import read_queries
+
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(InputError, match=rf"{name}:1: query id '.*' is empty or holds white space"):
+        read_queries(path)
