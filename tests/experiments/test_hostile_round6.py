@@ -253,3 +253,14 @@ def test_a_query_id_no_run_can_name_is_refused(tmp_path, name, text):
     path.write_text(text)
     with pytest.raises(InputError, match=rf"{name}:1: query id '.*' is empty or holds white space"):
         read_queries(path)
+
+
+def test_fairr_without_the_run_documents_names_the_option_that_counts_them_neutral(toy, capsys):
+    """`gsr bias` whose run retrieves documents --docs lacks: the error named the Python keyword
+    (missing = 'neutral'), not the option a command line user gives."""
+    run = toy / "run.txt"
+    run.write_text(run.read_text().replace(" m1 ", " gone "))
+    args = ["bias", "--run", str(run), "--docs", str(toy / "docs.jsonl"), "--labels", "intrinsic"]
+    assert status_of(args) == 2
+    err = capsys.readouterr().err
+    assert "no document gone" in err and "--missing-documents neutral" in err, err
