@@ -134,6 +134,16 @@ def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
             raise _not_gzip(path, err) from None
 
 
+def check_line_end(line: str, path: str | os.PathLike, lineno: int) -> None:
+    """An InputError where a line of text_lines holds a carriage return: text_lines ends lines at LF (CRLF read),
+    so a file whose lines end with CR alone (classic Mac OS) is one line, its queries or words merged into one."""
+    if "\r" in line:
+        raise InputError(
+            f"{path}:{lineno}: a carriage return (CR) inside the line: the file ends its lines with CR alone "
+            "(classic Mac OS); convert them to LF"
+        )
+
+
 def read_text(path: str | os.PathLike) -> str:
     """A whole UTF-8 text file (plain or .gz) as a string, checked as text_lines checks it (BOM skipped)."""
     path = Path(path)

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from gsr.errors import InputError
-from gsr.io.files import json_lines, open_binary, record_id, record_text, text_lines
+from gsr.io.files import check_line_end, json_lines, open_binary, record_id, record_text, text_lines
 
 TOPIC_FIELDS = ("title", "desc", "narr")
 # tags of older TREC topics (TREC 1-3: domain, summary, concepts, factors, nationality, definitions): read, never used
@@ -158,11 +158,7 @@ def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
     for lineno, line in text_lines(path):
         if not line.strip():
             continue
-        if "\r" in line:  # text_lines ends lines at LF: CR-only line ends would merge every query into this one
-            raise InputError(
-                f"{path}:{lineno}: a carriage return (CR) inside the line: the file ends its lines with CR alone "
-                "(classic Mac OS); convert them to LF"
-            )
+        check_line_end(line, path, lineno)  # CR-only line ends would merge every query into this one
         parts = line.split("\t")
         if len(parts) < 2:
             raise InputError(f"{path}:{lineno}: expected 'qid<TAB>text'")

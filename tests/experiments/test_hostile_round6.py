@@ -264,3 +264,17 @@ def test_fairr_without_the_run_documents_names_the_option_that_counts_them_neutr
     assert status_of(args) == 2
     err = capsys.readouterr().err
     assert "no document gone" in err and "--missing-documents neutral" in err, err
+
+
+def test_a_stop_list_with_cr_only_line_ends_is_refused(tmp_path):
+    """A stop list saved with CR-only line ends ('the\\ra\\rof\\r') was read as one 'word', 'the\\ra\\rof': no stop
+    word was dropped, and every g_q(d) counted 'the' and 'of', unsaid. Refused as CR-only topics are."""
+    from gsr.errors import InputError
+    from gsr.text.analyzer import read_stopwords
+
+    path = tmp_path / "stop.txt"
+    path.write_bytes(b"the\ra\rof\r")
+    with pytest.raises(InputError, match=r"stop.txt:1: a carriage return \(CR\) inside the line"):
+        read_stopwords(path)
+    path.write_bytes(b"the\r\nof\r\n")  # CRLF is read
+    assert read_stopwords(path) == {"the", "of"}
