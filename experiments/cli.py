@@ -238,7 +238,9 @@ def _run(argv: list[str] | None) -> int:
             pass
         return 128 + getattr(interrupt, "signum", signal.SIGINT)  # as shells report a signal: 130 for Ctrl-C
     except GSRError as err:  # a user's mistake or an undefined measure: the message says what and where
-        print(f"gsr: error: {err}", file=sys.stderr)
+        from gsr.infra.names import printable
+
+        print(f"gsr: error: {printable(str(err))}", file=sys.stderr)  # its file names may hold ESC, U+202E, …
         return 2
     except BrokenPipeError:  # output piped into head & co. and closed: what was not read is lost
         return _output_lost("standard output was closed before all of it was read (broken pipe)")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import re
 from pathlib import Path
 
@@ -246,6 +247,8 @@ def folder_pilot(args) -> tuple[dict, dict]:
         if system not in pilot:
             continue
         where = f"{path}:{line}"
+        if row["qid"] in pilot[system]:  # a hand-edited or concatenated file: one of the two would be dropped unsaid
+            raise CommandError(f"{where}: system {system!r} has topic {row['qid']!r} again (one row per topic)")
         pilot[system][row["qid"]] = (_number(row[f"g(q) ({label})"], where), _number(row[f"g_q(L) ({label})"], where))
         for measure in values:
             value = _number(row[measure], where)
@@ -258,9 +261,12 @@ def _number(text: str, where: str) -> float | None:
     if text == "":
         return None
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise CommandError(f"{where}: {text!r} is not a number") from None
+    if not math.isfinite(value):  # gsr run writes an undefined value as an empty cell, never as nan or inf
+        raise CommandError(f"{where}: {text!r} is not a finite number (an undefined value is an empty cell)")
+    return value
 
 
 def cmd_plan(args) -> int:

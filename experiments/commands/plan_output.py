@@ -79,9 +79,10 @@ def print_precision(result) -> None:
             note(f"{name}: {lost:,} of the studies of {n} topics had no slope (one distinct g(q)); left out")
             if p.half_width[n] is None:
                 note(f"{name}: the resampled half-width at n = {n} is undefined: fewer than two studies had a slope")
-        if target is not None:
-            needed = f"{p.n_for_target_width:,} topics" if p.n_for_target_width is not None else f"undefined: {p.why}"
-            note(f"{name}: a half-width of ±{target:g} needs {needed} ({p.method})")
+        if target is not None and p.n_for_target_width is None:  # p.why names the half-width already
+            note(f"{name}: the topics a half-width of ±{target:g} needs are undefined: {p.why} ({p.method})")
+        elif target is not None:
+            note(f"{name}: a half-width of ±{target:g} needs {p.n_for_target_width:,} topics ({p.method})")
 
 
 def print_detection(result) -> None:

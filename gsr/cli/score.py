@@ -39,6 +39,7 @@ from gsr.infra.names import first_clash, folded, name_problem
 from gsr.infra.numeric import format_number, format_p
 from gsr.infra.outputs import Target
 from gsr.infra.params import argparse_type
+from gsr.results import relative_to_perfect
 from gsr.settings import CORRECTIONS, CUTOFF, EXCLUSION, LEVEL, NO_CUTOFF, RELEVANT, RESAMPLES, SEED
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def run_names(paths: list[str]) -> list[str]:
     for name, path in zip(names, paths):
         problem = name_problem(name)
         if problem:
-            raise CommandError(f"--run {path}: its name {problem}; rename the file")
+            raise CommandError(f"--run {path!r}: its name {problem}; rename the file")  # repr: one line, shown
     clash = first_clash(names, REFERENCE_ENGINES)
     if clash is not None:
         name, other = clash
@@ -335,6 +336,13 @@ def print_table(names, reports, against_perfect, pairs, args) -> None:
             f"  adj. p vs perfect: paired randomisation test of the run's GSR against the perfect engine's "
             f"({correction_note(args)})"
         )
+    if first.perfect is not None:  # every '—' says why: an engine's undefined GSR here, a run's below
+        for why in dict.fromkeys(relative_to_perfect(r, first.perfect)[1] for _, r, _, _ in rows if r.gsr is not None):
+            if why is not None:
+                print(f"  relative: {why}")
+        for name, result, _, _ in rows[len(names) :]:
+            if result.gsr is None:
+                print(f"  {name}: {undefined_line(result.error or '')}")
     for name, _, relative_ci, _ in rows:
         if relative_ci is not None and relative_ci.reason:
             print(f"  {name}: no interval of relative GSR: {relative_ci.reason}")

@@ -353,8 +353,9 @@ class FaiRRMeasures:
                     docid, qid = counts.table.ids[counts.wanted[lost[0]]].decode("utf-8"), qids[codes[lost[0]]]
                     raise InputError(
                         f"{documents_name(self.documents)}: no document {docid} (retrieved for query {qid}); FaiRR "
-                        f"needs every ranked document's text ({absent} are missing; missing = 'neutral' counts them "
-                        "as neutral, ω = 1, as the reference code intends)"
+                        f"needs every ranked document's text ({absent} are missing; missing='neutral', "
+                        "gsr bias's --missing-documents neutral, counts them as neutral, ω = 1, as the reference code "
+                        "intends)"
                     )
         return absent
 

@@ -220,7 +220,12 @@ def read_labels_file(path: str | os.PathLike, strict: bool = False) -> DocumentL
             columns = len(parts)
             continue
         if len(parts) != columns or not parts[0].strip():
-            raise LabelSourceError(f"{path}:{lineno}: expected 'docid<TAB>female|male|neutral'")
+            expected = (
+                "'docid<TAB>female|male|neutral'"
+                if columns == 2
+                else f"{columns} tab-separated columns, as the header 'id<TAB>label<TAB>…' of `gsr label`'s file says"
+            )
+            raise LabelSourceError(f"{path}:{lineno}: expected {expected}, not {len(parts)} column(s)")
         docid, label = parts[0].strip(), parts[1].strip().lower()
         if label not in LABELS:
             raise LabelSourceError(f"{path}:{lineno}: label {parts[1].strip()!r} is not female, male or neutral")

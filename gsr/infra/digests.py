@@ -7,6 +7,7 @@ import hashlib
 import json
 import mmap
 import os
+import stat
 from collections.abc import Collection
 from pathlib import Path
 
@@ -33,11 +34,40 @@ def folder_content_key(folder: str | os.PathLike, *extra, exclude: Collection[st
     return content_key([(p.relative_to(folder).as_posix(), file_content_key(p)) for p in files], *extra)
 
 
+_NOT_REGULAR = (
+    (stat.S_ISFIFO, "a pipe (a FIFO, or a shell's <(…))"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_regular_input(path: str | os.PathLike) -> None:
+    """An InputError where `path` (its links followed) is a pipe, a device or a socket: gsr reads an input more
+    than once (its digest names what is cached from it, then its content), and a pipe gives its content once (the
+    second read found it empty: "no queries in this file"), and its size, 0, would give every pipe one digest, an
+    empty file's. A missing path is left to the reader."""
+    from gsr.errors import InputError
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    kind = next((what for test, what in _NOT_REGULAR if test(mode)), None)
+    if kind is not None:
+        raise InputError(
+            f"{path}: is {kind}, not a file: gsr reads an input more than once (to know it, then to read it), which "
+            "only a file allows; save it to a file first"
+        )
+
+
 def fast_digest(path: str | os.PathLike) -> str:
     """xxh3-128 hex digest of a file's content, hashed straight from the memory-mapped file: several GB/s, about
-    three times faster than reading it in blocks, cheap enough for every reuse (bench_cache_verification.py)."""
+    three times faster than reading it in blocks, cheap enough for every reuse (bench_cache_verification.py). A
+    pipe or a device is an InputError (check_regular_input)."""
     import xxhash
 
+    check_regular_input(path)
     with open(path, "rb") as handle:
         if os.fstat(handle.fileno()).st_size == 0:
             return xxhash.xxh3_128().hexdigest()

@@ -9,6 +9,8 @@ import logging
 import sys
 import time
 
+from gsr.infra.names import printable
+
 ROOT = "gsr"
 QUIET, NORMAL, VERBOSE = logging.WARNING, logging.INFO, logging.DEBUG
 
@@ -18,7 +20,7 @@ class _StepFormatter(logging.Formatter):
     for progress lines."""
 
     def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage()
+        message = printable(record.getMessage())  # names and ids of the user's files, shown, never acted on
         if record.exc_info:
             message = f"{message}\n{self.formatException(record.exc_info)}"
         if record.levelno >= logging.WARNING:

@@ -89,3 +89,22 @@ def shortened(name: str, shown: int = 40) -> str:
         "'aaaaa…aaaaa'"
     """
     return repr(name if len(name) <= shown else f"{name[: shown // 2]}…{name[-(shown // 2) :]}")
+
+
+def printable(text: str, kept: str = "\n") -> str:
+    """`text` as a terminal shows it safely: every character that would hide, reorder or act instead of showing
+    (control characters such as ESC, which starts a terminal's colour and cursor sequences, bidirectional overrides,
+    zero-width and other invisible formatting characters: Unicode categories Cc, Cf, Cs, Zl, Zp) written as its
+    escape, `\\u202e`, as Python's repr writes it; the characters of `kept` (a message's own line breaks) are left.
+    Error and warning lines quote file names, query ids and words of the user's files, which may hold any of them.
+
+    Example:
+        >>> print(printable("evil\\u202egnp.run: no such file"), printable("\\x1b[31mred"))
+        evil\\u202egnp.run: no such file \\x1b[31mred
+    """
+    return "".join(
+        character
+        if character in kept or unicodedata.category(character) not in INVISIBLE_CATEGORIES
+        else repr(character)[1:-1]
+        for character in text
+    )

@@ -7,7 +7,8 @@
   warning naming its distribution, entry point and error (its first line), and is left out; the command goes on
   (or, where what failed is what the user asked for, ends with one error line naming it; never a traceback).
 * **Its code is part of the results**: `code_key` names the content of every file of its distribution (from the
-  RECORD pip writes, the files of the module it names included, wherever an editable install keeps them); the
+  RECORD pip writes, the files of the module it names included, wherever an editable install keeps them) and of the
+  modules outside site-packages and the standard library that these import (a user's helper module); the
   output folder's fingerprint covers every plugin's key, and caches of what a plugin computed cover its own, so
   editing a plugin recomputes what it computed.
 * **Built-ins are not plugins**: gsr-bench's own modules are declared once, in their packages' BUILTIN_MODULES (the
@@ -18,10 +19,13 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib.util
 import logging
-from collections.abc import Callable, Iterator
+import sys
+import sysconfig
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
@@ -74,20 +78,19 @@ class Plugin:
     @functools.cached_property
     def code_key(self) -> str:
         """A key of the content of the plugin's code: every file its distribution's RECORD lists and every file of
-        the top-level package of the module it names (an editable install's RECORD lists only a path hook), by name,
-        compiled bytecode left out. Computed once per process, from the files as the plugin was imported (the code
-        that runs is the code imported)."""
+        the top-level package of the module it names (an editable install's RECORD lists only a path hook), and of
+        the user's own modules these import (_own_imports), by name, compiled bytecode left out. Computed once per
+        process, from the files as the plugin was imported (the code that runs is the code imported)."""
         files: dict[str, Path] = {}
         dist = self.entry_point.dist
         for listed in (dist.files if dist is not None else None) or []:
             path = Path(str(listed.locate()))
             if path.is_file() and "__pycache__" not in listed.parts and path.suffix != ".pyc":
                 files.setdefault(listed.as_posix(), path)
-        for root in _module_roots(self.entry_point.module.split(".")[0]):
-            found = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
-            for path in found:
-                if "__pycache__" not in path.parts and path.suffix != ".pyc":
-                    files.setdefault(path.relative_to(root.parent).as_posix(), path)
+        for name, path in _module_files(self.entry_point.module.split(".")[0]).items():
+            files.setdefault(name, path)
+        for name, path in _own_imports(list(files.values())).items():
+            files.setdefault(f"imports/{name}", path)
         return content_key(self.group, self.name, sorted((name, file_content_key(p)) for name, p in files.items()))
 
     def warn(self, when: str, err: BaseException) -> None:
@@ -96,6 +99,62 @@ class Plugin:
         if key not in _warned:
             _warned.add(key)
             log.warning("%s failed %s: %s; it is left out", self.describe(), when, one_line(err))
+
+
+def _module_files(top: str) -> dict[str, Path]:
+    """{name relative to its folder: file} of every file of top-level module `top` (bytecode left out)."""
+    files: dict[str, Path] = {}
+    for root in _module_roots(top):
+        found = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+        for path in found:
+            if "__pycache__" not in path.parts and path.suffix != ".pyc":
+                files.setdefault(path.relative_to(root.parent).as_posix(), path)
+    return files
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """The top-level modules a Python file's import statements name (absolute ones; none where it does not parse)."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, OSError):
+        return set()
+    tops: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            tops.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            tops.add(node.module.split(".")[0])
+    return tops
+
+
+def _installed(path: Path) -> bool:
+    """Whether `path` lies where installed code lives (the standard library, site-packages): code whose version the
+    fingerprint names, not a user's own folder."""
+    places = {sysconfig.get_path(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    resolved = path.resolve()
+    return any(place and resolved.is_relative_to(Path(place).resolve()) for place in places)
+
+
+def _own_imports(plugin_files: Iterable[Path]) -> dict[str, Path]:
+    """The files of the modules a plugin's Python files import, and those import in turn, that no installed
+    distribution holds: a user's own helper module or package beside the plugin on sys.path, or installed editable
+    from a project folder. Its version names none of their content, so without them an edited helper would leave
+    the plugin's cached results "up to date". Found from the import statements (an import by importlib, at run time,
+    is not seen); gsr-bench's packages, the standard library and site-packages are left out."""
+    skipped = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | set(PROJECT_PACKAGES)
+    queue = [p for p in plugin_files if p.suffix == ".py"]
+    seen: set[str] = set()
+    found: dict[str, Path] = {}
+    while queue:
+        for top in sorted(_imported_modules(queue.pop()) - skipped - seen):
+            seen.add(top)
+            roots = _module_roots(top)
+            if not roots or any(_installed(root) for root in roots):
+                continue
+            own = _module_files(top)
+            found.update(own)
+            queue += [p for p in own.values() if p.suffix == ".py"]
+    return found
 
 
 def _module_roots(top: str) -> list[Path]:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gsr.errors import InputError
+from gsr.infra.digests import check_regular_input
 
 _JSON_TYPES = {
     "int": "a number",
@@ -29,7 +30,8 @@ _JSON_TYPES = {
 
 def open_binary(path: Path):
     """A file opened for reading bytes (gunzipped when its name ends in .gz); a missing or unreadable file is an
-    InputError naming it."""
+    InputError naming it, and so is a pipe or a device (check_regular_input: gsr reads its inputs more than once)."""
+    check_regular_input(path)
     try:
         return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
     except FileNotFoundError:
@@ -130,6 +132,16 @@ def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
                 yield lineno, _decoded(raw, path, lineno).rstrip("\n\r")
         except _GZIP_ERRORS as err:
             raise _not_gzip(path, err) from None
+
+
+def check_line_end(line: str, path: str | os.PathLike, lineno: int) -> None:
+    """An InputError where a line of text_lines holds a carriage return: text_lines ends lines at LF (CRLF read),
+    so a file whose lines end with CR alone (classic Mac OS) is one line, its queries or words merged into one."""
+    if "\r" in line:
+        raise InputError(
+            f"{path}:{lineno}: a carriage return (CR) inside the line: the file ends its lines with CR alone "
+            "(classic Mac OS); convert them to LF"
+        )
 
 
 def read_text(path: str | os.PathLike) -> str:

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from gsr.errors import InputError
-from gsr.io.files import json_lines, open_binary, record_id, record_text, text_lines
+from gsr.io.files import check_line_end, json_lines, open_binary, record_id, record_text, text_lines
 
 TOPIC_FIELDS = ("title", "desc", "narr")
 # tags of older TREC topics (TREC 1-3: domain, summary, concepts, factors, nationality, definitions): read, never used
@@ -107,12 +107,23 @@ def _finish_topic(path, started, parts, fields, topics):
     qid = text("num")
     if not qid:
         raise InputError(f"{path}:{started}: topic has no <num>")
+    query_id(qid, f"{path}:{started}")
     if qid in topics:
         raise InputError(f"{path}:{started}: topic {qid} appears twice")
     values = [text(f) for f in fields]
     if not any(values):
         raise InputError(f"{path}:{started}: topic {qid} has an empty {'+'.join(fields)} field")
     topics[qid] = " ".join(v for v in values if v)
+
+
+def query_id(qid: str, where: str) -> str:
+    """`qid` when a TREC run or qrels line can name it (non-empty, no white space: their columns are separated by
+    white space); else an InputError at `where`. A query no run can answer was measured as unanswered, unsaid."""
+    if not qid or any(c.isspace() for c in qid):
+        raise InputError(
+            f"{where}: query id {qid!r} is empty or holds white space, which no TREC run or qrels line can name"
+        )
+    return qid
 
 
 def _nonempty_queries(queries: dict[str, str], path: Path) -> dict[str, str]:
@@ -147,15 +158,11 @@ def read_tsv_queries(path: str | os.PathLike) -> dict[str, str]:
     for lineno, line in text_lines(path):
         if not line.strip():
             continue
-        if "\r" in line:  # text_lines ends lines at LF: CR-only line ends would merge every query into this one
-            raise InputError(
-                f"{path}:{lineno}: a carriage return (CR) inside the line: the file ends its lines with CR alone "
-                "(classic Mac OS); convert them to LF"
-            )
+        check_line_end(line, path, lineno)  # CR-only line ends would merge every query into this one
         parts = line.split("\t")
         if len(parts) < 2:
             raise InputError(f"{path}:{lineno}: expected 'qid<TAB>text'")
-        qid = parts[0].strip()
+        qid = query_id(parts[0].strip(), f"{path}:{lineno}")
         if qid in queries:
             raise InputError(f"{path}:{lineno}: query {qid} appears twice")
         queries[qid] = " ".join(parts[1:]).strip()
@@ -186,7 +193,7 @@ def read_jsonl_queries(path: str | os.PathLike) -> dict[str, str]:
     queries: dict[str, str] = {}
     for lineno, record in json_lines(path):
         where = f"{path}:{lineno}"
-        qid = record_id(record, QUERY_ID_KEYS, where, "query id")
+        qid = query_id(record_id(record, QUERY_ID_KEYS, where, "query id"), where)
         if qid in queries:
             raise InputError(f"{where}: query {qid} appears twice")
         queries[qid] = record_text(record, QUERY_TEXT_KEYS, where, "query text")

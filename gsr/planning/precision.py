@@ -186,7 +186,7 @@ def judged(
     design_tolerance of the pilot's own ratio (else studies drawn like the pilot vary in their spread of g(q) more
     than the formula's fixed spread per topic allows: a few high-leverage topics, a skewed g(q))."""
     ratios = {n: w / analytic[n] for n, w in resampled.items() if w is not None and analytic[n] > 0}
-    if m not in ratios:  # no noise at all (both 0), or no resampled answer at the pilot's n
+    if not ratios.get(m):  # no noise at all (both 0, or the resampled 0 and the formula's rounding), or no answer
         return "analytic", "the pilot's points lie on a line, or its own studies have no slope: nothing to compare"
     reasons = []
     tolerance = agreement_tolerance(level, studies, x)

@@ -10,7 +10,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from gsr.errors import ParamError
-from gsr.io.files import text_lines
+from gsr.io.files import check_line_end, text_lines
 from gsr.settings import DEFAULT_EXCLUSION, DEFAULT_STOP_LIST, EXCLUSION, STOP_LISTS
 from gsr.text.corpora import nltk_words, warn_missing
 from gsr.text.lemmas import chosen_lemma, lemma_table
@@ -44,7 +44,8 @@ def _word_lines(path: str | os.PathLike) -> list[str]:
     """Words of a list file, one per line; '#' starts a comment (read with gsr.io.text_lines: UTF-8, BOM skipped,
     other bytes an error naming file:line)."""
     words = []
-    for _, line in text_lines(path):
+    for lineno, line in text_lines(path):
+        check_line_end(line, path, lineno)  # CR-only line ends: the whole list one 'word', no stop word dropped
         word = nfkc(line.split("#", 1)[0].strip().lower())
         if word:
             words.append(word)

@@ -332,13 +332,33 @@ def load_embedding(spec: str | os.PathLike, cache: bool = True, allow_pickle: bo
     return loaded_embedding(spec, cache, allow_pickle)[0]
 
 
+_said_shadowed: set[str] = set()
+
+
+def builtin_name(spec: str | os.PathLike) -> str | None:
+    """The built-in embedding `spec` names, or None: a string that is a built-in's name names it, a path
+    (`pathlib.Path("glove-6b-50d")`) is always a file. A file of that name in the working folder is not what the
+    name reads: said once, with how to read the file instead ('./glove-6b-50d')."""
+    if not isinstance(spec, str) or spec not in BUILTIN_EMBEDDINGS:
+        return None
+    if os.path.lexists(spec) and spec not in _said_shadowed:
+        _said_shadowed.add(spec)
+        log.warning(
+            "%r names the built-in embedding; the file %s in the working folder is not read (give ./%s to read it)",
+            spec,
+            os.path.abspath(spec),
+            spec,
+        )
+    return spec
+
+
 def loaded_embedding(spec: str | os.PathLike, cache: bool = True, allow_pickle: bool = False) -> tuple[object, str]:
     """load_embedding's vectors and the key of their version (embedding_version)."""
     key = embedding_version(spec, allow_pickle)
-    spec_text = str(spec)
-    if spec_text in BUILTIN_EMBEDDINGS:
-        return cached_embedding(f"builtin-{spec_text}", BUILTIN_EMBEDDINGS[spec_text], cache), key
-    path = Path(spec_text).expanduser()
+    name = builtin_name(spec)
+    if name is not None:
+        return cached_embedding(f"builtin-{name}", BUILTIN_EMBEDDINGS[name], cache), key
+    path = Path(spec).expanduser()
     return cached_embedding(key, lambda: _read_any(path, allow_pickle), cache), key
 
 
@@ -347,9 +367,10 @@ def embedding_version(spec: str | os.PathLike, allow_pickle: bool = False) -> st
     (an edited copy never reuses what the old vectors gave). A missing file, a folder, or a .kv file without the
     opt-in is an EmbeddingError."""
     spec_text = str(spec)
-    if spec_text in BUILTIN_EMBEDDINGS:
-        BUILTIN_FILES[spec_text]()  # verified on every use: the cached vectors are those of the published files
-        return spec_text
+    name = builtin_name(spec)
+    if name is not None:
+        BUILTIN_FILES[name]()  # verified on every use: the cached vectors are those of the published files
+        return name
     path = Path(spec_text).expanduser()
     if not path.exists():
         names = ", ".join(sorted(BUILTIN_EMBEDDINGS))
