@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.report.summary import cell_text, experiment_summary, rendered, scored_summary
+from experiments.report.summary import agreement_sentence, cell_text, experiment_summary, rendered, scored_summary
 from gsr.baselines import tie_end
 from gsr.infra.store import atomic_write
 from gsr.text.normal_form import nfkc
@@ -365,6 +365,8 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
     words = {w for per in data.words.values() for w in per}
     data.excluded = excluded_words(data.queries, experiment.gendered(labels[0]), words)
     data.summary = experiment_summary(result, rows, data.scatter, written)
+    agreement = result.analyses.get("measure_agreement")
+    data.summary["agreement"] = agreement_sentence(agreement.report.to_dict() if agreement is not None else None)
     return data
 
 
@@ -381,10 +383,12 @@ def scored_report(
     texts_of,
     tests: dict | None = None,
     provenance: dict | None = None,
+    agreement=None,
 ) -> ReportData:
     """The page of one `gsr score --html`: its results table, each run's scatter and lists (`texts_of(ids)` gives
     the shown documents' texts); `tests` (summary.scored_summary) the corrected tests its summary states;
-    `provenance` (provenance.scored_provenance) the files scored and the settings."""
+    `provenance` (provenance.scored_provenance) the files scored and the settings; `agreement` (--agreement: a
+    gsr.fairness.agreement.AgreementReport) its table and chart as the page's analysis, and its summary sentence."""
     measured = sorted({p.qid for r in reports for p in r.system.per_query if p.g_query is not None})
     data = ReportData(
         title="gsr-bench: scored runs",
@@ -405,4 +409,13 @@ def scored_report(
     data.words[label] = word_values(data.documents, gendered)
     data.excluded = excluded_words(data.queries, gendered, set(data.words[label]))
     data.summary = scored_summary(names, reports, label, data.scatter[label], qrels, tests)
+    if agreement is not None:
+        from experiments.report.agreement import TITLE, agreement_note, agreement_rows
+        from experiments.report.plotly_charts import agreement_chart
+
+        entry = table_entry("measure_agreement", TITLE, agreement_rows(agreement))
+        entry["note"] = agreement_note(agreement)
+        entry["figure"] = chart_entry("measure_agreement", TITLE, agreement_chart(agreement))["figure"]
+        data.analyses.append(entry)
+        data.summary["agreement"] = agreement_sentence(agreement.to_dict())
     return data
