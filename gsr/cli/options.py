@@ -163,7 +163,7 @@ def add_gender_words_option(parser: argparse.ArgumentParser) -> None:
         help="the gendered words RaB's tf/tc/bool magnitudes and FaiRR's document neutrality count (and, in gsr "
         "bias, the entity words of --labels intrinsic): appendix-b (the paper's Appendix B, RaB's default), "
         "msmarco-gender (Rekabsaz & Schedl's own 32 + 32 words), gender-representative (Rekabsaz, Kopeinik & "
-        "Schedl's 163 + 163 words, FaiRR's default) or a file: JSON {\"female\": [...], \"male\": [...]} or "
+        'Schedl\'s 163 + 163 words, FaiRR\'s default) or a file: JSON {"female": [...], "male": [...]} or '
         "'word,f' / 'word,m' lines",
     )
 
