@@ -117,10 +117,13 @@ def agreement_note(report: AgreementReport) -> str:
         f"{m} {'higher' if d == 'higher' else 'lower' if d == 'lower' else 'farther from 0'}"
         for m, d in report.more_biased.items()
     )
+    from experiments.report.summary import plural
+
     pairs = len(list(combinations(report.systems, 2)))
     return (
         f"Kendall τ-b between the orders from least to most biased that two measures give the {len(report.systems)} "
-        f"systems ({pairs} pairs of systems); more biased is {orientation}. τ = 1: the same order, −1: the reverse. "
+        f"systems ({plural(pairs, 'pair')} of systems); more biased is {orientation}. τ = 1: the same order, −1: "
+        "the reverse. "
         f"Interval: {round(s['level'] * 100)}% percentile bootstrap over the {s['queries']} queries ({s['resamples']} "
         f"resamples, seed {s['seed']}), every measure recomputed on each resample (GSR as Eq. 3's slope). Median "
         "per-query ρ: Spearman's ρ across queries between the two measures' per-query terms, the median over the "
