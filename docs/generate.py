@@ -42,6 +42,7 @@ RUN_FILES = {
         "label_bias.md",
         "label_bias_rerankers.md",
         "encoder_debiasing.md",
+        "measure_agreement.md",
         "label_bias_tradeoff.png",
     ),
 }

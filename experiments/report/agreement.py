@@ -12,28 +12,14 @@ from gsr.infra.numeric import format_number
 
 TITLE = "Measure agreement: do GSR and the bias measures order the systems alike?"
 SHOWN_DRIVERS = 3  # queries named per measure in the table's clearest disagreement
-
-
-def _spread(values: dict, direction: str) -> float:
-    """The range of a measure's oriented system values (what a difference between two systems is measured
-    against)."""
-    oriented = [v if direction == "higher" else -v if direction == "lower" else abs(v) for v in values.values()
-                if v is not None]  # fmt: skip
-    return max(oriented) - min(oriented) if len(oriented) > 1 else 0.0
+SHOWN_DISAGREEMENTS = 5  # disagreements listed per pair of measures in measure_agreement_drivers.md
 
 
 def clearest(report: AgreementReport, pair: tuple[str, str]) -> Disagreement | None:
-    """Of the pairs of systems the two measures order oppositely, the clearest: the one whose smaller difference,
-    each measured against its measure's range over the systems, is largest (both measures far from a tie)."""
-    found = [d for d in report.disagreements if set(d.measures) == set(pair)]
-    if not found:
-        return None
-    spreads = {m: _spread(report.values.get(m, {}), report.more_biased.get(m, "higher")) for m in pair}
-
-    def strength(d: Disagreement) -> float:
-        return min(abs(d.differences[m]) / spreads[m] if spreads[m] else 0.0 for m in pair)
-
-    return max(found, key=strength)
+    """The clearest pair of systems the two measures order oppositely (AgreementReport.disagreements_of), None where
+    they order none oppositely."""
+    found = report.disagreements_of(pair)
+    return found[0] if found else None
 
 
 def disagreement_text(d: Disagreement, drivers: int = SHOWN_DRIVERS) -> str:
@@ -83,31 +69,41 @@ def agreement_rows(report: AgreementReport) -> list[dict]:
     return rows
 
 
-def drivers_markdown(report: AgreementReport) -> str:
-    """Every disagreement with each verdict's driving queries (their contribution to the measure's difference
-    between the two systems, and the per-query inputs), as Markdown text (names escaped)."""
+def drivers_markdown(report: AgreementReport, shown: int = SHOWN_DISAGREEMENTS) -> str:
+    """For each pair of measures, its `shown` clearest disagreements (AgreementReport.disagreements_of) with each
+    verdict's driving queries (their contribution to the measure's difference between the two systems), as Markdown
+    (names escaped); results.json's report holds every one."""
     from experiments.report.tables import markdown_text
 
     lines = ["### Measure agreement: the queries behind each disagreement", ""]
     if not report.disagreements:
         return "\n".join(lines + ["No two measures order a pair of systems oppositely.", ""])
-    for d in report.disagreements:
-        lines.append(f"- **{markdown_text(d.systems[0])} vs {markdown_text(d.systems[1])}**, "
-                     f"{markdown_text(d.measures[0])} against {markdown_text(d.measures[1])}:")  # fmt: skip
-        for measure, system in zip(d.measures, d.systems):
-            queries = ", ".join(
-                f"{markdown_text(x.qid)} ({format_number(x.contribution, sign=True)})"
-                for x in d.drivers.get(measure, [])
-            )
-            lines.append(
-                f"    - {markdown_text(measure)} finds {markdown_text(system)} more biased (difference "
-                f"{format_number(d.differences[measure], sign=True)}): {queries or 'no single query'}"
-            )
+    for tau in report.taus:
+        found = report.disagreements_of(tau.measures)
+        if not found:
+            continue
+        first, second = (markdown_text(m) for m in tau.measures)
+        more = f", the {shown} clearest shown" if len(found) > shown else ""
+        lines.append(f"**{first} and {second}** order {len(found)} pairs of systems oppositely{more}:")
+        lines.append("")
+        for d in found[:shown]:
+            lines.append(f"- {markdown_text(d.systems[0])} vs {markdown_text(d.systems[1])}:")
+            for measure, system in zip(d.measures, d.systems):
+                queries = ", ".join(
+                    f"{markdown_text(x.qid)} ({format_number(x.contribution, sign=True)})"
+                    for x in d.drivers.get(measure, [])
+                )
+                lines.append(
+                    f"    - {markdown_text(measure)} finds {markdown_text(system)} more biased (difference "
+                    f"{format_number(d.differences[measure], sign=True)}): {queries or 'no single query'}"
+                )
+        lines.append("")
     note = (
         "A difference is the measure's oriented value (larger: more biased) of the first system minus the second's; "
-        "a query's contribution is its share of it (the contributions of all queries add up to the difference)."
+        "a query's contribution is its share of it (the contributions of all queries add up to the difference). "
+        "results.json (analyses.measure_agreement.disagreements) lists every disagreement."
     )
-    return "\n".join([*lines, "", note, ""])
+    return "\n".join([*lines, note, ""])
 
 
 def agreement_note(report: AgreementReport) -> str:

@@ -242,15 +242,22 @@ def print_agreement(report: AgreementReport, names: list[str]) -> None:
         rho = median_rho_text(report, tuple(tau["measures"]))
         print(f"  {pair:<{width}} {tau_text(tau):>8} {interval_text(tau):>20} {rho:>14}")
     print("  per-query ρ: Spearman's ρ across queries between the two measures' per-query terms, median over the runs")
-    for d in report.disagreements:
+    for tau in report.taus:
+        found = report.disagreements_of(tau.measures)
+        if not found:
+            continue
+        d = found[0]  # the clearest; --json lists every one
         first, second = d.measures
         drivers = "; ".join(
             f"{m}: " + ", ".join(f"{x.qid} ({format_number(x.contribution, sign=True)})" for x in d.drivers[m])
             for m in d.measures
             if d.drivers.get(m)
         )
+        more = (
+            f" (clearest of {len(found)} pairs of runs ordered oppositely; --json lists all)" if len(found) > 1 else ""
+        )
         print(
-            f"  {first} finds {d.systems[0]} more biased than {d.systems[1]}, {second} the opposite"
+            f"  {first} finds {d.systems[0]} more biased than {d.systems[1]}, {second} the opposite{more}"
             + (f"; queries driving each: {drivers}" if drivers else "")
         )
     print()

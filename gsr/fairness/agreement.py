@@ -367,6 +367,28 @@ class AgreementReport:
     values: dict[str, dict[str, float | None]] = field(default_factory=dict)
     more_biased: dict[str, str] = field(default_factory=dict)
 
+    def disagreements_of(self, measures: tuple[str, str]) -> list[Disagreement]:
+        """The pairs of systems two measures order oppositely, clearest first: by the smaller of the two differences,
+        each taken against its measure's range over the systems (both measures far from a tie).
+
+        Args:
+            measures: The two measures.
+
+        Returns:
+            Their disagreements, clearest first.
+        """
+        found = [d for d in self.disagreements if set(d.measures) == set(measures)]
+        spreads = {}
+        for m in measures:
+            oriented = [AgreementMeasure(m, self.more_biased.get(m, HIGHER)).oriented(v)
+                        for v in self.values.get(m, {}).values() if v is not None]  # fmt: skip
+            spreads[m] = max(oriented) - min(oriented) if len(oriented) > 1 else 0.0
+
+        def strength(d: Disagreement) -> float:
+            return min(abs(d.differences[m]) / spreads[m] if spreads[m] else 0.0 for m in measures)
+
+        return sorted(found, key=strength, reverse=True)
+
     def median_correlation(self, measures: tuple[str, str]) -> tuple[float | None, int, str | None]:
         """The median over the systems of two measures' per-query Spearman ρ, where it is defined.
 
