@@ -74,7 +74,7 @@ LABELS_PARAM = Param(
 )
 BIAS_PARAMS = (  # options of the analyses that measure label-based bias ([analyses] table, so prefixed)
     replace(LABELS_PARAM, name="bias_labels"),
-    Param("bias_k", int, 10, "cut-off k of the label-based measures", minimum=1),
+    Param("bias_k", int, 10, "cut-off k of the bias measures (the label-based ones, RaB/ARaB, NFaiRR)", minimum=1),
     Param(
         "bias_target",
         object,

@@ -2,16 +2,18 @@
 errors; with qrels, the perfect and random engines, relative GSR and each run tested against the perfect engine;
 with several runs, every pair of runs tested (paired randomisation over queries); with qrels also effectiveness
 (--measures, ir_measures strings; default the configs' AP, P@10, nDCG@100) over the judged topics, each run tested
-against the baseline run as `gsr run` does. p-values are corrected per measure (each effectiveness measure's tests
-one family, GSR's tests another; --correction-family all: every p-value of the call one family).
+against the baseline run as `gsr run` does; --bias-measures adds FaiRR/NFaiRR and RaB/ARaB (gsr.cli.score_bias),
+tested alike, and --agreement how GSR and they order the runs. p-values are corrected per measure (each
+effectiveness or bias measure's tests one family, GSR's tests another; --correction-family all: every p-value of the
+call one family).
 
 The results print as tables (this module) or JSON; in `gsr run`'s layout, as a LaTeX table (--latex) and as
 report.html (--html), they are written by the harness's report, which experiments.commands.score passes in
 (ReportOutputs): gsr imports nothing of the harness.
 
 Exit status: 0; 1 when GSR is undefined for a run (the output is still printed); 2 on bad input, including a run
-that shares no query with the topics (or, with qrels, with the judged topics), a bad --measures entry (checked
-before any work), a run named perfect or random, or one run file given twice."""
+that shares no query with the topics (or, with qrels, with the judged topics), a bad --measures or --bias-measures
+entry (checked before any work), a run named perfect or random, or one run file given twice."""
 
 from __future__ import annotations
 

@@ -26,24 +26,15 @@ from gsr.fairness.labels import read_labels_file
 from gsr.io.runs import read_trec_run
 from tests.support.configs import config_with
 from tests.support.report_page import embedded_data
-from tests.support.toy_collection import DOCS, RUN, write_toy
+from tests.support.toy_collection import DOCS, RUN, SHUFFLED_RUN, write_run, write_toy
 
-SHUFFLED = {
-    "q1": ["m1", "f1", "m3", "x2"],
-    "q2": ["f3", "m1", "f1", "x3"],
-    "q3": ["n1", "n2", "n3"],
-    "q4": ["n1", "x1", "f2"],
-    "q5": ["m2", "m1", "x1"],
-}
-RUNS = {"first": RUN, "second": {q: list(reversed(d)) for q, d in RUN.items()}, "third": SHUFFLED}
+RUNS = {"first": RUN, "second": {q: list(reversed(d)) for q, d in RUN.items()}, "third": SHUFFLED_RUN}
 LABELS = {"m1": "male", "m2": "male", "m3": "male", "f1": "female", "f2": "female", "f3": "female", "x1": "female"}
 
 
 def _config(folder: Path, **analyses) -> Path:
     for name, run in RUNS.items():
-        (folder / f"{name}.run").write_text(
-            "".join(f"{q} Q0 {d} {r} {10 - r} {name}\n" for q, docs in run.items() for r, d in enumerate(docs, 1))
-        )
+        write_run(folder / f"{name}.run", run, name)
     (folder / "labels.tsv").write_text("".join(f"{d}\t{g}\n" for d, g in LABELS.items()))
     systems = "".join(f'[[systems]]\nname = "{n}"\nmodel = "run"\npath = "{n}.run"\n' for n in RUNS)
     options = {"label_bias": True, "measure_agreement": True, "bias_k": 3, "bias_labels": "file:labels.tsv", **analyses}

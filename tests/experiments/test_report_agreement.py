@@ -12,16 +12,9 @@ import pytest
 from experiments.cli import main
 from experiments.report.summary import agreement_sentence
 from tests.support.report_page import LAYOUT, browser, embedded_data, screenshot, severe_errors
-from tests.support.toy_collection import RUN, write_toy
+from tests.support.toy_collection import RUN, SHUFFLED_RUN, write_run, write_toy
 
 HOSTILE = "<img src=x onerror=alert(1)>&%{x}.run"  # markup, an entity's start, Plotly's template syntax
-SHUFFLED = {
-    "q1": ["m1", "f1", "m3", "x2"],
-    "q2": ["f3", "m1", "f1", "x3"],
-    "q3": ["n1", "n2", "n3"],
-    "q4": ["n1", "x1", "f2"],
-    "q5": ["m2", "m1", "x1"],
-}
 
 
 def _args(folder: Path, *extra: str) -> list[str]:
@@ -35,10 +28,8 @@ def _args(folder: Path, *extra: str) -> list[str]:
 def agreement_page(tmp_path_factory) -> tuple[Path, dict]:
     """Two runs GSR and FaiRR@2 order oppositely (a hostile name on one), with --agreement: the page and --json."""
     folder = write_toy(tmp_path_factory.mktemp("agreement") / "toy")
-    for name, run in (("reversed.run", {q: list(reversed(d)) for q, d in RUN.items()}), (HOSTILE, SHUFFLED)):
-        (folder / name).write_text(
-            "".join(f"{q} Q0 {d} {r} {10 - r} x\n" for q, docs in run.items() for r, d in enumerate(docs, 1))
-        )
+    for name, run in (("reversed.run", {q: list(reversed(d)) for q, d in RUN.items()}), (HOSTILE, SHUFFLED_RUN)):
+        write_run(folder / name, run)
     page = folder / "agreement.html"
     extra = ("--bias-measures", "FaiRR@2,NFaiRR@3", "--agreement")
     assert main(_args(folder, *extra, "--html", str(page))) == 0
@@ -130,9 +121,7 @@ def test_the_page_in_headless_chromium_shows_names_as_text(agreement_page, tmp_p
 def test_agreeing_measures_add_no_sentence(tmp_path):
     folder = write_toy(tmp_path / "toy")
     for name, run in (("reversed.run", {q: list(reversed(d)) for q, d in RUN.items()}), (HOSTILE, RUN)):
-        (folder / name).write_text(
-            "".join(f"{q} Q0 {d} {r} {10 - r} x\n" for q, docs in run.items() for r, d in enumerate(docs, 1))
-        )
+        write_run(folder / name, run)
     page = folder / "page.html"
     assert main(_args(folder, "--bias-measures", "NFaiRR@3", "--agreement", "--html", str(page))) == 0
     data = embedded_data(page)

@@ -13,16 +13,9 @@ from experiments.cli import main
 from gsr.effectiveness.evaluate import paired_t_test
 from gsr.fairness.agreement import AgreementMeasure, measure_agreement
 from gsr.fairness.named import parse_bias_measure
-from tests.support.toy_collection import RUN, write_toy
+from tests.support.toy_collection import RUN, SHUFFLED_RUN, write_run, write_toy
 
 REVERSED = {q: list(reversed(docs)) for q, docs in RUN.items()}
-SHUFFLED = {
-    "q1": ["m1", "f1", "m3", "x2"],
-    "q2": ["f3", "m1", "f1", "x3"],
-    "q3": ["n1", "n2", "n3"],
-    "q4": ["n1", "x1", "f2"],
-    "q5": ["m2", "m1", "x1"],
-}
 MEASURES = "NFaiRR@3,FaiRR@2,RaB@3,ARaB_bool@3"
 # each name of gsr score's and the `gsr bias` options giving it under its own name
 BIAS_RUNS = {"NFaiRR@3": ("tf", "NFaiRR@3"), "FaiRR@2": ("tf", "FaiRR@2"), "RaB@3": ("tf", "RaB@3")}
@@ -31,10 +24,8 @@ BIAS_RUNS["ARaB_bool@3"] = ("bool", "ARaB@3")
 
 def _files(tmp_path: Path) -> Path:
     folder = write_toy(tmp_path / "toy")
-    for name, run in (("first.run", RUN), ("second.run", REVERSED), ("third.run", SHUFFLED)):
-        (folder / name).write_text(
-            "".join(f"{q} Q0 {d} {r} {10 - r} {name}\n" for q, docs in run.items() for r, d in enumerate(docs, 1))
-        )
+    for name, run in (("first.run", RUN), ("second.run", REVERSED), ("third.run", SHUFFLED_RUN)):
+        write_run(folder / name, run, name)
     return folder
 
 
