@@ -202,19 +202,30 @@ def _range(counts: dict, i: int) -> str:
 
 
 def tau_text(tau: dict) -> str:
-    """τ of a to_dict()ed Tau as the tables show it: a number, or 'undefined: why'."""
+    """τ of a to_dict()ed Tau as the table shows it: a number, or 'undefined' (the reason follows the table)."""
     value = tau["tau"]
-    return value if isinstance(value, str) else format_number(value, sign=True)
+    return "undefined" if isinstance(value, str) else format_number(value, sign=True)
 
 
 def interval_text(tau: dict) -> str:
-    """τ's interval: '[low, high]', the reason it is undefined, or '—' where τ itself is."""
+    """τ's interval: '[low, high]', or '—' where it or τ is undefined (the reason follows the table)."""
     interval = tau["interval"]
-    if interval is None:
+    if interval is None or isinstance(interval, str):
         return "—"
-    if isinstance(interval, str):
-        return interval
     return f"[{format_number(interval[0], sign=True)}, {format_number(interval[1], sign=True)}]"
+
+
+def undefined_notes(taus: list[dict]) -> list[str]:
+    """Why a τ or its interval is undefined, each reason once with how many pairs of measures it concerns."""
+    reasons: dict[str, int] = {}
+    for tau in taus:
+        for key, what in (("tau", "τ"), ("interval", "no interval")):
+            value = tau[key]
+            if isinstance(value, str):
+                reason = f"{what}: {value.removeprefix('undefined: ')}" if key == "interval" else f"τ {value}"
+                reasons[reason] = reasons.get(reason, 0) + 1
+                break
+    return [f"{reason} ({n} pair{'s' if n > 1 else ''} of measures)" for reason, n in reasons.items()]
 
 
 def median_rho_text(report: AgreementReport, measures: tuple) -> str:
@@ -241,6 +252,8 @@ def print_agreement(report: AgreementReport, names: list[str]) -> None:
         pair = " / ".join(tau["measures"])
         rho = median_rho_text(report, tuple(tau["measures"]))
         print(f"  {pair:<{width}} {tau_text(tau):>8} {interval_text(tau):>20} {rho:>14}")
+    for note in undefined_notes(data["taus"]):
+        print(f"  {note}")
     print("  per-query ρ: Spearman's ρ across queries between the two measures' per-query terms, median over the runs")
     for tau in report.taus:
         found = report.disagreements_of(tau.measures)

@@ -161,6 +161,10 @@ def test_two_runs_give_tau_without_an_interval_and_name_the_driving_queries(tmp_
     assert disagreement["systems"] == ["second.run", "third.run"]
     assert disagreement["measures"] == ["FaiRR@2", "GSR"]
     assert scored["agreement"] == _recomputed(scored, ["FaiRR@2"])
+    assert main(["-q", *_score(folder, ("second.run", "third.run"), "--bias-measures", "FaiRR@2", "--agreement")]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert next(line for line in table if line.strip().startswith("GSR / FaiRR@2")).split()[3:5] == ["-1.0000", "—"]
+    assert "  no interval: two systems: τ is +1 (the measures order them alike) or −1 (oppositely)" in "\n".join(table)
     # each verdict's drivers push towards it, largest first
     for measure, sign in (("FaiRR@2", 1.0), ("GSR", -1.0)):
         contributions = [d["contribution"] for d in disagreement["drivers"][measure]]
