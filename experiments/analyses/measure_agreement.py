@@ -6,6 +6,7 @@ systems, per-query rank correlations, and the queries behind each pair of system
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,15 +60,31 @@ AGREEMENT_MEASURES = Param(
 )
 
 
+DISAGREEMENTS_FILE = "measure_agreement_disagreements.json"
+KEPT_DISAGREEMENTS = 5  # per pair of measures in results.json (every one is in DISAGREEMENTS_FILE)
+
+
 @dataclass
 class MeasureAgreement:
-    """The agreement report, the measures' settings and the systems compared."""
+    """The agreement report and the measures' settings."""
 
     report: AgreementReport
     settings: dict
 
     def to_dict(self) -> dict:
-        return {**self.report.to_dict(), "measure_settings": self.settings}
+        """The report as results.json holds it: with 31 systems and 10 measures thousands of pairs of systems are
+        ordered oppositely (8 MB with their drivers), so only each pair of measures' clearest KEPT_DISAGREEMENTS
+        are here, and every one in DISAGREEMENTS_FILE."""
+        kept = [
+            d.to_dict() for t in self.report.taus for d in self.report.disagreements_of(t.measures)[:KEPT_DISAGREEMENTS]
+        ]
+        return {
+            **self.report.to_dict(),
+            "disagreements": kept,
+            "disagreements_total": len(self.report.disagreements),
+            "disagreements_file": DISAGREEMENTS_FILE,
+            "measure_settings": self.settings,
+        }
 
 
 def compute(experiment, result, options: dict) -> MeasureAgreement:
@@ -118,11 +135,14 @@ def _needs_labels(measures, settings) -> bool:
 
 
 def write(agreement: MeasureAgreement, out: Path, plots: bool) -> dict[str, Path]:
-    """measure_agreement.* (one row per pair of measures) and measure_agreement_drivers.md (every disagreement with
-    its queries); the chart is report.html's (charts)."""
+    """measure_agreement.* (one row per pair of measures), measure_agreement_drivers.md (each pair of measures' clearest
+    disagreements with their queries) and DISAGREEMENTS_FILE (every disagreement); the chart is report.html's
+    (charts)."""
     report = agreement.report
     written = write_table(out, "measure_agreement", TITLE, agreement_rows(report), agreement_note(report))
     written["measure_agreement_drivers.md"] = write_text(out / "measure_agreement_drivers.md", drivers_markdown(report))
+    every = json.dumps([d.to_dict() for d in report.disagreements], ensure_ascii=False, separators=(",", ":"))
+    written[DISAGREEMENTS_FILE] = write_text(out / DISAGREEMENTS_FILE, every + "\n")
     return written
 
 
@@ -138,7 +158,7 @@ ANALYSES.register(
         default=False,
         needs="switched on (measure_agreement = true): it reads the documents of every system's top lists (and, for "
         "the label-based measures, labels the collection)",
-        writes=("measure_agreement", "measure_agreement_drivers"),
+        writes=("measure_agreement", "measure_agreement_drivers", "measure_agreement_disagreements"),
         charts=lambda value: {"measure_agreement": agreement_chart(value.report)},
         check=check_background_system,
     )

@@ -72,7 +72,7 @@ def agreement_rows(report: AgreementReport) -> list[dict]:
 def drivers_markdown(report: AgreementReport, shown: int = SHOWN_DISAGREEMENTS) -> str:
     """For each pair of measures, its `shown` clearest disagreements (AgreementReport.disagreements_of) with each
     verdict's driving queries (their contribution to the measure's difference between the two systems), as Markdown
-    (names escaped); results.json's report holds every one."""
+    (names escaped); measure_agreement_disagreements.json holds every one."""
     from experiments.report.tables import markdown_text
 
     lines = ["### Measure agreement: the queries behind each disagreement", ""]
@@ -101,7 +101,7 @@ def drivers_markdown(report: AgreementReport, shown: int = SHOWN_DISAGREEMENTS) 
     note = (
         "A difference is the measure's oriented value (larger: more biased) of the first system minus the second's; "
         "a query's contribution is its share of it (the contributions of all queries add up to the difference). "
-        "results.json (analyses.measure_agreement.disagreements) lists every disagreement."
+        "measure_agreement_disagreements.json lists every disagreement."
     )
     return "\n".join([*lines, note, ""])
 

@@ -126,7 +126,7 @@ def _direct(folder: Path, result, k: int = 3, background: str | None = None):
     return table, per_query, reports
 
 
-def test_the_analysis_is_the_library_on_the_same_runs(tmp_path, capsys):
+def test_the_analysis_is_the_library_on_the_same_runs(tmp_path, capsys, monkeypatch):
     folder = write_toy(tmp_path / "toy")
     config = load_config(_config(folder))
     experiment = Experiment(config)
@@ -159,6 +159,17 @@ def test_the_analysis_is_the_library_on_the_same_runs(tmp_path, capsys):
                 assert row[column] == ("" if value is None else str(value)), column
     assert "NFaiRR@3" in (config.output / "label_bias.md").read_text(encoding="utf-8")
     drivers = (config.output / "measure_agreement_drivers.md").read_text(encoding="utf-8")
+    every = json.loads((config.output / "measure_agreement_disagreements.json").read_text(encoding="utf-8"))
+    assert every == [d.to_dict() for d in agreement.disagreements]
+    kept = json.loads((config.output / "results.json").read_text(encoding="utf-8"))["analyses"]["measure_agreement"]
+    assert kept["disagreements_total"] == len(every) and kept["taus"] == [t.to_dict() for t in agreement.taus]
+    import experiments.analyses.measure_agreement as analysis
+
+    monkeypatch.setattr(analysis, "KEPT_DISAGREEMENTS", 1)  # results.json keeps each pair's clearest few
+    clearest = [found[0].to_dict() for t in agreement.taus if (found := agreement.disagreements_of(t.measures))]
+    assert result.analyses["measure_agreement"].to_dict()["disagreements"] == clearest
+    monkeypatch.setattr(analysis, "KEPT_DISAGREEMENTS", 0)
+    assert result.analyses["measure_agreement"].to_dict()["disagreements"] == []
     listed = [line for line in drivers.splitlines() if line.startswith("- ")]  # each listed disagreement
     assert len(listed) == sum(min(5, len(agreement.disagreements_of(t.measures))) for t in agreement.taus)
     assert agreement.disagreements and len(listed) == len(agreement.disagreements)  # here each pair has ≤ 5
