@@ -12,16 +12,13 @@ import pytest
 from experiments.cli import main
 from experiments.report.summary import agreement_sentence
 from tests.support.report_page import LAYOUT, browser, embedded_data, screenshot, severe_errors
-from tests.support.toy_collection import RUN, SHUFFLED_RUN, write_run, write_toy
+from tests.support.toy_collection import RUN, SHUFFLED_RUN, score_args, write_run, write_toy
 
 HOSTILE = "<img src=x onerror=alert(1)>&%{x}.run"  # markup, an entity's start, Plotly's template syntax
 
 
 def _args(folder: Path, *extra: str) -> list[str]:
-    runs = [str(folder / "reversed.run"), str(folder / HOSTILE)]
-    files = ["--topics", str(folder / "topics.tsv"), "--docs", str(folder / "docs.jsonl")]
-    files += ["--qrels", str(folder / "qrels.txt"), "--embedding", str(folder / "vectors.txt")]
-    return ["-q", "score", "--run", *runs, *files, "--jobs", "1", "--resamples", "200", *extra]
+    return ["-q", *score_args(folder, ("reversed.run", HOSTILE)), "--resamples", "200", *extra]
 
 
 @pytest.fixture(scope="module")

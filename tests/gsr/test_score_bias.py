@@ -13,7 +13,7 @@ from experiments.cli import main
 from gsr.effectiveness.evaluate import paired_t_test
 from gsr.fairness.agreement import AgreementMeasure, measure_agreement
 from gsr.fairness.named import parse_bias_measure
-from tests.support.toy_collection import RUN, SHUFFLED_RUN, write_run, write_toy
+from tests.support.toy_collection import RUN, SHUFFLED_RUN, score_args, write_run, write_toy
 
 REVERSED = {q: list(reversed(docs)) for q, docs in RUN.items()}
 MEASURES = "NFaiRR@3,FaiRR@2,RaB@3,ARaB_bool@3"
@@ -30,24 +30,7 @@ def _files(tmp_path: Path) -> Path:
 
 
 def _score(folder: Path, runs=("first.run", "second.run", "third.run"), *extra: str) -> list[str]:
-    return [
-        "score",
-        "--run",
-        *(str(folder / r) for r in runs),
-        "--topics",
-        str(folder / "topics.tsv"),
-        "--docs",
-        str(folder / "docs.jsonl"),
-        "--qrels",
-        str(folder / "qrels.txt"),
-        "--embedding",
-        str(folder / "vectors.txt"),
-        "--jobs",
-        "1",
-        "--resamples",
-        "200",
-        *extra,
-    ]
+    return [*score_args(folder, tuple(runs)), "--resamples", "200", *extra]
 
 
 def _json(capsys, argv) -> dict:
