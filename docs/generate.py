@@ -42,6 +42,7 @@ RUN_FILES = {
         "label_bias.md",
         "label_bias_rerankers.md",
         "encoder_debiasing.md",
+        "measure_agreement.md",
         "label_bias_tradeoff.png",
     ),
 }
@@ -100,8 +101,9 @@ def exported(collection: str):
             os.chdir(previous)
 
 
-def score_output(collection: str, runs: tuple[str, ...], measures: str = "nDCG@10,AP") -> str:
-    """What the docs show `gsr score` printing on the exported built-in `collection` (gsr export), its `runs`."""
+def score_output(collection: str, runs: tuple[str, ...], measures: str = "nDCG@10,AP", extra: tuple = ()) -> str:
+    """What the docs show `gsr score` printing on the exported built-in `collection` (gsr export), its `runs`, with
+    `extra` options."""
     from experiments.cli import main
 
     with exported(collection):
@@ -109,7 +111,7 @@ def score_output(collection: str, runs: tuple[str, ...], measures: str = "nDCG@1
         files += ["--qrels", f"{collection}/qrels.txt", "--measures", measures]
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            main(["-q", "score", "--run", *(f"{collection}/{run}" for run in runs), *files])
+            main(["-q", "score", "--run", *(f"{collection}/{run}" for run in runs), *files, *extra])
     return out.getvalue()
 
 
@@ -121,6 +123,15 @@ def toy_score_output() -> str:
 def grepbiasir_score_output() -> str:
     """What README.md and docs/index.md show `gsr score` printing on Grep-BiasIR's shipped BM25 and MiniLM runs."""
     return score_output("grepbiasir", ("bm25.run", "minilm.run"))
+
+
+GREPBIASIR_BIAS = ("--cutoff", "10", "--bias-measures", "NFaiRR@10,RaB@10,ARaB@10,RaB_bool@10,ARaB_bool@10")
+GREPBIASIR_BIAS += ("--background", "grepbiasir/bm25.run", "--agreement")  # docs/scoring.md's command, after its files
+
+
+def grepbiasir_bias_output() -> str:
+    """What docs/scoring.md shows `gsr score --bias-measures ... --agreement` printing on the shipped runs."""
+    return score_output("grepbiasir", ("bm25.run", "minilm.run"), "nDCG@10", GREPBIASIR_BIAS)
 
 
 # docs/planning.md's commands (as its bash blocks give them, after `gsr`) on the exported Grep-BiasIR, and the file
@@ -198,6 +209,7 @@ def cheap_outputs() -> dict[Path, str]:
     return {
         GENERATED / "toy1_score.txt": toy_score_output(),
         GENERATED / "grepbiasir_score.txt": grepbiasir_score_output(),
+        GENERATED / "grepbiasir_score_bias.txt": grepbiasir_bias_output(),
         GENERATED / "feng_shah_table1.md": feng_shah_table(),
         GENERATED / "validate.txt": validate_output(),
         **{GENERATED / name: text for name, text in plan_outputs().items()},

@@ -74,7 +74,7 @@ LABELS_PARAM = Param(
 )
 BIAS_PARAMS = (  # options of the analyses that measure label-based bias ([analyses] table, so prefixed)
     replace(LABELS_PARAM, name="bias_labels"),
-    Param("bias_k", int, 10, "cut-off k of the label-based measures", minimum=1),
+    Param("bias_k", int, 10, "cut-off k of the bias measures (the label-based ones, RaB/ARaB, NFaiRR)", minimum=1),
     Param(
         "bias_target",
         object,
@@ -124,6 +124,72 @@ BIAS_PARAMS = (  # options of the analyses that measure label-based bias ([analy
         range_help="appendix-b, msmarco-gender or file:PATH",
     ),
 )
+
+
+FAIRR_PARAMS = (  # FaiRR/NFaiRR in the analyses that compute them (label_bias, measure_agreement)
+    Param(
+        "bias_fairr",
+        bool,
+        True,
+        "FaiRR@k and NFaiRR@k (Rekabsaz, Kopeinik & Schedl 2021) at bias_k beside RaB/ARaB (label_bias)",
+    ),
+    Param(
+        "bias_background",
+        str,
+        None,
+        "FaiRR's background run: a system of the config whose top bias_background_depth documents per query "
+        "normalise every run's NFaiRR (default: each run's own)",
+    ),
+    Param("bias_background_depth", int, 200, "documents per query of FaiRR's background set", minimum=1),
+    Param(
+        "bias_fairr_words",
+        str,
+        "gender-representative",
+        "the word list FaiRR's document neutrality counts: the paper's gender-representative words, appendix-b, "
+        "msmarco-gender, or file:PATH ('word,f' / 'word,m' lines or JSON)",
+        validator=lambda value, label: _fairr_words(value, label),
+        range_help="gender-representative, appendix-b, msmarco-gender or file:PATH",
+    ),
+)
+
+
+def check_background_system(options: dict, config) -> str | None:
+    """A bias_background that names no system of the config (checked when the config is read)."""
+    background = options.get("bias_background")
+    names = [s.name for s in config.systems]
+    if background is not None and background not in names:
+        return f"bias_background {background!r} is not a system of this config ({', '.join(names)})"
+    return None
+
+
+def _fairr_words(value, label: str) -> str:
+    """FaiRR's word list of a config: gender-representative, appendix-b, msmarco-gender or file:PATH."""
+    if value == "gender-representative":
+        return value
+    try:
+        return _gender_words(value, label)
+    except ParamError:
+        raise ParamError(
+            f"{label} must be gender-representative, appendix-b, msmarco-gender or file:PATH, not {value!r}"
+        ) from None
+
+
+def word_list(experiment, value: str) -> str:
+    """A config's word list as gsr.fairness reads it: a built-in name, or a file's path (resolved against the
+    config's folder)."""
+    resolved = resolved_source(experiment, value)
+    return resolved[len(FILE_PREFIX) :] if resolved.startswith(FILE_PREFIX) else resolved
+
+
+def fairr_of(experiment, options: dict, cutoffs):
+    """The FaiRRMeasures of the collection under an analysis's FaiRR options at `cutoffs` (None: bias_fairr off)."""
+    from gsr.fairness.fairr_runs import FaiRRMeasures, FaiRRSettings
+
+    if not options.get("bias_fairr", False):
+        return None
+    settings = FaiRRSettings(cutoffs=tuple(cutoffs), background_depth=options["bias_background_depth"])
+    words = word_list(experiment, options["bias_fairr_words"])
+    return FaiRRMeasures(experiment.collection.documents, settings, words, n_jobs=experiment.config.threads)
 
 
 def _gender_words(value, label: str) -> str:
@@ -231,18 +297,24 @@ def labels_version(experiment, source: str) -> str:
 
 
 def bias_of_runs(
-    experiment, runs: dict[str, Run], query_ids: list[str], options: dict, labels: DocumentLabels | None = None
+    experiment,
+    runs: dict[str, Run],
+    query_ids: list[str],
+    options: dict,
+    labels: DocumentLabels | None = None,
+    background: Run | None = None,
 ) -> dict[str, BiasReport]:
     """The label-based measures of each run over `query_ids`, with the collection's qrels (for the relevant target)
-    and, for RaB, the entity-word counts of the top-k documents."""
+    and, for RaB, the entity-word counts of the top-k documents; with bias_fairr on, FaiRR@k and NFaiRR@k against
+    `background` (the bias_background system's run; None: each run's own)."""
     collection = experiment.collection
     settings = bias_settings(options)
     labels = labels or collection_labels(experiment, options["bias_labels"])
     mentions = None
     if settings.rab != LABEL_MAGNITUDES:
         wanted = {d for run in runs.values() for q in query_ids for d, _ in top_ranked(run, q, settings.k)}
-        words = resolved_source(experiment, options.get("bias_gender_words", "appendix-b"))
-        words = words[len(FILE_PREFIX) :] if words.startswith(FILE_PREFIX) else words
+        words = word_list(experiment, options.get("bias_gender_words", "appendix-b"))
         mentions = gendered_word_counts(collection.texts(wanted), entities=words)
-    measures = BiasMeasures(labels, settings, mentions)
-    return {name: measures.evaluate(run, collection.qrels, query_ids) for name, run in runs.items()}
+    measures = BiasMeasures(labels, settings, mentions, fairr=fairr_of(experiment, options, [settings.k]))
+    name = options.get("bias_background")
+    return {n: measures.evaluate(run, collection.qrels, query_ids, background, name) for n, run in runs.items()}

@@ -96,6 +96,8 @@ class AnalysisType:
     writes: tuple[str, ...] = ()
     default: bool = True  # on unless switched off where applicable; False: off unless switched on (a costly one)
     charts: Callable[[Any], dict[str, Any]] | None = None
+    check: Callable[[dict, ExperimentConfig], str | None] | None = None  # (checked options, config) -> what is wrong
+    # with options that name other parts of the config (a system), said when the config is read; None: nothing
 
 
 @dataclass(frozen=True)

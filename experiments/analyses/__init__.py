@@ -10,6 +10,7 @@ BUILTIN_MODULES = (
     "intrinsic_gender_shares",
     "gender_versions",
     "label_bias",
+    "measure_agreement",
     "adversarial_probe",
     "encoder_debiasing",
 )

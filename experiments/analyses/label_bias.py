@@ -1,8 +1,8 @@
 """GSR next to the label-based bias measures, on the same runs: for every system and re-ranked variant its
-effectiveness, GSR with its interval, and Feng & Shah's KL bias, Dash's NDKL, Lipani et al.'s β (MB, SB, MAB) and
-Rekabsaz & Schedl's RaB / ARaB; each re-ranker's change against the run it re-ranks, tested and corrected; seeds of a
-randomised re-ranker summarised as mean and standard deviation; and the trade-off plot (effectiveness against each
-bias measure, one point per system)."""
+effectiveness, GSR with its interval, and Feng & Shah's KL bias, Dash's NDKL, Lipani et al.'s β (MB, SB, MAB),
+Rekabsaz & Schedl's RaB / ARaB and Rekabsaz, Kopeinik & Schedl's NFaiRR (bias_fairr); each re-ranker's change
+against the run it re-ranks, tested and corrected; seeds of a randomised re-ranker summarised as mean and standard
+deviation; and the trade-off plot (effectiveness against each bias measure, one point per system)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,14 @@ from pathlib import Path
 import numpy as np
 
 from experiments.analyses.common import AnalysisError, correlation, mean_paired_difference, panel_grid
-from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
+from experiments.document_labels import (
+    BIAS_PARAMS,
+    FAIRR_PARAMS,
+    bias_of_runs,
+    bias_settings,
+    check_background_system,
+    collection_labels,
+)
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import tradeoff_chart
 from experiments.report.png_figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, draw_figure, label_points
@@ -25,9 +32,11 @@ from gsr.fairness.evaluate import per_query_value
 from gsr.infra.numeric import finite
 from gsr.infra.params import Param
 
-TABLE_MEASURES = ("KL", "FSKL", "NDKL", "MB_female", "SB_female", "MAB_female", "RaB", "ARaB")
-TESTED_MEASURES = ("KL", "FSKL", "NDKL", "MAB_female", "ARaB")  # per-query means: paired tests of a re-ranker
-PLOTTED_MEASURES = ("KL", "FSKL", "NDKL", "MAB_female", "ARaB")
+TABLE_MEASURES = ("KL", "FSKL", "NDKL", "MB_female", "SB_female", "MAB_female", "RaB", "ARaB", "NFaiRR")
+TESTED_MEASURES = ("KL", "FSKL", "NDKL", "MAB_female", "ARaB", "NFaiRR")  # per-query means: a re-ranker's tests
+PLOTTED_MEASURES = ("KL", "FSKL", "NDKL", "MAB_female", "ARaB", "NFaiRR")
+CORRELATED_MEASURES = ("KL", "FSKL", "NDKL", "MAB_female", "ARaB")  # Spearman's ρ with GSR (label_bias_agreement;
+# the measure_agreement analysis compares every measure, each oriented to "more biased")
 SEED = "seed"
 
 
@@ -150,7 +159,7 @@ def _agreement_rows(rows: list[dict], systems: set[str], gsr_columns: list[str],
     systems a measure finds more biased have a higher GSR?)."""
     out = []
     for gsr in gsr_columns:
-        for kind in TESTED_MEASURES:
+        for kind in CORRELATED_MEASURES:
             name = f"{kind}@{k}"
             pairs = [
                 (row[name], row[gsr])
@@ -194,8 +203,9 @@ def compute(experiment, result, options: dict) -> LabelBias:
     names = [s.name for s in config.systems] + [PERFECT, RANDOM]
     try:
         labels = collection_labels(experiment, options["bias_labels"])
+        background = result.runs[options["bias_background"]] if options["bias_background"] else None
         reports = bias_of_runs(
-            experiment, {n: result.runs[n] for n in names}, result.evaluated_queries, options, labels
+            experiment, {n: result.runs[n] for n in names}, result.evaluated_queries, options, labels, background
         )
     except InputError as err:
         raise AnalysisError(str(err)) from None
@@ -225,6 +235,8 @@ def compute(experiment, result, options: dict) -> LabelBias:
     }
     seed_columns = [measure, *plotted[:-1], *(f"GSR ({label})" for label in result.system_gsr)]
     shown = {key: value for key, value in reports[names[0]].settings.items() if key not in ("skipped", "unlabelled")}
+    if "fairr" in shown:
+        shown["fairr"] = {k: v for k, v in shown["fairr"].items() if k not in ("skipped", "missing_documents")}
     gsr_columns = [f"GSR ({label})" for label in result.system_gsr]
     return LabelBias(
         shown,
@@ -244,6 +256,8 @@ def axis_meaning(panel: str) -> str:
     """How to read a bias measure's axis."""
     if panel.startswith(("RaB", "ARaB")):
         return "0: balanced, > 0: male-leaning"
+    if panel.startswith(("FaiRR", "NFaiRR")):
+        return "higher: fairer"
     if panel.startswith("MB_"):
         return "0: the target share, > 0: over-represented"
     if panel.startswith("GSR"):
@@ -299,7 +313,25 @@ def note(bias: LabelBias) -> str:
         f"natural log, zeros smoothed to {s['epsilon']:g}; RaB/ARaB magnitudes: {s['rab']} (> 0: male-leaning); "
         "β = model − target share of female documents (MB mean, SB population standard deviation, MAB mean "
         "of |β|). Each measure is the mean over the queries where it is defined (lower KL, FSKL, NDKL, MAB: less "
-        "bias). GSR: as in results.md, with its bootstrap interval."
+        "bias). GSR: as in results.md, with its bootstrap interval." + fairr_note(s.get("fairr"))
+    )
+
+
+def fairr_note(fairr: dict | None) -> str:
+    """How NFaiRR was computed, for a table's note ('' without it)."""
+    if fairr is None:
+        return ""
+    from gsr.fairness.fairr_runs import RUN_ITSELF
+
+    depth = fairr["background_depth"]
+    background = (
+        f"each system's own top {depth} documents per query"
+        if fairr["background"] == RUN_ITSELF
+        else f"the top {depth} documents per query of {fairr['background']}"
+    )
+    return (
+        f" NFaiRR (Rekabsaz, Kopeinik & Schedl): FaiRR of the top k over the ideal FaiRR of the background set, "
+        f"here {background}; words {fairr['gender_words']}; larger is fairer (1: the fairest order of the set)."
     )
 
 
@@ -359,12 +391,14 @@ def write(bias: LabelBias, out: Path, plots: bool) -> dict[str, Path]:
 ANALYSES.register(
     AnalysisType(
         "label_bias",
-        "GSR beside the label-based bias measures (KL bias, NDKL, β with MB/SB/MAB, RaB/ARaB) for every "
-        "system and re-ranker; re-rankers tested against the run they re-rank; the effectiveness/bias trade-off plot",
+        "GSR beside the label-based bias measures (KL bias, NDKL, β with MB/SB/MAB), RaB/ARaB and NFaiRR for "
+        "every system and re-ranker; re-rankers tested against the run they re-rank; the effectiveness/bias "
+        "trade-off plot",
         compute,
         write,
         params=(
             *BIAS_PARAMS,
+            *FAIRR_PARAMS,
             Param(
                 "bias_effectiveness",
                 str,
@@ -382,5 +416,6 @@ ANALYSES.register(
             "label_bias_tradeoff",
         ),
         charts=lambda value: {"label_bias_tradeoff": tradeoff_chart(value)},
+        check=check_background_system,
     )
 )

@@ -11,7 +11,18 @@ from __future__ import annotations
 import argparse
 import json
 
-from gsr.cli.options import CommandError, add_embedding_options, analyzer_of, check_outputs, lexicon_of, positive_int
+from gsr.cli.options import (
+    CommandError,
+    add_embedding_options,
+    add_fairr_options,
+    add_gender_words_option,
+    analyzer_of,
+    check_outputs,
+    fairr_settings_of,
+    lexicon_of,
+    positive_int,
+    share_pairs,
+)
 from gsr.fairness.equations import (
     DEFAULT_EPSILON,
     LABEL_MAGNITUDES,
@@ -20,14 +31,7 @@ from gsr.fairness.equations import (
     SHORT_LISTS,
     TARGETS,
 )
-from gsr.fairness.fairr_options import (
-    DEFAULT_BACKGROUND_DEPTH,
-    DEFAULT_CUTOFFS,
-    DEFAULT_SHARES,
-    DEFAULT_THRESHOLD,
-    MISSING_POLICIES,
-    TOKENISATIONS,
-)
+from gsr.fairness.fairr_options import DEFAULT_CUTOFFS
 
 
 def document_labels(args, run_docids: set[str] | None = None):
@@ -64,20 +68,6 @@ def checked_label_source(args):
     return kind, value
 
 
-def share_pairs(text: str) -> dict[str, float] | None:
-    """{group: share} of 'group=number,group=number' text (groups stripped), or None where a part is not that."""
-    shares = {}
-    for part in text.split(","):
-        group, equals, value = part.partition("=")
-        try:
-            shares[group.strip()] = float(value)
-        except ValueError:
-            return None
-        if not equals or not group.strip():
-            return None
-    return shares
-
-
 def parse_shares(text: str):
     """A target name, or explicit shares 'female=0.4,male=0.6'."""
     if text in TARGETS:
@@ -99,30 +89,6 @@ def cutoff_list(text: str) -> tuple[int, ...]:
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"must be positive integers joined with ',' (e.g. 5,10,20,50), not {text!r}")
     return values
-
-
-def non_negative(text: str) -> float:
-    """An argparse type: a number ≥ 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be a number ≥ 0, not {text!r}")
-    return value
-
-
-def group_shares(text: str) -> dict[str, float]:
-    """An argparse type: each group's share as 'f=0.5,m=0.5' (the groups of the word list's second column)."""
-    from gsr.fairness.fairr import FaiRRError, check_shares
-
-    shares = share_pairs(text)
-    if shares is None:
-        raise argparse.ArgumentTypeError(f"must be shares such as 'f=0.5,m=0.5', not {text!r}")
-    try:
-        return check_shares(shares)
-    except FaiRRError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_label_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -177,18 +143,11 @@ def measured_queries(args, run, qrels) -> list[str] | None:
 def fairr_measures(args, words, documents):
     """The FaiRRMeasures of --docs (opened: `documents`) under the FaiRR options, or None (no --docs, or
     --no-fairr)."""
-    from gsr.fairness.fairr_runs import FaiRRMeasures, FaiRRSettings
+    from gsr.fairness.fairr_runs import FaiRRMeasures
 
     if args.docs is None or args.no_fairr:
         return None
-    settings = FaiRRSettings(
-        cutoffs=args.cutoffs,
-        threshold=args.neutrality_threshold,
-        shares=args.group_shares,
-        background_depth=args.background_depth,
-        tokens=args.fairr_tokens,
-        missing=args.missing_documents,
-    )
+    settings = fairr_settings_of(args, args.cutoffs)
     return FaiRRMeasures(documents, settings, words)
 
 
@@ -292,58 +251,6 @@ def print_report(args, report, labels) -> None:
         print(f"  {fairr['missing_documents']} ranked documents are not in --docs (neutral, ω = 1)")
 
 
-def add_fairr_options(parser: argparse.ArgumentParser) -> None:
-    """--background, --background-depth, --cutoffs, --neutrality-threshold, --group-shares, --fairr-tokens,
-    --missing-documents and --no-fairr: FaiRR/NFaiRR's options (computed whenever --docs is given)."""
-    parser.add_argument(
-        "--background",
-        metavar="RUN",
-        help="FaiRR's background run: NFaiRR divides by the ideal FaiRR of its top --background-depth documents per "
-        "query (default: the run itself); it must answer every measured query the run answers",
-    )
-    parser.add_argument(
-        "--background-depth",
-        type=positive_int,
-        default=DEFAULT_BACKGROUND_DEPTH,
-        help=f"documents per query of the background set (default {DEFAULT_BACKGROUND_DEPTH}, as the reference reads)",
-    )
-    parser.add_argument(
-        "--cutoffs",
-        type=cutoff_list,
-        default=DEFAULT_CUTOFFS,
-        help=f"FaiRR/NFaiRR cut-offs (default {','.join(map(str, DEFAULT_CUTOFFS))}, the paper's)",
-    )
-    parser.add_argument(
-        "--neutrality-threshold",
-        type=non_negative,
-        default=DEFAULT_THRESHOLD,
-        help=f"a document with at most this many representative words is neutral (default {DEFAULT_THRESHOLD})",
-    )
-    parser.add_argument(
-        "--group-shares",
-        type=group_shares,
-        default=dict(DEFAULT_SHARES),
-        metavar="f=0.5,m=0.5",
-        help="each group's share in a neutral document (the groups of the word list's 'word,GROUP' lines)",
-    )
-    parser.add_argument(
-        "--fairr-tokens",
-        choices=TOKENISATIONS,
-        default="whitespace",
-        help="FaiRR's tokens: lowercased and split at whitespace, punctuation kept (whitespace, the reference's), "
-        "or the analyzer's words without punctuation (words)",
-    )
-    parser.add_argument(
-        "--missing-documents",
-        choices=MISSING_POLICIES,
-        default="error",
-        help="a ranked document --docs lacks: an error (default), or neutral (ω = 1, as the reference intends)",
-    )
-    parser.add_argument(
-        "--no-fairr", action="store_true", help="do not compute FaiRR/NFaiRR (they read more documents)"
-    )
-
-
 def configure(parser) -> None:
     """The options of `gsr bias`, and the function that runs it."""
     parser.add_argument("--run", required=True, help="TREC run file (or irds:ID)")
@@ -385,16 +292,17 @@ def configure(parser) -> None:
         help="RaB/ARaB gender magnitudes: ln(1 + entity-word count) (tf, default), the count (tc), "
         "count > 0 (bool), or the labels",
     )
-    parser.add_argument(
-        "--gender-words",
-        dest="gender_words",
-        metavar="appendix-b|msmarco-gender|gender-representative|FILE",
-        help="the gendered words RaB's tf/tc/bool magnitudes and FaiRR's document neutrality count (and the entity "
-        "words of --labels intrinsic): appendix-b (the paper's Appendix B, RaB's default), msmarco-gender "
-        "(Rekabsaz & Schedl's own 32 + 32 words), gender-representative (Rekabsaz, Kopeinik & Schedl's 163 + 163 "
-        "words, FaiRR's default) or a file: JSON {\"female\": [...], \"male\": [...]} or 'word,f' / 'word,m' lines",
-    )
+    add_gender_words_option(parser)
     add_fairr_options(parser)
+    parser.add_argument(
+        "--cutoffs",
+        type=cutoff_list,
+        default=DEFAULT_CUTOFFS,
+        help=f"FaiRR/NFaiRR cut-offs (default {','.join(map(str, DEFAULT_CUTOFFS))}, the paper's)",
+    )
+    parser.add_argument(
+        "--no-fairr", action="store_true", help="do not compute FaiRR/NFaiRR (they read more documents)"
+    )
     parser.add_argument(
         "--topics",
         help="measure only these topics' query ids: a topics file, irds:ID, msmarco-gender:n (Rekabsaz & "

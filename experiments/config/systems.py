@@ -215,6 +215,9 @@ def enabled_analyses(raw, config, source: str) -> dict[str, dict]:
             )
         except ParamError as err:
             raise ConfigError(f"{source}: {err}") from None
+        problem = analysis.check(enabled[analysis.name], config) if analysis.check is not None else None
+        if problem:
+            raise ConfigError(f"{source}: analyses.{problem}")
     return enabled
 
 

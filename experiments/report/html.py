@@ -30,7 +30,7 @@ import numpy as np
 
 from experiments.report.how_sure import how_sure
 from experiments.report.how_sure import rendered as sure_rendered
-from experiments.report.summary import cell_text, experiment_summary, rendered, scored_summary
+from experiments.report.summary import agreement_sentence, cell_text, experiment_summary, rendered, scored_summary
 from gsr.baselines import tie_end
 from gsr.infra.store import atomic_write
 from gsr.settings import DEFAULT_LEVEL
@@ -373,6 +373,8 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
         label: how_sure({s: r for s, r in result.system_gsr[label].items() if s in systems}, config.level, config.seed)
         for label in labels
     }
+    agreement = result.analyses.get("measure_agreement")
+    data.summary["agreement"] = agreement_sentence(agreement.report.to_dict() if agreement is not None else None)
     return data
 
 
@@ -391,11 +393,13 @@ def scored_report(
     provenance: dict | None = None,
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
+    agreement=None,
 ) -> ReportData:
     """The page of one `gsr score --html`: its results table, each run's scatter and lists (`texts_of(ids)` gives
     the shown documents' texts); `tests` (summary.scored_summary) the corrected tests its summary states;
     `provenance` (provenance.scored_provenance) the files scored and the settings; `level` and `seed` those of its
-    intervals, which the "How sure" view plans with."""
+    intervals, which the "How sure" view plans with; `agreement` (--agreement: a
+    gsr.fairness.agreement.AgreementReport) its table and chart as the page's analysis, and its summary sentence."""
     measured = sorted({p.qid for r in reports for p in r.system.per_query if p.g_query is not None})
     data = ReportData(
         title="gsr-bench: scored runs",
@@ -417,4 +421,13 @@ def scored_report(
     data.excluded = excluded_words(data.queries, gendered, set(data.words[label]))
     data.summary = scored_summary(names, reports, label, data.scatter[label], qrels, tests)
     data.how_sure[label] = how_sure({name: r.system for name, r in zip(names, reports)}, level, seed)
+    if agreement is not None:
+        from experiments.report.agreement import TITLE, agreement_note, agreement_rows
+        from experiments.report.plotly_charts import agreement_chart
+
+        entry = table_entry("measure_agreement", TITLE, agreement_rows(agreement))
+        entry["note"] = agreement_note(agreement)
+        entry["figure"] = chart_entry("measure_agreement", TITLE, agreement_chart(agreement))["figure"]
+        data.analyses.append(entry)
+        data.summary["agreement"] = agreement_sentence(agreement.to_dict())
     return data

@@ -393,3 +393,48 @@ def _forest_trace(points: list[dict], colour: str, legend: str, variants: bool, 
         hovertemplate="%{text}<extra></extra>",
         customdata=[s["system"] for s in points],
     )
+
+
+def _oriented(value: float, direction: str) -> float:
+    return value if direction == "higher" else -value if direction == "lower" else abs(value)
+
+
+def agreement_chart(report) -> object:
+    """Measure agreement (gsr.fairness.agreement.AgreementReport): each system's rank under every measure, from 1
+    (most biased) down, one line per system across the measures; crossing lines are the pairs the measures order
+    oppositely; values within rounding share a rank, as τ counts them (dense ranks). Hover gives the measure's own
+    value; a measure undefined for a system leaves a gap."""
+    import plotly.graph_objects as go
+
+    from gsr.fairness.agreement import near_tie_ranks
+
+    measures = list(report.measures)
+    ranks: dict[str, dict[str, int]] = {}
+    for measure in measures:
+        direction = report.more_biased.get(measure, "higher")
+        defined = {s: _oriented(v, direction) for s, v in report.values.get(measure, {}).items() if v is not None}
+        dense = near_tie_ranks([-o for o in defined.values()], report.settings.get("queries", 1))  # ties: τ's own
+        ranks[measure] = {s: int(r) + 1 for s, r in zip(defined, dense)}
+    fig = go.Figure()
+    labels = _texts(measures)
+    for system in report.systems:
+        values = [report.values.get(m, {}).get(system) for m in measures]
+        fig.add_trace(
+            go.Scatter(
+                x=labels,
+                y=[ranks[m].get(system) for m in measures],
+                mode="lines+markers",
+                name=plotly_text(system),
+                connectgaps=False,
+                customdata=[[format_number(v, missing="undefined")] for v in values],
+                hovertemplate=plotly_text(system) + "<br>%{x}: %{customdata[0]}<br>rank %{y}<extra></extra>",
+            )
+        )
+    _layout(
+        fig,
+        "Each system's rank under every measure (1: the most biased)",
+        "measure (FaiRR/NFaiRR: lower is more biased; RaB/ARaB/MB: farther from 0)",
+        "rank, most biased first",
+    )
+    fig.update_layout(yaxis={"autorange": "reversed", "dtick": 1}, xaxis={"type": "category"})
+    return fig

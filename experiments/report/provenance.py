@@ -169,11 +169,16 @@ def check_inputs_exist(config: ExperimentConfig) -> None:
     files; the folders a system type reads (`systems.NAME.inputs`, e.g. an encoder folder) are checked by its own
     preflight, before any work too, in words of its own. A config can be parsed without its inputs, e.g. to list its
     systems."""
+    from gsr.io.fairness_sensitive import is_fairness_sensitive
+    from gsr.io.msmarco_gender import is_msmarco_gender
+
     missing = []
     for role, value in _input_entries(config):
-        if (role.startswith("systems.") and role.endswith(".inputs")) or (
-            role == "gsr.stopwords" and value in STOP_LISTS  # a named list ('nltk'), not a file
-        ):
+        if (
+            (role.startswith("systems.") and role.endswith(".inputs"))
+            or (role == "gsr.stopwords" and value in STOP_LISTS)  # a named list ('nltk'), not a file
+            or (role == "collection.topics" and (is_msmarco_gender(str(value)) or is_fairness_sensitive(str(value))))
+        ):  # a built-in topic set ('msmarco-gender:n'), not a file
             continue
         role = f"{role}.source" if role.startswith("embeddings.") else role  # the key: embeddings.NAME.source
         for item in value if isinstance(value, list) else [value]:
@@ -296,11 +301,46 @@ SCORE_SETTINGS = {  # `gsr score`'s options that change its numbers, as the prov
 }
 
 
+def bias_provenance(args) -> dict:
+    """The settings --bias-measures' values depend on (gsr.cli.score_bias), defaults as they applied."""
+    from gsr.fairness.named import FAIRR, RAB
+
+    families = {m.family for m in args.bias_measures}
+    words = args.gender_words
+    settings = {"bias measures": ", ".join(m.name for m in args.bias_measures), "agreement": args.agreement}
+    if RAB in families:
+        settings["RaB/ARaB words"] = words or "appendix-b (the default)"
+    if FAIRR in families:
+        shares = ", ".join(f"{g} {v:g}" for g, v in args.group_shares.items())
+        settings.update(
+            {
+                "FaiRR background": args.background or "each run's own (the default)",
+                "FaiRR background depth": args.background_depth,
+                "FaiRR words": words or "gender-representative (the default)",
+                "FaiRR neutrality threshold": args.neutrality_threshold,
+                "FaiRR group shares": shares,
+                "FaiRR tokens": args.fairr_tokens,
+                "FaiRR missing documents": args.missing_documents,
+            }
+        )
+    return settings
+
+
+def bias_inputs(args) -> list[tuple[str, str]]:
+    """The files --bias-measures read besides the runs and documents: the background run, a word-list file."""
+    from gsr.fairness.labels import GENDER_WORD_LISTS
+
+    found = [("FaiRR background run", args.background)] if args.background else []
+    if args.gender_words and args.gender_words not in GENDER_WORD_LISTS:
+        found.append(("gender words", args.gender_words))
+    return found
+
+
 def scored_provenance(args) -> dict:
     """What a `gsr score --html` page was made from: every file scored (runs, topics, documents, qrels, the embedding
     and word lists) with its size and SHA-256, the settings that change its numbers (lexicon, cut-off, resamples,
-    seed, level, measures, correction; SCORE_SETTINGS, defaults as they applied), the project's version and the
-    environment."""
+    seed, level, measures, correction; SCORE_SETTINGS, defaults as they applied; the bias measures' own), the
+    project's version and the environment."""
     entries: list[tuple[str, object]] = [(f"run {i + 1}", path) for i, path in enumerate(args.run)]
     entries += [("topics", args.topics), ("documents", args.docs)]
     entries += [("qrels", args.qrels)] if args.qrels else []
@@ -322,6 +362,9 @@ def scored_provenance(args) -> dict:
         if key == "measures" and value == []:
             value = "none (GSR only)"
         settings[name] = ", ".join(value) if isinstance(value, list) else value
+    if getattr(args, "bias_measures", None):
+        settings.update(bias_provenance(args))
+        entries += [(role, path) for role, path in bias_inputs(args)]
     return {
         "version": project_version(),
         "settings": {k: v for k, v in settings.items() if v is not None},

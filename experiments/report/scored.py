@@ -17,7 +17,8 @@ def results_cells(scored: ScoredRuns, args) -> tuple[list[dict], list[str]]:
     engines: ([{"cells": table cells, "sort": sort keys}], the measures)."""
     from experiments.report.results_table import row_cells
 
-    names, reports, against_perfect, measures = scored.names, scored.reports, scored.against_perfect, scored.measures
+    names, reports, against_perfect = scored.names, scored.reports, scored.against_perfect
+    measures = scored.tested_measures()  # effectiveness, then the bias measures (--bias-measures)
     first = reports[0]
     listed = list(next(iter(measures.values()))) if measures else []
     measured: list[tuple[str, GSRResult, dict | None]] = list(zip(names, (r.system for r in reports), against_perfect))
@@ -26,7 +27,8 @@ def results_cells(scored: ScoredRuns, args) -> tuple[list[dict], list[str]]:
     rows = []
     for name, result, test in measured:
         relative_ci = first.relative_ci_of(result) if first.perfect is not None and name != "perfect" else None
-        entries = (measures or {}).get(name, {m: {"mean": None, "mark": ""} for m in listed})
+        given = (measures or {}).get(name, {})
+        entries = {m: given.get(m, {"mean": None, "mark": ""}) for m in listed}  # the engines have no bias values
         relative = first.relative_of(result)
         row = {
             "system": name,
@@ -47,6 +49,22 @@ def results_cells(scored: ScoredRuns, args) -> tuple[list[dict], list[str]]:
     return rows, listed
 
 
+def bias_notes(scored: ScoredRuns) -> list[str]:
+    """What the bias columns are (--bias-measures): the topics they average over and their settings (FaiRR's
+    background named: each run's own without --background)."""
+    from gsr.cli.score_bias import settings_lines
+
+    if scored.bias is None:
+        return []
+    topics = len(scored.bias.queries)
+    return [
+        f"Bias measures ({', '.join(scored.bias.names)}): means over the {topics} topics where each is defined (a "
+        "topic a run does not answer is left out); the perfect and random engines are not measured. "
+        + "; ".join(settings_lines(scored.bias))
+        + "."
+    ]
+
+
 def latex_table(scored: ScoredRuns, args) -> str:
     """The results as a booktabs table in `gsr run`'s layout: each run, then the perfect and random engines; means
     with marks, GSR and rel. GSR with their intervals."""
@@ -59,6 +77,7 @@ def latex_table(scored: ScoredRuns, args) -> str:
         f"({args.resamples} resamples, seed {args.seed}); marks on rel. GSR: paired randomisation test against "
         f"the perfect engine; {correction_note(args)}; p < 0.05 / p < 0.01."
     )
+    note = " ".join([note, *bias_notes(scored)])
     return latex_grid(
         table_header(listed, [args.embedding], "run"), [row["cells"] for row in rows], "GSR of the scored runs", note
     )
@@ -79,7 +98,8 @@ def write_page(scored: ScoredRuns, args) -> None:
         "rows": rows,
         "notes": [
             f"GSR under {args.embedding}, cut-off {args.cutoff}; {args.level:.0%} percentile bootstrap "
-            f"intervals ({args.resamples} resamples, seed {args.seed}); {correction_note(args)}."
+            f"intervals ({args.resamples} resamples, seed {args.seed}); {correction_note(args)}.",
+            *bias_notes(scored),
         ],
     }
     # g_q(d) reads a document's own words only: the retrieved documents alone give every value the page shows
@@ -101,12 +121,13 @@ def write_page(scored: ScoredRuns, args) -> None:
             "against_perfect": scored.against_perfect,
             "pairs": scored.pairs,
             "correction": scored_correction(
-                args.correction, args.correction_family, scored.against_perfect, scored.pairs, scored.measures
+                args.correction, args.correction_family, scored.against_perfect, scored.pairs, scored.tested_measures()
             ),
         },
         provenance=scored_provenance(args),
         level=args.level,
         seed=args.seed,
+        agreement=scored.agreement,
     )
     place_file(lambda path: write_html(page, path), args.html, args.overwrite, "--html", "scoring")
     log.info("wrote %s", args.html)

@@ -690,3 +690,28 @@ def rendered(summary: dict) -> dict:
         figure: Any = forest_chart(facts, label, level)  # a plotly Figure (plotly is imported where it is drawn)
         labels[label] = {**facts, "claims": claims, "chart": json.loads(figure.to_json())}
     return {**summary, "labels": labels}
+
+
+def agreement_sentence(agreement: dict | None) -> dict | None:
+    """The summary's one sentence on measure agreement (`agreement`: an AgreementReport's to_dict(), of the
+    measure_agreement analysis or `gsr score --agreement`), as a claim; None when no two measures order the systems
+    more often oppositely than alike (every defined τ ≥ 0), or without an agreement analysis."""
+    if not agreement:
+        return None
+    taus = [t for t in agreement["taus"] if isinstance(t["tau"], (int, float))]
+    opposite = sorted((t for t in taus if t["tau"] < 0), key=lambda t: t["tau"])
+    if not opposite:
+        return None
+    worst = opposite[0]
+    first, second = worst["measures"]
+    interval = worst["interval"]
+    bounds = format_interval(interval) if isinstance(interval, list) and interval[0] is not None else "no interval"
+    systems = len(agreement["systems"])
+    order = "order the two systems oppositely" if systems == 2 else "order the systems more often oppositely than alike"
+    sentence = (
+        f"The bias measures disagree about which systems are more biased: {len(opposite)} of the "
+        f"{plural(len(taus), 'pair')} of measures {order} (Kendall τ < 0), most of all {first} and {second} "
+        f"(τ = {format_number(worst['tau'], sign=True)}, {bounds}); the measure agreement section names the "
+        "queries behind each disagreement."
+    )
+    return _claim("agreement", [sentence])

@@ -114,3 +114,120 @@ def plot_targets(folder: str | None, names) -> list:
     if folder is None:
         return []
     return [Target("--plots", Path(folder), folder=True), *(Target("--plots", Path(folder) / name) for name in names)]
+
+
+def share_pairs(text: str) -> dict[str, float] | None:
+    """{group: share} of 'group=number,group=number' text (groups stripped), or None where a part is not that."""
+    shares = {}
+    for part in text.split(","):
+        group, equals, value = part.partition("=")
+        try:
+            shares[group.strip()] = float(value)
+        except ValueError:
+            return None
+        if not equals or not group.strip():
+            return None
+    return shares
+
+
+def non_negative(text: str) -> float:
+    """An argparse type: a number ≥ 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be a number ≥ 0, not {text!r}")
+    return value
+
+
+def group_shares(text: str) -> dict[str, float]:
+    """An argparse type: each group's share as 'f=0.5,m=0.5' (the groups of the word list's second column)."""
+    from gsr.fairness.fairr import FaiRRError, check_shares
+
+    shares = share_pairs(text)
+    if shares is None:
+        raise argparse.ArgumentTypeError(f"must be shares such as 'f=0.5,m=0.5', not {text!r}")
+    try:
+        return check_shares(shares)
+    except FaiRRError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def add_gender_words_option(parser: argparse.ArgumentParser) -> None:
+    """--gender-words: the word list RaB/ARaB and FaiRR/NFaiRR count (`gsr bias`, `gsr score`)."""
+    parser.add_argument(
+        "--gender-words",
+        dest="gender_words",
+        metavar="appendix-b|msmarco-gender|gender-representative|FILE",
+        help="the gendered words RaB's tf/tc/bool magnitudes and FaiRR's document neutrality count (and, in gsr "
+        "bias, the entity words of --labels intrinsic): appendix-b (the paper's Appendix B, RaB's default), "
+        "msmarco-gender (Rekabsaz & Schedl's own 32 + 32 words), gender-representative (Rekabsaz, Kopeinik & "
+        'Schedl\'s 163 + 163 words, FaiRR\'s default) or a file: JSON {"female": [...], "male": [...]} or '
+        "'word,f' / 'word,m' lines",
+    )
+
+
+def add_fairr_options(parser: argparse.ArgumentParser) -> None:
+    """--background, --background-depth, --neutrality-threshold, --group-shares, --fairr-tokens and
+    --missing-documents: how FaiRR/NFaiRR read the documents and the background run (`gsr bias`, `gsr score`)."""
+    from gsr.fairness.fairr_options import (
+        DEFAULT_BACKGROUND_DEPTH,
+        DEFAULT_SHARES,
+        DEFAULT_THRESHOLD,
+        MISSING_POLICIES,
+        TOKENISATIONS,
+    )
+
+    parser.add_argument(
+        "--background",
+        metavar="RUN",
+        help="FaiRR's background run: NFaiRR divides by the ideal FaiRR of its top --background-depth documents per "
+        "query (default: the measured run's own); it must answer every measured query the run answers",
+    )
+    parser.add_argument(
+        "--background-depth",
+        type=positive_int,
+        default=DEFAULT_BACKGROUND_DEPTH,
+        help=f"documents per query of the background set (default {DEFAULT_BACKGROUND_DEPTH}, as the reference reads)",
+    )
+    parser.add_argument(
+        "--neutrality-threshold",
+        type=non_negative,
+        default=DEFAULT_THRESHOLD,
+        help=f"a document with at most this many representative words is neutral (default {DEFAULT_THRESHOLD})",
+    )
+    parser.add_argument(
+        "--group-shares",
+        type=group_shares,
+        default=dict(DEFAULT_SHARES),
+        metavar="f=0.5,m=0.5",
+        help="each group's share in a neutral document (the groups of the word list's 'word,GROUP' lines)",
+    )
+    parser.add_argument(
+        "--fairr-tokens",
+        choices=TOKENISATIONS,
+        default="whitespace",
+        help="FaiRR's tokens: lowercased and split at whitespace, punctuation kept (whitespace, the reference's), "
+        "or the analyzer's words without punctuation (words)",
+    )
+    parser.add_argument(
+        "--missing-documents",
+        choices=MISSING_POLICIES,
+        default="error",
+        help="a ranked document --docs lacks: an error (default), or neutral (ω = 1, as the reference intends)",
+    )
+
+
+def fairr_settings_of(args, cutoffs):
+    """The FaiRRSettings of the FaiRR options (add_fairr_options) at `cutoffs`."""
+    from gsr.fairness.fairr_runs import FaiRRSettings
+
+    return FaiRRSettings(
+        cutoffs=tuple(cutoffs),
+        threshold=args.neutrality_threshold,
+        shares=args.group_shares,
+        background_depth=args.background_depth,
+        tokens=args.fairr_tokens,
+        missing=args.missing_documents,
+    )

@@ -2,16 +2,18 @@
 errors; with qrels, the perfect and random engines, relative GSR and each run tested against the perfect engine;
 with several runs, every pair of runs tested (paired randomisation over queries); with qrels also effectiveness
 (--measures, ir_measures strings; default the configs' AP, P@10, nDCG@100) over the judged topics, each run tested
-against the baseline run as `gsr run` does. p-values are corrected per measure (each effectiveness measure's tests
-one family, GSR's tests another; --correction-family all: every p-value of the call one family).
+against the baseline run as `gsr run` does; --bias-measures adds FaiRR/NFaiRR and RaB/ARaB (gsr.cli.score_bias),
+tested alike, and --agreement how GSR and they order the runs. p-values are corrected per measure (each
+effectiveness or bias measure's tests one family, GSR's tests another; --correction-family all: every p-value of the
+call one family).
 
 The results print as tables (this module) or JSON; in `gsr run`'s layout, as a LaTeX table (--latex) and as
 report.html (--html), they are written by the harness's report, which experiments.commands.score passes in
 (ReportOutputs): gsr imports nothing of the harness.
 
 Exit status: 0; 1 when GSR is undefined for a run (the output is still printed); 2 on bad input, including a run
-that shares no query with the topics (or, with qrels, with the judged topics), a bad --measures entry (checked
-before any work), a run named perfect or random, or one run file given twice."""
+that shares no query with the topics (or, with qrels, with the judged topics), a bad --measures or --bias-measures
+entry (checked before any work), a run named perfect or random, or one run file given twice."""
 
 from __future__ import annotations
 
@@ -24,9 +26,12 @@ from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gsr.cli import score_bias
 from gsr.cli.options import (
     CommandError,
     add_embedding_options,
+    add_fairr_options,
+    add_gender_words_option,
     add_overwrite_option,
     analyzer_of,
     check_outputs,
@@ -44,6 +49,8 @@ from gsr.settings import CORRECTIONS, CUTOFF, EXCLUSION, LEVEL, NO_CUTOFF, RELEV
 
 if TYPE_CHECKING:
     from gsr.evaluate import GSR
+    from gsr.fairness.agreement import AgreementReport
+    from gsr.fairness.named import BiasValues
     from gsr.io.types import Qrels, Run
     from gsr.results import GSRReport
 
@@ -68,6 +75,20 @@ class ScoredRuns:
     queries: dict[str, str]
     qrels: Qrels | None
     measure: GSR
+    bias: BiasValues | None = None  # --bias-measures' values (gsr.cli.score_bias)
+    bias_entries: dict[str, dict[str, dict[str, Any]]] | None = None  # {run: {measure: {"mean", "p_value", ...}}}
+    agreement: AgreementReport | None = None  # --agreement
+
+    def tested_measures(self) -> dict[str, dict[str, dict[str, Any]]] | None:
+        """The effectiveness and bias measures' entries together, {run or 'perfect': {measure: entry}} (None without
+        either): what the per-measure corrections and the tables' measure columns read."""
+        if self.measures is None and self.bias_entries is None:
+            return None
+        merged: dict[str, dict[str, dict[str, Any]]] = {}
+        for entries in (self.measures or {}, self.bias_entries or {}):
+            for run, per_measure in entries.items():
+                merged.setdefault(run, {}).update(per_measure)
+        return merged
 
 
 @dataclass(frozen=True)
@@ -381,7 +402,13 @@ def cmd_score(args) -> int:
     else:
         if scored.measures is not None:
             print_effectiveness(scored.measures, scored.judged, args, scored.names)
+        if scored.bias is not None and scored.bias_entries is not None:
+            baseline = baseline_name(scored.names, args.run, args.baseline)
+            score_bias.print_bias(scored.bias, scored.bias_entries, scored.names, args, correction_note(args), baseline)
         print_table(scored.names, reports, scored.against_perfect, scored.pairs, args)
+        if scored.agreement is not None:
+            print()
+            score_bias.print_agreement(scored.agreement, scored.names)
     if getattr(args, "html", None):
         outputs.page(scored, args)
     for name, report in zip(scored.names, reports):
@@ -402,6 +429,7 @@ def score_runs(args) -> ScoredRuns:
     if args.measures and not args.qrels:
         raise CommandError("--measures needs --qrels: effectiveness is measured against relevance judgments")
     check_measures(args.measures)
+    score_bias.check_bias_options(args)
     html = getattr(args, "html", None)
     names = run_names(args.run)
     check_outputs(args, [Target("--html", html)] if html else [], getattr(args, "overwrite", False))  # before scoring
@@ -414,9 +442,16 @@ def score_runs(args) -> ScoredRuns:
         run = read_run(path)
         check_shared_queries(name, run, queries, qrels)
         runs.append(run)
+    bias_queries = score_bias.bias_queries(queries, qrels) if args.bias_measures else []
+    background = score_bias.read_background(args, runs, bias_queries)  # a query it misses stops here
     measures, judged = (
         effectiveness(names, runs, queries, qrels, args) if qrels is not None and args.measures else (None, [])
     )
+    bias = bias_entries = None
+    if args.bias_measures:
+        bias = score_bias.score_bias(args, names, runs, bias_queries, background)
+        tested = baseline_name(names, args.run, args.baseline) if args.resamples and len(names) > 1 else None
+        bias_entries = score_bias.bias_entries(bias, names, tested, args)
     lexicon = lexicon_of(args)
     measure = GSR(
         lexicon,
@@ -433,8 +468,13 @@ def score_runs(args) -> ScoredRuns:
     )
     reports = [evaluated[i] for i in range(len(runs))]
     against_perfect, pairs = compare(names, reports, args)
-    correct_all(against_perfect, pairs, measures, args.correction, args.correction_family)
-    return ScoredRuns(names, runs, reports, against_perfect, pairs, measures, judged, queries, qrels, measure)
+    scored = ScoredRuns(
+        names, runs, reports, against_perfect, pairs, measures, judged, queries, qrels, measure, bias, bias_entries
+    )
+    correct_all(against_perfect, pairs, scored.tested_measures(), args.correction, args.correction_family)
+    if args.agreement and bias is not None:
+        scored.agreement = score_bias.agreement_of(names, reports, bias, args)
+    return scored
 
 
 def json_document(scored: ScoredRuns, args) -> dict:
@@ -447,6 +487,9 @@ def json_document(scored: ScoredRuns, args) -> dict:
             out["perfect_test"] = test
         if scored.measures is not None:
             out["measures"] = scored.measures[name]
+        if scored.bias is not None and scored.bias_entries is not None:
+            out["bias_measures"] = scored.bias_entries[name]
+            out["bias_per_query"] = scored.bias.query_rows(name)
         objects.append(out)
     document = objects[0] if len(objects) == 1 else {"runs": objects, "comparisons": scored.pairs}
     # every "p_adjusted" is adjusted by this correction over this family ("measure": per measure and GSR)
@@ -459,6 +502,16 @@ def json_document(scored: ScoredRuns, args) -> dict:
             "test": args.test,
             "baseline": baseline_name(names, args.run, args.baseline) if len(names) > 1 else None,
         }
+    if scored.bias is not None:
+        names = scored.names
+        document["bias"] = {
+            "topics": len(scored.bias.queries),
+            "settings": scored.bias.settings,
+            "test": args.test,
+            "baseline": baseline_name(names, args.run, args.baseline) if len(names) > 1 else None,
+        }
+    if scored.agreement is not None:
+        document["agreement"] = scored.agreement.to_dict()
     return document
 
 
@@ -541,6 +594,25 @@ def configure(parser, outputs: ReportOutputs | None = None) -> None:
         choices=TESTS,
         default="t",
         help="paired test of the measures against the baseline (default t, as in configs)",
+    )
+    parser.add_argument(
+        "--bias-measures",
+        type=score_bias.bias_measure_list,
+        default=None,
+        metavar="MEASURES",
+        help="gender-bias measures beside GSR, comma-separated KIND@k: FaiRR, NFaiRR, FaiRR_agnostic, "
+        "NFaiRR_agnostic (Rekabsaz, Kopeinik & Schedl), RaB, ARaB (Rekabsaz & Schedl, tf magnitudes), RaB_bool, "
+        f"ARaB_bool, RaB_tc, ARaB_tc; e.g. {score_bias.EXAMPLE}; over the judged topics (all topics without "
+        "--qrels), each run tested against the baseline as the effectiveness measures are",
+    )
+    add_gender_words_option(parser)
+    add_fairr_options(parser)
+    parser.add_argument(
+        "--agreement",
+        action="store_true",
+        help="with several runs and --bias-measures: how GSR and the bias measures agree about which run is more "
+        "biased (Kendall τ-b between their orders with a bootstrap interval, per-query correlations, and the "
+        "queries behind each pair of runs two measures order oppositely)",
     )
     if outputs is not None:
         parser.add_argument("--latex", action="store_true", help="print the results as a LaTeX (booktabs) table")

@@ -19,7 +19,7 @@ from experiments.report import write_report
 from experiments.runner import Experiment
 from gsr.equations import query_genderedness
 from gsr.evaluate import relative_to_perfect
-from gsr.fairness import BiasMeasures, BiasSettings, gendered_word_counts
+from gsr.fairness import BiasMeasures, BiasSettings, FaiRRMeasures, FaiRRSettings, gendered_word_counts
 from tests.support.configs import config_with, robust04_config
 from tests.support.figures import ORANGE_MALE, PURPLE_FEMALE, assert_png, colours, legend_labels, panels, points, texts
 
@@ -142,6 +142,11 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
     for name, row in rows.items():
         for measure in ("KL@5", "FSKL@5", "NDKL@5", "MAB_female@5", "RaB@5", "ARaB@5"):
             assert row[measure] == pytest.approx(direct[name].measures[measure]), (name, measure)
+        nfairr = FaiRRMeasures(result.collection.documents, FaiRRSettings(cutoffs=[5]))
+        queries = result.evaluated_queries
+        assert row["NFaiRR@5"] == pytest.approx(
+            nfairr.evaluate(result.runs[name], None, queries).measures()["NFaiRR@5"]
+        )
         assert row["GSR (w2v)"] == result.system_gsr["w2v"][name].gsr
     fg, upstream = direct["FG"], direct["w2v_add"]
     assert fg.measures["FSKL@5"] < upstream.measures["FSKL@5"]  # fairness-greedy moves every prefix towards T
@@ -190,7 +195,15 @@ def test_label_bias_and_the_probe_in_an_experiment(tmp_path, nltk_data):
     assert seeds["EG (epsilon=0.2)"]["sd NDKL@5"] == pytest.approx(statistics.stdev(pair))
 
     axes = panels(tradeoff_figure(bias))
-    assert [ax.get_title() for ax in axes] == ["KL@5", "FSKL@5", "NDKL@5", "MAB_female@5", "ARaB@5", "GSR (w2v)"]
+    assert [ax.get_title() for ax in axes] == [
+        "KL@5",
+        "FSKL@5",
+        "NDKL@5",
+        "MAB_female@5",
+        "ARaB@5",
+        "NFaiRR@5",
+        "GSR (w2v)",
+    ]
     assert bias.effectiveness == "nDCG@100" and all(ax.get_ylabel() == "nDCG@100" for ax in axes)
     for ax in axes:  # one point per system (reference engines left out), re-rankers as triangles
         assert len(points(ax)) == len(names)

@@ -1,6 +1,7 @@
 """experiments/msmarco.toml on a small sample in MS MARCO's layout (collection.tsv, qrels.dev.small.tsv beside the
-config, the built-in msmarco-gender:n queries): BM25 and MiniLM run, RR@10, nDCG@10 and GSR@10 are in the table and
-RaB/ARaB@10 come from the paper's word list; missing files stop it before any work, naming them all."""
+config, the built-in msmarco-gender:n queries): BM25 and MiniLM run, RR@10, nDCG@10 and GSR@10 are in the table,
+RaB/ARaB@10 come from the paper's word list, NFaiRR@10 against BM25's top 200 and the measures compared; missing
+files stop it before any work, naming them all."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ def test_missing_files_stop_it_before_any_work_naming_them(tmp_path, capsys):
     assert main(["run", str(tmp_path / "msmarco.toml")]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "collection.documents" in err and "collection.tsv" in err and "qrels.dev.small.tsv" in err
+    assert "collection.topics" not in err  # msmarco-gender:n is a built-in topic set, not a file
 
 
 @pytest.mark.slow
@@ -54,4 +56,6 @@ def test_the_config_runs_on_a_sample_in_the_same_layout(tmp_path, capsys):
     assert "| system | RR@10 | nDCG@10 | GSR (glove) |" in table  # GSR at [gsr] cutoff = 10
     assert "| BM25 |" in table and "| MiniLM |" in table
     bias = (tmp_path / "out" / "label_bias.md").read_text(encoding="utf-8")
-    assert "RaB" in bias and "ARaB" in bias
+    assert "RaB" in bias and "ARaB" in bias and "NFaiRR@10" in bias and "top 200 documents per query of BM25" in bias
+    agreement = (tmp_path / "out" / "measure_agreement.md").read_text(encoding="utf-8")
+    assert "| GSR (glove) | NFaiRR@10 |" in agreement and "two systems" in agreement

@@ -12,7 +12,14 @@ from scipy.stats import kendalltau, spearmanr
 
 from gsr.equations import gsr_slope, gsr_slope_terms
 from gsr.errors import InputError
-from gsr.fairness.agreement import AgreementMeasure, bias_direction, kendall_tau, measure_agreement, near_tie_ranks
+from gsr.fairness.agreement import (
+    AgreementMeasure,
+    bias_direction,
+    kendall_tau,
+    measure_agreement,
+    near_tie_ranks,
+    replicate_taus,
+)
 
 
 def test_kendall_tau_by_hand():
@@ -212,3 +219,45 @@ def test_absolute_measures_and_undefined_results():
         measure_agreement(table, per_query, ["ARaB@10"])
     with pytest.raises(InputError, match="KL@10: no per-query inputs"):
         measure_agreement(table, {"RaB@10": per_query["RaB@10"]})
+
+
+def test_the_replicates_tau_is_kendall_tau_to_the_bit():
+    """replicate_taus (every bootstrap replicate at once) against kendall_tau on each row: near ties, measures
+    undefined on some systems (NaN), constant rows and two systems; the same doubles, NaN where kendall_tau says
+    undefined."""
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        systems = int(rng.integers(2, 10))
+        first = rng.integers(0, 4, (30, systems)) / 7.0
+        second = rng.normal(size=(30, systems)) if trial % 2 else rng.integers(0, 3, (30, systems)).astype(float)
+        first[rng.random(first.shape) < 0.15] = np.nan
+        second[rng.random(second.shape) < 0.15] = np.nan
+        if trial % 3 == 0:  # rounding-sized differences, which kendall_tau merges as ties
+            first = first + rng.normal(size=first.shape) * 1e-17
+        found = replicate_taus(first, second, 7)
+        for row, value in zip(range(30), found):
+            keep = np.isfinite(first[row]) & np.isfinite(second[row])
+            tau, _ = kendall_tau(first[row][keep], second[row][keep], 7) if keep.sum() >= 2 else (None, "")
+            assert (tau is None and math.isnan(value)) or tau == value, (trial, row)
+
+
+def test_two_systems_and_no_resamples_have_no_interval_and_say_why():
+    per_query = {"GSR": {"a": {"q1": (-1.0, -0.2), "q2": (1.0, 0.2)}, "b": {"q1": (-1.0, -0.1), "q2": (1.0, 0.1)}}}
+    per_query["NFaiRR@10"] = {"a": {"q1": 1.0, "q2": 0.8}, "b": {"q1": 0.9, "q2": 0.7}}
+    table = {"GSR": {"a": 0.2, "b": 0.1}, "NFaiRR@10": {"a": 0.9, "b": 0.8}}
+    (tau,) = measure_agreement(table, per_query, resamples=50).taus
+    assert tau.tau == -1.0 and tau.interval.low is None and tau.interval.reason.startswith("two systems: τ is +1")
+    assert tau.to_dict()["interval"].startswith("undefined: two systems")
+    table, per_query, *_ = _case()
+    report = measure_agreement(table, per_query, resamples=0)
+    assert {t.to_dict()["interval"] for t in report.taus} == {"undefined: no bootstrap resamples"}
+    assert report.values["NFaiRR@10"] == table["NFaiRR@10"] and report.more_biased["NFaiRR@10"] == "lower"
+
+
+def test_rab_with_its_magnitudes_named_and_the_median_correlation():
+    assert {bias_direction(n) for n in ("RaB_bool@10", "ARaB_tc@5", "RaB_tf@10")} == {"absolute"}
+    table, per_query, *_ = _case()
+    report = measure_agreement(table, per_query, resamples=10)
+    pair = ("GSR", "NDKL@10")
+    rhos = [c.spearman for c in report.correlations if c.measures == pair]
+    assert report.median_correlation(pair) == (pytest.approx(float(np.median(rhos))), 3, None)

@@ -74,6 +74,15 @@ RUN = {
     "q4": ["x1", "f2", "n1"],
     "q5": ["m2", "m1", "x1"],
 }
+# RUN's documents in a third order (the first and second documents swapped where that changes the list): with RUN
+# and RUN reversed, three runs the bias measures and GSR order differently
+SHUFFLED_RUN = {
+    "q1": ["m1", "f1", "m3", "x2"],
+    "q2": ["f3", "m1", "f1", "x3"],
+    "q3": ["n1", "n2", "n3"],
+    "q4": ["n1", "x1", "f2"],
+    "q5": ["m2", "m1", "x1"],
+}
 CONFIG = """threads = 1
 [collection]
 kind = "files"
@@ -159,3 +168,11 @@ def score_args(folder: Path, runs: tuple[str, ...] = ("run.txt",), qrels: bool =
     args += ["--qrels", str(folder / "qrels.txt")] if qrels else []
     args += ["--embedding", str(folder / "vectors.txt")] if embedding else []
     return args
+
+
+def write_run(path: Path, run: dict[str, list[str]], tag: str = "toy") -> Path:
+    """`run` ({qid: ranked docids}) as a TREC run file at `path`, scores 10 − rank."""
+    path.write_text(
+        "".join(f"{q} Q0 {d} {r} {10 - r} {tag}\n" for q, docs in run.items() for r, d in enumerate(docs, 1))
+    )
+    return path

@@ -194,6 +194,9 @@ function renderSummary() {
     }
     for (const claim of facts.claims || []) parts.push(...claimNodes(label, claim));
   }
+  // the one sentence on measure agreement where measures disagree (summary.agreement_sentence)
+  const agreement = own(s, "agreement");
+  if (agreement) parts.push(...claimNodes(labels[0][0], agreement));
   $("summary").replaceChildren(...parts);
   for (const [holder, label, figure] of charts) drawForest(holder, label, figure);
 }
