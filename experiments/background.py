@@ -44,9 +44,9 @@ def start_training(experiment: Experiment) -> None:
     names = sorted(config.trained_embeddings())
     trained = [TrainingSettings(**(config.embeddings[name].train or {})) for name in names]
     jobs = start_training(experiment.collection.documents, experiment.collection.key, trained, config.threads or 1)
-    if jobs is not None:
-        log.info("training the collection's embeddings in the background …")
+    if jobs is not None:  # held by the experiment, which stops it, before anything else may be interrupted
         experiment.shared(TRAINING, TrainingJobs).jobs = jobs
+        log.info("training the collection's embeddings in the background …")
 
 
 def training_done(experiment: Experiment, name: str, wait: bool = False) -> bool:

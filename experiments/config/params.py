@@ -101,13 +101,19 @@ def config_table(value, where: str, source: str) -> dict:
     return value
 
 
+def is_source_name(text: str) -> bool:
+    """True for a config value that names a source instead of a path: a pyserini: or irds: id, or a built-in topic set
+    (msmarco-gender, fairness-sensitive). A name is never resolved against the config's folder nor looked for as a
+    file."""
+    return text.startswith(("pyserini:", "irds:")) or is_msmarco_gender(text) or is_fairness_sensitive(text)
+
+
 def resolve_path(base: Path, value):
-    """A config path (or a list of them) resolved against the config file's folder; pyserini: and irds: names and the
-    built-in msmarco-gender and fairness-sensitive topic sets kept."""
+    """A config path (or a list of them) resolved against the config file's folder; names (is_source_name) kept."""
     if isinstance(value, list):
         return [resolve_path(base, v) for v in value]
     text = str(value)
-    if text.startswith(("pyserini:", "irds:")) or is_msmarco_gender(text) or is_fairness_sensitive(text):  # names
+    if is_source_name(text):
         return text
     path = Path(text).expanduser()
     return str(path if path.is_absolute() else base / path)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
+from experiments.config.params import is_source_name
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.errors import ConfigError, GSRError, InputError
 from gsr.infra.digests import content_key, fast_digest, folder_content_key
@@ -165,20 +166,15 @@ def _input_entries(config: ExperimentConfig) -> list[tuple[str, object]]:
 def check_inputs_exist(config: ExperimentConfig) -> None:
     """A ConfigError naming every input the config names that is not there, each as `KEY = path`, all at once and
     before any work (collection files and folders, embedding files, topics and qrels, stop and word lists, run and
-    label files; a `pyserini:` id whose file is not in Pyserini's cache). Ids (`irds:`, built-in names) are not
-    files; the folders a system type reads (`systems.NAME.inputs`, e.g. an encoder folder) are checked by its own
-    preflight, before any work too, in words of its own. A config can be parsed without its inputs, e.g. to list its
-    systems."""
-    from gsr.io.fairness_sensitive import is_fairness_sensitive
-    from gsr.io.msmarco_gender import is_msmarco_gender
-
+    label files; a `pyserini:` id whose file is not in Pyserini's cache). Names (`irds:` ids, built-in topic sets
+    such as `msmarco-gender:n`: is_source_name) are not files; the folders a system type reads
+    (`systems.NAME.inputs`, e.g. an encoder folder) are checked by its own preflight, before any work too, in words
+    of its own. A config can be parsed without its inputs, e.g. to list its systems."""
     missing = []
     for role, value in _input_entries(config):
-        if (
-            (role.startswith("systems.") and role.endswith(".inputs"))
-            or (role == "gsr.stopwords" and value in STOP_LISTS)  # a named list ('nltk'), not a file
-            or (role == "collection.topics" and (is_msmarco_gender(str(value)) or is_fairness_sensitive(str(value))))
-        ):  # a built-in topic set ('msmarco-gender:n'), not a file
+        if (role.startswith("systems.") and role.endswith(".inputs")) or (
+            role == "gsr.stopwords" and value in STOP_LISTS  # a named list ('nltk'), not a file
+        ):
             continue
         role = f"{role}.source" if role.startswith("embeddings.") else role  # the key: embeddings.NAME.source
         for item in value if isinstance(value, list) else [value]:
@@ -188,7 +184,7 @@ def check_inputs_exist(config: ExperimentConfig) -> None:
                     topics_path(text, role.rsplit(".", 1)[-1])
                 except InputError as err:
                     missing.append(f"{role} = {text} ({err})")
-            elif not text.startswith("irds:") and not Path(text).exists():
+            elif not is_source_name(text) and not Path(text).exists():
                 missing.append(f"{role} = {text}")
     if missing:
         raise ConfigError(f"{config.path or 'config'}: no such file or folder: {'; '.join(missing)}")
@@ -196,12 +192,12 @@ def check_inputs_exist(config: ExperimentConfig) -> None:
 
 def input_paths(config: ExperimentConfig) -> list[tuple[str, Path]]:
     """Every input file or folder of the config with the config key that names it (what no output may ever overwrite
-    or lie in); ids (irds:, pyserini:) left out."""
+    or lie in); names (irds:, pyserini:, built-in topic sets) left out."""
     return [
         (role, Path(str(item)))
         for role, value in _input_entries(config)
         for item in (value if isinstance(value, list) else [value])
-        if not str(item).startswith(("irds:", "pyserini:"))
+        if not is_source_name(str(item))
     ]
 
 

@@ -107,8 +107,8 @@ class BackgroundProcesses:
     For long jobs whose results land elsewhere (a cache): the embeddings the collection trains on run beside the
     Lucene index and the systems that need none of them, and each system waits only for its own. The workers ignore
     Ctrl-C, SIGTERM and SIGHUP, which may reach the whole group; the caller's stop() (on an interrupt, a signal or an
-    error) kills them, so nobody waits for a job that will not be used, and they die with a parent killed outright
-    (worker_started).
+    error) kills them, so nobody waits for a job that will not be used; the interpreter's exit kills those nobody
+    stopped, and they die with a parent killed outright (worker_started).
     """
 
     def __init__(self, function: Callable, items: list, n_jobs: int):
@@ -118,19 +118,25 @@ class BackgroundProcesses:
         self.items = items
         self.seconds: dict[int, float] = {}  # finished item -> how long its worker took for it
         self._worker_of: dict[int, tuple] = {}
-        self._workers = []
+        self._workers: list[tuple] = []
+        self._owner = os.getpid()
+        _stopped_at_exit(self)
         indices = list(range(len(items)))
-        for first in range(min(n_jobs, len(items))):
-            mine = indices[first::n_jobs]
-            receive, send = context.Pipe(duplex=False)
-            process = context.Process(
-                target=_run_reporting, args=(os.getpid(), send, function, items, mine), daemon=True
-            )
-            process.start()
-            send.close()
-            worker = (process, receive)
-            self._workers.append(worker)
-            self._worker_of.update({index: worker for index in mine})
+        try:
+            for first in range(min(n_jobs, len(items))):
+                mine = indices[first::n_jobs]
+                receive, send = context.Pipe(duplex=False)
+                process = context.Process(
+                    target=_run_reporting, args=(os.getpid(), send, function, items, mine), daemon=True
+                )
+                worker = (process, receive)
+                self._workers.append(worker)
+                process.start()
+                send.close()
+                self._worker_of.update({index: worker for index in mine})
+        except BaseException:  # Ctrl-C or a stop signal while they start: nobody holds this object yet to stop them
+            self.stop()
+            raise
 
     def done(self, index: int) -> bool:
         """Whether item `index` is finished (its worker's messages read without waiting)."""
@@ -160,11 +166,36 @@ class BackgroundProcesses:
         """Ends the workers still running, at once (SIGKILL: they ignore the signals that stop their parent; their
         half-written cache entries are staging folders, cleaned later)."""
         for process, _ in self._workers:
+            if process.pid is None:  # never started: interrupted while the workers started
+                continue
             if process.is_alive():
                 process.kill()
             process.join()
+        _UNSTOPPED.discard(self)
 
     close = stop  # as a shared resource of an experiment, closed when it ends
+
+
+_UNSTOPPED: set[BackgroundProcesses] = set()  # started in this process and not stopped yet
+
+
+def _stopped_at_exit(jobs: BackgroundProcesses) -> None:
+    """Has `jobs` stopped when the interpreter exits, if nobody has stopped it before (a stop signal that came between
+    starting it and handing it to whoever stops it). Otherwise multiprocessing's own exit handler would end it: it
+    sends SIGTERM, which the workers ignore, then waits for them to finish, and they commit to the cache while their
+    parent, still there, waits for them."""
+    import atexit
+    import multiprocessing.util  # noqa: F401  registers its exit handler when imported; atexit runs later ones first
+
+    atexit.unregister(_stop_unstopped)  # registered once, after multiprocessing's
+    atexit.register(_stop_unstopped)
+    _UNSTOPPED.add(jobs)
+
+
+def _stop_unstopped() -> None:
+    for jobs in list(_UNSTOPPED):
+        if jobs._owner == os.getpid():  # a forked child's copy names its parent's workers: never its to stop
+            jobs.stop()
 
 
 def _run_reporting(parent: int, send, function: Callable, items: list, indices: list[int]) -> None:

@@ -124,3 +124,22 @@ def test_the_robust04_config_names_its_missing_disks_embeddings_topics_and_qrels
     assert "collection.topics = pyserini:robust04 (" in line and "collection.qrels = pyserini:robust04 (" in line
     assert f"embeddings.w2v.source = {tmp_path}/data/embeddings/GoogleNews-vectors-negative300.bin;" in line
     assert line.endswith(f"embeddings.ftt.source = {tmp_path}/data/embeddings/crawl-300d-2M.vec")
+
+
+@pytest.mark.parametrize("topics", ["msmarco-gender:n", "fairness-sensitive:dl19"])
+def test_a_built_in_topic_set_is_a_name_not_a_missing_file(tmp_path, capsys, topics):
+    """The built-in msmarco config where its MS MARCO files are not: only they are named, not its built-in topic set
+    (nor the fairness-sensitive one in its place), and neither counts as an input path that outputs must avoid."""
+    from experiments.config.experiment import BUILTIN_CONFIGS, load_config
+    from experiments.report.provenance import input_paths
+
+    config = tmp_path / "msmarco.toml"
+    text = BUILTIN_CONFIGS["msmarco"].read_text(encoding="utf-8")
+    config.write_text(text.replace('topics = "msmarco-gender:n"', f'topics = "{topics}"'), encoding="utf-8")
+    status, _, err = gsr(["run", str(config), "--dry-run", "--out", str(tmp_path / "out")], capsys)
+    assert status == 2
+    assert err.strip().splitlines()[-1] == (
+        f"gsr: error: {config}: no such file or folder: collection.documents = {tmp_path / 'collection.tsv'}; "
+        f"collection.qrels = {tmp_path / 'qrels.dev.small.tsv'}"
+    )
+    assert topics not in [str(path) for _, path in input_paths(load_config(config))]

@@ -116,7 +116,12 @@ def test_gsr_run_stopped_by_a_signal_leaves_no_worker_and_no_late_cache_entry(tm
     cache = tmp_path / "cache"
     env = {**os.environ, "PYTHONPATH": str(REPOSITORY), "GSR_CACHE": str(cache)}
     command = [sys.executable, str(driver), "run", str(config), "--out", str(tmp_path / "out")]
-    process, lines = _start(command, env, "in the background")
+    # signalled while it waits for the slowed training worker: in a step, so the line names it
+    process, lines = _start(command, env, "waiting for w2v, training in the background")
+    # the measuring embedding (a file) is read and cached by the checks before any work (its definitional words,
+    # Experiment.preflight): an entry of the parent's, finished before the worker started, which a rerun reuses
+    before = [e for e in _entries(cache) if e.startswith("embeddings/")]
+    assert not [e for e in before if e.startswith("embeddings/trained-")], "the worker trained before the signal"
     time.sleep(0.5)
     if to_group:
         os.killpg(process.pid, stop)
@@ -132,7 +137,8 @@ def test_gsr_run_stopped_by_a_signal_leaves_no_worker_and_no_late_cache_entry(tm
     assert _group_ends(process.pid), "a worker outlived gsr run:\n" + err
     kept = _entries(cache)
     time.sleep(SLOW + 3)  # the slowed worker would have trained and committed by now
-    assert _entries(cache) == kept and not [e for e in kept if e.startswith("embeddings/")]
+    assert _entries(cache) == kept
+    assert [e for e in kept if e.startswith("embeddings/")] == before  # nothing the worker trained was committed
     if name is not None:
         assert "Traceback" not in err, err
         last = err.strip().splitlines()[-1]

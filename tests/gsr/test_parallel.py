@@ -85,3 +85,62 @@ def test_stop_ends_the_running_workers(tmp_path):
     assert time.perf_counter() - started < 10 and not (tmp_path / "never").exists()
     with pytest.raises(RuntimeError, match="exit code"):
         jobs.wait(0)
+
+
+LEFT_RUNNING = """
+import sys, time
+from pathlib import Path
+
+from gsr.infra.parallel import BackgroundProcesses
+from tests.gsr.test_parallel import _write_after
+
+jobs = BackgroundProcesses(_write_after, [(Path(sys.argv[1]), {seconds})], 1)
+time.sleep(1.0)  # the worker is at work (it ignores SIGTERM by now): never stopped, the caller ends
+"""
+
+
+def test_workers_never_stopped_are_killed_when_the_caller_ends_and_write_nothing(tmp_path):
+    """A caller that ends without stop() (a signal between starting the workers and handing them to whoever stops
+    them, in `gsr run`): its exit kills them at once instead of waiting for them, as multiprocessing would (its exit
+    handler's SIGTERM is ignored by the workers, its join then waits while they finish and commit)."""
+    import subprocess
+    import sys
+
+    from tests.support.plugins import REPOSITORY
+
+    seconds = 5.0
+    script = tmp_path / "left_running.py"
+    script.write_text(LEFT_RUNNING.format(seconds=seconds), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
+    started = time.monotonic()
+    command = [sys.executable, str(script), str(tmp_path / "late")]
+    done = subprocess.run(command, env=env, capture_output=True, timeout=60)
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stderr.decode()
+    time.sleep(max(seconds + 2 - took, 0))  # a surviving worker would have written by now
+    assert not (tmp_path / "late").exists()
+
+
+def test_workers_started_before_an_interrupt_in_the_constructor_are_stopped(tmp_path, monkeypatch):
+    """Ctrl-C (or a stop signal) while the second worker starts: the first one, started already, is killed before
+    the interrupt goes on, as nobody holds the object that would stop it."""
+    import multiprocessing.context
+
+    started: list = []
+    real_start = multiprocessing.context.ForkProcess.start
+
+    def start_then_interrupt(process):
+        if started:
+            raise KeyboardInterrupt
+        real_start(process)
+        started.append(process)
+
+    monkeypatch.setattr(multiprocessing.context.ForkProcess, "start", start_then_interrupt)
+    items = [(tmp_path / "first", 60.0), (tmp_path / "second", 60.0)]
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            BackgroundProcesses(_write_after, items, 2)
+        assert len(started) == 1 and not started[0].is_alive()
+    finally:  # a worker the code under test left running ends here, not in the test run's exit
+        for process in started:
+            process.kill()
