@@ -2,7 +2,7 @@
 and what FaiRR/NFaiRR adds to GSR + RaB/ARaB (issue 38).
 
     .venv/bin/python benchmarks/bench_msmarco.py [--passages 8800000] [--queries 6980] [--depth 1000] [--words 55]
-        [--folder DIR] [--cache DIR] [--skip-cold] [--skip-fairr] [--json PATH]
+        [--folder DIR] [--cache DIR] [--skip-cold] [--skip-fairr] [--against REF] [--repeat N] [--json PATH]
 
 It writes, in MS MARCO's layout, `--passages` passages (collection.tsv, 'pid<TAB>text' lines of about `--words`
 Zipf-drawn GloVe words, the gendered ones among them, with some punctuation and capitals), `--queries` queries
@@ -22,7 +22,10 @@ it is timed apart): RaB/ARaB@10 of every query (Rekabsaz & Schedl's tf magnitude
 read and counted), then FaiRR/NFaiRR at the paper's cut-offs 5, 10, 20, 50 with the run's own top 200 per query as
 the background set (the texts of those documents read and their representative words counted), first with the
 word-count cache entries removed, then again (reused). It prints each time and the ratio of FaiRR/NFaiRR's to gsr
-score's (first use and again) plus RaB/ARaB's: what NFaiRR adds to GSR + RaB/ARaB (the target is ≤ 0.25).
+score's (first use and again) plus RaB/ARaB's: what NFaiRR adds to GSR + RaB/ARaB (the target is ≤ 0.25). With
+--against REF the same process of the code at a git ref (exported into a temporary folder, run by its own copy of
+this script) follows this code's, and with --repeat N the gsr score timings and both processes run N rounds,
+one after the other, so that a change of the machine's load reaches both sides and each round's ratio is its own.
 Figures go to stdout and progress to stderr; the script measures, it asserts nothing.
 """
 
@@ -47,6 +50,7 @@ from common import (
     VARIANTS,
     Phase,
     Timer,
+    code_at,
     load_text,
     log,
     machine,
@@ -249,33 +253,90 @@ def bias_child(folder: Path) -> None:
     print(json.dumps({"seconds": figures, "values": values, "same": first.measures() == again.measures()}))
 
 
-def fairr_figures(python: str, env: dict, folder: Path, figures: dict) -> None:
-    """Run bias_child in its own process and print its times beside gsr score's."""
-    child = [python, str(Path(__file__).resolve()), "--bias-child", "--folder", str(folder)]
-    measured_child = measured("FaiRR/NFaiRR and RaB/ARaB", child, env, folder / "bias.out")
-    lines = [line for line in (folder / "bias.out").read_text().splitlines() if line.startswith("{")]
-    if measured_child["status"] != 0 or not lines:
-        print(f"FaiRR/NFaiRR timings failed (status {measured_child['status']}): see {folder / 'bias.out'}")
-        return
-    found = json.loads(lines[-1])
-    seconds = found["seconds"]
-    figures["fairr"] = {**found, "peak_rss_kib": measured_child["peak_rss_kib"]}
+def bias_figures(python: str, env: dict, folder: Path, code: Path, label: str) -> dict | None:
+    """bias_child of the code in `code` (its own copy of this script, so its own gsr) in its own process: its figures,
+    the process's peak RSS and the load average after it; None if it failed."""
+    out = folder / f"bias-{re.sub(r'[^A-Za-z0-9]+', '-', label)}.out"
+    child = [python, str(code / "benchmarks" / Path(__file__).name), "--bias-child", "--folder", str(folder)]
+    result = measured(f"FaiRR/NFaiRR and RaB/ARaB, {label}", child, {**env, "PYTHONPATH": str(code)}, out)
+    lines = [line for line in out.read_text().splitlines() if line.startswith("{")]
+    if result["status"] != 0 or not lines:
+        print(f"FaiRR/NFaiRR timings of {label} failed (status {result['status']}): see {out}")
+        return None
+    return {**json.loads(lines[-1]), "peak_rss_kib": result["peak_rss_kib"], "load_after": os.getloadavg()[0]}
+
+
+def fairr_rounds(rounds: list[dict], sides: list[str]) -> None:
+    """Print every round's FaiRR/NFaiRR times beside its gsr score times, and what FaiRR/NFaiRR adds."""
     print("\n# FaiRR/NFaiRR@5,10,20,50 (background: the run's own top 200 per query) beside GSR and RaB/ARaB@10")
-    print(f"{'step (in one process)':<28} {'seconds':>8}")
-    for name, value in seconds.items():
-        print(f"{name:<28} {value:>8.1f}")
-    rab = seconds["RaB/ARaB@10"]
-    for use, score in (("first use", "gsr score (first use)"), ("again", "gsr score (again)")):
-        if score in figures:
-            base = figures[score]["s"] + rab
-            added = seconds[f"FaiRR/NFaiRR ({use})"]
-            figures["fairr"][f"ratio ({use})"] = added / base
+    print(
+        f"{'round':<6}{'code':<14}{'gsr first':>10}{'gsr again':>10}{'run read':>9}{'RaB/ARaB':>9}"
+        f"{'FaiRR first':>12}{'FaiRR again':>12}{'adds first':>11}{'adds again':>11}{'load':>6}"
+    )
+    for number, round_ in enumerate(rounds, start=1):
+        for side in sides:
+            found = round_["fairr"].get(side)
+            if found is None:
+                continue
+            seconds, rab = found["seconds"], found["seconds"]["RaB/ARaB@10"]
+            cold, warm = round_.get("gsr score (first use)"), round_["gsr score (again)"]
+            for use, score in (("first use", cold), ("again", warm)):
+                if score is not None:
+                    found[f"ratio ({use})"] = seconds[f"FaiRR/NFaiRR ({use})"] / (score["s"] + rab)
             print(
-                f"FaiRR/NFaiRR {use}: {added:.1f} s over {score} + RaB/ARaB = {figures[score]['s']:.1f} + "
-                f"{rab:.1f} s: adds {added / base:.0%}"
+                f"{number:<6}{side[:13]:<14}{cold['s'] if cold else float('nan'):>10.1f}{warm['s']:>10.1f}"
+                f"{seconds['run read']:>9.1f}{rab:>9.1f}{seconds['FaiRR/NFaiRR (first use)']:>12.1f}"
+                f"{seconds['FaiRR/NFaiRR (again)']:>12.1f}{found.get('ratio (first use)', float('nan')):>11.0%}"
+                f"{found['ratio (again)']:>11.0%}{found['load_after']:>6.1f}"
             )
-    print(f"values: {found['values']}; first use and again equal: {found['same']}")
-    print(f"peak RSS of that process: {gib(measured_child['peak_rss_kib'])}")
+    print("(adds: FaiRR/NFaiRR's time over gsr score's plus RaB/ARaB's of the same round; load: 1 min, after it)")
+    for side in sides:
+        done = [r["fairr"][side] for r in rounds if r["fairr"].get(side)]
+        for found in done[:1]:
+            print(f"{side}: values {found['values']}; first use and again equal: {found['same']}")
+            print(f"{side}: peak RSS of its process {gib(found['peak_rss_kib'])}")
+    if len(sides) == 2:
+        pairs = [(r["fairr"].get(sides[0]), r["fairr"].get(sides[1])) for r in rounds]
+        ratios = [
+            mine["seconds"]["FaiRR/NFaiRR (first use)"] / theirs["seconds"]["FaiRR/NFaiRR (first use)"]
+            for mine, theirs in pairs
+            if mine and theirs
+        ]
+        same = all(mine["values"] == theirs["values"] for mine, theirs in pairs if mine and theirs)
+        print(
+            f"FaiRR/NFaiRR first use, {sides[0]} / {sides[1]} in the same round: "
+            f"{', '.join(f'{r:.2f}×' for r in ratios)}; the same values: {same}"
+        )
+
+
+def gsr_timings(gsr: list[str], env: dict, args, cache: Path, number: int) -> dict[str, dict]:
+    """`gsr score` with the collection's cache entries removed (unless --skip-cold), then again."""
+    timings = {}
+    if not args.skip_cold:
+        for entry in ("document-listings", "document-stats", "document-offsets"):
+            shutil.rmtree(cache / entry, ignore_errors=True)
+        timings["gsr score (first use)"] = measured(
+            "gsr score, first use", gsr, env, args.folder / f"gsr-cold-{number}.out"
+        )
+    timings["gsr score (again)"] = measured("gsr score, again", gsr, env, args.folder / f"gsr-warm-{number}.out")
+    return timings
+
+
+def fairr_timings(python: str, env: dict, args, cache: Path, gsr: list[str], figures: dict) -> list[dict]:
+    """--repeat rounds, each of gsr score (the first round's: `figures`) then bias_child of this code and of the code
+    at --against (exported into a temporary folder), one after the other."""
+    sides = {"this code": PROJECT_ROOT}
+    with tempfile.TemporaryDirectory(prefix="bench-msmarco-code-") as scratch:
+        if args.against:
+            sides[args.against] = code_at(args.against, Path(scratch) / "reference")
+        rounds = []
+        for number in range(1, args.repeat + 1):
+            round_ = {key: figures[key] for key in ("gsr score (first use)", "gsr score (again)") if key in figures}
+            if number > 1:
+                round_ = gsr_timings(gsr, env, args, cache, number)
+            round_["fairr"] = {side: bias_figures(python, env, args.folder, code, side) for side, code in sides.items()}
+            rounds.append(round_)
+    return rounds
 
 
 def main() -> int:
@@ -291,6 +352,8 @@ def main() -> int:
     parser.add_argument("--skip-cold", action="store_true", help="do not time gsr score's first use of the collection")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     parser.add_argument("--skip-fairr", action="store_true", help="do not time FaiRR/NFaiRR and RaB/ARaB")
+    parser.add_argument("--against", metavar="REF", help="also time FaiRR/NFaiRR of the code at this git ref")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of gsr score and FaiRR/NFaiRR timings (1)")
     parser.add_argument("--bias-child", action="store_true", help=argparse.SUPPRESS)  # the timing process itself
     args = parser.parse_args()
     if args.bias_child:
@@ -320,11 +383,7 @@ def main() -> int:
         env,
         args.folder / "ir_measures.out",
     )
-    if not args.skip_cold:
-        for entry in ("document-listings", "document-stats", "document-offsets"):
-            shutil.rmtree(cache / entry, ignore_errors=True)
-        figures["gsr score (first use)"] = measured("gsr score, first use", gsr, env, args.folder / "gsr-cold.out")
-    figures["gsr score (again)"] = measured("gsr score, again", gsr, env, args.folder / "gsr-warm.out")
+    figures.update(gsr_timings(gsr, env, args, cache, 1))
     load_after = os.getloadavg()
     anchor = figures["ir_measures"]
     for figure in figures.values():
@@ -343,7 +402,9 @@ def main() -> int:
     print(f"ir_measures printed: {' '.join((args.folder / 'ir_measures.out').read_text().split())}")
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min), {load_text()}")
     if not args.skip_fairr:
-        fairr_figures(python, env, args.folder, figures)
+        rounds = fairr_timings(python, env, args, cache, gsr, figures)
+        fairr_rounds(rounds, [side for side in rounds[0]["fairr"]])
+        figures["rounds"] = rounds  # type: ignore[assignment]
         print(f"load average after FaiRR/NFaiRR {os.getloadavg()[0]:.2f} (1 min)")
     if args.json:
         write_json(

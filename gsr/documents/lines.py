@@ -30,6 +30,8 @@ DOC_TEXT_KEYS = ("contents", "text", "body")
 LINE_FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv"}
 BLOCK = 1 << 24  # bytes of a file listed at a time
 HASH_WINDOW = 1 << 26  # bytes of a file mapped at a time while its content is hashed
+MAP_WINDOW = 1 << 26  # bytes of a file mapped at a time while texts are read as bytes
+SPARSE_BYTES = 1 << 14  # documents further apart on average are read one by one, not through a memory map
 _MAX_ID = 256  # the longest document id the block lister takes (a longer one: the line-by-line lister)
 
 
@@ -208,12 +210,65 @@ class LineDocuments(ListedSource):
                 handle.seek(int(offset))
                 yield self._parse(index, handle.readline(), f"{path} (byte {int(offset)})")
 
+    def text_bytes_at(
+        self, index: int, ids: np.ndarray, offsets: np.ndarray, ends: np.ndarray
+    ) -> list[bytes | None] | None:
+        """A plain TSV file's texts as bytes: each line's bytes after 'docid<TAB>', without its line end (what
+        tsv_document returns, before decoding: the caller checks them, and reads through read_at whatever is not
+        ASCII). None for a document whose id field is not exactly its listed id (a byte-order mark or spaces around
+        it), and for all where the file is gzip'd or not TSV. Documents close together are read through a memory map
+        of at most MAP_WINDOW bytes, those far apart (SPARSE_BYTES or more a document) by one read each."""
+        path = self.files[index]
+        if self.formats[index] != "tsv" or path.name.lower().endswith(".gz"):
+            return None
+        starts = np.asarray(offsets, dtype=np.int64) + np.char.str_len(ids).astype(np.int64) + 1
+        texts: list[bytes | None] = []
+        try:
+            with open(path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                ends = np.where(np.asarray(ends) < 0, size, ends)
+                if len(ends) and (ends.max() > size or (starts > ends).any()):
+                    return None  # the file changed since it was listed: read_at reports it
+                for first, past, base in _windows(starts, ends):
+                    window = zip((starts[first:past] - base).tolist(), (ends[first:past] - base).tolist())
+                    length = int(ends[past - 1]) - base
+                    if length >= SPARSE_BYTES * (past - first):  # a page fault each would cost more than a read
+                        texts.extend(
+                            _line_text(os.pread(handle.fileno(), e - s + 1, base + s - 1), 1) for s, e in window
+                        )
+                        continue
+                    with mmap.mmap(handle.fileno(), length, offset=base, access=mmap.ACCESS_READ) as data:
+                        texts.extend(_line_text(data, s, e) for s, e in window)
+        except OSError as err:
+            raise unreadable(path, err) from None
+        return texts
+
     def where(self, index: int, path: Path, offset: int) -> str:
         lines, left = 0, offset
         with open_binary(path) as handle:
             while left > 0 and (block := handle.read(min(left, 1 << 24))):
                 lines, left = lines + block.count(b"\n"), left - len(block)
         return f"{path}:{lines + 1}"
+
+
+def _line_text(data, start: int, end: int | None = None) -> bytes | None:
+    """The bytes of a line's text that starts at `start` of `data`, after a tab, up to its line end (or `end`), line
+    end excluded as tsv_document excludes it; None when the byte before `start` is not a tab."""
+    if data[start - 1] != 9:
+        return None
+    line_end = data.find(b"\n", start, end)
+    return data[start : end if line_end < 0 else line_end].rstrip(b"\r")
+
+
+def _windows(starts: np.ndarray, ends: np.ndarray) -> Iterator[tuple[int, int, int]]:
+    """(first, past, base): the documents first … past-1, whose bytes (from the tab before each text to its end) lie
+    within MAP_WINDOW bytes from `base` (a multiple of mmap's granularity); a longer document alone. `ends` ascend."""
+    first = 0
+    while first < len(starts):
+        base = (int(starts[first]) - 1) // mmap.ALLOCATIONGRANULARITY * mmap.ALLOCATIONGRANULARITY
+        past = max(first + 1, first + int(np.searchsorted(ends[first:], base + MAP_WINDOW, side="right")))
+        yield first, past, base
+        first = past
 
 
 def _arrays(rows: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:
