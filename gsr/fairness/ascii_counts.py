@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gsr.infra.hash_index import FIBONACCI, HashIndex
+
 # str.split()'s ASCII separators (\t \n \v \f \r, \x1c-\x1f, space) become spaces and str.lower()'s ASCII letters
 # lowercase letters; other ASCII bytes stay as they are, and bytes >= 0x80 (whose documents are skipped) become 0x7F
 _SPACE = ord(" ")
@@ -29,13 +31,12 @@ _TRANSLATION = bytes((_SPACE if chr(c).isspace() else ord(chr(c).lower())) if c 
 MAX_WORD = 62  # longer words are not packed (a word list holding one is counted token by token)
 _LENGTH_BITS = 6  # a token's length in the prefilter, capped at 63 (> MAX_WORD: no word that long)
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd multiplier (Fibonacci hashing) mixing each packed word into the hash
 
 
 @dataclass(frozen=True)
 class AsciiWords:
     """The ASCII words of some groups, packed for counting whole tokens: `columns` each word's bytes as 64-bit
-    integers (zero-padded), `lengths`, `keys` their hashes (sorted, with the words in that order), `member` which
+    integers (zero-padded), `lengths`, `index` the words by their hashes (gsr.infra.hash_index), `member` which
     groups hold each word, `prefilter` whether some word has a token's (first byte, last byte, length).
 
     Example:
@@ -47,7 +48,7 @@ class AsciiWords:
 
     columns: np.ndarray
     lengths: np.ndarray
-    keys: np.ndarray
+    index: HashIndex
     member: np.ndarray
     prefilter: np.ndarray
 
@@ -73,14 +74,13 @@ class AsciiWords:
         columns = packed.view("<u8")
         lengths = np.array([len(w) for w in words], dtype=np.int64)
         keys = _hashes(columns.T, lengths)
-        order = np.argsort(keys, kind="stable")
         if len(np.unique(keys)) < len(keys):
             return None
         member = np.array([[w in group for group in groups] for w in words], dtype=np.int64).reshape(-1, len(groups))
         prefilter = np.zeros(1 << (14 + _LENGTH_BITS), dtype=bool)
         if len(words):
             prefilter[_prefilter_index(packed[:, 0], packed[np.arange(len(words)), lengths - 1], lengths)] = True
-        return cls(columns[order], lengths[order], keys[order], member[order], prefilter)
+        return cls(columns, lengths, HashIndex(keys), member, prefilter)
 
     def count(self, joined: bytes, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """mag_g(d) of the documents of `joined`: document i is `lengths[i]` bytes, the documents joined by one
@@ -105,7 +105,7 @@ class AsciiWords:
             raw = np.frombuffer(joined, dtype=np.uint8)
             unusual = np.flatnonzero((raw - np.uint8(1)) >= 0x7F)  # NUL (wraps to 255) or a byte >= 0x80
             skipped[np.searchsorted(starts, unusual + 1, side="right") - 1] = True
-        if not len(self.keys):
+        if not len(self.lengths):
             return counts, skipped
         # a space before the first document and after the last, and room for a word's width past any token start
         data = np.frombuffer(b"".join((b" ", joined, b" " * (width + 8))).translate(_TRANSLATION), dtype=np.uint8)
@@ -120,8 +120,10 @@ class AsciiWords:
         windows = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
         tokens = [windows[first + 8 * j] & _MASKS[np.clip(size - 8 * j, 0, 8)] for j in range(self.columns.shape[1])]
         keys = _hashes(tokens, size)
-        at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-        found = (self.keys[at] == keys) & (self.lengths[at] == size)  # a hash is no proof: every byte compared
+        at = self.index.find(keys)  # a hash table, not a binary search: 110,000 tokens a shard
+        found = at >= 0
+        at, first, size, tokens = at[found], first[found], size[found], [column[found] for column in tokens]
+        found = self.lengths[at] == size  # an equal hash is no proof: every byte is compared
         for j, column in enumerate(tokens):
             found &= self.columns[at, j] == column
         documents = np.searchsorted(starts, first[found], side="right") - 1
@@ -149,5 +151,5 @@ def _hashes(columns, lengths: np.ndarray) -> np.ndarray:
     hashed = np.asarray(lengths, dtype=np.uint64).copy()
     with np.errstate(over="ignore"):
         for column in columns:
-            hashed = (hashed ^ column) * _MIX
+            hashed = (hashed ^ column) * FIBONACCI
     return hashed
