@@ -9,15 +9,16 @@ project's analyzer without stop-word removal (lowercased runs of letters, as RaB
 
 from __future__ import annotations
 
+import collections
 import functools
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from gsr.documents.base import DocumentSource, ListedSource
+from gsr.documents.base import DocumentListing, DocumentSource, ListedSource
 from gsr.documents.opening import iter_documents, open_documents
 from gsr.errors import InputError
 from gsr.fairness.ascii_counts import AsciiWords
@@ -35,6 +36,8 @@ log = logs.get("fairness")
 TOKENISATIONS = ("whitespace", "words")
 COUNTS_FORMAT = 2  # bump when the cached counts change for the same key
 SHARD = 20_000  # documents counted per shard
+LOOKUP_BLOCK = 1 << 16  # ids hashed and looked up at a time
+SCAN_BLOCK = 1 << 18  # ids of a collection's listing searched for wanted documents at a time
 PARALLEL_FROM = 100_000  # fewer documents are counted in this process (starting workers costs more than it saves)
 
 
@@ -361,12 +364,18 @@ class IdTable:
         if self.keys is None:
             at = np.minimum(np.searchsorted(self.ids, docids), len(self.ids) - 1)
             return self.ids[at] == docids, at
-        # hashed and found in a hash index: several times faster than np.isin or a binary search on 10⁷ ids
-        at = self._index(self.keys).find(id_hashes(docids))
-        found = at >= 0
-        hit = np.flatnonzero(found)
-        found[hit] = self.ids[at[hit]] == docids[hit]  # an equal hash is no proof
-        return found, np.maximum(at, 0)
+        # hashed and found in a hash index: several times faster than np.isin or a binary search on 10⁷ ids; a block
+        # at a time, so that the intermediate arrays stay in the processor's cache
+        index = self._index(self.keys)
+        found = np.zeros(len(docids), dtype=bool)
+        rows = np.zeros(len(docids), dtype=np.int64)
+        for start in range(0, len(docids), LOOKUP_BLOCK):
+            block = docids[start : start + LOOKUP_BLOCK]
+            at = index.find(id_hashes(block))
+            hit = np.flatnonzero(at >= 0)
+            found[start + hit] = self.ids[at[hit]] == block[hit]  # an equal hash is no proof
+            rows[start + hit] = at[hit]
+        return found, rows
 
     def positions_in(self, others: np.ndarray) -> np.ndarray:
         """The positions, ascending, of the `others` ids (e.g. a collection's listing) that are in the table.
@@ -471,23 +480,41 @@ def read_and_count(place: tuple, source: ListedSource, words: GroupWords, tokens
 
 def _read_listed(source: ListedSource, table: IdTable, words: GroupWords, tokens: str, n_jobs: int):
     """(table rows, counts) of the `table` documents of a listed source, shard by shard, read and counted by `n_jobs`
-    processes (1: this one), each given shards of (file, ids, offsets, line ends) in file order."""
-    listing = source.listing()
-    listed_ids = np.asarray(listing.ids)
-    found, rows = table.lookup(listed_ids)
-    positions = np.flatnonzero(found)  # ascending: file order
-    files, offsets = np.asarray(listing.files[positions]), np.asarray(listing.offsets[positions])
-    following = np.minimum(positions + 1, len(listing) - 1)
-    same_file = (positions + 1 < len(listing)) & (np.asarray(listing.files[following]) == files)
-    ends = np.where(same_file, np.asarray(listing.offsets[following]), -1)  # a line ends where the next one starts
-    shards = []
-    for index in np.unique(files):
-        in_file = np.flatnonzero(files == index)
-        shards.extend(np.array_split(in_file, max(1, -(-len(in_file) // SHARD))))
-    places = [(int(files[s[0]]), listed_ids[positions[s]], offsets[s], ends[s]) for s in shards]
+    processes (1: this one), each given shards of (file, ids, offsets, line ends) in file order as the listing is
+    searched (the workers start on the first shards while this process looks for the next ones)."""
+    rows_of_places: collections.deque[np.ndarray] = collections.deque()
+
+    def places() -> Iterator[tuple]:
+        for rows, place in _places(source.listing(), table):
+            rows_of_places.append(rows)
+            yield place
+
     work = functools.partial(read_and_count, source=source, words=words, tokens=tokens)
-    parts = map_in_processes(work, places, n_jobs) if n_jobs > 1 else map(work, places)
-    yield from _progress(zip((rows[positions[s]] for s in shards), parts), len(positions))
+    parts = map_in_processes(work, places(), n_jobs) if n_jobs > 1 else map(work, places())
+    # the bar's total is every wanted id: one the collection lacks is never counted
+    yield from _progress(((rows_of_places.popleft(), counts) for counts in parts), len(table.ids))
+
+
+def _places(listing: DocumentListing, table: IdTable) -> Iterator[tuple[np.ndarray, tuple]]:
+    """(table rows, place) of the `table` documents a listing holds, up to SHARD documents of one file at a time in
+    file order, the listing searched SCAN_BLOCK ids at a time as places are taken. A place is (file number, the ids,
+    their offsets, where each one's line ends at the latest: the next listed document's offset, -1 for the file's
+    end)."""
+    ids = np.asarray(listing.ids)
+    positions = rows = np.zeros(0, dtype=np.int64)
+    for start in range(0, len(ids), SCAN_BLOCK):
+        found, at = table.lookup(ids[start : start + SCAN_BLOCK])
+        hit = np.flatnonzero(found)
+        positions, rows = np.concatenate((positions, start + hit)), np.concatenate((rows, at[hit]))
+        scanned = start + SCAN_BLOCK >= len(ids)
+        while len(positions) >= SHARD or (scanned and len(positions)):
+            files = np.asarray(listing.files[positions[:SHARD]])
+            size = int(np.argmax(files != files[0])) or len(files)  # a shard holds one file's documents
+            shard, positions, rows_now, rows = positions[:size], positions[size:], rows[:size], rows[size:]
+            following = np.minimum(shard + 1, len(listing) - 1)
+            same_file = (shard + 1 < len(listing)) & (np.asarray(listing.files[following]) == files[0])
+            ends = np.where(same_file, np.asarray(listing.offsets[following]), -1)
+            yield rows_now, (int(files[0]), ids[shard], np.asarray(listing.offsets[shard]), ends)
 
 
 def count_documents(documents, wanted: np.ndarray, words: GroupWords, tokens: str = "whitespace", n_jobs=None):

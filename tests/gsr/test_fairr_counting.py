@@ -179,6 +179,30 @@ def test_a_tsv_file_read_as_bytes_gives_the_counts_of_its_texts(tmp_path, own_ca
     assert again.counts.tolist() == counted.counts.tolist()
 
 
+def test_a_collection_of_several_files_searched_in_small_blocks(tmp_path, own_cache, monkeypatch):
+    """Shards never span two files, whatever the blocks the listing is searched in."""
+    rng = random.Random(4)
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    texts = {}
+    for number in range(3):
+        content, part = _collection(rng, 40)
+        part = {f"{number}-{docid}": text for docid, text in part.items()}
+        lines = content.removeprefix("\ufeff").split("\n")
+        (folder / f"part{number}.tsv").write_text(
+            "\n".join(f"{number}-{line.lstrip()}" if "\t" in line else line for line in lines), encoding="utf-8"
+        )
+        texts.update(part)
+    monkeypatch.setattr(neutrality, "SCAN_BLOCK", 7)
+    monkeypatch.setattr(neutrality, "SHARD", 5)
+    monkeypatch.setattr(neutrality, "PARALLEL_FROM", 1)
+    wanted = np.array(sorted(d.encode() for d in random.Random(3).sample(sorted(texts), 70)) + [b"missing"])
+    counted = count_documents(folder, wanted, group_words(), n_jobs=2)
+    rows = counted.rows_of(wanted[:-1])
+    assert counted.found[rows].all() and not counted.found[counted.rows_of(wanted[-1:])].any()
+    assert counted.counts[rows].tolist() == _by_tokens([texts[d.decode()] for d in wanted[:-1]], group_words()).tolist()
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
