@@ -213,11 +213,13 @@ class LineDocuments(ListedSource):
     def text_bytes_at(
         self, index: int, ids: np.ndarray, offsets: np.ndarray, ends: np.ndarray
     ) -> list[bytes | None] | None:
-        """A plain TSV file's texts as bytes: each line's bytes after 'docid<TAB>', without its line end (what
-        tsv_document returns, before decoding: the caller checks them, and reads through read_at whatever is not
-        ASCII). None for a document whose id field is not exactly its listed id (a byte-order mark or spaces around
-        it), and for all where the file is gzip'd or not TSV. Documents close together are read through a memory map
-        of at most MAP_WINDOW bytes, those far apart (SPARSE_BYTES or more a document) by one read each."""
+        """A plain TSV file's records as bytes, for counting whitespace-separated tokens: each one's bytes after
+        'docid<TAB>' up to `ends` (the next listed record): its text (what tsv_document returns, undecoded), its line
+        end, and the blank lines before the next record if any (lines the listing skips, so of ASCII whitespace
+        only). Nothing is checked: the caller reads through read_at whatever is not ASCII. None for a document whose
+        id field is not exactly its listed id (a byte-order mark or spaces around it), and for all where the file is
+        gzip'd or not TSV. Records close together are read through a memory map of at most MAP_WINDOW bytes, those
+        far apart (SPARSE_BYTES or more a record) by one read each."""
         path = self.files[index]
         if self.formats[index] != "tsv" or path.name.lower().endswith(".gz"):
             return None
@@ -230,15 +232,16 @@ class LineDocuments(ListedSource):
                 if len(ends) and (ends.max() > size or (starts > ends).any()):
                     return None  # the file changed since it was listed: read_at reports it
                 for first, past, base in _windows(starts, ends):
-                    window = zip((starts[first:past] - base).tolist(), (ends[first:past] - base).tolist())
-                    length = int(ends[past - 1]) - base
-                    if length >= SPARSE_BYTES * (past - first):  # a page fault each would cost more than a read
-                        texts.extend(
-                            _line_text(os.pread(handle.fileno(), e - s + 1, base + s - 1), 1) for s, e in window
-                        )
+                    begin, end = (starts[first:past] - base).tolist(), (ends[first:past] - base).tolist()
+                    if end[-1] >= SPARSE_BYTES * (past - first):  # a page fault each would cost more than a read
+                        records = [os.pread(handle.fileno(), e - b + 1, base + b - 1) for b, e in zip(begin, end)]
+                        texts.extend(record[1:] if record[:1] == b"\t" else None for record in records)
                         continue
-                    with mmap.mmap(handle.fileno(), length, offset=base, access=mmap.ACCESS_READ) as data:
-                        texts.extend(_line_text(data, s, e) for s, e in window)
+                    with mmap.mmap(handle.fileno(), end[-1], offset=base, access=mmap.ACCESS_READ) as data:
+                        view = np.frombuffer(data, dtype=np.uint8)
+                        after_id = (view[starts[first:past] - base - 1] == 9).tolist()  # the tab after the id
+                        del view  # the map closes only once no array holds it
+                        texts.extend(data[b:e] if tab else None for b, e, tab in zip(begin, end, after_id))
         except OSError as err:
             raise unreadable(path, err) from None
         return texts
@@ -249,15 +252,6 @@ class LineDocuments(ListedSource):
             while left > 0 and (block := handle.read(min(left, 1 << 24))):
                 lines, left = lines + block.count(b"\n"), left - len(block)
         return f"{path}:{lines + 1}"
-
-
-def _line_text(data, start: int, end: int | None = None) -> bytes | None:
-    """The bytes of a line's text that starts at `start` of `data`, after a tab, up to its line end (or `end`), line
-    end excluded as tsv_document excludes it; None when the byte before `start` is not a tab."""
-    if data[start - 1] != 9:
-        return None
-    line_end = data.find(b"\n", start, end)
-    return data[start : end if line_end < 0 else line_end].rstrip(b"\r")
 
 
 def _windows(starts: np.ndarray, ends: np.ndarray) -> Iterator[tuple[int, int, int]]:

@@ -170,7 +170,9 @@ def test_a_tsv_file_read_as_bytes_gives_the_counts_of_its_texts(tmp_path, own_ca
     listing = source.listing()
     raw = source.text_bytes_at(0, listing.ids[:15], listing.offsets[:15], listing.offsets[1:16])
     assert [i for i, text in enumerate(raw) if text is None] == [0, 11]
-    assert raw[5] == texts["d5"].encode() and raw[7] == b""
+    # each text as the file holds it, with its line end and the blank lines up to the next record
+    assert raw[5] == texts["d5"].encode() + b"\r\n" and raw[9] == texts["d9"].encode() + b"\n\n \n"
+    assert raw[7] == b"\n"
     gzipped = tmp_path / "docs.tsv.gz"
     gzipped.write_bytes(gzip.compress(path.read_bytes()))
     assert open_documents(gzipped).text_bytes_at(0, listing.ids[:2], listing.offsets[:2], listing.offsets[1:3]) is None
