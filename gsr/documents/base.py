@@ -231,7 +231,7 @@ class ListedSource(DocumentSource):
 
     def text_bytes_at(
         self, index: int, ids: np.ndarray, offsets: np.ndarray, ends: np.ndarray
-    ) -> list[bytes | None] | None:
+    ) -> tuple[list[bytes], np.ndarray] | None:
         """The texts of the documents listed at `offsets` of file `index` as the file holds them, undecoded and
         unchecked, where the format allows it (a subclass says how); None (the default) where it does not: read_at.
 
@@ -242,7 +242,8 @@ class ListedSource(DocumentSource):
             ends: Where each record ends at the latest (the next listed record's offset), -1 for the file's end.
 
         Returns:
-            Each text's bytes (None for one that only read_at reads), or None for all.
+            (the bytes of the documents read, in order; which documents were read: the others only read_at reads),
+            or None for all.
         """
         return None
 

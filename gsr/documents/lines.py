@@ -212,19 +212,20 @@ class LineDocuments(ListedSource):
 
     def text_bytes_at(
         self, index: int, ids: np.ndarray, offsets: np.ndarray, ends: np.ndarray
-    ) -> list[bytes | None] | None:
+    ) -> tuple[list[bytes], np.ndarray] | None:
         """A plain TSV file's records as bytes, for counting whitespace-separated tokens: each one's bytes after
         'docid<TAB>' up to `ends` (the next listed record): its text (what tsv_document returns, undecoded), its line
         end, and the blank lines before the next record if any (lines the listing skips, so of ASCII whitespace
-        only). Nothing is checked: the caller reads through read_at whatever is not ASCII. None for a document whose
-        id field is not exactly its listed id (a byte-order mark or spaces around it), and for all where the file is
-        gzip'd or not TSV. Records close together are read through a memory map of at most MAP_WINDOW bytes, those
-        far apart (SPARSE_BYTES or more a record) by one read each."""
+        only). Nothing is checked: the caller reads through read_at whatever is not ASCII, and the documents whose id
+        field is not exactly their listed id (a byte-order mark or spaces around it), which are not read here. None
+        where the file is gzip'd or not TSV. Records close together are read through a memory map of at most
+        MAP_WINDOW bytes, those far apart (SPARSE_BYTES or more a record) by one read each."""
         path = self.files[index]
         if self.formats[index] != "tsv" or path.name.lower().endswith(".gz"):
             return None
         starts = np.asarray(offsets, dtype=np.int64) + np.char.str_len(ids).astype(np.int64) + 1
-        texts: list[bytes | None] = []
+        texts: list[bytes] = []
+        read = np.zeros(len(starts), dtype=bool)
         try:
             with open(path, "rb") as handle:
                 size = os.fstat(handle.fileno()).st_size
@@ -232,19 +233,20 @@ class LineDocuments(ListedSource):
                 if len(ends) and (ends.max() > size or (starts > ends).any()):
                     return None  # the file changed since it was listed: read_at reports it
                 for first, past, base in _windows(starts, ends):
-                    begin, end = (starts[first:past] - base).tolist(), (ends[first:past] - base).tolist()
+                    begin, end = starts[first:past] - base, ends[first:past] - base
                     if end[-1] >= SPARSE_BYTES * (past - first):  # a page fault each would cost more than a read
                         records = [os.pread(handle.fileno(), e - b + 1, base + b - 1) for b, e in zip(begin, end)]
-                        texts.extend(record[1:] if record[:1] == b"\t" else None for record in records)
+                        read[first:past] = [record[:1] == b"\t" for record in records]
+                        texts.extend(record[1:] for record in records if record[:1] == b"\t")
                         continue
-                    with mmap.mmap(handle.fileno(), end[-1], offset=base, access=mmap.ACCESS_READ) as data:
+                    with mmap.mmap(handle.fileno(), int(end[-1]), offset=base, access=mmap.ACCESS_READ) as data:
                         view = np.frombuffer(data, dtype=np.uint8)
-                        after_id = (view[starts[first:past] - base - 1] == 9).tolist()  # the tab after the id
+                        after_id = read[first:past] = view[begin - 1] == 9  # the tab after the id
                         del view  # the map closes only once no array holds it
-                        texts.extend(data[b:e] if tab else None for b, e, tab in zip(begin, end, after_id))
+                        texts.extend([data[b:e] for b, e in zip(begin[after_id].tolist(), end[after_id].tolist())])
         except OSError as err:
             raise unreadable(path, err) from None
-        return texts
+        return texts, read
 
     def where(self, index: int, path: Path, offset: int) -> str:
         lines, left = 0, offset

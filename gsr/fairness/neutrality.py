@@ -330,7 +330,8 @@ class IdTable:
         hashes, ordered = hashes[order], docids[order]
         starts = np.concatenate(([True], hashes[1:] != hashes[:-1])) if len(hashes) else np.zeros(0, dtype=bool)
         first = np.flatnonzero(starts)
-        if (ordered != np.repeat(ordered[first], np.diff(np.append(first, len(ordered))))).any():
+        repeated = np.flatnonzero(~starts)  # an id whose hash the one before it has: it must be the same id
+        if (ordered[repeated] != ordered[repeated - 1]).any():
             ids, rows = np.unique(docids, return_inverse=True)  # two ids under one hash: look them up as strings
             return cls(ids, None), rows
         rows = np.empty(len(docids), dtype=np.int64)
@@ -467,12 +468,12 @@ def read_and_count(place: tuple, source: ListedSource, words: GroupWords, tokens
     raw = source.text_bytes_at(index, ids, offsets, ends) if table is not None else None
     if table is None or raw is None:
         return count_shard(list(source.read_at(index, source.files[index], offsets)), words, tokens)[1]
-    rows = np.flatnonzero(np.fromiter((text is not None for text in raw), dtype=bool, count=len(raw)))
-    chosen = [text for text in raw if text is not None]
-    counted, skipped = table.count(b"\n".join(chosen), _lengths(chosen))
-    counts = np.zeros((len(raw), len(words.groups)), dtype=np.int64)
+    texts, read = raw
+    rows = np.flatnonzero(read)
+    counted, skipped = table.count(b"\n".join(texts), _lengths(texts))
+    counts = np.zeros((len(read), len(words.groups)), dtype=np.int64)
     counts[rows] = counted
-    rest = np.ones(len(raw), dtype=bool)
+    rest = np.ones(len(read), dtype=bool)
     rest[rows[~skipped]] = False  # not ASCII, or a line only read_at parses: read as text (its errors raised there)
     counts[rest] = count_shard(list(source.read_at(index, source.files[index], offsets[rest])), words, tokens)[1]
     return counts
