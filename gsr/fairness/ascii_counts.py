@@ -7,7 +7,7 @@ tokens: `re` with the words as one alternation is about 5 × slower than the spl
 core dependency) lowercase and split by Unicode rules of their own, and a multi-pattern matcher (Aho-Corasick) finds
 the words inside tokens, not whole tokens. For ASCII text the reference's tokens are simple to reproduce exactly:
 `str.lower` maps A-Z to a-z and nothing else, and `str.split` splits at the ASCII characters for which
-`str.isspace` holds (both tables below are taken from Python itself). A document holding any other byte (UTF-8
+`str.isspace` holds (the translation table below is taken from Python itself). A document holding any other byte (UTF-8
 beyond ASCII, or NUL) is left to the caller, which counts it token by token as before.
 
 Each token is found by the edges of the whitespace mask; a token can only be a word if its (first byte, last
