@@ -2,7 +2,7 @@
 and what FaiRR/NFaiRR adds to GSR + RaB/ARaB (issue 38).
 
     .venv/bin/python benchmarks/bench_msmarco.py [--passages 8800000] [--queries 6980] [--depth 1000] [--words 55]
-        [--folder DIR] [--cache DIR] [--skip-cold] [--skip-fairr] [--json PATH]
+        [--folder DIR] [--cache DIR] [--skip-cold] [--skip-fairr] [--against REF] [--repeat N] [--json PATH]
 
 It writes, in MS MARCO's layout, `--passages` passages (collection.tsv, 'pid<TAB>text' lines of about `--words`
 Zipf-drawn GloVe words, the gendered ones among them, with some punctuation and capitals), `--queries` queries
@@ -14,15 +14,20 @@ Then, each as a separate process, one at a time: (a) `python -m ir_measures QREL
 score --run RUN --topics QUERIES --docs COLLECTION --qrels QRELS --cutoff 10 --measures RR@10,nDCG@10` with the
 collection's cache entries removed first (its first use: the listing pass over the whole collection; skipped with
 --skip-cold); (c) the same command again (the collection's listing reused from the cache, $GSR_CACHE = --cache). For
-each it prints the wall time, the peak RSS of its largest process (/usr/bin/time -v, else getrusage) and of its whole
-process tree (sampled), and the ratio of each gsr score time to ir_measures', with the load average before and after.
+each it prints the wall time, the CPU time of its process tree, the peak RSS of its largest process (/usr/bin/time
+-v, else getrusage) and of its whole process tree (sampled), and the ratio of each gsr score time to ir_measures',
+with the load average before and after.
 
 Then (unless --skip-fairr), in one more process with the run read once (its reading is shared with gsr score, so
 it is timed apart): RaB/ARaB@10 of every query (Rekabsaz & Schedl's tf magnitudes: the texts of the run's top 10
 read and counted), then FaiRR/NFaiRR at the paper's cut-offs 5, 10, 20, 50 with the run's own top 200 per query as
 the background set (the texts of those documents read and their representative words counted), first with the
 word-count cache entries removed, then again (reused). It prints each time and the ratio of FaiRR/NFaiRR's to gsr
-score's (first use and again) plus RaB/ARaB's: what NFaiRR adds to GSR + RaB/ARaB (the target is ≤ 0.25).
+score's (first use and again) plus RaB/ARaB's: what NFaiRR adds to GSR + RaB/ARaB (the target is ≤ 0.25), by wall
+time and by CPU time (each process's and its workers': the machine's load moves it far less). With --against REF the
+same process times the gsr package of a git ref (exported into a temporary folder) after this code's, and with
+--repeat N the gsr score timings and both processes run N rounds, one after the other, so that a change of the
+machine's load reaches both sides and each round's ratio is its own; the medians over the rounds close the table.
 Figures go to stdout and progress to stderr; the script measures, it asserts nothing.
 """
 
@@ -47,6 +52,7 @@ from common import (
     VARIANTS,
     Phase,
     Timer,
+    code_at,
     load_text,
     log,
     machine,
@@ -189,13 +195,16 @@ def workload(args) -> dict[str, Path]:
 
 
 def measured(label: str, command: list[str], env: dict, log_to: Path) -> dict:
-    """Wall time, peak RSS of the largest process and of the process tree, and the exit status of `command`."""
+    """Wall time, CPU time (the process tree's user + system), peak RSS of the largest process and of the process
+    tree, and the exit status of `command`."""
     timed = shutil.which("time") and Path("/usr/bin/time").exists()
     report = log_to.with_suffix(".time")
     full = ["/usr/bin/time", "-v", "-o", str(report), *command] if timed else command
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    cpu_before = children_cpu_seconds()
     with Phase(label) as phase, open(log_to, "w") as output:
         status = subprocess.run(full, cwd=PROJECT_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT).returncode
+    cpu = children_cpu_seconds() - cpu_before  # the command's and its workers' (each counted once waited for)
     peak_kib = None
     if timed and report.exists():
         found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", report.read_text())
@@ -205,17 +214,51 @@ def measured(label: str, command: list[str], env: dict, log_to: Path) -> dict:
         peak_kib = after if after > before else None
     if status != 0:
         log(f"{label}: exit status {status}; its output is in {log_to}")
-    return {"s": phase.seconds, "peak_rss_kib": peak_kib, "tree_peak_rss_kib": phase.tree_peak_kib, "status": status}
+    return {
+        "s": phase.seconds,
+        "cpu_s": cpu,
+        "peak_rss_kib": peak_kib,
+        "tree_peak_rss_kib": phase.tree_peak_kib,
+        "status": status,
+    }
 
 
 def gib(kib) -> str:
     return "n/a" if not kib else f"{kib / 2**20:.2f} GiB"
 
 
-def bias_child(folder: Path) -> None:
-    """The FaiRR/NFaiRR and RaB/ARaB timings, in this process; the figures as one JSON line on stdout."""
+def children_cpu_seconds() -> float:
+    """CPU time (user + system) of this process's children that have ended, their own ended children included."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and of its children that have ended (worker processes included)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+class Step(Timer):
+    """A Timer that also records the CPU time the step took (this process and its ended children): a figure the
+    machine's load moves far less than the wall time."""
+
+    def __enter__(self):
+        self.cpu_start = cpu_seconds()
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        super().__exit__(*exc)
+        self.cpu = cpu_seconds() - self.cpu_start
+
+
+def bias_child(folder: Path, code: Path) -> None:
+    """The FaiRR/NFaiRR and RaB/ARaB timings of the gsr package in `code`, in this process; the figures as one JSON
+    line on stdout."""
     import shutil as shell
 
+    sys.path.insert(0, str(code))  # before gsr is first imported: this script measures the code of either side
+    import gsr
     from gsr.documents.opening import open_documents
     from gsr.fairness.evaluate import BiasMeasures, BiasSettings
     from gsr.fairness.fairr_runs import FaiRRMeasures
@@ -225,57 +268,129 @@ def bias_child(folder: Path) -> None:
     from gsr.io.topics import read_queries
 
     paths = {key: folder / name for key, name in FILES.items()}
-    figures = {}
-    with Timer("read the run") as timer:
+    figures, cpu = {}, {}
+    with Step("read the run") as step:
         arrays = read_run_arrays(paths["run"])
         run = arrays.as_run()
-    figures["run read"] = timer.seconds
+    figures["run read"], cpu["run read"] = step.seconds, step.cpu
     qids = sorted(set(read_queries(paths["queries"])) & set(run))
     documents = open_documents(paths["collection"])  # one source for both, as gsr bias opens it: hashed once
-    with Timer("RaB/ARaB@10") as timer:
+    with Step("RaB/ARaB@10") as step:
         top = {q: run[q][:10] for q in qids}  # RaB reads the top 10 only (a list is in trec_eval's order)
         mentions = gendered_word_counts(documents, None, wanted={d for r in top.values() for d, _ in r})
         rab = BiasMeasures(None, BiasSettings(k=10), mentions).evaluate(top, None, qids).measures
-    figures["RaB/ARaB@10"] = timer.seconds
+    figures["RaB/ARaB@10"], cpu["RaB/ARaB@10"] = step.seconds, step.cpu
     shell.rmtree(cache_dir() / "document-group-counts", ignore_errors=True)
     measures = FaiRRMeasures(documents)
-    with Timer("FaiRR/NFaiRR, first use") as timer:
+    with Step("FaiRR/NFaiRR, first use") as step:
         first = measures.evaluate(arrays, query_ids=qids)
-    figures["FaiRR/NFaiRR (first use)"] = timer.seconds
-    with Timer("FaiRR/NFaiRR, again") as timer:
+    figures["FaiRR/NFaiRR (first use)"], cpu["FaiRR/NFaiRR (first use)"] = step.seconds, step.cpu
+    with Step("FaiRR/NFaiRR, again") as step:
         again = measures.evaluate(arrays, query_ids=qids)
-    figures["FaiRR/NFaiRR (again)"] = timer.seconds
+    figures["FaiRR/NFaiRR (again)"], cpu["FaiRR/NFaiRR (again)"] = step.seconds, step.cpu
     values = {"ARaB@10": rab["ARaB@10"], **{k: v for k, v in first.measures().items() if k.startswith("NFaiRR@")}}
-    print(json.dumps({"seconds": figures, "values": values, "same": first.measures() == again.measures()}))
+    same = first.measures() == again.measures()
+    print(json.dumps({"seconds": figures, "cpu": cpu, "values": values, "same": same, "gsr": gsr.__file__}))
 
 
-def fairr_figures(python: str, env: dict, folder: Path, figures: dict) -> None:
-    """Run bias_child in its own process and print its times beside gsr score's."""
-    child = [python, str(Path(__file__).resolve()), "--bias-child", "--folder", str(folder)]
-    measured_child = measured("FaiRR/NFaiRR and RaB/ARaB", child, env, folder / "bias.out")
-    lines = [line for line in (folder / "bias.out").read_text().splitlines() if line.startswith("{")]
-    if measured_child["status"] != 0 or not lines:
-        print(f"FaiRR/NFaiRR timings failed (status {measured_child['status']}): see {folder / 'bias.out'}")
-        return
-    found = json.loads(lines[-1])
-    seconds = found["seconds"]
-    figures["fairr"] = {**found, "peak_rss_kib": measured_child["peak_rss_kib"]}
+def bias_figures(python: str, env: dict, folder: Path, code: Path, label: str) -> dict | None:
+    """bias_child of the gsr package in `code` in its own process: its figures, the process's peak RSS and the load
+    average after it; None if it failed."""
+    out = folder / f"bias-{re.sub(r'[^A-Za-z0-9]+', '-', label)}.out"
+    child = [python, str(Path(__file__).resolve()), "--bias-child", "--folder", str(folder), "--code", str(code)]
+    result = measured(f"FaiRR/NFaiRR and RaB/ARaB, {label}", child, env, out)
+    lines = [line for line in out.read_text().splitlines() if line.startswith("{")]
+    if result["status"] != 0 or not lines:
+        print(f"FaiRR/NFaiRR timings of {label} failed (status {result['status']}): see {out}")
+        return None
+    return {**json.loads(lines[-1]), "peak_rss_kib": result["peak_rss_kib"], "load_after": os.getloadavg()[0]}
+
+
+def fairr_rounds(rounds: list[dict], sides: list[str]) -> None:
+    """Print every round's FaiRR/NFaiRR times beside its gsr score times, and what FaiRR/NFaiRR adds: by wall time
+    and by CPU time (the load moves the latter far less), with the median over the rounds."""
     print("\n# FaiRR/NFaiRR@5,10,20,50 (background: the run's own top 200 per query) beside GSR and RaB/ARaB@10")
-    print(f"{'step (in one process)':<28} {'seconds':>8}")
-    for name, value in seconds.items():
-        print(f"{name:<28} {value:>8.1f}")
-    rab = seconds["RaB/ARaB@10"]
-    for use, score in (("first use", "gsr score (first use)"), ("again", "gsr score (again)")):
-        if score in figures:
-            base = figures[score]["s"] + rab
-            added = seconds[f"FaiRR/NFaiRR ({use})"]
-            figures["fairr"][f"ratio ({use})"] = added / base
+    print(
+        f"{'round':<6}{'code':<14}{'gsr first':>10}{'gsr again':>10}{'RaB/ARaB':>9}{'FaiRR first':>12}"
+        f"{'FaiRR again':>12}{'adds first':>11}{'adds again':>11}{'CPU: adds first':>16}{'load':>6}"
+    )
+    for number, round_ in enumerate(rounds, start=1):
+        cold, warm = round_.get("gsr score (first use)"), round_["gsr score (again)"]
+        for side in sides:
+            found = round_["fairr"].get(side)
+            if found is None:
+                continue
+            seconds, cpu = found["seconds"], found.get("cpu", {})
+            for use, score in (("first use", cold), ("again", warm)):
+                if score is not None:
+                    added = seconds[f"FaiRR/NFaiRR ({use})"]
+                    found[f"ratio ({use})"] = added / (score["s"] + seconds["RaB/ARaB@10"])
+                    if cpu:
+                        found[f"cpu ratio ({use})"] = cpu[f"FaiRR/NFaiRR ({use})"] / (
+                            score["cpu_s"] + cpu["RaB/ARaB@10"]
+                        )
             print(
-                f"FaiRR/NFaiRR {use}: {added:.1f} s over {score} + RaB/ARaB = {figures[score]['s']:.1f} + "
-                f"{rab:.1f} s: adds {added / base:.0%}"
+                f"{number:<6}{side[:13]:<14}{cold['s'] if cold else float('nan'):>10.1f}{warm['s']:>10.1f}"
+                f"{seconds['RaB/ARaB@10']:>9.1f}{seconds['FaiRR/NFaiRR (first use)']:>12.1f}"
+                f"{seconds['FaiRR/NFaiRR (again)']:>12.1f}{found.get('ratio (first use)', float('nan')):>11.0%}"
+                f"{found['ratio (again)']:>11.0%}{found.get('cpu ratio (first use)', float('nan')):>16.0%}"
+                f"{found['load_after']:>6.1f}"
             )
-    print(f"values: {found['values']}; first use and again equal: {found['same']}")
-    print(f"peak RSS of that process: {gib(measured_child['peak_rss_kib'])}")
+    print(
+        "(seconds of wall time; adds: FaiRR/NFaiRR's time over gsr score's plus RaB/ARaB's of the same round, CPU: the"
+        " same with the CPU seconds of each process and its workers; load: 1 min, after it)"
+    )
+    for side in sides:
+        done = [r["fairr"][side] for r in rounds if r["fairr"].get(side)]
+        for key, name in (("ratio (first use)", "wall"), ("cpu ratio (first use)", "CPU")):
+            ratios = [found[key] for found in done if key in found]
+            if ratios:
+                print(f"{side}: first use adds {float(np.median(ratios)):.0%} by {name} time (median of {len(ratios)})")
+        for found in done[:1]:
+            print(f"{side}: values {found['values']}; first use and again equal: {found['same']} ({found['gsr']})")
+            print(f"{side}: peak RSS of its process {gib(found['peak_rss_kib'])}")
+    if len(sides) == 2:
+        pairs = [(r["fairr"].get(sides[0]), r["fairr"].get(sides[1])) for r in rounds]
+        ratios = [
+            mine["seconds"]["FaiRR/NFaiRR (first use)"] / theirs["seconds"]["FaiRR/NFaiRR (first use)"]
+            for mine, theirs in pairs
+            if mine and theirs
+        ]
+        same = all(mine["values"] == theirs["values"] for mine, theirs in pairs if mine and theirs)
+        print(
+            f"FaiRR/NFaiRR first use, {sides[0]} / {sides[1]} in the same round: "
+            f"{', '.join(f'{r:.2f}×' for r in ratios)}; the same values: {same}"
+        )
+
+
+def gsr_timings(gsr: list[str], env: dict, args, cache: Path, number: int) -> dict[str, dict]:
+    """`gsr score` with the collection's cache entries removed (unless --skip-cold), then again."""
+    timings = {}
+    if not args.skip_cold:
+        for entry in ("document-listings", "document-stats", "document-offsets"):
+            shutil.rmtree(cache / entry, ignore_errors=True)
+        timings["gsr score (first use)"] = measured(
+            "gsr score, first use", gsr, env, args.folder / f"gsr-cold-{number}.out"
+        )
+    timings["gsr score (again)"] = measured("gsr score, again", gsr, env, args.folder / f"gsr-warm-{number}.out")
+    return timings
+
+
+def fairr_timings(python: str, env: dict, args, cache: Path, gsr: list[str], figures: dict) -> list[dict]:
+    """--repeat rounds, each of gsr score (the first round's: `figures`) then bias_child of this code and of the code
+    at --against (exported into a temporary folder), one after the other."""
+    sides = {"this code": PROJECT_ROOT}
+    with tempfile.TemporaryDirectory(prefix="bench-msmarco-code-") as scratch:
+        if args.against:
+            sides[args.against] = code_at(args.against, Path(scratch) / "reference")
+        rounds = []
+        for number in range(1, args.repeat + 1):
+            round_ = {key: figures[key] for key in ("gsr score (first use)", "gsr score (again)") if key in figures}
+            if number > 1:
+                round_ = gsr_timings(gsr, env, args, cache, number)
+            round_["fairr"] = {side: bias_figures(python, env, args.folder, code, side) for side, code in sides.items()}
+            rounds.append(round_)
+    return rounds
 
 
 def main() -> int:
@@ -291,10 +406,13 @@ def main() -> int:
     parser.add_argument("--skip-cold", action="store_true", help="do not time gsr score's first use of the collection")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     parser.add_argument("--skip-fairr", action="store_true", help="do not time FaiRR/NFaiRR and RaB/ARaB")
+    parser.add_argument("--against", metavar="REF", help="also time FaiRR/NFaiRR of the code at this git ref")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of gsr score and FaiRR/NFaiRR timings (1)")
     parser.add_argument("--bias-child", action="store_true", help=argparse.SUPPRESS)  # the timing process itself
+    parser.add_argument("--code", type=Path, default=PROJECT_ROOT, help=argparse.SUPPRESS)  # whose gsr it times
     args = parser.parse_args()
     if args.bias_child:
-        bias_child(args.folder)
+        bias_child(args.folder, args.code)
         return 0
     args.folder = args.folder or Path(tempfile.mkdtemp(prefix="bench-msmarco-"))
     cache = args.cache or args.folder / "gsr-cache"
@@ -320,11 +438,7 @@ def main() -> int:
         env,
         args.folder / "ir_measures.out",
     )
-    if not args.skip_cold:
-        for entry in ("document-listings", "document-stats", "document-offsets"):
-            shutil.rmtree(cache / entry, ignore_errors=True)
-        figures["gsr score (first use)"] = measured("gsr score, first use", gsr, env, args.folder / "gsr-cold.out")
-    figures["gsr score (again)"] = measured("gsr score, again", gsr, env, args.folder / "gsr-warm.out")
+    figures.update(gsr_timings(gsr, env, args, cache, 1))
     load_after = os.getloadavg()
     anchor = figures["ir_measures"]
     for figure in figures.values():
@@ -334,16 +448,20 @@ def main() -> int:
         f"({paths['collection'].stat().st_size / 2**30:.2f} GiB), run {args.queries:,} × {args.depth:,}, "
         f"--cutoff {CUTOFF} --measures {','.join(MEASURES)}; {os.cpu_count()} CPUs"
     )
-    print(f"{'command':<24} {'seconds':>8} {'× ir_measures':>14} {'peak RSS':>10} {'tree peak':>10}  status")
+    print(
+        f"{'command':<24} {'seconds':>8} {'× ir_measures':>14} {'CPU s':>7} {'peak RSS':>10} {'tree peak':>10}  status"
+    )
     for name, figure in figures.items():
         print(
-            f"{name:<24} {figure['s']:>8.1f} {figure['ratio']:>14.2f} {gib(figure['peak_rss_kib']):>10} "
-            f"{gib(figure['tree_peak_rss_kib']):>10}  {figure['status']}"
+            f"{name:<24} {figure['s']:>8.1f} {figure['ratio']:>14.2f} {figure['cpu_s']:>7.1f} "
+            f"{gib(figure['peak_rss_kib']):>10} {gib(figure['tree_peak_rss_kib']):>10}  {figure['status']}"
         )
     print(f"ir_measures printed: {' '.join((args.folder / 'ir_measures.out').read_text().split())}")
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min), {load_text()}")
     if not args.skip_fairr:
-        fairr_figures(python, env, args.folder, figures)
+        rounds = fairr_timings(python, env, args, cache, gsr, figures)
+        fairr_rounds(rounds, [side for side in rounds[0]["fairr"]])
+        figures["rounds"] = rounds  # type: ignore[assignment]
         print(f"load average after FaiRR/NFaiRR {os.getloadavg()[0]:.2f} (1 min)")
     if args.json:
         write_json(

@@ -13,6 +13,7 @@ import math
 import os
 import platform
 import resource
+import subprocess
 import sys
 import threading
 import time
@@ -86,6 +87,14 @@ def cpu_loop_seconds(iterations: int = 5_000_000) -> float:
     for i in range(iterations):
         total += i * i
     return time.perf_counter() - started
+
+
+def code_at(ref: str, folder: Path) -> Path:
+    """The project's files at git `ref`, exported into `folder` (git archive: no worktree to register or remove)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "archive", "--format=tar", ref], cwd=PROJECT_ROOT, check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
 
 
 def load_text() -> str:

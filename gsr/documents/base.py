@@ -229,6 +229,24 @@ class ListedSource(DocumentSource):
     def where(self, index: int, path: Path, offset: int) -> str:
         """'file:line' of the record at `offset`."""
 
+    def text_bytes_at(
+        self, index: int, ids: np.ndarray, offsets: np.ndarray, ends: np.ndarray
+    ) -> tuple[list[bytes], np.ndarray] | None:
+        """The texts of the documents listed at `offsets` of file `index` as the file holds them, undecoded and
+        unchecked, where the format allows it (a subclass says how); None (the default) where it does not: read_at.
+
+        Args:
+            index: The file's number.
+            ids: The documents' listed ids (UTF-8 bytes).
+            offsets: Where their records start, ascending.
+            ends: Where each record ends at the latest (the next listed record's offset), -1 for the file's end.
+
+        Returns:
+            (the bytes of the documents read, in order; which documents were read: the others only read_at reads),
+            or None for all.
+        """
+        return None
+
     def version(self) -> str:
         return content_key(type(self).__name__, LISTING_FORMAT, [file_content_key(p) for p in self.files])
 

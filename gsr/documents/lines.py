@@ -30,6 +30,8 @@ DOC_TEXT_KEYS = ("contents", "text", "body")
 LINE_FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv"}
 BLOCK = 1 << 24  # bytes of a file listed at a time
 HASH_WINDOW = 1 << 26  # bytes of a file mapped at a time while its content is hashed
+MAP_WINDOW = 1 << 26  # bytes of a file mapped at a time while texts are read as bytes
+SPARSE_BYTES = 1 << 14  # documents further apart on average are read one by one, not through a memory map
 _MAX_ID = 256  # the longest document id the block lister takes (a longer one: the line-by-line lister)
 
 
@@ -208,12 +210,61 @@ class LineDocuments(ListedSource):
                 handle.seek(int(offset))
                 yield self._parse(index, handle.readline(), f"{path} (byte {int(offset)})")
 
+    def text_bytes_at(
+        self, index: int, ids: np.ndarray, offsets: np.ndarray, ends: np.ndarray
+    ) -> tuple[list[bytes], np.ndarray] | None:
+        """A plain TSV file's records as bytes, for counting whitespace-separated tokens: each one's bytes after
+        'docid<TAB>' up to `ends` (the next listed record): its text (what tsv_document returns, undecoded), its line
+        end, and the blank lines before the next record if any (lines the listing skips, so of ASCII whitespace
+        only). Nothing is checked: the caller reads through read_at whatever is not ASCII, and the documents whose id
+        field is not exactly their listed id (a byte-order mark or spaces around it), which are not read here. None
+        where the file is gzip'd or not TSV. Records close together are read through a memory map of at most
+        MAP_WINDOW bytes, those far apart (SPARSE_BYTES or more a record) by one read each."""
+        path = self.files[index]
+        if self.formats[index] != "tsv" or path.name.lower().endswith(".gz"):
+            return None
+        starts = np.asarray(offsets, dtype=np.int64) + np.char.str_len(ids).astype(np.int64) + 1
+        texts: list[bytes] = []
+        read = np.zeros(len(starts), dtype=bool)
+        try:
+            with open(path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                ends = np.where(np.asarray(ends) < 0, size, ends)
+                if len(ends) and (ends.max() > size or (starts > ends).any()):
+                    return None  # the file changed since it was listed: read_at reports it
+                for first, past, base in _windows(starts, ends):
+                    begin, end = starts[first:past] - base, ends[first:past] - base
+                    if end[-1] >= SPARSE_BYTES * (past - first):  # a page fault each would cost more than a read
+                        records = [os.pread(handle.fileno(), e - b + 1, base + b - 1) for b, e in zip(begin, end)]
+                        read[first:past] = [record[:1] == b"\t" for record in records]
+                        texts.extend(record[1:] for record in records if record[:1] == b"\t")
+                        continue
+                    with mmap.mmap(handle.fileno(), int(end[-1]), offset=base, access=mmap.ACCESS_READ) as data:
+                        view = np.frombuffer(data, dtype=np.uint8)
+                        after_id = read[first:past] = view[begin - 1] == 9  # the tab after the id
+                        del view  # the map closes only once no array holds it
+                        texts.extend([data[b:e] for b, e in zip(begin[after_id].tolist(), end[after_id].tolist())])
+        except OSError as err:
+            raise unreadable(path, err) from None
+        return texts, read
+
     def where(self, index: int, path: Path, offset: int) -> str:
         lines, left = 0, offset
         with open_binary(path) as handle:
             while left > 0 and (block := handle.read(min(left, 1 << 24))):
                 lines, left = lines + block.count(b"\n"), left - len(block)
         return f"{path}:{lines + 1}"
+
+
+def _windows(starts: np.ndarray, ends: np.ndarray) -> Iterator[tuple[int, int, int]]:
+    """(first, past, base): the documents first … past-1, whose bytes (from the tab before each text to its end) lie
+    within MAP_WINDOW bytes from `base` (a multiple of mmap's granularity); a longer document alone. `ends` ascend."""
+    first = 0
+    while first < len(starts):
+        base = (int(starts[first]) - 1) // mmap.ALLOCATIONGRANULARITY * mmap.ALLOCATIONGRANULARITY
+        past = max(first + 1, first + int(np.searchsorted(ends[first:], base + MAP_WINDOW, side="right")))
+        yield first, past, base
+        first = past
 
 
 def _arrays(rows: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:

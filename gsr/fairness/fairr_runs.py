@@ -233,11 +233,10 @@ def documents_name(documents) -> str:
 def _rows(arrays: RunArrays, index: Mapping[str, int], depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query number, 0-based rank, docid) of the rows of measured queries ranked above `depth`."""
     code_of = np.array([index.get(q, -1) for q in arrays.qids], dtype=np.int64)
-    lengths = np.diff(arrays.offsets)
-    ranks = np.arange(len(arrays)) - np.repeat(arrays.offsets[:-1], lengths)
-    codes = np.repeat(code_of, lengths)
-    kept = (codes >= 0) & (ranks < depth)
-    return codes[kept], ranks[kept], arrays.docids[kept]
+    kept = np.where(code_of >= 0, np.minimum(np.diff(arrays.offsets), depth), 0)  # each list's first rows
+    ends = np.cumsum(kept)
+    ranks = np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - kept, kept)
+    return np.repeat(code_of, kept), ranks, arrays.docids[np.repeat(arrays.offsets[:-1], kept) + ranks]
 
 
 class FaiRRMeasures:

@@ -9,20 +9,23 @@ project's analyzer without stop-word removal (lowercased runs of letters, as RaB
 
 from __future__ import annotations
 
+import collections
 import functools
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from gsr.documents.base import DocumentSource, ListedSource
+from gsr.documents.base import DocumentListing, DocumentSource, ListedSource
 from gsr.documents.opening import iter_documents, open_documents
 from gsr.errors import InputError
+from gsr.fairness.ascii_counts import AsciiWords
 from gsr.fairness.fairr_options import TOKENISATIONS
 from gsr.infra import logs
 from gsr.infra.digests import content_key, fast_digest_of_bytes
+from gsr.infra.hash_index import HashIndex
 from gsr.infra.parallel import document_shards, map_in_processes
 from gsr.infra.progress import progress
 from gsr.infra.store import cache_dir, cached_folder
@@ -33,6 +36,8 @@ log = logs.get("fairness")
 
 COUNTS_FORMAT = 2  # bump when the cached counts change for the same key
 SHARD = 20_000  # documents counted per shard
+LOOKUP_BLOCK = 1 << 16  # ids hashed and looked up at a time
+SCAN_BLOCK = 1 << 18  # ids of a collection's listing searched for wanted documents at a time
 PARALLEL_FROM = 100_000  # fewer documents are counted in this process (starting workers costs more than it saves)
 
 
@@ -214,15 +219,53 @@ def _word_analyzer():
 def count_shard(shard: list[tuple[str, str]], words: GroupWords, tokens: str) -> tuple[np.ndarray, np.ndarray]:
     """mag_g(d) of every document of a shard: (their ids as UTF-8 bytes, an int64 array of one row per document, one
     column per group); a document without text counts nothing."""
+    return id_bytes([docid for docid, _ in shard]), count_texts([text or "" for _, text in shard], words, tokens)
+
+
+def count_texts(texts: Sequence[str], words: GroupWords, tokens: str = "whitespace") -> np.ndarray:
+    """mag_g(d) of each text (one row per text, one column per group): with whitespace tokens, the ASCII texts in
+    numpy (gsr.fairness.ascii_counts: the same counts), the others token by token (plain_counts).
+
+    Example:
+        >>> count_texts(["She and he", "Ｓhe, her"], group_words()).tolist()
+        [[1, 1], [1, 0]]
+    """
     sets = [words.words[g] for g in words.groups]
+    table = _ascii_words(tuple(sets)) if tokens == "whitespace" else None
+    if table is None:
+        return plain_counts(texts, sets, tokens)
+    counts = np.zeros((len(texts), len(sets)), dtype=np.int64)
+    ascii_rows = np.flatnonzero(np.fromiter(map(str.isascii, texts), dtype=bool, count=len(texts)))
+    chosen = [texts[row] for row in ascii_rows.tolist()]
+    counted, skipped = table.count("\n".join(chosen).encode("ascii"), _lengths(chosen))
+    counts[ascii_rows] = counted
+    rest = np.ones(len(texts), dtype=bool)
+    rest[ascii_rows[~skipped]] = False
+    rows = np.flatnonzero(rest)
+    counts[rows] = plain_counts([texts[row] for row in rows.tolist()], sets, tokens)
+    return counts
+
+
+def plain_counts(texts: Sequence[str], sets: Sequence[frozenset[str]], tokens: str) -> np.ndarray:
+    """mag_g(d) of each text token by token (text_tokens): one row per text, one column per group (of `sets`)."""
     representative = frozenset().union(*sets).__contains__
-    counts = np.zeros((len(shard), len(sets)), dtype=np.int64)
-    for row, (_, text) in enumerate(shard):
+    counts = np.zeros((len(texts), len(sets)), dtype=np.int64)
+    for row, text in enumerate(texts):
         # one pass in C keeps the few representative tokens; only they are counted per group
-        found = list(filter(representative, text_tokens(text or "", tokens)))
+        found = list(filter(representative, text_tokens(text, tokens)))
         if found:
             counts[row] = [sum(map(group.__contains__, found)) for group in sets]
-    return id_bytes([docid for docid, _ in shard]), counts
+    return counts
+
+
+@functools.lru_cache(maxsize=8)
+def _ascii_words(sets: tuple[frozenset[str], ...]) -> AsciiWords | None:
+    """The packed table of a word list, built once per process."""
+    return AsciiWords.of(sets)
+
+
+def _lengths(texts: Sequence[bytes | str]) -> np.ndarray:
+    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
 
 
 def id_hashes(docids: np.ndarray) -> np.ndarray:
@@ -257,6 +300,7 @@ class IdTable:
 
     ids: np.ndarray
     keys: np.ndarray | None
+    index: HashIndex | None = field(default=None, repr=False, compare=False)  # built by the first look-up
 
     @classmethod
     def of(cls, docids) -> IdTable:
@@ -286,7 +330,8 @@ class IdTable:
         hashes, ordered = hashes[order], docids[order]
         starts = np.concatenate(([True], hashes[1:] != hashes[:-1])) if len(hashes) else np.zeros(0, dtype=bool)
         first = np.flatnonzero(starts)
-        if (ordered != np.repeat(ordered[first], np.diff(np.append(first, len(ordered))))).any():
+        repeated = np.flatnonzero(~starts)  # an id whose hash the one before it has: it must be the same id
+        if (ordered[repeated] != ordered[repeated - 1]).any():
             ids, rows = np.unique(docids, return_inverse=True)  # two ids under one hash: look them up as strings
             return cls(ids, None), rows
         rows = np.empty(len(docids), dtype=np.int64)
@@ -304,7 +349,7 @@ class IdTable:
         """
         if self.keys is None:
             return np.searchsorted(self.ids, docids)
-        return np.searchsorted(self.keys, id_hashes(docids))
+        return self._index(self.keys).find(id_hashes(docids))
 
     def lookup(self, docids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which of `docids` are in the table, and their rows (meaningless where not).
@@ -320,9 +365,18 @@ class IdTable:
         if self.keys is None:
             at = np.minimum(np.searchsorted(self.ids, docids), len(self.ids) - 1)
             return self.ids[at] == docids, at
-        hashes = id_hashes(docids)  # searched as numbers: several times faster than np.isin on 10⁷ ids
-        at = np.minimum(np.searchsorted(self.keys, hashes), len(self.keys) - 1)
-        return (self.keys[at] == hashes) & (self.ids[at] == docids), at  # an equal hash is no proof
+        # hashed and found in a hash index: several times faster than np.isin or a binary search on 10⁷ ids; a block
+        # at a time, so that the intermediate arrays stay in the processor's cache
+        index = self._index(self.keys)
+        found = np.zeros(len(docids), dtype=bool)
+        rows = np.zeros(len(docids), dtype=np.int64)
+        for start in range(0, len(docids), LOOKUP_BLOCK):
+            block = docids[start : start + LOOKUP_BLOCK]
+            at = index.find(id_hashes(block))
+            hit = np.flatnonzero(at >= 0)
+            found[start + hit] = self.ids[at[hit]] == block[hit]  # an equal hash is no proof
+            rows[start + hit] = at[hit]
+        return found, rows
 
     def positions_in(self, others: np.ndarray) -> np.ndarray:
         """The positions, ascending, of the `others` ids (e.g. a collection's listing) that are in the table.
@@ -334,6 +388,11 @@ class IdTable:
             Their positions.
         """
         return np.flatnonzero(self.lookup(others)[0])
+
+    def _index(self, keys: np.ndarray) -> HashIndex:
+        if self.index is None:
+            self.index = HashIndex(keys)
+        return self.index
 
 
 @dataclass
@@ -383,41 +442,80 @@ class GroupCounts:
         return cls(table, np.load(folder / "counts.npy"), np.load(folder / "found.npy"))
 
 
-def _counted(texts: Iterable[tuple[str, str]], words: GroupWords, tokens: str, total: int, n_jobs: int):
-    """(docids, counts) of the documents of `texts`, shard by shard (counted in processes for many documents)."""
+def _counted(texts: Iterable[tuple[str, str]], table: IdTable, words: GroupWords, tokens: str, n_jobs: int):
+    """(table rows, counts) of the documents of `texts`, shard by shard (counted in processes for many documents)."""
     count = functools.partial(count_shard, words=words, tokens=tokens)
     shards = document_shards(texts, SHARD)
+    total = len(table.ids)
     parts = map_in_processes(count, shards, n_jobs) if n_jobs > 1 and total >= PARALLEL_FROM else map(count, shards)
-    yield from _progress(parts, total)
+    yield from _progress(((table.rows_of(ids), counts) for ids, counts in parts), total)
 
 
 def _progress(parts: Iterable[tuple[np.ndarray, np.ndarray]], total: int):
     with progress(total=total, desc="representative words", unit="doc", unit_scale=True) as bar:
-        for ids, counts in parts:
-            yield ids, counts
-            bar.update(len(ids))
+        for rows, counts in parts:
+            yield rows, counts
+            bar.update(len(rows))
 
 
-def read_and_count(place: tuple[int, np.ndarray], source: ListedSource, words: GroupWords, tokens: str):
-    """count_shard of the documents of a listed source that start at `place` = (file number, ascending offsets):
-    a worker reads its own shard, so reading is spread over the processes as the counting is."""
-    index, offsets = place
-    return count_shard(list(source.read_at(index, source.files[index], offsets)), words, tokens)
+def read_and_count(place: tuple, source: ListedSource, words: GroupWords, tokens: str) -> np.ndarray:
+    """The counts of the documents of a listed source at `place` = (file number, their ids, ascending offsets, where
+    each one's line ends at the latest), in that order: a worker reads its own shard, so reading is spread over the
+    processes as the counting is. With whitespace tokens, the texts the file gives as bytes (plain TSV:
+    ListedSource.text_bytes_at) are counted in numpy as they are; the others are read and counted as text."""
+    index, ids, offsets, ends = place
+    table = _ascii_words(tuple(words.words[g] for g in words.groups)) if tokens == "whitespace" else None
+    raw = source.text_bytes_at(index, ids, offsets, ends) if table is not None else None
+    if table is None or raw is None:
+        return count_shard(list(source.read_at(index, source.files[index], offsets)), words, tokens)[1]
+    texts, read = raw
+    rows = np.flatnonzero(read)
+    counted, skipped = table.count(b"\n".join(texts), _lengths(texts))
+    counts = np.zeros((len(read), len(words.groups)), dtype=np.int64)
+    counts[rows] = counted
+    rest = np.ones(len(read), dtype=bool)
+    rest[rows[~skipped]] = False  # not ASCII, or a line only read_at parses: read as text (its errors raised there)
+    counts[rest] = count_shard(list(source.read_at(index, source.files[index], offsets[rest])), words, tokens)[1]
+    return counts
 
 
-def _read_in_processes(source: ListedSource, table: IdTable, words: GroupWords, tokens: str, n_jobs: int):
-    """(docids, counts) of the `table` documents of a listed source, shard by shard, read and counted by `n_jobs`
-    processes, each given shards of (file, offsets) in file order."""
-    listing = source.listing()
-    positions = table.positions_in(np.asarray(listing.ids))  # ascending: file order
-    files, offsets = np.asarray(listing.files[positions]), np.asarray(listing.offsets[positions])
-    places = [
-        (int(index), chunk)
-        for index in np.unique(files)
-        for chunk in np.array_split(offsets[files == index], max(1, -(-int((files == index).sum()) // SHARD)))
-    ]
+def _read_listed(source: ListedSource, table: IdTable, words: GroupWords, tokens: str, n_jobs: int):
+    """(table rows, counts) of the `table` documents of a listed source, shard by shard, read and counted by `n_jobs`
+    processes (1: this one), each given shards of (file, ids, offsets, line ends) in file order as the listing is
+    searched (the workers start on the first shards while this process looks for the next ones)."""
+    rows_of_places: collections.deque[np.ndarray] = collections.deque()
+
+    def places() -> Iterator[tuple]:
+        for rows, place in _places(source.listing(), table):
+            rows_of_places.append(rows)
+            yield place
+
     work = functools.partial(read_and_count, source=source, words=words, tokens=tokens)
-    yield from _progress(map_in_processes(work, places, n_jobs), len(positions))
+    parts = map_in_processes(work, places(), n_jobs) if n_jobs > 1 else map(work, places())
+    # the bar's total is every wanted id: one the collection lacks is never counted
+    yield from _progress(((rows_of_places.popleft(), counts) for counts in parts), len(table.ids))
+
+
+def _places(listing: DocumentListing, table: IdTable) -> Iterator[tuple[np.ndarray, tuple]]:
+    """(table rows, place) of the `table` documents a listing holds, up to SHARD documents of one file at a time in
+    file order, the listing searched SCAN_BLOCK ids at a time as places are taken. A place is (file number, the ids,
+    their offsets, where each one's line ends at the latest: the next listed document's offset, -1 for the file's
+    end)."""
+    ids = np.asarray(listing.ids)
+    positions = rows = np.zeros(0, dtype=np.int64)
+    for start in range(0, len(ids), SCAN_BLOCK):
+        found, at = table.lookup(ids[start : start + SCAN_BLOCK])
+        hit = np.flatnonzero(found)
+        positions, rows = np.concatenate((positions, start + hit)), np.concatenate((rows, at[hit]))
+        scanned = start + SCAN_BLOCK >= len(ids)
+        while len(positions) >= SHARD or (scanned and len(positions)):
+            files = np.asarray(listing.files[positions[:SHARD]])
+            size = int(np.argmax(files != files[0])) or len(files)  # a shard holds one file's documents
+            shard, positions, rows_now, rows = positions[:size], positions[size:], rows[:size], rows[size:]
+            following = np.minimum(shard + 1, len(listing) - 1)
+            same_file = (shard + 1 < len(listing)) & (np.asarray(listing.files[following]) == files[0])
+            ends = np.where(same_file, np.asarray(listing.offsets[following]), -1)
+            yield rows_now, (int(files[0]), ids[shard], np.asarray(listing.offsets[shard]), ends)
 
 
 def count_documents(documents, wanted: np.ndarray, words: GroupWords, tokens: str = "whitespace", n_jobs=None):
@@ -446,17 +544,17 @@ def count_documents(documents, wanted: np.ndarray, words: GroupWords, tokens: st
         return GroupCounts(table, np.zeros((0, len(words.groups)), dtype=np.int64), np.zeros(0, dtype=bool), rows)
     n_jobs = n_jobs or os.cpu_count() or 1
     if not isinstance(documents, (str, os.PathLike, DocumentSource)):
-        counted = _fill(table, _counted(_kept(iter_documents(documents), ids), words, tokens, len(ids), 1), words)
+        counted = _fill(table, _counted(_kept(iter_documents(documents), ids), table, words, tokens, 1), words)
         return replace(counted, wanted=rows)
     source = open_documents(documents)
     key = content_key(COUNTS_FORMAT, source.version(), words.key(), tokens, fast_digest_of_bytes(ids.tobytes()))
     built: list[GroupCounts] = []
 
     def build(staging: Path) -> None:
-        if isinstance(source, ListedSource) and n_jobs > 1 and len(ids) >= PARALLEL_FROM:
-            counted = _read_in_processes(source, table, words, tokens, n_jobs)
+        if isinstance(source, ListedSource):
+            counted = _read_listed(source, table, words, tokens, n_jobs if len(ids) >= PARALLEL_FROM else 1)
         else:
-            counted = _counted(source.texts([d.decode("utf-8") for d in ids.tolist()]), words, tokens, len(ids), n_jobs)
+            counted = _counted(source.texts([d.decode("utf-8") for d in ids.tolist()]), table, words, tokens, n_jobs)
         built.append(_fill(table, counted, words))
         built[0].save(staging)
 
@@ -482,11 +580,10 @@ def _kept(texts: Iterable[tuple[str, str]], ids: np.ndarray) -> Iterable[tuple[s
 
 
 def _fill(table: IdTable, counted: Iterable[tuple[np.ndarray, np.ndarray]], words: GroupWords) -> GroupCounts:
-    """GroupCounts of the `table` ids from counted parts (ids, counts), each id of a part in the table."""
+    """GroupCounts of the `table` ids from counted parts (table rows, counts)."""
     counts = np.zeros((len(table.ids), len(words.groups)), dtype=np.int64)
     found = np.zeros(len(table.ids), dtype=bool)
-    for part_ids, part_counts in counted:
-        rows = table.rows_of(part_ids)
+    for rows, part_counts in counted:
         counts[rows] = part_counts
         found[rows] = True
     return GroupCounts(table, counts, found)

@@ -410,11 +410,11 @@ def test_word_counts_read_and_counted_in_processes_are_the_same(tmp_path, own_ca
     monkeypatch.setattr(neutrality, "PARALLEL_FROM", 1)
     monkeypatch.setattr(neutrality, "SHARD", 4)
     used = []
-    reader = neutrality._read_in_processes
-    monkeypatch.setattr(neutrality, "_read_in_processes", lambda *args: used.append(1) or reader(*args))
+    reader = neutrality._read_listed
+    monkeypatch.setattr(neutrality, "_read_listed", lambda *args: used.append(args[-1]) or reader(*args))
     shutil.rmtree(own_cache / "document-group-counts")
     together = FaiRRMeasures(docs, FaiRRSettings(cutoffs=[3, 10]), n_jobs=2).evaluate(run)
-    assert together.measures() == alone.measures() and together.per_query() == alone.per_query() and used
+    assert together.measures() == alone.measures() and together.per_query() == alone.per_query() and used == [2]
     mapping = FaiRRMeasures(texts, FaiRRSettings(cutoffs=[3, 10]), n_jobs=2).evaluate(run)  # not a listed source
     assert mapping.measures() == alone.measures()
     # the workers receive the source without its loaded listing (10⁷ ids and offsets at MS MARCO's size)
