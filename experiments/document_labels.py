@@ -9,9 +9,11 @@ beyond τ under the first measuring embedding) or `file:PATH` (docid<TAB>label; 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from experiments.parts import cached_parts
 from gsr.documents.opening import iter_documents
 from gsr.errors import InputError
 from gsr.fairness.evaluate import LABEL_MAGNITUDES, TARGETS, BiasMeasures, BiasReport, BiasSettings
@@ -253,3 +255,28 @@ def bias_of_runs(
         mentions = gendered_word_counts(collection.texts(wanted), entities=words)
     measures = BiasMeasures(labels, settings, mentions)
     return {name: measures.evaluate(run, collection.qrels, query_ids) for name, run in runs.items()}
+
+
+def cached_bias_of_runs(
+    experiment, runs: Mapping[str, Run], keys: dict[str, str], query_ids: list[str], options: dict
+) -> dict[str, BiasReport]:
+    """bias_of_runs of the runs `keys` names ({name: the run's content key}), one cached part per run
+    (experiments.parts): keyed by the run, the version of the labels, the measures' settings, the gender word list
+    RaB counts, the topics measured and the collection. The labels are read only where a part is missing."""
+    from experiments.per_system import collection_key
+
+    words = resolved_source(experiment, options.get("bias_gender_words", "appendix-b"))
+    if words.startswith(FILE_PREFIX):
+        words = file_content_key(Path(words[len(FILE_PREFIX) :]))
+    settings = (
+        collection_key(experiment),
+        labels_version(experiment, options["bias_labels"]),
+        bias_settings(options).to_dict(),
+        words,
+        sorted(query_ids),
+    )
+    return cached_parts(
+        "label bias",
+        {name: (*settings, key) for name, key in keys.items()},
+        lambda missing: bias_of_runs(experiment, {name: runs[name] for name in missing}, query_ids, options),
+    )

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.analyses.common import AnalysisError, correlation, mean_paired_difference, panel_grid
-from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
+from experiments.document_labels import BIAS_PARAMS, bias_settings, cached_bias_of_runs
 from experiments.effectiveness import correct_p_columns, display_name, marks_note, paired_test
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import tradeoff_chart
@@ -193,10 +193,8 @@ def compute(experiment, result, options: dict) -> LabelBias:
     k = settings.k
     names = [s.name for s in config.systems] + [PERFECT, RANDOM]
     try:
-        labels = collection_labels(experiment, options["bias_labels"])
-        reports = bias_of_runs(
-            experiment, {n: result.runs[n] for n in names}, result.evaluated_queries, options, labels
-        )
+        keys = {n: result.run_keys[n] for n in names}
+        reports = cached_bias_of_runs(experiment, result.runs, keys, result.evaluated_queries, options)
     except InputError as err:
         raise AnalysisError(str(err)) from None
     systems = {s.name: s for s in config.systems}

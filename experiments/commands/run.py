@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 
@@ -42,11 +43,12 @@ def cmd_run(args) -> int:
 
 
 def _run_into(args, config, identity: dict, where: str) -> int:
+    from experiments.parts import COUNTS
     from experiments.report.output import OutputFolder
     from experiments.report.provenance import Provenance, input_paths
     from experiments.report.writer import write_report
     from experiments.runner import Experiment
-    from gsr.infra.store import clean_stale_staging
+    from gsr.infra.store import clean_stale_staging, recomputing
 
     output = OutputFolder.check(config.output, identity, input_paths(config), args.overwrite, option=where)
     for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
@@ -61,14 +63,19 @@ def _run_into(args, config, identity: dict, where: str) -> int:
             config.output,
         )
         return 0
-    experiment = Experiment(config)
-    result = experiment.run()
-    provenance.check_unchanged()
-    staging = output.staging()
-    try:
-        written = output.commit(staging, write_report(result, staging, provenance, experiment), fingerprint)
-    finally:  # a failed write (a full disk) leaves nothing half-written behind
-        shutil.rmtree(staging, ignore_errors=True)
+    # --force: no cache entry written before now is reused (gsr.infra.store.recomputing), from the collection's
+    # conversion to the report's figures
+    COUNTS.reset()
+    with recomputing() if args.force else contextlib.nullcontext():
+        experiment = Experiment(config)
+        result = experiment.run()
+        provenance.check_unchanged()
+        staging = output.staging()
+        try:
+            written = output.commit(staging, write_report(result, staging, provenance, experiment), fingerprint)
+        finally:  # a failed write (a full disk) leaves nothing half-written behind
+            shutil.rmtree(staging, ignore_errors=True)
+    log.info("parts computed (the rest reused from the cache): %s", COUNTS.summary())
     # the table write_report just made: building it again would redo every paired test and bootstrap
     print(written["markdown"].read_text(encoding="utf-8"))
     log.info(
@@ -86,14 +93,16 @@ def _plan(args, config, identity: dict, where: str) -> int:
     from experiments.report.output import OutputFolder
     from experiments.report.provenance import Provenance, input_paths
     from experiments.runner import Experiment
+    from gsr.infra.store import recomputing
 
     output = OutputFolder.check(config.output, identity, input_paths(config), args.overwrite, option=where)
     if not args.force and output.up_to_date(Provenance.record(config).fingerprint()):
         print(f"{config.output}/ is up to date: `gsr run` would compute nothing and print its results")
         return 0
     experiment = Experiment(config)
-    experiment.preflight()
-    steps = dry_run(experiment)
+    with recomputing() if args.force else contextlib.nullcontext():  # --force: every cached step is computed
+        experiment.preflight()
+        steps = dry_run(experiment)
     computed = [step for step in steps if not step.reused]
     reused = len(steps) - len(computed)
     print(f"{config.name}: {len(computed)} of {len(steps)} cached steps to compute, {reused} reused")
@@ -134,8 +143,10 @@ def configure_run(parser) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="recompute and rewrite the results even when the output folder is up to date (by default a rerun "
-        "with the same config, inputs, code and libraries prints the results it finds, digests checked)",
+        help="recompute everything, reusing no cache entry: the collection's conversion, the index, trained and "
+        "debiased embeddings, every run, measure, analysis and figure (each entry is replaced by the one computed "
+        "now). Without it a run reuses every cached step whose inputs and code are unchanged, and a rerun with the "
+        "same config, inputs, code and libraries prints the results it finds (digests checked)",
     )
     parser.add_argument(
         "--dry-run",

@@ -18,6 +18,7 @@ Content-Security-Policy lets the page fetch nothing (docs/reliability.md, "repor
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import json
 import math
@@ -28,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.parts import cached_part, cached_parts, value_key
+from experiments.per_system import analyzer_key, collection_key, lexicon_key
 from experiments.report.summary import cell_text, experiment_summary, scored_summary
 from gsr.baselines import tie_end
 from gsr.infra.store import atomic_write
@@ -240,19 +243,29 @@ def _variants(config) -> dict[str, list[str]]:
 
 
 def chart_entry(name: str, caption: str, figure) -> dict:
-    """A Plotly figure as the JSON plotly.js draws (plotly's own encoder: numpy arrays and NaN handled)."""
-    return {"name": name, "caption": caption, "figure": json.loads(figure.to_json())}
+    """A Plotly figure as the JSON plotly.js draws (plotly's own encoder: numpy arrays and NaN handled); a figure
+    given as that JSON already is taken as it is."""
+    return {"name": name, "caption": caption, "figure": figure if isinstance(figure, dict) else _chart_json(figure)}
+
+
+def _chart_json(figure) -> dict:
+    return json.loads(figure.to_json())
 
 
 def analysis_charts(result) -> dict[str, object]:
-    """{file name (no suffix) of an analysis figure: that figure as a Plotly chart}, of every analysis declaring one."""
+    """{file name (no suffix) of an analysis figure: that figure as a Plotly chart's JSON}, of every analysis
+    declaring one; each analysis's charts a cached part keyed by its result (experiments.parts)."""
     from experiments.registry import ANALYSES
 
     charts: dict[str, object] = {}
     for name, value in result.analyses.items():
         declared = ANALYSES.get(name).charts
         if declared is not None:
-            charts.update(declared(value))
+
+            def drawn(declared=declared, value=value) -> dict:
+                return {stem: _chart_json(figure) for stem, figure in declared(value).items()}
+
+            charts.update(cached_part("report charts", (name, value_key(value)), drawn))
     return charts
 
 
@@ -347,18 +360,54 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
             for name, r in result.system_gsr[label].items()
             if name in systems or name == PERFECT
         }
-        gendered = experiment.gendered(label)
-        data.lists[label], documents = query_lists(
-            {s: result.runs[s] for s in systems}, data.queries, gendered, cutoffs, result.collection.qrels
-        )
+        data.lists[label], documents = _cached_lists(experiment, result, label, systems, data.queries, cutoffs)
         shown |= documents
-    data.set_documents(result.collection.texts(shown))
+    # what the page holds of the documents and lexicons: cached parts, each keyed by what it reads (experiments.parts),
+    # so a rerun after a change to one system reads the documents and the embeddings only where they show new ones
+    collection, shown_key = result.collection, value_key(sorted(shown))
+    data.set_documents(cached_part("report texts", (collection.key, shown_key), lambda: collection.texts(shown)))
+    text = (collection.key, shown_key, analyzer_key(experiment))
     for label in labels:
-        data.words[label] = word_values(data.documents, experiment.gendered(label))
+        data.words[label] = cached_part(
+            "report words",
+            (*text, lexicon_key(experiment, label)),
+            functools.partial(_word_values, data, experiment, label),
+        )
     words = {w for per in data.words.values() for w in per}
-    data.excluded = excluded_words(data.queries, experiment.gendered(labels[0]), words)
+    shown_words = (value_key(sorted(words)), value_key(data.queries), lexicon_key(experiment, labels[0]))
+    data.excluded = cached_part(
+        "report excluded words",
+        (*text, *shown_words),
+        lambda: excluded_words(data.queries, experiment.gendered(labels[0]), words),
+    )
     data.summary = experiment_summary(result, rows, data.scatter, written)
     return data
+
+
+def _word_values(data: ReportData, experiment, label: str) -> dict[str, float | None]:
+    return word_values(data.documents, experiment.gendered(label))
+
+
+def _cached_lists(experiment, result, label: str, systems: list[str], queries: dict, cutoffs: dict):
+    """query_lists of every system under the measuring embedding `label`, one cached part per system (its run, the
+    lexicon, the text handling, the queries, cut-offs and judgments): a list's g_q(d) depend on its query and
+    document alone, so each system's lists are those query_lists makes of all of them at once. Returns (lists,
+    every document shown)."""
+    qrels = result.collection.qrels
+    shared = (
+        collection_key(experiment),
+        lexicon_key(experiment, label),
+        analyzer_key(experiment),
+        value_key(queries),
+        value_key(cutoffs),
+    )
+
+    def listed(missing: list[str]) -> dict:
+        runs = {system: result.runs[system] for system in missing}
+        return query_lists(runs, queries, experiment.gendered(label), cutoffs, qrels)[0]
+
+    lists = cached_parts("report lists", {s: (*shared, result.run_keys[s]) for s in systems}, listed)
+    return lists, {row[0] for per_query in lists.values() for rows in per_query.values() for row in rows}
 
 
 def scored_report(

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import math
+import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+
+from experiments.parts import COUNTS, part_entry
+from gsr.infra.digests import fast_digest_of_bytes
+from gsr.infra.store import cached_file, copy_verified
 
 MALE_COLOUR = "#e66101"  # orange
 FEMALE_COLOUR = "#5e3c99"  # purple
@@ -42,16 +47,45 @@ def save_figure(fig, path, dpi: int = DPI) -> Path:
 
 
 def draw_figure(figure: Callable, args: tuple, path) -> Path:
-    """`figure(*args)` written to `path` (save_figure). Within `figures_aside()` a worker process draws and writes
-    it while the caller goes on; the path is returned at once and the file is there when the block ends."""
+    """`figure(*args)` written to `path` (save_figure), or a copy of the same figure drawn earlier (figure_entry:
+    the cache holds each figure by the function, its arguments and the code). Within `figures_aside()` a worker
+    process draws and writes it while the caller goes on; the path is returned at once and the file is there when
+    the block ends."""
+    entry = figure_entry(figure, args, Path(path).suffix) if _cached else None
+    if entry is not None:
+        reused = copy_verified(entry, path) is not None
+        COUNTS.count("figure", reused)
+        if reused:
+            return Path(path)
     if _aside:
-        _aside[-1].submit(figure, args, path)
+        _aside[-1].submit(figure, args, path, entry)
         return Path(path)
-    return _draw_and_save(figure, args, path)
+    return _draw_and_save(figure, args, path, entry)
 
 
-def _draw_and_save(figure: Callable, args: tuple, path) -> Path:
-    return save_figure(figure(*args), path)
+def figure_entry(figure: Callable, args: tuple, suffix: str = ".png") -> Path | None:
+    """The cache file of `figure(*args)` (experiments.parts): named by the function, its pickled arguments and the
+    code key; None where the arguments cannot be pickled (the figure is then drawn every time)."""
+    try:
+        arguments = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return None
+    name = f"{figure.__module__}.{figure.__qualname__}"
+    return part_entry("figures", name, fast_digest_of_bytes(arguments), suffix).with_suffix(suffix or ".png")
+
+
+def _draw_and_save(figure: Callable, args: tuple, path, entry: Path | None = None) -> Path:
+    """Draw the figure into its cache entry and copy it to `path` (or, without an entry, draw it to `path`)."""
+    if entry is None:
+        return save_figure(figure(*args), path)
+
+    def draw(staging: Path) -> None:
+        save_figure(figure(*args), staging)
+
+    cached_file(entry, draw)
+    if copy_verified(entry, path) is None:  # damaged since it was written: drawn again, straight to the report
+        save_figure(figure(*args), path)
+    return Path(path)
 
 
 class _FiguresAside:
@@ -69,15 +103,30 @@ class _FiguresAside:
         )
         self.pending: list = []
 
-    def submit(self, figure: Callable, args: tuple, path) -> None:
-        self.pending.append(self.executor.submit(_draw_and_save, figure, args, path))
+    def submit(self, figure: Callable, args: tuple, path, entry: Path | None) -> None:
+        self.pending.append(self.executor.submit(_draw_and_save, figure, args, path, entry))
 
     def wait(self) -> None:
-        for future in self.pending:
+        from gsr.infra.progress import progress
+
+        for future in progress(self.pending, desc="drawing the figures", unit="figure"):
             future.result()  # a worker's error, raised here
 
 
 _aside: list[_FiguresAside] = []
+_cached: list[bool] = []  # within figures_cached(): [True]
+
+
+@contextlib.contextmanager
+def figures_cached() -> Iterator[None]:
+    """Within the block, draw_figure keeps each figure in the cache and copies the one drawn earlier from the same
+    arguments by the same code (`gsr run`'s report: a rerun redraws only the figures a change reaches); outside it,
+    every figure is drawn (other commands never write to the cache for a figure)."""
+    _cached.append(True)
+    try:
+        yield
+    finally:
+        _cached.pop()
 
 
 @contextlib.contextmanager

@@ -14,13 +14,13 @@ import importlib.metadata
 from pathlib import Path
 
 from embeddings.loading import BUILTIN_EMBEDDINGS, builtin_embedding_files
+from experiments.code_version import found_word_lists, installed_versions, source_digest
 from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.errors import GSRError, InputError
-from gsr.infra.digests import content_key, fast_digest, folder_content_key
+from gsr.infra.digests import content_key, fast_digest
 from gsr.infra.sha256 import cached_sha256
-from gsr.text.corpora import nltk_words
 
 PROJECT = "gsr-bench"
 
@@ -196,7 +196,7 @@ class Provenance:
         platform. Equal fingerprints mean a rerun would write the same files (the computation is deterministic:
         seeded, one-worker training; two fresh demo runs are byte-identical)."""
         inputs = [{k: v for k, v in entry.items() if k != "path"} for entry in self.inputs]
-        found = [nltk_words(*corpus) for corpus in NLTK_WORD_LISTS]
+        found = found_word_lists()
         return content_key(
             self.config, inputs, source_digest(), installed_versions(), found, self.environment["platform"]
         )
@@ -229,21 +229,3 @@ def _plain(value):
     if isinstance(value, Path):
         return str(value)
     return value
-
-
-PACKAGES = ("gsr", "embeddings", "debias", "retrievers", "experiments")
-NLTK_WORD_LISTS = (("stopwords", "english"), ("names", "female.txt"), ("names", "male.txt"))  # what gsr.text reads
-
-
-def source_digest() -> str:
-    """One digest of every file of the five packages (code, word lists, report assets), by relative path: a change to
-    any of them makes earlier outputs out of date (compiled bytecode, which Python rewrites, left out)."""
-    root = Path(__file__).resolve().parents[2]
-    return content_key([folder_content_key(root / package, package, exclude=("__pycache__",)) for package in PACKAGES])
-
-
-def installed_versions() -> list[tuple[str, str]]:
-    """(name, version) of every installed Python distribution, sorted: the libraries and the data packages (the
-    built-in embedding and encoder) the numbers come from."""
-    found = {(dist.metadata["Name"] or "").lower(): dist.version for dist in importlib.metadata.distributions()}
-    return sorted(found.items())

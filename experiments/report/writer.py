@@ -13,7 +13,7 @@ from experiments.effectiveness import display_column
 from experiments.experiment_result import PERFECT, ExperimentResult
 from experiments.registry import ANALYSES
 from experiments.report.debiasing import debias_effectiveness_rows, debias_gsr_rows, table2_note, table3_note
-from experiments.report.png_kit import figures_aside
+from experiments.report.png_kit import figures_aside, figures_cached
 from experiments.report.provenance import Provenance
 from experiments.report.results_table import (
     csv_table,
@@ -25,6 +25,8 @@ from experiments.report.results_table import (
     trec_eval_q,
 )
 from experiments.report.tables import write_table, write_text
+from experiments.run_files import written_tag
+from gsr.infra.progress import progress
 from gsr.infra.store import copy_verified
 from gsr.io.runs import write_trec_run
 
@@ -52,91 +54,113 @@ def write_report(
     provenance = provenance or Provenance.record(config)
     # the PNG figures are drawn by worker processes while the tables and runs are written (png_kit.figures_aside), so
     # the analyses' files and the scatter plots come first; report.html embeds some figures: it comes once all are in
-    with figures_aside(config.threads) if config.plots and config.threads > 1 else contextlib.nullcontext():
-        plotted = _scatter_plots(result, out) if config.plots else {}  # the longest to draw: started first
-        analysed: dict[str, Path] = {}
-        for name, value in result.analyses.items():
-            analysed.update(ANALYSES.get(name).write(value, out, config.plots))
-        rows = results_rows(result)
-        written = {}
-        cached = experiment.fresh_run_files if experiment is not None else {}
-        for name, run in result.runs.items():
-            path = out / "runs" / f"{output_name(name)}.run"
-            # a run this experiment cached is copied: the bytes writing it again would give (experiments.run_files)
-            copied = copy_verified(cached[name], path) if name in cached else None
-            written[f"run {name}"] = copied or write_trec_run(run, path, tag=output_name(name))
-        written["markdown"] = write_text(out / "results.md", markdown_table(result, rows))
-        written["latex"] = write_text(out / "results.tex", latex_table(result, rows))
-        written["csv"] = write_text(out / "results.csv", csv_table(result, rows))
-        written["per-query"] = write_text(out / "per_query.csv", per_query_csv(result))
-        for name in result.effectiveness:
-            written[f"per-query {name}"] = write_text(
-                out / "per_query" / f"{output_name(name)}.txt", trec_eval_q(result, name)
-            )
-        summary: dict = {
-            "experiment": config.name,
-            "version": provenance.version,
-            "config": provenance.config,
-            "inputs": provenance.inputs,
-            "environment": provenance.environment,
-            "collection": {
-                "name": result.collection.name,
-                "key": result.collection.key,
-                "topics": len(result.collection.queries),
-                "judged_topics": len(result.evaluated_queries),
-                "unjudged_topics": result.collection.unjudged_queries(),
-                "notes": result.collection.notes,
-            },
-            "baseline": config.baseline,
-            "measures": [str(m) for m in config.measures],
-            "cutoff": config.cutoff,
-            "statistics": {
-                "test": config.test,
-                "correction": config.correction,
-                "resamples": config.resamples,
-                "level": config.level,
-                "seed": config.seed,
-                "interval": "percentile bootstrap over queries",
-                "gsr_test": "paired randomisation (sign flips over queries)",
-            },
-            "notes": table_notes(result, rows),
-            "rows": rows,
-            "timings_s": result.timings,
-            "reused": result.reused,
-        }
-        if config.debias_variants:
-            summary["table2"], summary["table3"] = debias_gsr_rows(result), debias_effectiveness_rows(result)
-            written.update(
-                write_table(
-                    out,
-                    "table2_gsr_debiasing",
-                    "Table 2: GSR with regular, debiased and strong-debiased embeddings",
-                    summary["table2"],
-                    table2_note(config),
+    aside = figures_aside(config.threads) if config.plots and config.threads > 1 else contextlib.nullcontext()
+    # the pieces counted: the scatter plots, each analysis, the results table, each run and per-query file, the
+    # tables, Tables 2-3, results.json and report.html
+    pieces = 1 + len(result.analyses) + 1 + len(result.runs) + 4 + len(result.effectiveness) + 1 + 1 + 1
+    with progress(total=pieces, desc="writing the report", unit="part") as bar:
+        with figures_cached(), aside:
+            plotted = _scatter_plots(result, out) if config.plots else {}  # the longest to draw: started first
+            bar.update(1)
+            analysed: dict[str, Path] = {}
+            for name, value in result.analyses.items():
+                analysed.update(ANALYSES.get(name).write(value, out, config.plots))
+                bar.update(1)
+            rows = results_rows(result)
+            bar.update(1)
+            written = {}
+            for name in result.runs:
+                written[f"run {name}"] = _run_file(result, name, out / "runs" / f"{output_name(name)}.run")
+                bar.update(1)
+            written["markdown"] = write_text(out / "results.md", markdown_table(result, rows))
+            written["latex"] = write_text(out / "results.tex", latex_table(result, rows))
+            written["csv"] = write_text(out / "results.csv", csv_table(result, rows))
+            written["per-query"] = write_text(out / "per_query.csv", per_query_csv(result))
+            bar.update(4)
+            for name in result.effectiveness:
+                written[f"per-query {name}"] = write_text(
+                    out / "per_query" / f"{output_name(name)}.txt", trec_eval_q(result, name)
                 )
-            )
-            written.update(
-                write_table(
-                    out,
-                    "table3_effectiveness_debiasing",
-                    "Table 3: effectiveness with debiased embeddings, % change against the regular embedding",
-                    summary["table3"],
-                    table3_note(config),
-                    display=display_column,
+                bar.update(1)
+            summary: dict = {
+                "experiment": config.name,
+                "version": provenance.version,
+                "config": provenance.config,
+                "inputs": provenance.inputs,
+                "environment": provenance.environment,
+                "collection": {
+                    "name": result.collection.name,
+                    "key": result.collection.key,
+                    "topics": len(result.collection.queries),
+                    "judged_topics": len(result.evaluated_queries),
+                    "unjudged_topics": result.collection.unjudged_queries(),
+                    "notes": result.collection.notes,
+                },
+                "baseline": config.baseline,
+                "measures": [str(m) for m in config.measures],
+                "cutoff": config.cutoff,
+                "statistics": {
+                    "test": config.test,
+                    "correction": config.correction,
+                    "resamples": config.resamples,
+                    "level": config.level,
+                    "seed": config.seed,
+                    "interval": "percentile bootstrap over queries",
+                    "gsr_test": "paired randomisation (sign flips over queries)",
+                },
+                "notes": table_notes(result, rows),
+                "rows": rows,
+                "timings_s": result.timings,
+                "reused": result.reused,
+            }
+            if config.debias_variants:
+                summary["table2"], summary["table3"] = debias_gsr_rows(result), debias_effectiveness_rows(result)
+                written.update(
+                    write_table(
+                        out,
+                        "table2_gsr_debiasing",
+                        "Table 2: GSR with regular, debiased and strong-debiased embeddings",
+                        summary["table2"],
+                        table2_note(config),
+                    )
                 )
-            )
-        summary["analyses"] = {name: value.to_dict() for name, value in result.analyses.items()}
-        if result.analysis_errors:
-            summary["analysis_errors"] = dict(result.analysis_errors)
-        written.update(analysed)
-        written["json"] = write_text(out / "results.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-        written.update(plotted)
-    if experiment is not None:
-        from experiments.report.html import experiment_report, write_html
+                written.update(
+                    write_table(
+                        out,
+                        "table3_effectiveness_debiasing",
+                        "Table 3: effectiveness with debiased embeddings, % change against the regular embedding",
+                        summary["table3"],
+                        table3_note(config),
+                        display=display_column,
+                    )
+                )
+            bar.update(1)
+            summary["analyses"] = {name: value.to_dict() for name, value in result.analyses.items()}
+            if result.analysis_errors:
+                summary["analysis_errors"] = dict(result.analysis_errors)
+            written.update(analysed)
+            written["json"] = write_text(out / "results.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+            bar.update(1)
+            written.update(plotted)
+        # report.html embeds figures: it comes once they are all drawn (leaving the block above waits for them)
+        if experiment is not None:
+            from experiments.report.html import experiment_report, write_html
 
-        page = experiment_report(result, experiment, rows, provenance, written, out)
-        written["html"] = write_html(page, out / "report.html")
+            page = experiment_report(result, experiment, rows, provenance, written, out)
+            written["html"] = write_html(page, out / "report.html")
+            bar.update(1)
     return written
+
+
+def _run_file(result: ExperimentResult, name: str, path: Path) -> Path:
+    """runs/NAME.run: a copy of the run's cache file where that file holds it under this name (the bytes writing it
+    again would give, experiments.run_files), else the run written (the engines, a system renamed since it ran)."""
+    cached = result.run_files.get(name)
+    if cached is not None and written_tag(cached) in (output_name(name), None):
+        copied = copy_verified(cached, path)
+        if copied is not None:
+            return copied
+    return write_trec_run(result.runs[name], path, tag=output_name(name))
 
 
 def _scatter_plots(result: ExperimentResult, out: Path) -> dict[str, Path]:
