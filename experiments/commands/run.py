@@ -89,7 +89,8 @@ def _run_into(args, config, identity: dict, where: str) -> int:
 def _plan(args, config, identity: dict, where: str) -> int:
     """--dry-run: what a run would compute and what it would reuse, on stdout; nothing written but the collection's
     own cache entry (the keys need its content)."""
-    from experiments.plan import dry_run
+    from experiments.estimates import HOURS, duration, slowdown
+    from experiments.plan import dry_run, report_seconds
     from experiments.report.output import OutputFolder
     from experiments.report.provenance import Provenance, input_paths
     from experiments.runner import Experiment
@@ -103,12 +104,26 @@ def _plan(args, config, identity: dict, where: str) -> int:
     with recomputing() if args.force else contextlib.nullcontext():  # --force: every cached step is computed
         experiment.preflight()
         steps = dry_run(experiment)
+        report = report_seconds(experiment, steps)
     computed = [step for step in steps if not step.reused]
     reused = len(steps) - len(computed)
-    print(f"{config.name}: {len(computed)} of {len(steps)} cached steps to compute, {reused} reused")
+    total = sum(step.seconds or 0.0 for step in computed) + report
+    unknown = sum(1 for step in computed if step.seconds is None)
+    unestimated = f" and {unknown} step{'s' * (unknown != 1)} without a measured rate" if unknown else ""
+    print(
+        f"{config.name}: {len(computed)} of {len(steps)} cached steps to compute, {reused} reused; "
+        f"{duration(total)} on this machine{unestimated}"
+    )
     for step in steps:
-        print(f"  {'reuse  ' if step.reused else 'compute'}  {step.what}  {step.entry}")
-    print(f"then effectiveness, GSR, the analyses and the report, written to {config.output}/")
+        estimate = "" if step.reused else f"  {'no estimate' if step.seconds is None else duration(step.seconds)}"
+        print(f"  {'reuse  ' if step.reused else 'compute'}  {step.what}{estimate}  {step.entry}")
+        if step.advice and (step.seconds or 0.0) >= HOURS:
+            print(f"           ! {duration(step.seconds or 0.0)} here: {step.advice}")
+    print(f"then effectiveness, GSR, the analyses and the report ({duration(report)}), written to {config.output}/")
+    print(
+        f"(estimates: the rates measured on the project's 2-core machine, docs/benchmarks.md, times "
+        f"{slowdown(experiment):.2f} for how fast this machine runs a fixed loop now)"
+    )
     return 0
 
 

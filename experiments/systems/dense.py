@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.estimates import Work, collection_size, dense_encoding_rate
 from experiments.registry import SYSTEMS, SystemType
 from gsr.infra.digests import content_key
 from gsr.infra.params import Param
@@ -283,6 +284,22 @@ def encoder_folder(system, base: Path) -> list[Path]:
     return [folder if folder.is_absolute() else base / folder]
 
 
+def encoding_cost(experiment, system) -> list[Work]:
+    """Encoding the collection (once per encoder and passage setting: its variants share it) on the device the
+    system runs on; on a CPU a collection of Robust04's size takes hours, which the estimate says with what to do."""
+    size = collection_size(experiment)
+    gpu = resolve_device(system.params["device"], f"{system.name}.device") != "cpu"
+    passages = passage_settings(system)
+    windows = 1.0
+    if passages.mode == "maxp":  # windows of passage_words every passage_stride words
+        windows = max(1.0, (size.words_per_document - passages.words) / passages.stride + 1)
+    shared = f"dense encoding {system.params['encoder']} {passages}"
+    rate = "dense encoding, GPU" if gpu else "dense encoding, CPU"
+    advice = None if gpu else 'run it where PyTorch sees a GPU (device = "auto" or "cuda"): see docs/cluster.md'
+    per_second = dense_encoding_rate(size.words_per_document, gpu)
+    return [Work(rate, size.documents * windows, shared=shared, per_second=per_second, advice=advice)]
+
+
 def cross_encoder_inputs(experiment, system) -> object:
     return content_key(encoder_location(experiment, system, "cross-encoder").digest)
 
@@ -300,6 +317,7 @@ SYSTEMS.register(
         debiases_itself=True,
         reference="Reimers & Gurevych 2019; Liang et al. 2020",
         extra="dense",
+        cost=encoding_cost,
     )
 )
 SYSTEMS.register(

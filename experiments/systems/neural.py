@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from experiments.estimates import Work
 from experiments.registry import SYSTEMS, SystemType
 from gsr.infra.digests import content_key
 from gsr.infra.store import cache_dir
@@ -189,6 +190,16 @@ def training_inputs(experiment, system) -> str:
     return key
 
 
+def training_cost(experiment, system) -> list[Work]:
+    """Training on every fold: each judged topic's top `depth` candidates, every epoch (DRMM and MatchPyramid at
+    rates of their own)."""
+    from retrievers.neural import rerank_depth
+
+    judged = experiment.collection.judged_queries()
+    depth = rerank_depth(system.params["depth"], experiment.collection.qrels, judged)
+    return [Work(system.model, len(judged) * depth * system.params["epochs"])]
+
+
 # version 2: collection IDF, GSR's analyzer, depth 'auto'
 NEURAL_MODELS = (  # (model, what it is, its paper): one declaration each, the rest shared
     ("drmm", "DRMM: matching histograms, feed-forward per query term, IDF term gating", "Guo et al. 2016"),
@@ -210,5 +221,6 @@ for _model, _description, _reference in NEURAL_MODELS:
             cache_inputs=training_inputs,
             preflight=device_available,
             extra="neural",
+            cost=training_cost,
         )
     )

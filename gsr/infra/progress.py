@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import sys
 import threading
 import time
@@ -15,6 +16,7 @@ from collections.abc import Iterable
 
 from gsr.infra.logs import ROOT
 
+_CURSOR_MOVES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # what tqdm writes to place a nested bar on a terminal
 LOG_EVERY_S = 30.0  # a log line at least this often while work goes on (a log file has no bar to look at)
 log = logging.getLogger(f"{ROOT}.progress")
 
@@ -40,7 +42,7 @@ class _LogLines:
         self.started = time.monotonic()
 
     def write(self, text: str) -> None:
-        line = text.strip("\r\n ")
+        line = _CURSOR_MOVES.sub("", text).strip("\r\n ")  # a line of its own: no terminal's cursor to move
         # a loop done within LOG_EVERY_S logs nothing (its step's own lines say what happened): no "0%" line at
         # the start of every short loop, nor its last status
         if line and line != self.last and time.monotonic() - self.started >= LOG_EVERY_S:  # closing repeats it
@@ -101,5 +103,6 @@ def progress(
         mininterval=LOG_EVERY_S,
         maxinterval=LOG_EVERY_S,
         miniters=1,
+        position=0,  # a bar opened inside another (the figures inside the report) is a line of its own too
         leave=True,  # the last line says it finished, with its total time
     )
