@@ -20,6 +20,7 @@ from experiments.config.experiment import ExperimentConfig
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.errors import GSRError, InputError
 from gsr.infra.digests import content_key, fast_digest
+from gsr.infra.progress import progress
 from gsr.infra.sha256 import cached_sha256
 
 PROJECT = "gsr-bench"
@@ -149,20 +150,24 @@ def input_files(config: ExperimentConfig) -> list[dict]:
     """Every input file of the config with its role, size, SHA-256 and xxh3 digest; ids (irds:, pyserini:, built-in
     names) as they are."""
     records: list[dict] = []
-    for role, value in _input_entries(config):
-        files = _files(value, role.rsplit(".", 1)[-1])
-        if not files:
-            records.append({"role": role, "id": str(value)})
-        for path in files:
-            records.append(
-                {
-                    "role": role,
-                    "path": str(path),
-                    "bytes": path.stat().st_size,
-                    "xxh3": fast_digest(path),
-                    "sha256": cached_sha256(path),
-                }
-            )
+    found = [(role, value, _files(value, role.rsplit(".", 1)[-1])) for role, value in _input_entries(config)]
+    size = sum(path.stat().st_size for _, _, files in found for path in files)
+    # the first time, GBs of embeddings and documents are read twice (xxh3, SHA-256): a phase of its own in a log
+    with progress(total=size, desc="hashing the inputs", unit="B", unit_scale=True) as bar:
+        for role, value, files in found:
+            if not files:
+                records.append({"role": role, "id": str(value)})
+            for path in files:
+                records.append(
+                    {
+                        "role": role,
+                        "path": str(path),
+                        "bytes": path.stat().st_size,
+                        "xxh3": fast_digest(path),
+                        "sha256": cached_sha256(path),
+                    }
+                )
+                bar.update(path.stat().st_size)
     return records
 
 

@@ -104,5 +104,6 @@ def progress(
         maxinterval=LOG_EVERY_S,
         miniters=1,
         position=0,  # a bar opened inside another (the figures inside the report) is a line of its own too
+        smoothing=0,  # the rate and ETA from the whole elapsed time: a heartbeat's line moves them on
         leave=True,  # the last line says it finished, with its total time
     )
