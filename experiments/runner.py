@@ -80,6 +80,9 @@ class Experiment:
         self._collection: Collection | None = None
         # set on an experiment over edited queries: the one whose trained models score them (the adversarial probe)
         self.trained_by: Experiment | None = None
+        # called with the result once its measures are in (None) and after each analysis (its name): `gsr run` draws
+        # the report's figures then, on the core the next steps leave idle (experiments.report.writer.draw_ahead)
+        self.measured: Callable[[ExperimentResult, str | None], None] | None = None
 
     # ------------------------------------------------------------ what system types use
     @contextmanager
@@ -368,6 +371,8 @@ class Experiment:
             run_keys=keys,
             run_files={s.name: self.run_entry(s) for s in config.systems},
         )
+        if self.measured is not None:
+            self.measured(result, None)
         with self.step("analyses"):
             self.analyses(result)
         return result
@@ -386,6 +391,8 @@ class Experiment:
                 continue
             if value is not None:
                 result.analyses[name] = value
+                if self.measured is not None:
+                    self.measured(result, name)
 
     def preflight(self) -> None:
         """Before any long step: a writable cache folder and the checks of every system type (e.g. Java) whose run

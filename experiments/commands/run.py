@@ -45,8 +45,9 @@ def cmd_run(args) -> int:
 def _run_into(args, config, identity: dict, where: str) -> int:
     from experiments.parts import COUNTS
     from experiments.report.output import OutputFolder
+    from experiments.report.png_kit import figures_ahead
     from experiments.report.provenance import Provenance, input_paths
-    from experiments.report.writer import write_report
+    from experiments.report.writer import draw_ahead, write_report
     from experiments.runner import Experiment
     from gsr.infra.store import clean_stale_staging, recomputing
 
@@ -66,8 +67,11 @@ def _run_into(args, config, identity: dict, where: str) -> int:
     # --force: no cache entry written before now is reused (gsr.infra.store.recomputing), from the collection's
     # conversion to the report's figures
     COUNTS.reset()
-    with recomputing() if args.force else contextlib.nullcontext():
+    # the figures are drawn ahead, on the second core, as soon as their data exist (png_kit.figures_ahead)
+    ahead = figures_ahead() if config.plots and config.threads > 1 else contextlib.nullcontext()
+    with recomputing() if args.force else contextlib.nullcontext(), ahead:
         experiment = Experiment(config)
+        experiment.measured = draw_ahead
         result = experiment.run()
         provenance.check_unchanged()
         staging = output.staging()

@@ -14,7 +14,7 @@ import numpy as np
 
 from experiments.parts import COUNTS, part_entry
 from gsr.infra.digests import fast_digest_of_bytes
-from gsr.infra.store import cached_file, copy_verified
+from gsr.infra.store import cached_file, copy_verified, reusable
 
 MALE_COLOUR = "#e66101"  # orange
 FEMALE_COLOUR = "#5e3c99"  # purple
@@ -51,6 +51,11 @@ def draw_figure(figure: Callable, args: tuple, path) -> Path:
     the cache holds each figure by the function, its arguments and the code). Within `figures_aside()` a worker
     process draws and writes it while the caller goes on; the path is returned at once and the file is there when
     the block ends."""
+    if _ahead and _ahead[-1].active:  # drawing_ahead(): into the cache only, for the report written later
+        entry = figure_entry(figure, args, Path(path).suffix)
+        if entry is not None and not reusable(entry):
+            _ahead[-1].executor.submit(_draw_entry, figure, args, entry)
+        return Path(path)
     entry = figure_entry(figure, args, Path(path).suffix) if _cached else None
     if entry is not None:
         reused = copy_verified(entry, path) is not None
@@ -74,15 +79,21 @@ def figure_entry(figure: Callable, args: tuple, suffix: str = ".png") -> Path | 
     return part_entry("figures", name, fast_digest_of_bytes(arguments), suffix).with_suffix(suffix or ".png")
 
 
-def _draw_and_save(figure: Callable, args: tuple, path, entry: Path | None = None) -> Path:
-    """Draw the figure into its cache entry and copy it to `path` (or, without an entry, draw it to `path`)."""
-    if entry is None:
-        return save_figure(figure(*args), path)
+def _draw_entry(figure: Callable, args: tuple, entry: Path) -> None:
+    """The figure in its cache entry: drawn here, or found there (drawn meanwhile by another process, which held the
+    entry's lock while it drew: a figure drawn ahead is waited for, never drawn twice)."""
 
     def draw(staging: Path) -> None:
         save_figure(figure(*args), staging)
 
     cached_file(entry, draw)
+
+
+def _draw_and_save(figure: Callable, args: tuple, path, entry: Path | None = None) -> Path:
+    """Draw the figure into its cache entry and copy it to `path` (or, without an entry, draw it to `path`)."""
+    if entry is None:
+        return save_figure(figure(*args), path)
+    _draw_entry(figure, args, entry)
     if copy_verified(entry, path) is None:  # damaged since it was written: drawn again, straight to the report
         save_figure(figure(*args), path)
     return Path(path)
@@ -115,6 +126,51 @@ class _FiguresAside:
 
 _aside: list[_FiguresAside] = []
 _cached: list[bool] = []  # within figures_cached(): [True]
+
+
+class _FiguresAhead(_FiguresAside):
+    """A worker that draws figures into the cache while the experiment is still computing; `active` within
+    drawing_ahead()."""
+
+    active = False
+
+
+_ahead: list[_FiguresAhead] = []
+
+
+@contextlib.contextmanager
+def figures_ahead(workers: int = 1) -> Iterator[None]:
+    """Within the block, drawing_ahead() hands figures to `workers` forked processes that draw them into the cache
+    (figure_entry) as soon as their data exist, on the core the experiment leaves idle (one analysis after another
+    runs on one): the report, written at the end, copies them, or waits for the one still being drawn (its entry's
+    lock). Leaving the block waits for the figures started; on an error or Ctrl-C, those not started are cancelled."""
+    from matplotlib.backends import backend_agg  # noqa: F401  (imported once here, not in every worker)
+
+    ahead = _FiguresAhead(max(1, workers))
+    _ahead.append(ahead)
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        _ahead.remove(ahead)
+        ahead.executor.shutdown(wait=True, cancel_futures=failed)
+
+
+@contextlib.contextmanager
+def drawing_ahead() -> Iterator[bool]:
+    """Inside figures_ahead(), yields True, and within the block draw_figure writes nothing where it is asked to: it
+    hands the figure to a worker that draws it into the cache (one the cache holds already is left as it is); the
+    caller throws away whatever else it wrote (tables into a scratch folder). Outside figures_ahead(), yields False
+    (the caller draws nothing ahead)."""
+    if not _ahead:
+        yield False
+        return
+    _ahead[-1].active = True
+    try:
+        yield True
+    finally:
+        _ahead[-1].active = False
 
 
 @contextlib.contextmanager

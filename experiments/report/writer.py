@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import tempfile
 from pathlib import Path
 
 from experiments.config.systems import output_name
@@ -13,7 +14,7 @@ from experiments.effectiveness import display_column
 from experiments.experiment_result import PERFECT, ExperimentResult
 from experiments.registry import ANALYSES
 from experiments.report.debiasing import debias_effectiveness_rows, debias_gsr_rows, table2_note, table3_note
-from experiments.report.png_kit import figures_aside, figures_cached
+from experiments.report.png_kit import drawing_ahead, figures_aside, figures_cached
 from experiments.report.provenance import Provenance
 from experiments.report.results_table import (
     csv_table,
@@ -150,6 +151,21 @@ def write_report(
             written["html"] = write_html(page, out / "report.html")
             bar.update(1)
     return written
+
+
+def draw_ahead(result: ExperimentResult, analysis: str | None = None) -> None:
+    """The figures of the scatter plots (`analysis` None) or of one analysis handed, inside png_kit.figures_ahead(),
+    to a worker that draws them into the cache while the experiment goes on: write_report, later, copies them. Their
+    tables go to a scratch folder and are thrown away (they cost little; the figures are two thirds of the report)."""
+    if not result.config.plots:
+        return
+    with drawing_ahead() as ahead, tempfile.TemporaryDirectory(prefix="gsr-figures-ahead-") as scratch:
+        if not ahead:
+            return
+        if analysis is None:
+            _scatter_plots(result, Path(scratch))
+        else:
+            ANALYSES.get(analysis).write(result.analyses[analysis], Path(scratch), True)
 
 
 def _run_file(result: ExperimentResult, name: str, path: Path) -> Path:

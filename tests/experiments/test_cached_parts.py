@@ -12,6 +12,7 @@ import pytest
 
 from experiments import parts
 from experiments.cli import main
+from experiments.report import writer
 from gsr.infra.store import cache_dir
 from tests.support.toy_collection import RUN, write_toy
 
@@ -147,3 +148,32 @@ def test_changed_code_recomputes_every_part(toy, capsys, monkeypatch):
     (toy / "config.toml").write_text(CONFIG)
     _run(toy, capsys)
     assert parts.COUNTS.computed["gsr"] == 7 and not parts.COUNTS.reused.get("gsr")
+
+
+def test_figures_drawn_ahead_on_a_second_core_are_those_drawn_in_the_report(toy, capsys, tmp_path):
+    """With threads = 2 the figures are drawn into the cache while the analyses run (png_kit.figures_ahead); the
+    report copies them. What it writes equals what one thread writes, from caches of their own (but results.json
+    and report.html, which record the config's settings, threads among them)."""
+    _run(toy, capsys)
+    one_thread = _files(toy / "out")
+    shutil.rmtree(toy / "out")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GSR_CACHE", str(tmp_path / "another-cache"))
+        asked: list = []
+
+        def drawn_ahead(result, analysis=None):
+            asked.append(analysis)
+            real(result, analysis)
+
+        real = writer.draw_ahead
+        patch.setattr(writer, "draw_ahead", drawn_ahead)
+        _run(toy, capsys, "--threads", "2")
+        # the scatter plots once the measures are in, then each analysis's figures once it is computed
+        assert asked == [None, "rank_change", "intrinsic_gender", "label_bias"]
+        figures = parts.COUNTS.reused.get("figure", 0) + parts.COUNTS.computed.get("figure", 0)
+        # every figure of the report was asked for, and the report found those drawn ahead already in the cache
+        assert figures == 4 and sorted(p.name for p in (tmp_path / "another-cache" / "parts" / "figures").glob("*.png"))
+    two_threads = _files(toy / "out")
+    recording_the_settings = {"results.json (without timings_s, reused)", "report.html"}
+    assert sorted(two_threads) == sorted(one_thread) and any(name.endswith(".png") for name in one_thread)
+    assert [n for n in one_thread if n not in recording_the_settings and two_threads[n] != one_thread[n]] == []
