@@ -68,7 +68,7 @@ def _run_into(args, config, identity: dict, where: str) -> int:
     # conversion to the report's figures
     COUNTS.reset()
     # the figures are drawn ahead, on the second core, as soon as their data exist (png_kit.figures_ahead)
-    ahead = figures_ahead() if config.plots and config.threads > 1 else contextlib.nullcontext()
+    ahead = figures_ahead(config.threads) if config.plots and config.threads > 1 else contextlib.nullcontext()
     with recomputing() if args.force else contextlib.nullcontext(), ahead:
         experiment = Experiment(config)
         experiment.measured = draw_ahead

@@ -31,6 +31,7 @@ import numpy as np
 
 from experiments.parts import cached_part, cached_parts, value_key
 from experiments.per_system import analyzer_key, collection_key, lexicon_key
+from experiments.report.png_kit import drawn
 from experiments.report.summary import cell_text, experiment_summary, scored_summary
 from gsr.baselines import tie_end
 from gsr.infra.store import atomic_write
@@ -187,7 +188,7 @@ def png_entry(name: str, caption: str, path: Path) -> dict:
     return {
         "name": name,
         "caption": caption,
-        "png": "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii"),
+        "png": "data:image/png;base64," + base64.b64encode(drawn(path).read_bytes()).decode("ascii"),
     }
 
 

@@ -113,9 +113,12 @@ class _FiguresAside:
             initargs=(signal.SIGINT, signal.SIG_IGN),  # Ctrl-C reaches the caller, which cancels what is left
         )
         self.pending: list = []
+        self.drawing: dict[Path, object] = {}  # path -> the future drawing it
 
     def submit(self, figure: Callable, args: tuple, path, entry: Path | None) -> None:
-        self.pending.append(self.executor.submit(_draw_and_save, figure, args, path, entry))
+        future = self.executor.submit(_draw_and_save, figure, args, path, entry)
+        self.pending.append(future)
+        self.drawing[Path(path).resolve()] = future
 
     def wait(self) -> None:
         from gsr.infra.progress import progress
@@ -126,6 +129,16 @@ class _FiguresAside:
 
 _aside: list[_FiguresAside] = []
 _cached: list[bool] = []  # within figures_cached(): [True]
+
+
+def drawn(path) -> Path:
+    """`path`, once the figure a worker draws there (figures_aside) is written: what reads a figure within the block
+    (report.html embeds some) waits for that one, not for every figure."""
+    for aside in _aside:
+        future = aside.drawing.get(Path(path).resolve())
+        if future is not None:
+            future.result()  # type: ignore[attr-defined]
+    return Path(path)
 
 
 class _FiguresAhead(_FiguresAside):

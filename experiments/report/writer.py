@@ -53,8 +53,8 @@ def write_report(
     out = Path(out)
     config = result.config
     provenance = provenance or Provenance.record(config)
-    # the PNG figures are drawn by worker processes while the tables and runs are written (png_kit.figures_aside), so
-    # the analyses' files and the scatter plots come first; report.html embeds some figures: it comes once all are in
+    # the PNG figures are drawn by worker processes while the tables, runs and report.html are written
+    # (png_kit.figures_aside), so the analyses' files and the scatter plots come first
     aside = figures_aside(config.threads) if config.plots and config.threads > 1 else contextlib.nullcontext()
     # the pieces counted: the scatter plots, each analysis, the results table, each run and per-query file, the
     # tables, Tables 2-3, results.json and report.html
@@ -143,12 +143,12 @@ def write_report(
             written["json"] = write_text(out / "results.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
             bar.update(1)
             written.update(plotted)
-        # report.html embeds figures: it comes once they are all drawn (leaving the block above waits for them)
-        if experiment is not None:
-            from experiments.report.html import experiment_report, write_html
+            # while the workers draw: report.html waits only for a figure it embeds (png_kit.drawn)
+            if experiment is not None:
+                from experiments.report.html import experiment_report, write_html
 
-            page = experiment_report(result, experiment, rows, provenance, written, out)
-            written["html"] = write_html(page, out / "report.html")
+                page = experiment_report(result, experiment, rows, provenance, written, out)
+                written["html"] = write_html(page, out / "report.html")
             bar.update(1)
     return written
 
