@@ -34,15 +34,7 @@ from gsr.evaluate import GSRReport, cached_document_stats
 from gsr.infra import logs
 from gsr.infra.digests import content_key, file_content_key
 from gsr.infra.progress import progress
-from gsr.infra.store import (
-    CACHE_VARIABLE,
-    cache_dir,
-    cached_file,
-    clean_stale_staging,
-    recorded_digest,
-    reusable,
-    unwritable,
-)
+from gsr.infra.store import CACHE_VARIABLE, cache_dir, cached_file, clean_stale_staging, recorded_digest, unwritable
 from gsr.io.runs import read_trec_run
 from gsr.io.types import Run
 from gsr.lexicon import gender_lexicon
@@ -395,13 +387,11 @@ class Experiment:
                     self.measured(result, name)
 
     def preflight(self) -> None:
-        """Before any long step: a writable cache folder and the checks of every system type (e.g. Java) whose run
-        is to be computed (a cached run needs neither its libraries nor its device: starting PyTorch to check a GPU
-        took seconds of a rerun that computed nothing with it)."""
+        """Before any long step: a writable cache folder and every system type's checks (e.g. Java)."""
         problem = unwritable(cache_dir())
         if problem:
             raise InputError(f"the cache folder {cache_dir()} (${CACHE_VARIABLE}) {problem}")
         for system in self.config.systems:
             check = SYSTEMS.get(system.model).preflight
-            if check is not None and not reusable(self.run_file(system)):
+            if check is not None:
                 check(self, system)

@@ -20,7 +20,7 @@ from experiments.registry import SYSTEMS, SystemType
 from gsr.infra.digests import content_key
 from gsr.infra.params import Param
 from gsr.infra.store import cache_dir, cached_folder
-from retrievers.device import DEVICE_PARAM, resolve_device
+from retrievers.device import DEVICE_PARAM, check_device, resolve_device
 from retrievers.neural.settings import NEURAL_PARAMETERS, rerank_depth
 
 ENCODER_DEBIAS_VERSION = 1  # bump when debias.encoder changes its output
@@ -261,7 +261,7 @@ def preflight(experiment, system) -> None:
     """Before any long work: the encoder folder (or the built-in's weights) checked and the device available."""
     kind = "cross-encoder" if system.model == "cross_encoder" else "bi-encoder"
     encoder_location(experiment, system, kind)
-    resolve_device(system.params["device"], f"{system.name}.device")
+    check_device(system.params["device"], f"{system.name}.device")
 
 
 def dense_inputs(experiment, system) -> object:

@@ -169,9 +169,9 @@ def probed_rerank(experiment, system) -> dict:
 
 def device_available(experiment, system) -> None:
     """Before any long work: a GPU asked for (device = "cuda") exists."""
-    from retrievers.device import resolve_device
+    from retrievers.device import check_device
 
-    resolve_device(system.params["device"], f"{system.name}.device")
+    check_device(system.params["device"], f"{system.name}.device")
 
 
 def trains_on_the_cpu(experiment, system) -> bool:

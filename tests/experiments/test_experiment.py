@@ -126,7 +126,7 @@ def test_vector_run_agrees_with_the_measure_of_its_own_file(tmp_path):
     assert report.perfect.gsr == pytest.approx(result.system_gsr["ftt"][PERFECT].gsr, abs=1e-12)
 
 
-def test_missing_java_fails_before_any_work(tmp_path, monkeypatch, own_cache):  # a cache without the run: Java needed
+def test_missing_java_fails_before_any_work(tmp_path, monkeypatch):
     lucene = pytest.importorskip("retrievers.lucene")
     config = robust04_config(tmp_path, systems={"BM25"})
 
