@@ -4,9 +4,10 @@ those inputs, so a rerun after a change recomputes only the parts the change rea
 
 A part's key is content_key(kind, its inputs, the code key): its inputs are digests of what it reads (a run file's
 content digest, the collection's key, the qrels, the settings it uses), never a whole config, so changing one system
-leaves every other system's parts as they were. The code key (the five packages' source digest and every installed
-distribution's version, as the output folder's fingerprint has them) makes any change of the code or of a library a
-new key for every part: a part is never reused by code that might compute it otherwise.
+leaves every other system's parts as they were. The code key (the five packages' source digest, every installed
+distribution's version and the NLTK word lists found, as the output folder's fingerprint has them:
+experiments.code_version) makes any change of the code or of a library a new key for every part: a part is never
+reused by code that might compute it otherwise.
 
 Parts are pickled into files under `$GSR_CACHE/parts/KIND/`, through gsr.infra.store (written atomically, verified
 against their manifest before reuse, rebuilt when damaged). A value is always handed back as unpickled, whether it
@@ -21,11 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from gsr.infra import logs
+from experiments.code_version import found_word_lists, installed_versions, source_digest
 from gsr.infra.digests import content_key, fast_digest_of_bytes
 from gsr.infra.store import cache_dir, cached_file, verified_bytes
-
-log = logs.get("parts")
 
 PARTS_FOLDER = "parts"
 PARTS_FORMAT = 1  # bump when the way parts are stored changes
@@ -36,8 +35,6 @@ T = TypeVar("T")
 def code_key() -> str:
     """What every part's key holds beside its inputs: the code, the installed libraries and the NLTK word lists found
     (computed once a process: none of them changes while it runs)."""
-    from experiments.code_version import found_word_lists, installed_versions, source_digest
-
     return content_key(PARTS_FORMAT, source_digest(), installed_versions(), found_word_lists())
 
 
@@ -49,11 +46,12 @@ def value_key(value) -> str:
 
 def part_entry(kind: str, *inputs) -> Path:
     """The cache file of the part `kind` computed from `inputs` (JSON-serialisable: digests, names, settings)."""
-    return cache_dir() / PARTS_FOLDER / kind / f"{content_key(kind, inputs, code_key(), length=24)}.pickle"
+    folder = cache_dir() / PARTS_FOLDER / kind.replace(" ", "-")
+    return folder / f"{content_key(kind, inputs, code_key(), length=24)}.pickle"
 
 
 class PartCounts:
-    """How many parts a process computed and reused, by kind (the runner logs them once an experiment ends)."""
+    """How many parts a process computed and reused, by kind (`gsr run` logs them once the report is written)."""
 
     def __init__(self) -> None:
         self.computed: dict[str, int] = {}

@@ -170,8 +170,10 @@ def configure_run(parser) -> None:
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="list what the run would compute and what it would reuse from the cache (trained and debiased "
-        "embeddings, each system's run), then stop: a batch scheduler can split a grid of configs by it",
+        help="list what the run would compute and what it would reuse from the cache (document statistics, trained "
+        "and debiased embeddings, each system's run), each step to compute with its estimated time on this machine "
+        "(a step that would take hours says what to do instead), then stop: a batch scheduler can split a grid of "
+        "configs by it",
     )
     parser.set_defaults(func=cmd_run)
 

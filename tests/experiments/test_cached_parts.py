@@ -14,20 +14,12 @@ from experiments import parts
 from experiments.cli import main
 from experiments.report import writer
 from gsr.infra.store import cache_dir
+from tests.support.toy_collection import CONFIG as TOY_CONFIG
 from tests.support.toy_collection import RUN, write_toy
 
 # the toy collection with two systems read from run files, one re-ranking the first, the embedding systems with
 # their debiased variants, every analysis the toy allows and the figures
-CONFIG = """threads = 1
-[collection]
-kind = "files"
-documents = "docs.jsonl"
-topics = "topics.tsv"
-qrels = "qrels.txt"
-folds = "folds.json"
-[embeddings.tiny]
-source = "vectors.txt"
-[[systems]]
+RUN_SYSTEMS = """[[systems]]
 name = "first"
 model = "run"
 path = "first.run"
@@ -40,27 +32,14 @@ name = "first+FG"
 model = "rerank"
 rerank = "first"
 method = "fairness_greedy"
-[[systems]]
-name = "add"
-model = "add"
-embedding = "tiny"
-[[systems]]
-name = "si"
-model = "si"
-embedding = "tiny"
-[gsr]
-measuring = "tiny"
-[debias]
-variants = ["debiased"]
-[analyses]
-rank_change = true
-intrinsic_gender = true
-label_bias = true
-bias_k = 3
-[evaluation]
-baseline = "first"
-resamples = 200
 """
+ANALYSES = "[analyses]\nrank_change = true\nintrinsic_gender = true\nlabel_bias = true\nbias_k = 3\n"
+CONFIG = (
+    TOY_CONFIG.replace("[[systems]]", RUN_SYSTEMS + "[[systems]]", 1)
+    .replace("[plots]\nenabled = false\n", "")
+    .replace("[analyses]\nintrinsic_gender = false\nrank_change = false\n", ANALYSES)
+    + '[evaluation]\nbaseline = "first"\nresamples = 200\n'
+)
 
 
 def _run_file(ranked: dict[str, list[str]]) -> str:
