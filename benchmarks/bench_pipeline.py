@@ -70,11 +70,12 @@ STAGES = (
 # ---------------------------------------------------------------------------------------------- the config
 
 
-def systems_of_the_paper(embedding: str) -> list[dict]:
+def systems_of_the_paper(embedding: str, dense: bool = False) -> list[dict]:
     """experiments/robust04.toml's [[systems]], then one system for every registered type it lacks that runs on its
     defaults (a re-ranker re-ranks the first BM25 system with `embedding`), so the benchmark follows the registry,
     not a list of its own. Types that need a setting to run at all (a run file's path, a label-based re-ranker's
-    method) are not the paper's and are left out."""
+    method) are not the paper's and are left out, and so are today's dense rankers unless `dense` (robust04.toml
+    has them commented out: encoding Robust04's size takes hours on a CPU)."""
     from experiments.config.experiment import BUILTIN_CONFIGS
     from experiments.registry import SYSTEMS
 
@@ -84,6 +85,8 @@ def systems_of_the_paper(embedding: str) -> list[dict]:
         needs_settings = system_type.params_of is not None or any(
             p.required or p.default is None for p in system_type.params
         )
+        if system_type.extra == "dense" and not dense:
+            continue
         if system_type.name not in present and not needs_settings:
             name = system_type.name if system_type.name not in {s["name"] for s in systems} else f"{system_type.name}_"
             added = {"name": name, "model": system_type.name}
@@ -93,7 +96,7 @@ def systems_of_the_paper(embedding: str) -> list[dict]:
     return systems
 
 
-def pipeline_config(kind: str, data: dict, out: Path, threads: int, dim: int) -> dict:
+def pipeline_config(kind: str, data: dict, out: Path, threads: int, dim: int, dense: bool = False) -> dict:
     """The raw config (as TOML would give it) of one pipeline."""
     from experiments.config.experiment import BUILTIN_CONFIGS
     from experiments.config.systems import DEBIAS_VARIANTS
@@ -116,7 +119,7 @@ def pipeline_config(kind: str, data: dict, out: Path, threads: int, dim: int) ->
             "qrels": data["qrels"],
         },
         "embeddings": embeddings,
-        "systems": systems_of_the_paper(names[0]),
+        "systems": systems_of_the_paper(names[0], dense),
         "debias": {"variants": list(DEBIAS_VARIANTS)},  # every registered variant
         "evaluation": paper.get("evaluation", {}),
         "gsr": {**paper.get("gsr", {}), "measuring": names},
@@ -172,6 +175,9 @@ def run_pipeline(config_path: str) -> int:
     from experiments.config.experiment import parse_config
     from experiments.report import write_report
     from experiments.runner import Experiment
+    from gsr.infra import logs
+
+    logs.configure(logs.NORMAL)  # what `gsr run` shows on stderr: every step, and progress lines (a pipe: no bars)
 
     class TimedExperiment(Experiment):
         """Experiment whose steps are also timed without the steps run inside them (a run that first builds the
@@ -259,7 +265,8 @@ def measure_pipeline(kind: str, data: dict, args, work: Path) -> dict:
     """Runs one pipeline in a child process with an empty cache; its figures, wall time and memory peaks."""
     cache, out = work / f"cache-{kind}", work / f"out-{kind}"
     config_path = work / f"{kind}.json"
-    config_path.write_text(json.dumps(pipeline_config(kind, data, out, args.threads, args.trained_dim), indent=1))
+    config = pipeline_config(kind, data, out, args.threads, args.trained_dim, args.dense)
+    config_path.write_text(json.dumps(config, indent=1))
     env = dict(os.environ, GSR_CACHE=str(cache))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH")) if p)
     log(f"pipeline '{kind}' ({load_text()}); its progress follows")
@@ -377,6 +384,11 @@ def main(argv=None) -> int:
     parser.add_argument("--trained-dim", type=int, default=100, help="dimensions of the trained embeddings (100)")
     parser.add_argument("--pipelines", nargs="+", choices=PIPELINES, default=list(PIPELINES))
     parser.add_argument("--threads", type=int, default=2, help="the config's threads (2)")
+    parser.add_argument(
+        "--dense",
+        action="store_true",
+        help="also today's dense rankers (MiniLM and its variants): hours of encoding on a CPU at Robust04's size",
+    )
     parser.add_argument("--tmp-dir", help="folder for the data, caches and outputs (system temp)")
     parser.add_argument("--keep", action="store_true", help="keep the generated data and caches")
     args = parser.parse_args(argv)

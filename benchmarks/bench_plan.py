@@ -53,7 +53,7 @@ def speed(args, figures: dict) -> None:
     from common import generate_queries, vocabulary
 
     from embeddings import load_embedding
-    from embeddings.lexicons import cached_lexicon
+    from gsr.lexicon_cache import cached_lexicon
     from gsr.planning.selection import pool_genderedness
     from gsr.text.analyzer import default_analyzer
 

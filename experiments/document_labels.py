@@ -9,9 +9,11 @@ beyond τ under the first measuring embedding) or `file:PATH` (docid<TAB>label; 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from experiments.parts import cached_parts
 from gsr.documents.opening import iter_documents
 from gsr.errors import InputError
 from gsr.fairness.equations import DEFAULT_EPSILON, NEUTRAL_POLICIES, RAB_VARIANTS, SHORT_LISTS, check_target, groups_of
@@ -318,3 +320,39 @@ def bias_of_runs(
     measures = BiasMeasures(labels, settings, mentions, fairr=fairr_of(experiment, options, [settings.k]))
     name = options.get("bias_background")
     return {n: measures.evaluate(run, collection.qrels, query_ids, background, name) for n, run in runs.items()}
+
+
+def cached_bias_of_runs(
+    experiment, runs: Mapping[str, Run], keys: dict[str, str], query_ids: list[str], options: dict
+) -> dict[str, BiasReport]:
+    """bias_of_runs of the runs `keys` names ({name: the run's content key}), one cached part per run
+    (experiments.parts): keyed by the run, the version of the labels, the measures' settings, the gender word list
+    RaB counts, the topics measured and the collection; with bias_fairr on, also FaiRR's word list, the background
+    depth and the background run (its key: a system of `keys`). The labels are read only where a part is missing."""
+    from experiments.per_system import collection_key
+
+    def words_key(value: str) -> str:
+        words = resolved_source(experiment, value)
+        return file_content_key(Path(words[len(FILE_PREFIX) :])) if words.startswith(FILE_PREFIX) else words
+
+    background_name = options.get("bias_background")
+    fairr = None
+    if options.get("bias_fairr", False):
+        background = keys[background_name] if background_name else None
+        fairr = (words_key(options["bias_fairr_words"]), options["bias_background_depth"], background_name, background)
+    settings = (
+        collection_key(experiment),
+        labels_version(experiment, options["bias_labels"]),
+        bias_settings(options).to_dict(),
+        words_key(options.get("bias_gender_words", "appendix-b")),
+        sorted(query_ids),
+        fairr,
+    )
+
+    def compute(missing: list[str]) -> dict[str, BiasReport]:
+        background = runs[background_name] if fairr is not None and background_name else None
+        return bias_of_runs(
+            experiment, {name: runs[name] for name in missing}, query_ids, options, background=background
+        )
+
+    return cached_parts("label bias", {name: (*settings, key) for name, key in keys.items()}, compute)

@@ -3,7 +3,9 @@ GSR of every system, next to the two reference engines every table adds (the per
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from experiments.collections import Collection
@@ -22,7 +24,7 @@ class ExperimentResult:
 
     config: ExperimentConfig
     collection: Collection
-    runs: dict[str, Run]
+    runs: Mapping[str, Run]  # read on first use (experiments.per_system.LazyRuns)
     effectiveness: dict[str, Effectiveness]
     gsr: dict[str, GSRReport]  # GSR column label -> report holding every system (see system_gsr)
     system_gsr: dict[str, dict[str, GSRResult]]  # GSR column label (the measuring embedding's name, 'name@K' for
@@ -33,6 +35,9 @@ class ExperimentResult:
     reused: list[str] = field(default_factory=list)
     analyses: dict[str, Any] = field(default_factory=dict)  # analysis name -> its result (with to_dict)
     analysis_errors: dict[str, str] = field(default_factory=dict)  # analysis name -> why it could not be computed
+    run_keys: dict[str, str] = field(default_factory=dict)  # name -> a key of its run's content (systems and engines):
+    # what the cached parts computed from a run are keyed by (experiments.parts)
+    run_files: dict[str, Path] = field(default_factory=dict)  # system -> its run's cache file
 
     def reference_genderedness(self) -> dict[str, float | None]:
         """g(q) under the first measuring embedding: the x axis of the paper's analyses."""

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from experiments.collections import Collection
     from experiments.config.experiment import ExperimentConfig
     from experiments.config.systems import SystemSpec
+    from experiments.estimates import Work
     from experiments.experiment_result import ExperimentResult
     from experiments.runner import Experiment
     from gsr.io.types import Run
@@ -70,6 +71,8 @@ class SystemType:
     # may be computed by a forked process while the experiment goes on, where a core is free (experiments.background)
     extra: str | None = None  # the extra of gsr-bench it needs (gsr.infra.extras.EXTRAS: "lucene", "neural", ...),
     # checked when a config is read; None: the core install runs it
+    cost: Callable[[Experiment, SystemSpec], list[Work]] | None = None  # the work its run does, which `gsr run
+    # --dry-run` turns into a time at the rates measured for it (experiments.estimates); None: no estimate
 
     def declared_params(self, table: dict) -> tuple[Param, ...]:
         """The parameters a config table of this type may set."""

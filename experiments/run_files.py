@@ -21,3 +21,10 @@ def write_ranked_run(run: Run, path: str | os.PathLike, tag: str, named: str | o
         raise
     write_trec_run(checked, path, tag=tag)
     return checked
+
+
+def written_tag(path: str | os.PathLike) -> str | None:
+    """The tag (last column) of a run file's first line, as write_trec_run wrote it; None for a file without lines."""
+    with open(path, encoding="utf-8") as handle:
+        first = handle.readline().split()
+    return first[-1] if first else None

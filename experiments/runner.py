@@ -17,21 +17,23 @@ from typing import Any
 
 from experiments.analyses import AnalysisError
 from experiments.background import finished_aside, run_aside, start_training, training_done
-from experiments.collections import Collection, collection_docids, load_collection
+from experiments.collections import Collection, load_collection
 from experiments.config.experiment import ExperimentConfig
 from experiments.config.systems import SystemSpec, output_name
 from experiments.debiased import debiased_embedding
 from experiments.experiment_result import PERFECT, RANDOM, ExperimentResult
+from experiments.per_system import checked_run_ids, effectiveness_of, gsr_of, lazy_runs
 from experiments.plan import embedding_key
 from experiments.registry import ANALYSES, SYSTEMS
 from experiments.run_files import write_ranked_run
 from gsr.baselines import perfect_run, random_run
-from gsr.effectiveness.evaluate import check_run_ids, evaluate_run, parse_measures
+from gsr.effectiveness.evaluate import parse_measures
 from gsr.errors import EmbeddingError, InputError, PluginError
-from gsr.evaluate import GSR, GSRReport, cached_document_stats
+from gsr.evaluate import GSRReport, cached_document_stats
 from gsr.infra import logs
 from gsr.infra.digests import content_key, file_content_key
-from gsr.infra.store import CACHE_VARIABLE, cache_dir, cached_file, clean_stale_staging, unwritable
+from gsr.infra.progress import progress
+from gsr.infra.store import CACHE_VARIABLE, cache_dir, cached_file, clean_stale_staging, recorded_digest, unwritable
 from gsr.io.runs import read_trec_run
 from gsr.io.types import Run
 from gsr.lexicon import gender_lexicon
@@ -78,10 +80,14 @@ class Experiment:
         self._unit_embeddings: dict[str, LoadedEmbedding] = {}
         self._shared: dict[str, Any] = {}
         self._runs: dict[str, Run] = {}  # cache key -> run, read once by this experiment (not by derived ones)
-        self.fresh_run_files: dict[str, Path] = {}  # system -> its run's cache file, written by this experiment
+        self._entries: dict[str, Path] = {}  # cache key -> the run's cache file, verified (or written) once
+        self.part_keys: dict[str, str] = {}  # keys of this experiment's inputs, made once (experiments.per_system)
         self._collection: Collection | None = None
         # set on an experiment over edited queries: the one whose trained models score them (the adversarial probe)
         self.trained_by: Experiment | None = None
+        # called with the result once its measures are in (None) and after each analysis (its name): `gsr run` draws
+        # the report's figures then, on the core the next steps leave idle (experiments.report.writer.draw_ahead)
+        self.measured: Callable[[ExperimentResult, str | None], None] | None = None
 
     # ------------------------------------------------------------ what system types use
     @contextmanager
@@ -268,36 +274,49 @@ class Experiment:
         """The cache file of the system's run (write_ranked_run's: trec_eval's order, the system's output name)."""
         return cache_dir() / "runs" / f"{self.system_key(system)}.run"
 
-    def system_run(self, system: SystemSpec) -> Run:
-        """The system's run, from the cache when this exact (collection, queries, settings, embedding) was run; read
-        once by this experiment, however many re-rankers and analyses ask for it."""
+    def run_entry(self, system: SystemSpec) -> Path:
+        """The cache file of the system's run, computed first where this exact (collection, queries, settings,
+        embedding) was never run; verified, not read (system_run reads it, once)."""
         system_type = SYSTEMS.get(system.model)
         key = self.system_key(system)
-        if key in self._runs:
-            return self._runs[key]
+        if key in self._entries:
+            return self._entries[key]
 
-        entry, computed = self.run_file(system), {}
+        entry = self.run_file(system)
         seconds = finished_aside(self, system)
         if seconds is not None:  # computed and cached by a forked process (experiments.background)
-            self.timings[f"run {system.name}"], self.fresh_run_files[system.name] = seconds, entry
-            self._runs[key] = read_trec_run(entry, allow_empty=True)
-            return self._runs[key]
+            self.timings[f"run {system.name}"] = seconds
+            self._entries[key] = entry
+            return entry
 
         def retrieve(staging: Path) -> None:
             with self.step(f"run {system.name}"):
                 run = system_type.run(self, system)
-                computed["run"] = write_ranked_run(run, staging, output_name(system.name), named=entry)
+                # the file's order (trec_eval's) is the one every later step sees, and a run just written is taken
+                # as the file holds it (scores written exactly, queries in file order, ranked as read) without
+                # reading it back; a system may retrieve nothing at all
+                self._runs[key] = write_ranked_run(run, staging, output_name(system.name), named=entry)
 
         path, reused = cached_file(entry, retrieve)
         if reused:
             self.note_reused(f"run {system.name}")
-        else:
-            self.fresh_run_files[system.name] = path
-        # the file's order (trec_eval's) is the one every later step sees, and a run just written is taken as the
-        # file holds it (scores written exactly, queries in file order, ranked as read) without reading it back; a
-        # system may retrieve nothing at all
-        self._runs[key] = computed["run"] if "run" in computed else read_trec_run(path, allow_empty=True)
+        self._entries[key] = path
+        return path
+
+    def system_run(self, system: SystemSpec) -> Run:
+        """The system's run, from the cache when this exact (collection, queries, settings, embedding) was run; read
+        once by this experiment, however many re-rankers and analyses ask for it."""
+        key = self.system_key(system)
+        if key not in self._runs:
+            path = self.run_entry(system)
+            if key not in self._runs:  # computed by run_entry, it is in memory already
+                self._runs[key] = read_trec_run(path, allow_empty=True)
         return self._runs[key]
+
+    def run_digest(self, system: SystemSpec) -> str:
+        """The content digest of the system's run file (computed first where need be), which names the run in the
+        keys of every part computed from it (experiments.parts): known without reading the run."""
+        return recorded_digest(self.run_entry(system))
 
     # ------------------------------------------------------------ whole experiment
     def run(self) -> ExperimentResult:
@@ -315,44 +334,34 @@ class Experiment:
         judged = collection.judged_queries()
         start_training(self)
         pending = list(config.systems)
-        while pending:  # while embeddings train: first the systems whose embeddings are ready, if any
-            ready = [s for s in pending if all(training_done(self, e) for e in config.trained_embeddings_of(s))]
-            system = ready[0] if ready else pending[0]
-            if not (ready and run_aside(self, system)):  # a long run goes to a free core (experiments.background)
-                self.system_run(system)
-            pending.remove(system)
-        runs = {s.name: self.system_run(s) for s in config.systems}
-        docids = collection_docids(collection.documents)
-        for name, run in runs.items():
-            check_run_ids(run, docids, name)
+        with progress(total=len(pending), desc="runs", unit="system") as bar:
+            while pending:  # while embeddings train: first the systems whose embeddings are ready, if any
+                ready = [s for s in pending if all(training_done(self, e) for e in config.trained_embeddings_of(s))]
+                system = ready[0] if ready else pending[0]
+                if not (ready and run_aside(self, system)):  # a long run goes to a free core (experiments.background)
+                    self.run_entry(system)
+                pending.remove(system)
+                bar.update(1)
+        # each run is named by its content and read only where a part computed from it is missing (experiments.parts)
+        keys = {s.name: self.run_digest(s) for s in config.systems}
+        runs = lazy_runs(self, config.systems)
+        with self.step("checking the runs' document ids"):
+            checked_run_ids(self, runs, keys)
         measures = parse_measures(config.measures)
-        stats = self.document_stats()
-        runs[PERFECT] = perfect_run(collection.qrels)
-        runs[RANDOM] = random_run({q: collection.qrels[q] for q in judged}, stats.docids, config.random_seed)
+        runs.add(PERFECT, perfect_run(collection.qrels))
+        docids = self.document_stats().docids  # the collection's order, which the random engine draws from
+        runs.add(RANDOM, random_run({q: collection.qrels[q] for q in judged}, docids, config.random_seed))
+        keys[PERFECT], keys[RANDOM] = (content_key("engine", name, runs[name]) for name in (PERFECT, RANDOM))
         with self.step("effectiveness"):
-            effectiveness = {name: evaluate_run(run, collection.qrels, measures, judged) for name, run in runs.items()}
+            effectiveness = effectiveness_of(self, runs, keys, measures, judged)
         reports: dict[str, GSRReport] = {}
         per_system: dict[str, dict] = {}
         genderedness: dict[str, dict] = {}
+        systems = {s.name: keys[s.name] for s in config.systems}
         for label, name, cutoff in config.gsr_columns():
             with self.step(f"GSR ({label})"):
-                lexicon = self.lexicon(name)
-                measure = GSR(
-                    lexicon,
-                    self.analyzer,
-                    cutoff=cutoff,
-                    random_seed=config.random_seed,
-                    resamples=config.resamples,
-                    level=config.level,
-                    seed=config.seed,
-                )
                 # the perfect and random engines are measured once, for every system's report
-                system_reports = measure.evaluate_many(
-                    {s.name: runs[s.name] for s in config.systems},
-                    collection.queries,
-                    self.gendered(name),
-                    collection.qrels,
-                )
+                system_reports = gsr_of(self, name, cutoff, runs, systems)
                 results = {system: report.system for system, report in system_reports.items()}
                 report = system_reports[config.systems[-1].name]
                 perfect, random = report.perfect, report.random
@@ -372,7 +381,11 @@ class Experiment:
             judged,
             dict(self.timings),
             list(self.reused),
+            run_keys=keys,
+            run_files={s.name: self.run_entry(s) for s in config.systems},
         )
+        if self.measured is not None:
+            self.measured(result, None)
         with self.step("analyses"):
             self.analyses(result)
         return result
@@ -382,7 +395,7 @@ class Experiment:
         result.analysis_errors, not fatal."""
         if not result.query_genderedness:
             return
-        for name, options in self.config.analyses.items():
+        for name, options in progress(self.config.analyses.items(), desc="analyses", unit="analysis"):
             try:
                 value = ANALYSES.get(name).compute(self, result, options)
             except (AnalysisError, PluginError) as err:  # a plugin's failure included: one warning, not fatal
@@ -391,6 +404,8 @@ class Experiment:
                 continue
             if value is not None:
                 result.analyses[name] = value
+                if self.measured is not None:
+                    self.measured(result, name)
 
     def preflight(self, dry_run: bool = False) -> None:
         """Before any long step: a writable cache folder, every system type's checks (e.g. Java) and the definitional

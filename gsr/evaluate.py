@@ -19,6 +19,7 @@ from gsr.equations import cut_with_ties, gsr_slope, list_genderedness_many, quer
 from gsr.errors import InputError, UndefinedMeasureError
 from gsr.infra.numeric import finite
 from gsr.infra.params import check_params
+from gsr.infra.progress import progress
 from gsr.io.convert import as_qrels, as_queries, as_run
 from gsr.io.types import QrelsInput, QueriesInput, Run, RunInput
 from gsr.ranked import RankedRows
@@ -376,7 +377,7 @@ class GSR:
         perfect_result = self._measure(perfect, topics, engines, judged, False, cut)
         random_result = self._measure(cut_run(random, cut), topics, engines, judged, False, cut)
         reports = {}
-        for name, run in cuts.items():
+        for name, run in progress(cuts.items(), total=len(cuts), desc="GSR", unit="run"):
             system = self._measure(run, topics, gendered, judged, strict, cut)
             if unjudged:
                 system.skipped["no_relevant_judgment"] = unjudged

@@ -60,6 +60,14 @@ def resolve_device(device: str = "auto", setting: str = "device") -> str:
     return device
 
 
+def check_device(device: str, setting: str = "device") -> None:
+    """Before any work: DeviceError (resolve_device's) where `device` asks for a GPU this machine lacks. "auto" and
+    "cpu" are always available: checking them starts nothing (PyTorch takes seconds to import, which a rerun that
+    computes nothing with it would spend)."""
+    if device not in ("auto", "cpu"):
+        resolve_device(device, setting)
+
+
 def is_out_of_memory(error: BaseException) -> bool:
     """True for PyTorch's CUDA out-of-memory error (and the RuntimeError older builds raise)."""
     import torch

@@ -21,7 +21,9 @@ import numpy as np
 
 from experiments.analyses.common import AnalysisError, mean_paired_difference, panel_grid
 from experiments.analyses.probe_queries import ALL, CATEGORY_PREFIX, OCCUPATION_QUERIES, probe_queries
-from experiments.document_labels import BIAS_PARAMS, bias_of_runs, bias_settings, collection_labels
+from experiments.document_labels import BIAS_PARAMS, bias_settings, cached_bias_of_runs, collection_labels
+from experiments.parts import cached_parts
+from experiments.per_system import lazy_runs
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import probe_chart
 from experiments.report.png_figures import draw_figure
@@ -31,6 +33,7 @@ from gsr.evaluate import GSR, relative_to_perfect
 from gsr.fairness.evaluate import per_query_value
 from gsr.infra.numeric import finite
 from gsr.infra.params import Param, ParamError
+from gsr.infra.progress import progress
 from gsr.io.types import run_subset
 
 PAPER_WORDS = ("United States", "UK")
@@ -81,6 +84,36 @@ def _gsr_values(measure: GSR, runs: dict, queries, gendered, qrels, probed) -> d
     return values
 
 
+def _cached_gsr_values(experiment, measuring: str, runs, keys: dict[str, str], queries, probed) -> dict[str, tuple]:
+    """_gsr_values of the runs `keys` names ({name: the run's content key}) on `queries`, one cached part per run
+    (experiments.parts), keyed by the run, the probed queries' texts, the measuring lexicon, the text handling, the
+    cut-off and the collection."""
+    from experiments.per_system import analyzer_key, collection_key, lexicon_key
+
+    config, collection = experiment.config, experiment.collection
+    settings = (
+        collection_key(experiment),
+        lexicon_key(experiment, measuring),
+        analyzer_key(experiment),
+        config.cutoff,
+        config.random_seed,
+        [(q, queries[q]) for q in probed],
+    )
+
+    def measured(missing: list[str]) -> dict[str, tuple]:
+        measure = GSR(
+            experiment.lexicon(measuring),
+            experiment.analyzer,
+            cutoff=config.cutoff,
+            random_seed=config.random_seed,
+            resamples=0,  # the probe reports point values only: 10,000 resamples per system and word cost ~15 s
+        )
+        missing_runs = {name: runs[name] for name in missing}
+        return _gsr_values(measure, missing_runs, queries, experiment.gendered(measuring), collection.qrels, probed)
+
+    return cached_parts("probe gsr", {name: (*settings, key) for name, key in keys.items()}, measured)
+
+
 def compute(experiment, result, options: dict) -> AdversarialProbe:
     """Every probed system's runs on the modified queries, and the measures' changes."""
     from experiments.experiment_result import PERFECT
@@ -104,26 +137,15 @@ def compute(experiment, result, options: dict) -> AdversarialProbe:
         raise AnalysisError(f"probe_systems names no system of the config: {', '.join(unknown)}")
     names = [s.name for s in systems]
     measuring = config.measuring[0]
-    lexicon = experiment.lexicon(measuring)
-    measure = GSR(
-        lexicon,
-        experiment.analyzer,
-        cutoff=config.cutoff,
-        random_seed=config.random_seed,
-        resamples=0,  # the probe reports point values only: 10,000 resamples per system and word cost ~15 s for nothing
-    )
-    gendered = experiment.gendered(measuring)
     k = bias_settings(options).k
     try:
         labels = collection_labels(experiment, options["bias_labels"])
-        before_bias = bias_of_runs(
-            experiment, {name: result.runs[name] for name in [PERFECT, *names]}, probed, options, labels
-        )
+        engine_and_systems = {name: result.run_keys[name] for name in [PERFECT, *names]}
+        before_bias = cached_bias_of_runs(experiment, result.runs, engine_and_systems, probed, options)
     except InputError as err:
         raise AnalysisError(str(err)) from None
-    before = _gsr_values(
-        measure, {name: result.runs[name] for name in names}, collection.queries, gendered, collection.qrels, probed
-    )
+    keys = {name: result.run_keys[name] for name in names}
+    before = _cached_gsr_values(experiment, measuring, result.runs, keys, collection.queries, probed)
     rows = []
     for word in options["probe_words"]:
         queries = appended(collection.queries, probed, word)
@@ -131,12 +153,14 @@ def compute(experiment, result, options: dict) -> AdversarialProbe:
         # they trained on the original queries
         derived = experiment.with_queries({q: queries[q] for q in probed}, reuse_training=True)
         with experiment.step(f"adversarial probe: queries + {word!r}"):
-            runs = {s.name: derived.system_run(s) for s in systems}
+            probing = progress(systems, desc=f"adversarial probe: queries + {word!r}", unit="system")
+            keys = {s.name: derived.run_digest(s) for s in probing}
+        runs = lazy_runs(derived, systems)
         try:
-            after_bias = bias_of_runs(derived, runs, probed, options, labels)
+            after_bias = cached_bias_of_runs(derived, runs, keys, probed, options)
         except InputError as err:
             raise AnalysisError(str(err)) from None
-        after = _gsr_values(measure, runs, queries, gendered, collection.qrels, probed)
+        after = _cached_gsr_values(experiment, measuring, runs, keys, queries, probed)
         for index, system in enumerate(systems):
             gsr_before, perfect_before, g_before = before[system.name]
             gsr_after, perfect_after, g_after = after[system.name]

@@ -4,6 +4,7 @@ rank difference, their bootstrap intervals and a randomisation test of the diffe
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,8 @@ from typing import Any
 import numpy as np
 
 from experiments.analyses.common import AnalysisError, panel_grid
+from experiments.parts import cached_part
+from experiments.per_system import collection_key
 from experiments.registry import ANALYSES, COLLECTION_KINDS, AnalysisType
 from experiments.report.plotly_charts import gender_versions_chart
 from experiments.report.png_figures import FEMALE_COLOUR, draw_figure
@@ -169,16 +172,15 @@ def compute(experiment, result, options: dict) -> GenderVersions:
     relevant = options["versions_of"] == "relevant"
     n_documents = len(collection_docids(collection.documents))
     judged = {q: collection.qrels[q] for q in collection.qrels if q in collection.queries}
-    comparisons, skipped = {}, {}
-    for name in [s.name for s in config.systems] + [PERFECT, RANDOM]:
+
+    def compared(name: str) -> tuple[dict, list]:
         ranks, missing = version_ranks(
             result.runs[name], judged, collection.document_genders, n_documents, relevant, options["tie_tolerance"]
         )
-        skipped[name] = missing
         groups = {OVERALL: sorted(ranks)}
         for qid in sorted(ranks):
             groups.setdefault(collection.query_categories.get(qid, "uncategorised"), []).append(qid)
-        comparisons[name] = {
+        comparison = {
             category: {
                 f"{a}>{b}": compare_versions(
                     {q: ranks[q] for q in qids},
@@ -193,6 +195,19 @@ def compute(experiment, result, options: dict) -> GenderVersions:
             }
             for category, qids in groups.items()
         }
+        return comparison, missing
+
+    # a system's part (experiments.parts): its run, the collection, the options and the statistics' settings
+    shared = (
+        collection_key(experiment),
+        options["versions_of"],
+        options["tie_tolerance"],
+        [config.resamples, config.level, config.seed],
+    )
+    comparisons, skipped = {}, {}
+    for name in [s.name for s in config.systems] + [PERFECT, RANDOM]:
+        key = (*shared, result.run_keys[name])
+        comparisons[name], skipped[name] = cached_part("gender versions", key, functools.partial(compared, name))
     return GenderVersions(options["versions_of"], comparisons, skipped, config.correction, options["tie_tolerance"])
 
 

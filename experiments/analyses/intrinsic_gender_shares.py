@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from experiments.analyses.common import AnalysisError, panel_grid
+from experiments.parts import cached_parts
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import gap_shares_chart
 from experiments.report.png_figures import FEMALE_COLOUR, MALE_COLOUR, NEUTRAL_COLOUR, draw_figure
@@ -282,22 +283,30 @@ def compute(experiment, result, options: dict) -> IntrinsicGender:
     judged = set(result.evaluated_queries)
     cutoff = {q: k for q, k in relevant_counts(result.collection.qrels).items() if q in judged}
     systems = [s.name for s in experiment.config.systems] + [RANDOM]
-    wanted = {
-        d
-        for name in systems + [PERFECT]
-        for q, ranked in result.runs[name].items()
-        if q in cutoff
-        for d, _ in ranked[: cutoff[q]]
-    }
-    labels = DocumentLabels(result.collection.texts(wanted), experiment.mention_words())  # one for all systems
-    rule = options["gap"]
-    deltas = {name: delta_gap(result.runs[name], result.runs[PERFECT], labels, cutoff, None, rule) for name in systems}
+    rule, words = options["gap"], experiment.mention_words()
+
+    def measured(missing: list[str]) -> dict[str, DeltaGap]:
+        wanted = {
+            d
+            for name in missing + [PERFECT]
+            for q, ranked in result.runs[name].items()
+            if q in cutoff
+            for d, _ in ranked[: cutoff[q]]
+        }
+        labels = DocumentLabels(result.collection.texts(wanted), words)  # one for all the systems measured
+        return {
+            name: delta_gap(result.runs[name], result.runs[PERFECT], labels, cutoff, None, rule) for name in missing
+        }
+
+    # a system's part (experiments.parts): its run, the perfect engine's, the cut-offs, the rule and the word lists
+    shared = (result.collection.key, result.run_keys[PERFECT], sorted(cutoff.items()), rule, words.names_source)
+    deltas = cached_parts("intrinsic gender", {name: (*shared, result.run_keys[name]) for name in systems}, measured)
     g_query = result.reference_genderedness()
     return IntrinsicGender(
         deltas,
         {name: favoured_share_by_bin(d.values, g_query, bins=options["gap_bins"]) for name, d in deltas.items()},
         rule,
-        labels.words.names_source,
+        words.names_source,
     )
 
 

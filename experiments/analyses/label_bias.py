@@ -16,10 +16,9 @@ from experiments.analyses.common import AnalysisError, correlation, mean_paired_
 from experiments.document_labels import (
     BIAS_PARAMS,
     FAIRR_PARAMS,
-    bias_of_runs,
     bias_settings,
+    cached_bias_of_runs,
     check_background_system,
-    collection_labels,
 )
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import tradeoff_chart
@@ -202,11 +201,8 @@ def compute(experiment, result, options: dict) -> LabelBias:
     k = settings.k
     names = [s.name for s in config.systems] + [PERFECT, RANDOM]
     try:
-        labels = collection_labels(experiment, options["bias_labels"])
-        background = result.runs[options["bias_background"]] if options["bias_background"] else None
-        reports = bias_of_runs(
-            experiment, {n: result.runs[n] for n in names}, result.evaluated_queries, options, labels, background
-        )
+        keys = {n: result.run_keys[n] for n in names}
+        reports = cached_bias_of_runs(experiment, result.runs, keys, result.evaluated_queries, options)
     except InputError as err:
         raise AnalysisError(str(err)) from None
     systems = {s.name: s for s in config.systems}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,10 +17,12 @@ from experiments.analyses.common import (
     gender_colours,
     panel_grid,
 )
+from experiments.parts import cached_part
 from experiments.registry import ANALYSES, AnalysisType
 from experiments.report.plotly_charts import rank_change_chart
 from experiments.report.png_figures import draw_figure, format_p
 from experiments.report.tables import write_table
+from gsr.infra.digests import content_key
 from gsr.infra.numeric import finite
 from gsr.infra.params import Param
 from gsr.io.types import Run
@@ -163,10 +166,17 @@ class RankChanges:
 def compute(experiment, result, options: dict) -> RankChanges:
     """Each debiased variant's top lists against its regular system's, by the first measuring embedding's g(q)."""
     g_query = result.reference_genderedness()
+    depth, keys = options["rank_depth"], result.run_keys
+    shared = (content_key(sorted(g_query.items())), depth)  # the parts' inputs besides the two runs (experiments.parts)
+
+    def change(spec) -> RankChange:
+        before, after = result.runs[spec.base_system], result.runs[spec.name]
+        return rank_change_by_genderedness(before, after, g_query, depth=depth)
+
     return RankChanges(
         {
-            spec.name: rank_change_by_genderedness(
-                result.runs[spec.base_system], result.runs[spec.name], g_query, depth=options["rank_depth"]
+            spec.name: cached_part(
+                "rank change", (*shared, keys[spec.base_system], keys[spec.name]), functools.partial(change, spec)
             )
             for spec in experiment.config.systems
             if spec.base_system

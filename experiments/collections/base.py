@@ -58,11 +58,20 @@ class Collection:
         return read_texts(self.documents, wanted)
 
 
+_ID_START = '{"id": '  # how _write_canonical's json.dumps begins every line
+_STRING = json.JSONDecoder()
+
+
 def read_texts(documents: Path, wanted: set[str]) -> dict[str, str]:
-    """Texts of the `wanted` documents, read in one pass over a canonical JSONL file."""
+    """Texts of the `wanted` documents, read in one pass over a canonical JSONL file. A line's id is decoded alone
+    (its contents only where it is wanted: most lines are not, and decoding every text was most of a pass)."""
     texts = {}
     with open(documents, encoding="utf-8") as handle:
         for line in handle:
+            if line.startswith(_ID_START):
+                docid = _STRING.raw_decode(line, len(_ID_START))[0]
+                if docid not in wanted:
+                    continue
             record = json.loads(line)
             if record["id"] in wanted:
                 texts[record["id"]] = record["contents"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 
@@ -43,11 +44,13 @@ def cmd_run(args) -> int:
 
 
 def _run_into(args, config, identity: dict, where: str) -> int:
+    from experiments.parts import COUNTS
     from experiments.report.output import OutputFolder
+    from experiments.report.png_kit import figures_ahead
     from experiments.report.provenance import Provenance, input_paths
-    from experiments.report.writer import write_report
+    from experiments.report.writer import draw_ahead, write_report
     from experiments.runner import Experiment
-    from gsr.infra.store import clean_stale_staging
+    from gsr.infra.store import clean_stale_staging, recomputing
 
     output = OutputFolder.check(config.output, identity, input_paths(config), args.overwrite, option=where)
     for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
@@ -62,14 +65,22 @@ def _run_into(args, config, identity: dict, where: str) -> int:
             config.output,
         )
         return 0
-    experiment = Experiment(config)
-    result = experiment.run()
-    provenance.check_unchanged()
-    staging = output.staging()
-    try:
-        written = output.commit(staging, write_report(result, staging, provenance, experiment), fingerprint)
-    finally:  # a failed write (a full disk) leaves nothing half-written behind
-        shutil.rmtree(staging, ignore_errors=True)
+    # --force: no cache entry written before now is reused (gsr.infra.store.recomputing), from the collection's
+    # conversion to the report's figures
+    COUNTS.reset()
+    # the figures are drawn ahead, on the second core, as soon as their data exist (png_kit.figures_ahead)
+    ahead = figures_ahead(config.threads) if config.plots and config.threads > 1 else contextlib.nullcontext()
+    with recomputing() if args.force else contextlib.nullcontext(), ahead:
+        experiment = Experiment(config)
+        experiment.measured = draw_ahead
+        result = experiment.run()
+        provenance.check_unchanged()
+        staging = output.staging()
+        try:
+            written = output.commit(staging, write_report(result, staging, provenance, experiment), fingerprint)
+        finally:  # a failed write (a full disk) leaves nothing half-written behind
+            shutil.rmtree(staging, ignore_errors=True)
+    log.info("parts computed (the rest reused from the cache): %s", COUNTS.summary())
     # the table write_report just made: building it again would redo every paired test and bootstrap
     print(written["markdown"].read_text(encoding="utf-8"))
     log.info(
@@ -81,14 +92,16 @@ def _run_into(args, config, identity: dict, where: str) -> int:
 
 
 def _plan(args, config, identity: dict, where: str) -> int:
-    """--dry-run: what a run would compute and what it would reuse, on stdout, and whether another run holds the
-    output folder now. The cache is only looked at (gsr.infra.store.cache_read_only): what the keys need (the
-    collection's content, the inputs' digests) is made in a temporary folder, and nothing there is cleaned."""
-    from experiments.plan import dry_run
+    """--dry-run: what a run would compute, each step's estimated time and what it would reuse, on stdout, and
+    whether another run holds the output folder now. The cache is only looked at (gsr.infra.store.cache_read_only):
+    what the keys need (the collection's content, the inputs' digests) is made in a temporary folder, and nothing
+    there is cleaned."""
+    from experiments.estimates import HOURS, duration, slowdown
+    from experiments.plan import dry_run, report_seconds
     from experiments.report.output import OutputFolder
     from experiments.report.provenance import Provenance, input_paths
     from experiments.runner import Experiment
-    from gsr.infra.store import cache_read_only
+    from gsr.infra.store import cache_read_only, recomputing
 
     with cache_read_only():
         output = OutputFolder.check(config.output, identity, input_paths(config), args.overwrite, option=where)
@@ -99,14 +112,29 @@ def _plan(args, config, identity: dict, where: str) -> int:
             print(f"{config.output}/ is up to date: `gsr run` would compute nothing and print its results")
             return 0
         experiment = Experiment(config)
-        experiment.preflight(dry_run=True)
-        steps = dry_run(experiment)
+        with recomputing() if args.force else contextlib.nullcontext():  # --force: every cached step is computed
+            experiment.preflight(dry_run=True)
+            steps = dry_run(experiment)
+            report = report_seconds(experiment, steps)
     computed = [step for step in steps if not step.reused]
     reused = len(steps) - len(computed)
-    print(f"{config.name}: {len(computed)} of {len(steps)} cached steps to compute, {reused} reused")
+    total = sum(step.seconds or 0.0 for step in computed) + report
+    unknown = sum(1 for step in computed if step.seconds is None)
+    unestimated = f" and {unknown} step{'s' * (unknown != 1)} without a measured rate" if unknown else ""
+    print(
+        f"{config.name}: {len(computed)} of {len(steps)} cached steps to compute, {reused} reused; "
+        f"{duration(total)} on this machine{unestimated}"
+    )
     for step in steps:
-        print(f"  {'reuse  ' if step.reused else 'compute'}  {step.what}  {step.entry}")
-    print(f"then effectiveness, GSR, the analyses and the report, written to {config.output}/")
+        estimate = "" if step.reused else f"  {'no estimate' if step.seconds is None else duration(step.seconds)}"
+        print(f"  {'reuse  ' if step.reused else 'compute'}  {step.what}{estimate}  {step.entry}")
+        if step.advice and (step.seconds or 0.0) >= HOURS:
+            print(f"           ! {duration(step.seconds or 0.0)} here: {step.advice}")
+    print(f"then effectiveness, GSR, the analyses and the report ({duration(report)}), written to {config.output}/")
+    print(
+        f"(estimates: the rates measured on the project's 2-core machine, docs/benchmarks.md, times "
+        f"{slowdown(experiment):.2f} for how fast this machine runs a fixed loop now)"
+    )
     return 0
 
 
@@ -156,14 +184,18 @@ def configure_run(parser) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="recompute and rewrite the results even when the output folder is up to date (by default a rerun "
-        "with the same config, inputs, code and libraries prints the results it finds, digests checked)",
+        help="recompute everything, reusing no cache entry: the collection's conversion, the index, trained and "
+        "debiased embeddings, every run, measure, analysis and figure (each entry is replaced by the one computed "
+        "now). Without it a run reuses every cached step whose inputs and code are unchanged, and a rerun with the "
+        "same config, inputs, code and libraries prints the results it finds (digests checked)",
     )
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="list what the run would compute and what it would reuse from the cache (trained and debiased "
-        "embeddings, each system's run), then stop: a batch scheduler can split a grid of configs by it",
+        help="list what the run would compute and what it would reuse from the cache (document statistics, trained "
+        "and debiased embeddings, each system's run), each step to compute with its estimated time on this machine "
+        "(a step that would take hours says what to do instead), then stop: a batch scheduler can split a grid of "
+        "configs by it",
     )
     parser.set_defaults(func=cmd_run)
 

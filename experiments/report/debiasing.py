@@ -7,10 +7,11 @@ from typing import Any
 
 from experiments.config.experiment import ExperimentConfig
 from experiments.experiment_result import PERFECT, ExperimentResult
+from experiments.per_system import cached_gsr_test
 from experiments.report.results_table import REFERENCE_ROWS
 from gsr.effectiveness.evaluate import correct_p_columns, marks_note, paired_test
 from gsr.errors import UndefinedMeasureError
-from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
+from gsr.evaluate import relative_interval, relative_to_perfect
 from gsr.infra.numeric import finite
 
 
@@ -60,7 +61,7 @@ def _gsr_cells(result: ExperimentResult, label: str, name: str | None, regular: 
         p = None
         if measured is not None and regular is not None and value is not None:
             try:
-                p = gsr_difference_test(measured, per_system[regular], config.resamples, config.seed).p_value
+                p = cached_gsr_test(measured, per_system[regular], config.resamples, config.seed).p_value
             except UndefinedMeasureError:
                 p = None
         cells[f"{key} p"] = p

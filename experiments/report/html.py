@@ -18,6 +18,7 @@ Content-Security-Policy lets the page fetch nothing (docs/reliability.md, "repor
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import json
 import math
@@ -28,8 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.parts import cached_part, cached_parts, value_key
+from experiments.per_system import analyzer_key, collection_key, lexicon_key
 from experiments.report.how_sure import how_sure
 from experiments.report.how_sure import rendered as sure_rendered
+from experiments.report.png_kit import drawn
 from experiments.report.summary import agreement_sentence, cell_text, experiment_summary, rendered, scored_summary
 from gsr.baselines import tie_end
 from gsr.infra.store import atomic_write
@@ -191,7 +195,7 @@ def png_entry(name: str, caption: str, path: Path) -> dict:
     return {
         "name": name,
         "caption": caption,
-        "png": "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii"),
+        "png": "data:image/png;base64," + base64.b64encode(drawn(path).read_bytes()).decode("ascii"),
     }
 
 
@@ -247,12 +251,18 @@ def _variants(config) -> dict[str, list[str]]:
 
 
 def chart_entry(name: str, caption: str, figure) -> dict:
-    """A Plotly figure as the JSON plotly.js draws (plotly's own encoder: numpy arrays and NaN handled)."""
-    return {"name": name, "caption": caption, "figure": json.loads(figure.to_json())}
+    """A Plotly figure as the JSON plotly.js draws (plotly's own encoder: numpy arrays and NaN handled); a figure
+    given as that JSON already is taken as it is."""
+    return {"name": name, "caption": caption, "figure": figure if isinstance(figure, dict) else _chart_json(figure)}
+
+
+def _chart_json(figure) -> dict:
+    return json.loads(figure.to_json())
 
 
 def analysis_charts(result) -> dict[str, object]:
-    """{file name (no suffix) of an analysis figure: that figure as a Plotly chart}, of every analysis declaring one."""
+    """{file name (no suffix) of an analysis figure: that figure as a Plotly chart's JSON}, of every analysis
+    declaring one; each analysis's charts a cached part keyed by its result (experiments.parts)."""
     from experiments.registry import ANALYSES
     from gsr.errors import PluginError
     from gsr.infra import logs
@@ -260,8 +270,16 @@ def analysis_charts(result) -> dict[str, object]:
     charts: dict[str, object] = {}
     for name, value in result.analyses.items():
         declared = ANALYSES.get(name).charts
+        if declared is None:
+            continue
+        plugin = ANALYSES.plugin_of(name)  # a plugin's code draws its charts: part of their key (gsr.infra.plugins)
+
+        def drawn(declared=declared, value=value) -> dict:
+            return {stem: _chart_json(figure) for stem, figure in declared(value).items()}
+
         try:
-            charts.update(declared(value) if declared is not None else {})
+            key = (name, value_key(value), plugin.code_key if plugin is not None else None)
+            charts.update(cached_part("report charts", key, drawn))
         except PluginError as err:  # another distribution's analysis: one warning, its PNG figures stay
             logs.get("report").warning("analysis %s has no chart: %s", name, err)
     return charts
@@ -358,16 +376,26 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
             for name, r in result.system_gsr[label].items()
             if name in systems or name == PERFECT
         }
-        gendered = experiment.gendered(label)
-        data.lists[label], documents = query_lists(
-            {s: result.runs[s] for s in systems}, data.queries, gendered, cutoffs, result.collection.qrels
-        )
+        data.lists[label], documents = _cached_lists(experiment, result, label, systems, data.queries, cutoffs)
         shown |= documents
-    data.set_documents(result.collection.texts(shown))
+    # what the page holds of the documents and lexicons: cached parts, each keyed by what it reads (experiments.parts),
+    # so a rerun after a change to one system reads the documents and the embeddings only where they show new ones
+    collection, shown_key = result.collection, value_key(sorted(shown))
+    data.set_documents(cached_part("report texts", (collection.key, shown_key), lambda: collection.texts(shown)))
+    text = (collection.key, shown_key, analyzer_key(experiment))
     for label in labels:
-        data.words[label] = word_values(data.documents, experiment.gendered(label))
+        data.words[label] = cached_part(
+            "report words",
+            (*text, lexicon_key(experiment, label)),
+            functools.partial(_word_values, data, experiment, label),
+        )
     words = {w for per in data.words.values() for w in per}
-    data.excluded = excluded_words(data.queries, experiment.gendered(labels[0]), words)
+    shown_words = (value_key(sorted(words)), value_key(data.queries), lexicon_key(experiment, labels[0]))
+    data.excluded = cached_part(
+        "report excluded words",
+        (*text, *shown_words),
+        lambda: excluded_words(data.queries, experiment.gendered(labels[0]), words),
+    )
     data.summary = experiment_summary(result, rows, data.scatter, written)
     data.how_sure = {
         label: how_sure({s: r for s, r in result.system_gsr[label].items() if s in systems}, config.level, config.seed)
@@ -376,6 +404,32 @@ def experiment_report(result, experiment, rows: list[dict], provenance, written:
     agreement = result.analyses.get("measure_agreement")
     data.summary["agreement"] = agreement_sentence(agreement.report.to_dict() if agreement is not None else None)
     return data
+
+
+def _word_values(data: ReportData, experiment, label: str) -> dict[str, float | None]:
+    return word_values(data.documents, experiment.gendered(label))
+
+
+def _cached_lists(experiment, result, label: str, systems: list[str], queries: dict, cutoffs: dict):
+    """query_lists of every system under the measuring embedding `label`, one cached part per system (its run, the
+    lexicon, the text handling, the queries, cut-offs and judgments): a list's g_q(d) depend on its query and
+    document alone, so each system's lists are those query_lists makes of all of them at once. Returns (lists,
+    every document shown)."""
+    qrels = result.collection.qrels
+    shared = (
+        collection_key(experiment),
+        lexicon_key(experiment, label),
+        analyzer_key(experiment),
+        value_key(queries),
+        value_key(cutoffs),
+    )
+
+    def listed(missing: list[str]) -> dict:
+        runs = {system: result.runs[system] for system in missing}
+        return query_lists(runs, queries, experiment.gendered(label), cutoffs, qrels)[0]
+
+    lists = cached_parts("report lists", {s: (*shared, result.run_keys[s]) for s in systems}, listed)
+    return lists, {row[0] for per_query in lists.values() for rows in per_query.values() for row in rows}
 
 
 def scored_report(

@@ -5,12 +5,16 @@ PNG writing, p-value and fit-line helpers, and point labels that never cover one
 from __future__ import annotations
 
 import contextlib
+import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
+from experiments.parts import COUNTS, part_entry
+from gsr.infra.digests import fast_digest_of_bytes
 from gsr.infra.numeric import p_clause
+from gsr.infra.store import cached_file, copy_verified, reusable
 
 MALE_COLOUR = "#e66101"  # orange
 FEMALE_COLOUR = "#5e3c99"  # purple
@@ -43,16 +47,56 @@ def save_figure(fig, path, dpi: int = DPI) -> Path:
 
 
 def draw_figure(figure: Callable, args: tuple, path) -> Path:
-    """`figure(*args)` written to `path` (save_figure). Within `figures_aside()` a worker process draws and writes
-    it while the caller goes on; the path is returned at once and the file is there when the block ends."""
-    if _aside:
-        _aside[-1].submit(figure, args, path)
+    """`figure(*args)` written to `path` (save_figure), or a copy of the same figure drawn earlier (figure_entry:
+    the cache holds each figure by the function, its arguments and the code). Within `figures_aside()` a worker
+    process draws and writes it while the caller goes on; the path is returned at once and the file is there when
+    the block ends."""
+    if _ahead and _ahead[-1].active:  # drawing_ahead(): into the cache only, for the report written later
+        entry = figure_entry(figure, args, Path(path).suffix)
+        if entry is not None and not reusable(entry):
+            _ahead[-1].executor.submit(_draw_entry, figure, args, entry)
         return Path(path)
-    return _draw_and_save(figure, args, path)
+    entry = figure_entry(figure, args, Path(path).suffix) if _cached else None
+    if entry is not None:
+        reused = copy_verified(entry, path) is not None
+        COUNTS.count("figure", reused)
+        if reused:
+            return Path(path)
+    if _aside:
+        _aside[-1].submit(figure, args, path, entry)
+        return Path(path)
+    return _draw_and_save(figure, args, path, entry)
 
 
-def _draw_and_save(figure: Callable, args: tuple, path) -> Path:
-    return save_figure(figure(*args), path)
+def figure_entry(figure: Callable, args: tuple, suffix: str = ".png") -> Path | None:
+    """The cache file of `figure(*args)` (experiments.parts): named by the function, its pickled arguments and the
+    code key; None where the arguments cannot be pickled (the figure is then drawn every time)."""
+    try:
+        arguments = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return None
+    name = f"{figure.__module__}.{figure.__qualname__}"
+    return part_entry("figures", name, fast_digest_of_bytes(arguments), suffix).with_suffix(suffix or ".png")
+
+
+def _draw_entry(figure: Callable, args: tuple, entry: Path) -> None:
+    """The figure in its cache entry: drawn here, or found there (drawn meanwhile by another process, which held the
+    entry's lock while it drew: a figure drawn ahead is waited for, never drawn twice)."""
+
+    def draw(staging: Path) -> None:
+        save_figure(figure(*args), staging)
+
+    cached_file(entry, draw)
+
+
+def _draw_and_save(figure: Callable, args: tuple, path, entry: Path | None = None) -> Path:
+    """Draw the figure into its cache entry and copy it to `path` (or, without an entry, draw it to `path`)."""
+    if entry is None:
+        return save_figure(figure(*args), path)
+    _draw_entry(figure, args, entry)
+    if copy_verified(entry, path) is None:  # damaged since it was written: drawn again, straight to the report
+        save_figure(figure(*args), path)
+    return Path(path)
 
 
 class _FiguresAside:
@@ -69,16 +113,89 @@ class _FiguresAside:
             workers, mp_context=multiprocessing.get_context("fork"), initializer=worker_started, initargs=(os.getpid(),)
         )
         self.pending: list = []
+        self.drawing: dict[Path, object] = {}  # path -> the future drawing it
 
-    def submit(self, figure: Callable, args: tuple, path) -> None:
-        self.pending.append(self.executor.submit(_draw_and_save, figure, args, path))
+    def submit(self, figure: Callable, args: tuple, path, entry: Path | None) -> None:
+        future = self.executor.submit(_draw_and_save, figure, args, path, entry)
+        self.pending.append(future)
+        self.drawing[Path(path).resolve()] = future
 
     def wait(self) -> None:
-        for future in self.pending:
+        from gsr.infra.progress import progress
+
+        for future in progress(self.pending, desc="drawing the figures", unit="figure"):
             future.result()  # a worker's error, raised here
 
 
 _aside: list[_FiguresAside] = []
+_cached: list[bool] = []  # within figures_cached(): [True]
+
+
+def drawn(path) -> Path:
+    """`path`, once the figure a worker draws there (figures_aside) is written: what reads a figure within the block
+    (report.html embeds some) waits for that one, not for every figure."""
+    for aside in _aside:
+        future = aside.drawing.get(Path(path).resolve())
+        if future is not None:
+            future.result()  # type: ignore[attr-defined]
+    return Path(path)
+
+
+class _FiguresAhead(_FiguresAside):
+    """A worker that draws figures into the cache while the experiment is still computing; `active` within
+    drawing_ahead()."""
+
+    active = False
+
+
+_ahead: list[_FiguresAhead] = []
+
+
+@contextlib.contextmanager
+def figures_ahead(workers: int = 1) -> Iterator[None]:
+    """Within the block, drawing_ahead() hands figures to `workers` forked processes that draw them into the cache
+    (figure_entry) as soon as their data exist, on the core the experiment leaves idle (one analysis after another
+    runs on one): the report, written at the end, copies them, or waits for the one still being drawn (its entry's
+    lock). Leaving the block waits for the figures started; on an error or Ctrl-C, those not started are cancelled."""
+    from matplotlib.backends import backend_agg  # noqa: F401  (imported once here, not in every worker)
+
+    ahead = _FiguresAhead(max(1, workers))
+    _ahead.append(ahead)
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        _ahead.remove(ahead)
+        ahead.executor.shutdown(wait=True, cancel_futures=failed)
+
+
+@contextlib.contextmanager
+def drawing_ahead() -> Iterator[bool]:
+    """Inside figures_ahead(), yields True, and within the block draw_figure writes nothing where it is asked to: it
+    hands the figure to a worker that draws it into the cache (one the cache holds already is left as it is); the
+    caller throws away whatever else it wrote (tables into a scratch folder). Outside figures_ahead(), yields False
+    (the caller draws nothing ahead)."""
+    if not _ahead:
+        yield False
+        return
+    _ahead[-1].active = True
+    try:
+        yield True
+    finally:
+        _ahead[-1].active = False
+
+
+@contextlib.contextmanager
+def figures_cached() -> Iterator[None]:
+    """Within the block, draw_figure keeps each figure in the cache and copies the one drawn earlier from the same
+    arguments by the same code (`gsr run`'s report: a rerun redraws only the figures a change reaches); outside it,
+    every figure is drawn (other commands never write to the cache for a figure)."""
+    _cached.append(True)
+    try:
+        yield
+    finally:
+        _cached.pop()
 
 
 @contextlib.contextmanager

@@ -13,15 +13,16 @@ import dataclasses
 import importlib.metadata
 from pathlib import Path
 
+from experiments.code_version import found_word_lists, installed_versions, source_digest
 from experiments.collections.base import topics_path
 from experiments.config.experiment import ExperimentConfig
 from experiments.config.params import is_source_name
 from experiments.registry import COLLECTION_KINDS, SYSTEMS
 from gsr.errors import ConfigError, GSRError, InputError
-from gsr.infra.digests import content_key, fast_digest, folder_content_key
+from gsr.infra.digests import content_key, fast_digest
+from gsr.infra.progress import progress
 from gsr.infra.sha256 import cached_sha256
 from gsr.settings import STOP_LISTS
-from gsr.text.corpora import nltk_words
 from gsr.vectors.loading import BUILTIN_EMBEDDINGS, builtin_embedding_files
 
 PROJECT = "gsr-bench"
@@ -211,20 +212,24 @@ def file_records(entries: list[tuple[str, object]]) -> list[dict]:
     """(role, value) entries as input records: each file a value names (itself, every file under a folder) with its
     role, path, size, xxh3 and SHA-256; a value that names no file (irds:, a built-in name) as its id."""
     records: list[dict] = []
-    for role, value in entries:
-        files = _files(value, role.rsplit(".", 1)[-1])
-        if not files:
-            records.append({"role": role, "id": str(value)})
-        for path in files:
-            records.append(
-                {
-                    "role": role,
-                    "path": str(path),
-                    "bytes": path.stat().st_size,
-                    "xxh3": fast_digest(path),
-                    "sha256": cached_sha256(path),
-                }
-            )
+    found = [(role, value, _files(value, role.rsplit(".", 1)[-1])) for role, value in entries]
+    size = sum(path.stat().st_size for _, _, files in found for path in files)
+    # the first time, GBs of embeddings and documents are read twice (xxh3, SHA-256): a phase of its own in a log
+    with progress(total=size, desc="hashing the inputs", unit="B", unit_scale=True) as bar:
+        for role, value, files in found:
+            if not files:
+                records.append({"role": role, "id": str(value)})
+            for path in files:
+                records.append(
+                    {
+                        "role": role,
+                        "path": str(path),
+                        "bytes": path.stat().st_size,
+                        "xxh3": fast_digest(path),
+                        "sha256": cached_sha256(path),
+                    }
+                )
+                bar.update(path.stat().st_size)
     return records
 
 
@@ -261,7 +266,7 @@ class Provenance:
         from gsr.infra.plugins import code_keys
 
         inputs = [{k: v for k, v in entry.items() if k != "path"} for entry in self.inputs]
-        found = [nltk_words(*corpus) for corpus in NLTK_WORD_LISTS]
+        found = found_word_lists()
         plugins = code_keys()
         code = [source_digest(), *plugins] if plugins else source_digest()  # without plugins: the key as it was
         return content_key(self.config, inputs, code, installed_versions(), found, self.environment["platform"])
@@ -385,21 +390,3 @@ def _plain(value):
     if isinstance(value, Path):
         return str(value)
     return value
-
-
-PACKAGES = ("gsr", "embeddings", "debias", "retrievers", "experiments")
-NLTK_WORD_LISTS = (("stopwords", "english"), ("names", "female.txt"), ("names", "male.txt"))  # what gsr.text reads
-
-
-def source_digest() -> str:
-    """One digest of every file of the five packages (code, word lists, report assets), by relative path: a change to
-    any of them makes earlier outputs out of date (compiled bytecode, which Python rewrites, left out)."""
-    root = Path(__file__).resolve().parents[2]
-    return content_key([folder_content_key(root / package, package, exclude=("__pycache__",)) for package in PACKAGES])
-
-
-def installed_versions() -> list[tuple[str, str]]:
-    """(name, version) of every installed Python distribution, sorted: the libraries and the data packages (the
-    built-in embedding and encoder) the numbers come from."""
-    found = {(dist.metadata["Name"] or "").lower(): dist.version for dist in importlib.metadata.distributions()}
-    return sorted(found.items())

@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 from experiments.experiment_result import PERFECT, RANDOM, ExperimentResult
+from experiments.per_system import cached_gsr_test
 from experiments.report.tables import csv_rows, latex_grid, markdown_grid, markdown_text
 from gsr.effectiveness.evaluate import CORRECTED, TEST_NAMES, correct_family, display_name, measure_entries
 from gsr.errors import UndefinedMeasureError
-from gsr.evaluate import gsr_difference_test, relative_interval, relative_to_perfect
+from gsr.evaluate import relative_interval, relative_to_perfect
 from gsr.infra.numeric import finite, format_number
 
 REFERENCE_ROWS = (PERFECT, RANDOM)
@@ -46,7 +47,7 @@ def _gsr_entry(result: ExperimentResult, label: str, name: str, tested: bool) ->
     }
     if tested and measured.gsr is not None and perfect.gsr is not None:
         try:
-            test = gsr_difference_test(measured, perfect, config.resamples, config.seed)
+            test = cached_gsr_test(measured, perfect, config.resamples, config.seed)
             entry["difference_vs_perfect"], entry["p_value"] = test.statistic, test.p_value
         except UndefinedMeasureError:
             pass

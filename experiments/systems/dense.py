@@ -15,11 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.estimates import Work, collection_size, dense_encoding_rate
 from experiments.registry import SYSTEMS, SystemType
 from gsr.infra.digests import content_key
 from gsr.infra.params import Param
 from gsr.infra.store import cache_dir, cached_folder
-from retrievers.device import DEVICE_PARAM, resolve_device
+from retrievers.device import DEVICE_PARAM, check_device, resolve_device
 from retrievers.neural.settings import NEURAL_PARAMETERS, rerank_depth
 
 ENCODER_DEBIAS_VERSION = 1  # bump when debias.sent_debias changes its output
@@ -260,7 +261,7 @@ def preflight(experiment, system) -> None:
     """Before any long work: the encoder folder (or the built-in's weights) checked and the device available."""
     kind = "cross-encoder" if system.model == "cross_encoder" else "bi-encoder"
     encoder_location(experiment, system, kind)
-    resolve_device(system.params["device"], f"{system.name}.device")
+    check_device(system.params["device"], f"{system.name}.device")
 
 
 def dense_inputs(experiment, system) -> object:
@@ -283,6 +284,22 @@ def encoder_folder(system, base: Path) -> list[Path]:
     return [folder if folder.is_absolute() else base / folder]
 
 
+def encoding_cost(experiment, system) -> list[Work]:
+    """Encoding the collection (once per encoder and passage setting: its variants share it) on the device the
+    system runs on; on a CPU a collection of Robust04's size takes hours, which the estimate says with what to do."""
+    size = collection_size(experiment)
+    gpu = resolve_device(system.params["device"], f"{system.name}.device") != "cpu"
+    passages = passage_settings(system)
+    windows = 1.0
+    if passages.mode == "maxp":  # windows of passage_words every passage_stride words
+        windows = max(1.0, (size.words_per_document - passages.words) / passages.stride + 1)
+    shared = f"dense encoding {system.params['encoder']} {passages}"
+    rate = "dense encoding, GPU" if gpu else "dense encoding, CPU"
+    advice = None if gpu else 'run it where PyTorch sees a GPU (device = "auto" or "cuda"): see docs/cluster.md'
+    per_second = dense_encoding_rate(size.words_per_document, gpu)
+    return [Work(rate, size.documents * windows, shared=shared, per_second=per_second, advice=advice)]
+
+
 def cross_encoder_inputs(experiment, system) -> object:
     return content_key(encoder_location(experiment, system, "cross-encoder").digest)
 
@@ -300,6 +317,7 @@ SYSTEMS.register(
         debiases_itself=True,
         reference="Reimers & Gurevych 2019; Liang et al. 2020",
         extra="dense",
+        cost=encoding_cost,
     )
 )
 SYSTEMS.register(

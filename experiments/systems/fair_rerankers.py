@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from experiments.document_labels import LABELS_PARAM, collection_labels, labels_version
+from experiments.estimates import Work
 from experiments.registry import SYSTEMS, SystemType
 from gsr.errors import InputError
 from gsr.infra.params import Param
@@ -93,6 +94,12 @@ def inputs(experiment, system) -> object:
     return parts
 
 
+def rerank_cost(experiment, system) -> list[Work]:
+    depth = system.params["depth"]
+    per_query = experiment.config.depth if depth == "all" else min(depth, experiment.config.depth)
+    return [Work("re-ranking", len(experiment.collection.queries) * per_query)]
+
+
 SYSTEMS.register(
     SystemType(
         "rerank",
@@ -106,5 +113,6 @@ SYSTEMS.register(
         preflight=check,
         cache_inputs=inputs,
         reference="Feng & Shah 2022; Dash et al.",
+        cost=rerank_cost,
     )
 )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from experiments.estimates import Work, collection_size
 from experiments.registry import SYSTEMS, SystemType
-from gsr.infra.store import cache_dir, cached_folder
+from gsr.infra.store import cache_dir, cached_folder, reusable
 from retrievers.lucene import LEXICAL_PARAMETERS
 
 
@@ -55,6 +56,15 @@ def search(experiment, system) -> dict:
     )
 
 
+def search_cost(experiment, system) -> list[Work]:
+    """Searching every topic (and, where the cache lacks it, indexing the collection first)."""
+    size = collection_size(experiment)
+    work = [Work("lucene search", size.queries * size.words)]
+    if not reusable(cache_dir() / "indexes" / experiment.collection.key):
+        work.append(Work("lucene indexing", size.words, shared="lucene index"))
+    return work
+
+
 def require_java(experiment, system) -> None:
     """Fail before any long step when no Java 21+ runtime is available."""
     from retrievers.lucene import java_home
@@ -75,6 +85,7 @@ for _name, _description, _reference in (
             params=LEXICAL_PARAMETERS[_name],
             preflight=require_java,
             reference=_reference,
+            cost=search_cost,
             extra="lucene",
         )
     )

@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from experiments.estimates import Work
 from experiments.registry import SYSTEMS, SystemType
 from gsr.infra.digests import content_key
 from gsr.infra.store import cache_dir
@@ -168,9 +169,9 @@ def probed_rerank(experiment, system) -> dict:
 
 def device_available(experiment, system) -> None:
     """Before any long work: a GPU asked for (device = "cuda") exists."""
-    from retrievers.device import resolve_device
+    from retrievers.device import check_device
 
-    resolve_device(system.params["device"], f"{system.name}.device")
+    check_device(system.params["device"], f"{system.name}.device")
 
 
 def trains_on_the_cpu(experiment, system) -> bool:
@@ -187,6 +188,16 @@ def training_inputs(experiment, system) -> str:
     if experiment.trained_by is not None:  # scored by the models trained on the original queries
         return content_key(key, experiment.trained_by.system_key(system))
     return key
+
+
+def training_cost(experiment, system) -> list[Work]:
+    """Training on every fold: each judged topic's top `depth` candidates, every epoch (DRMM and MatchPyramid at
+    rates of their own)."""
+    from retrievers.neural import rerank_depth
+
+    judged = experiment.collection.judged_queries()
+    depth = rerank_depth(system.params["depth"], experiment.collection.qrels, judged)
+    return [Work(system.model, len(judged) * depth * system.params["epochs"])]
 
 
 # version 2: collection IDF, GSR's analyzer, depth 'auto'
@@ -210,5 +221,6 @@ for _model, _description, _reference in NEURAL_MODELS:
             cache_inputs=training_inputs,
             preflight=device_available,
             extra="neural",
+            cost=training_cost,
         )
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from experiments.estimates import Work
 from experiments.registry import SYSTEMS, SystemType
 from gsr.errors import InputError
 from gsr.infra import logs
@@ -46,6 +47,11 @@ def check_file(experiment, system) -> None:
         raise InputError(f"{system.name}: run file {path}: no such file")
 
 
+def reading_cost(experiment, system) -> list[Work]:
+    path = Path(system.params["path"])
+    return [Work("run file", path.stat().st_size / 40 if path.is_file() else 0)]  # ~40 bytes a line
+
+
 SYSTEMS.register(
     SystemType(
         "run",
@@ -54,5 +60,6 @@ SYSTEMS.register(
         params=(Param("path", str, None, "the TREC run file (relative to the config file)"),),
         preflight=check_file,
         path_params=("path",),
+        cost=reading_cost,
     )
 )

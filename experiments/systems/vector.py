@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from experiments.estimates import Work, collection_size
 from experiments.registry import SYSTEMS, SystemType
 from gsr.infra.digests import content_key
 
@@ -30,6 +31,11 @@ def search(experiment, system) -> dict:
     return retriever.search(experiment.collection.queries, k=experiment.config.depth)
 
 
+def search_cost(experiment, system) -> list[Work]:
+    """Every document's vector, then every topic searched."""
+    return [Work("document vectors", collection_size(experiment).documents)]
+
+
 SYSTEMS.register(
     SystemType(
         "add",
@@ -37,6 +43,7 @@ SYSTEMS.register(
         search,
         needs_embedding=True,
         reference="Vulić & Moens 2015",
+        cost=search_cost,
     )
 )
 SYSTEMS.register(
@@ -46,5 +53,6 @@ SYSTEMS.register(
         search,
         needs_embedding=True,
         reference="Vulić & Moens 2015",
+        cost=search_cost,
     )
 )

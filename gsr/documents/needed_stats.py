@@ -33,6 +33,11 @@ def _stats_entry(*key) -> Path:
     return cache_dir() / "document-stats" / content_key(*key, TOKENS_VERSION)
 
 
+def document_stats_entry(source, analyzer: Analyzer) -> Path:
+    """The cache entry cached_document_stats keeps a whole collection's statistics in."""
+    return _stats_entry("all", open_documents(source).version(), sorted(analyzer.stopwords or ()))
+
+
 def cached_document_stats(source, analyzer: Analyzer, n_jobs: int | None = None) -> DocumentStats:
     """DocumentStats of a whole collection (anything gsr.documents.open_documents reads), built once per
     (collection version, stop list) and reused from the cache.
@@ -46,7 +51,7 @@ def cached_document_stats(source, analyzer: Analyzer, n_jobs: int | None = None)
         built.append(DocumentStats.build(iter(source), analyzer, n_jobs=n_jobs))
         built[0].write_files(staging)
 
-    folder, reused = cached_folder(_stats_entry("all", source.version(), sorted(analyzer.stopwords or ())), build)
+    folder, reused = cached_folder(document_stats_entry(source, analyzer), build)
     if reused:
         log.info("document statistics of %s: reused from %s", source.name, folder)
     return built[0] if built else DocumentStats.load(folder)

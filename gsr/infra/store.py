@@ -189,6 +189,30 @@ def clean_stale_staging(folder: str | os.PathLike, recursive: bool = False) -> l
 
 
 _HELD: set[Path] = set()  # entry locks this process holds (taking one again would wait on itself)
+_RECOMPUTING_SINCE: list[float] = []  # within recomputing(): when it began
+
+
+@contextmanager
+def recomputing() -> Iterator[None]:
+    """Within the block, no cache entry written before it began is reused: each is built again where it is asked
+    for, and replaces the old one; an entry written since (by this process, a forked one or any other) is reused as
+    usual. What `gsr run --force` runs in: every step computed anew, however much of it the cache holds."""
+    _RECOMPUTING_SINCE.append(time.time())
+    try:
+        yield
+    finally:
+        _RECOMPUTING_SINCE.pop()
+
+
+def _outdated(entry: Path) -> bool:
+    """True within recomputing() for an entry whose manifest was written before the block began."""
+    if not _RECOMPUTING_SINCE:
+        return False
+    manifest = entry / FOLDER_MANIFEST if entry.is_dir() else file_manifest_path(entry)
+    try:
+        return manifest.stat().st_mtime < _RECOMPUTING_SINCE[0]
+    except OSError:
+        return False
 
 
 @contextmanager
@@ -258,7 +282,7 @@ def atomic_folder(target: str | os.PathLike, manifest: bool = True) -> Iterator[
                 _write_json(staging / FOLDER_MANIFEST, _describe_folder(staging))
             check_parent()
             with entry_lock(target):
-                if target.exists() and verify(target) is None and manifest:
+                if target.exists() and not _outdated(target) and verify(target) is None and manifest:
                     log.info("%s was finished by another process meanwhile; it is kept", target)
                 else:
                     if target.exists():
@@ -321,16 +345,34 @@ def _recorded_files(manifest: Path) -> dict:
     return files
 
 
-def copy_verified(entry: str | os.PathLike, target: str | os.PathLike) -> Path | None:
-    """The cache file `entry` copied to `target` (atomic_write) where the bytes read are those its manifest records,
-    else None and nothing written (the caller makes the file itself): a damaged entry never reaches a report."""
+def verified_bytes(entry: str | os.PathLike) -> bytes | None:
+    """The content of the cache file `entry`, read once, where it is what its manifest records; else None (missing,
+    damaged or without a manifest: the caller builds it again through cached_file, which reports and removes it)."""
     entry = Path(entry)
+    if _outdated(entry):
+        return None
     try:
         expected = _recorded_files(file_manifest_path(entry))[entry.name]
         data = entry.read_bytes()
         if len(data) != expected["size"] or fast_digest_of_bytes(data) != expected["xxh3_128"]:
             return None
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return data
+
+
+def recorded_digest(entry: str | os.PathLike) -> str:
+    """The content digest (xxh3-128) the manifest of the cache file `entry` records: the key of its content without
+    reading it again, for an entry that was just verified (reusable, cached_file) or written."""
+    entry = Path(entry)
+    return _recorded_files(file_manifest_path(entry))[entry.name]["xxh3_128"]
+
+
+def copy_verified(entry: str | os.PathLike, target: str | os.PathLike) -> Path | None:
+    """The cache file `entry` copied to `target` (atomic_write) where the bytes read are those its manifest records,
+    else None and nothing written (the caller makes the file itself): a damaged entry never reaches a report."""
+    data = verified_bytes(entry)
+    if data is None:
         return None
     with atomic_write(target, binary=True) as out:
         out.write(data)
@@ -367,13 +409,16 @@ def _remove(entry: Path) -> None:
 
 
 def reusable(entry: str | os.PathLike) -> bool:
-    """True when `entry` exists and verifies; a corrupt entry is reported by path and removed (so it is rebuilt).
+    """True when `entry` exists and verifies (and, within recomputing(), was written since it began); a corrupt
+    entry is reported by path and removed (so it is rebuilt).
 
     An entry that fails is checked again under its build lock before anything is removed: another process may be
     between putting a file in place and writing its manifest (it holds the lock until both are done), and that entry
     is whole once the lock is free."""
     entry = Path(entry)
     if not entry.exists() and not file_manifest_path(entry).exists():
+        return False
+    if _outdated(entry):  # recomputing(): built again, in place
         return False
     if verify(entry) is None:
         return True

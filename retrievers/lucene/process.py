@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import weakref
 from pathlib import Path
 
 from gsr.infra import logs
@@ -159,11 +160,36 @@ def run_worker(arguments: list[str], *, what: str) -> None:
         raise output.error(returncode, home)
 
 
+_SESSIONS: weakref.WeakSet[LuceneSession] = weakref.WeakSet()  # the sessions of this process
+
+
+def _forget_sessions_in_forked_child() -> None:
+    """In a process forked from one with sessions (figure workers, runs computed aside): its copies of their pipes
+    are closed and the sessions forgotten. The child never talks to its parent's worker, and a copy of the write end
+    of the worker's stdin would keep the worker from seeing its parent close it (it ends on that end of file):
+    `close()` would wait for it in vain."""
+    for session in list(_SESSIONS):
+        process, session._process = session._process, None
+        if process is None:
+            continue
+        process._child_created = False  # type: ignore[attr-defined]  # the parent's child, not this one's: not reaped here
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()  # nothing is left unflushed: every request is flushed as it is written
+                except OSError:
+                    pass
+
+
+os.register_at_fork(after_in_child=_forget_sessions_in_forked_child)
+
+
 class LuceneSession:
     """One worker process, so one JVM, for many jobs: indexing, searches, statistics (pass it as `session=` to
     retrievers.lucene's functions). The worker starts with the first job; a job that fails leaves it serving, a
     worker that dies (crash, kill) raises LuceneError and the next job starts a new one. `close()` (or leaving
-    a `with` block) ends it.
+    a `with` block) ends it. A process forked from this one holds none of its pipes (the worker ends when this
+    process closes its stdin, whatever children it forked).
     """
 
     def __init__(self):
@@ -171,6 +197,7 @@ class LuceneSession:
         self.jobs = 0
         self._process: subprocess.Popen | None = None
         self._home: Path | None = None
+        _SESSIONS.add(self)
 
     @property
     def pid(self) -> int | None:

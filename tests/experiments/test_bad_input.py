@@ -754,6 +754,9 @@ def overwrite_embedding(debiased: bool) -> Callable[[Path], list[Path]]:
         _overwrite(entry / "vectors.npy")
         if debiased:  # a debiased embedding is read only by the runs it makes (and their keys need only its key)
             shutil.rmtree(cache / "runs")
+        else:  # the regular one by the runs and the GSR it measures: both cached (experiments.parts), so dropped
+            shutil.rmtree(cache / "runs")
+            shutil.rmtree(cache / "parts")
         return [entry]
 
     return damage
@@ -848,8 +851,9 @@ def test_damaged_cache_entry_is_reported_by_path_rebuilt_and_gives_the_clean_num
     shutil.copytree(copy, cache)
     damaged = damage(cache)
     monkeypatch.setenv("GSR_CACHE", str(cache))
-    with caplog.at_level("WARNING", logger="gsr.store"):  # --force: the outputs are up to date, the cache is not
-        status, out, err = gsr(command("run", folder, ("--force",)), capsys)
+    (folder / "out" / "results.md").unlink(missing_ok=True)  # the outputs out of date: the run reads the cache
+    with caplog.at_level("WARNING", logger="gsr.store"):  # (--force would rebuild every entry unread)
+        status, out, err = gsr(command("run", folder), capsys)
     assert status == 0, err
     for entry in damaged:
         assert f"cache entry {entry} is corrupt" in caplog.text
@@ -874,8 +878,9 @@ def _damaged_rerun(folder: Path, damage: Callable[[Path], list[Path]], monkeypat
     assert status == 0, err
     rows = outcome("run", folder, out)
     damaged = damage(folder / "cache")
-    with caplog.at_level("WARNING", logger="gsr.store"):  # --force: the outputs are up to date, the cache is not
-        status, out, err = gsr(command("run", folder, ("--force",)), capsys)
+    (folder / "out" / "results.md").unlink()  # the outputs out of date: the run reads the cache
+    with caplog.at_level("WARNING", logger="gsr.store"):  # (--force would rebuild every entry unread)
+        status, out, err = gsr(command("run", folder), capsys)
     assert status == 0, err
     for entry in damaged:
         assert f"cache entry {entry} is corrupt" in caplog.text

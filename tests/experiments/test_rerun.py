@@ -194,7 +194,7 @@ def test_a_run_killed_while_moving_its_files_in_is_recomputed_next_time(
 
 def test_dry_run_lists_what_would_be_computed_and_what_is_reused(tmp_path, capsys, own_cache):
     """gsr run --dry-run: every system's run (and trained or debiased embedding) as compute or reuse, with its cache
-    entry, and nothing written to the output folder; after a run, all of it is reused."""
+    entry, and nothing written to the output folder; after a run, all of it is reused, and with --force none of it."""
     folder = write_toy(tmp_path / "toy")
     args = ["run", str(folder / "config.toml"), "--out", str(folder / "out"), "--dry-run"]
     assert main(args) == 0
@@ -204,6 +204,9 @@ def test_dry_run_lists_what_would_be_computed_and_what_is_reused(tmp_path, capsy
     _run(folder, capsys)
     assert main(args) == 0
     assert "is up to date: `gsr run` would compute nothing" in capsys.readouterr().out
-    assert main([*args, "--force"]) == 0
+    elsewhere = ["run", str(folder / "config.toml"), "--out", str(folder / "elsewhere"), "--dry-run"]
+    assert main(elsewhere) == 0
     after = capsys.readouterr().out
     assert "0 of " in after and "  compute  " not in after and after.count("  reuse  ") == before.count("  compute  ")
+    assert main([*args, "--force"]) == 0  # --force recomputes everything: nothing the cache holds is reused
+    assert capsys.readouterr().out.count("  compute  ") == before.count("  compute  ")
