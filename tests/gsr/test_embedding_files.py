@@ -202,6 +202,14 @@ def test_words_with_spaces_in_glove_text(tmp_path):
     assert np.array_equal(kv[". . ."], np.array([3, 4], dtype=np.float32))
 
 
+@pytest.mark.parametrize("line", ["she  3 4", " she 3 4", "a  b 3 4"])
+def test_two_spaces_in_a_row_are_refused_at_their_line(tmp_path, line):
+    # 'she  3 4' would be the word 'she ' (an empty piece of the word); gensim's reader refuses such a line too
+    path = _write(tmp_path / "two.txt", f"he 1 2\n{line}\n")
+    with pytest.raises(EmbeddingError, match=r"two\.txt:2: two spaces in a row"):
+        load_embedding(path)
+
+
 def test_non_ascii_words(tmp_path):
     kv = load_embedding(_write(tmp_path / "u.txt", "café 1 2\nnaïve 3 4\n"))
     assert kv.key_to_index == {"café": 0, "naïve": 1}
