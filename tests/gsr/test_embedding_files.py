@@ -187,7 +187,7 @@ def test_fasttext_bin(tmp_path):
 
 
 def test_a_duplicate_word_with_the_same_vector_is_kept_once(tmp_path):
-    # with another vector it is refused (tests/embeddings/test_embedding_checks.py)
+    # with another vector it is refused (tests/gsr/test_embedding_checks.py)
     text = "a 1 2\nb 3 4\na 1 2\n"
     kv = load_embedding(_write(tmp_path / "dup.txt", text))
     assert list(kv.index_to_key) == ["a", "b"]
