@@ -17,7 +17,7 @@ import math
 import re
 from pathlib import Path
 
-from gsr.cli.options import CommandError, add_lexicon_options, analyzer_of, lexicon_of, positive_int
+from gsr.cli.options import CommandError, add_lexicon_options, add_list_options, analyzer_of, lexicon_of, positive_int
 from gsr.infra import logs
 from gsr.infra.params import ParamError, argparse_type
 from gsr.planning.options import (
@@ -32,7 +32,7 @@ from gsr.planning.options import (
     TARGET_WIDTH,
     TOPICS,
 )
-from gsr.settings import CUTOFF, EXCLUSION, LEVEL, SEED
+from gsr.settings import LEVEL, SEED
 
 log = logs.get("cli")
 PER_QUERY_FILE = "per_query.csv"  # what a `gsr run` output folder holds per topic (experiments.report.writer)
@@ -301,8 +301,6 @@ def cmd_plan(args) -> int:
 
 def configure(parser) -> None:
     """The options of `gsr plan`, and the function that runs it."""
-    from gsr.cli.score import cutoff_text
-
     pilot = parser.add_argument_group("the pilot: runs with their topics and documents, or a gsr run folder")
     pilot.add_argument("--run", nargs="+", action="extend", help="the pilot's TREC run file(s) (or irds:ID)")
     pilot.add_argument("--topics", help="the pilot's topics: TREC topics, TSV or JSONL queries, or irds:ID")
@@ -322,19 +320,7 @@ def configure(parser) -> None:
         help="with --pilot: the systems planned for (default every one but perfect and random)",
     )
     pilot.add_argument("--field", default="title", help="topic field of --topics and --pool: title, desc, narr, …")
-    pilot.add_argument(
-        "--cutoff",
-        type=argparse_type(CUTOFF, cutoff_text),
-        default=CUTOFF.default,
-        help=f"{CUTOFF.help}; default {CUTOFF.default}",
-    )
-    pilot.add_argument(
-        "--exclusion",
-        choices=EXCLUSION.choices,
-        default=EXCLUSION.default,
-        help=f"{EXCLUSION.help}; default {EXCLUSION.default}",
-    )
-    pilot.add_argument("--strict", action="store_true", help="fail on retrieved ids missing from --docs")
+    add_list_options(pilot)
     pilot.add_argument(
         "--jobs", type=positive_int, default=None, help="processes for document statistics (default: cores)"
     )

@@ -107,6 +107,8 @@ _LATEX_SPECIAL = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     "\\": r"\textbackslash{}",
+    "<": r"\textless{}",  # LaTeX's default OT1 encoding prints a raw < or > as ¡ or ¿
+    ">": r"\textgreater{}",
     "†": r"$^\dagger$",
     "‡": r"$^\ddagger$",
     "−": "$-$",

@@ -27,6 +27,34 @@ def positive_int(text: str) -> int:
     return value
 
 
+def cutoff_text(text: str):
+    """--cutoff's text as the cut-off value gsr.settings.CUTOFF checks: 'relevant', 'none' or an integer."""
+    from gsr.settings import NO_CUTOFF, RELEVANT
+
+    return text if text in (RELEVANT, NO_CUTOFF) else int(text)
+
+
+def add_list_options(parser) -> None:
+    """--cutoff, --exclusion and --strict: how the measured lists are cut and read (`gsr score`, `gsr plan`'s
+    pilot; `parser` an ArgumentParser or an argument group)."""
+    from gsr.infra.params import argparse_type
+    from gsr.settings import CUTOFF, EXCLUSION
+
+    parser.add_argument(
+        "--cutoff",
+        type=argparse_type(CUTOFF, cutoff_text),
+        default=CUTOFF.default,
+        help=f"{CUTOFF.help}; default {CUTOFF.default}",
+    )
+    parser.add_argument(
+        "--exclusion",
+        choices=EXCLUSION.choices,
+        default=EXCLUSION.default,
+        help=f"{EXCLUSION.help}; default {EXCLUSION.default}",
+    )
+    parser.add_argument("--strict", action="store_true", help="fail on retrieved ids missing from --docs")
+
+
 def add_embedding_options(parser: argparse.ArgumentParser) -> None:
     """--embedding, --definitional, --stopwords and --json."""
     add_lexicon_options(parser)

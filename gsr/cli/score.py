@@ -32,6 +32,7 @@ from gsr.cli.options import (
     add_embedding_options,
     add_fairr_options,
     add_gender_words_option,
+    add_list_options,
     add_overwrite_option,
     analyzer_of,
     check_outputs,
@@ -45,7 +46,7 @@ from gsr.infra.numeric import format_number, format_p
 from gsr.infra.outputs import Target
 from gsr.infra.params import argparse_type
 from gsr.results import relative_to_perfect
-from gsr.settings import CORRECTIONS, CUTOFF, EXCLUSION, LEVEL, NO_CUTOFF, RELEVANT, RESAMPLES, SEED
+from gsr.settings import CORRECTIONS, LEVEL, RESAMPLES, SEED
 
 if TYPE_CHECKING:
     from gsr.evaluate import GSR
@@ -99,11 +100,6 @@ class ReportOutputs:
 
     latex: Callable[[ScoredRuns, argparse.Namespace], str]
     page: Callable[[ScoredRuns, argparse.Namespace], None]
-
-
-def cutoff_text(text: str):
-    """--cutoff's text as the cut-off value gsr.settings.CUTOFF checks: 'relevant', 'none' or an integer."""
-    return text if text in (RELEVANT, NO_CUTOFF) else int(text)
 
 
 def run_names(paths: list[str]) -> list[str]:
@@ -534,19 +530,7 @@ def configure(parser, outputs: ReportOutputs | None = None) -> None:
     )
     parser.add_argument("--qrels", help="TREC qrels or irds:ID: adds the perfect and random engines and relative GSR")
     parser.add_argument("--field", default="title", help="topic field: title, desc, narr or e.g. title+desc")
-    parser.add_argument(
-        "--cutoff",
-        type=argparse_type(CUTOFF, cutoff_text),
-        default=CUTOFF.default,
-        help=f"{CUTOFF.help}; default {CUTOFF.default}",
-    )
-    parser.add_argument(
-        "--exclusion",
-        choices=EXCLUSION.choices,
-        default=EXCLUSION.default,
-        help=f"{EXCLUSION.help}; default {EXCLUSION.default}",
-    )
-    parser.add_argument("--strict", action="store_true", help="fail on retrieved ids missing from --docs")
+    add_list_options(parser)
     parser.add_argument(
         "--seed",
         type=argparse_type(SEED),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from gsr.errors import InputError
 from gsr.infra.digests import content_key
 from gsr.infra.progress import progress
 from gsr.io.files import (
+    cr_line_ends,
     decoded_line,
     encodable,
     json_object,
@@ -29,6 +31,9 @@ DOC_ID_KEYS = ("id", "docid", "doc_id", "docno", "_id")
 DOC_TEXT_KEYS = ("contents", "text", "body")
 LINE_FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv"}
 BLOCK = 1 << 24  # bytes of a file listed at a time
+# a carriage return followed by 'docid<TAB>' in a TSV file's first line: its lines end with CR alone (a CR inside a
+# text followed by a word and a tab would be taken for one; CRLF line ends are not)
+_CR_RECORD = re.compile(rb"\r[^\s]{1,200}\t")
 HASH_WINDOW = 1 << 26  # bytes of a file mapped at a time while its content is hashed
 MAP_WINDOW = 1 << 26  # bytes of a file mapped at a time while texts are read as bytes
 SPARSE_BYTES = 1 << 14  # documents further apart on average are read one by one, not through a memory map
@@ -162,6 +167,8 @@ class LineDocuments(ListedSource):
         offset, lineno = 0, 1
         try:
             for block in line_blocks(path, BLOCK):
+                if not offset:
+                    _check_line_ends(block, path)
                 ids, offsets, lines = self._tsv_block(index, path, memoryview(block), offset, lineno)
                 yield ids, offsets
                 offset, lineno = offset + len(block), lineno + lines
@@ -195,6 +202,8 @@ class LineDocuments(ListedSource):
         try:
             with open_binary(path) as handle:
                 for lineno, raw in enumerate(handle, start=1):
+                    if lineno == 1 and self.formats[index] == "tsv":
+                        _check_line_ends(raw, path)
                     start, offset = offset, offset + len(raw)
                     if raw.strip():
                         yield (start, *self._parse(index, raw, f"{path}:{lineno}"))
@@ -254,6 +263,15 @@ class LineDocuments(ListedSource):
             while left > 0 and (block := handle.read(min(left, 1 << 24))):
                 lines, left = lines + block.count(b"\n"), left - len(block)
         return f"{path}:{lines + 1}"
+
+
+def _check_line_ends(start: bytes, path: Path) -> None:
+    """An InputError where the first line of a TSV file (within `start`, its first bytes) holds a carriage return
+    followed by 'docid<TAB>': the file ends its lines with CR alone, and would be read as one document holding all
+    the others."""
+    end = start.find(b"\n")
+    if _CR_RECORD.search(start, 0, end if end >= 0 else len(start)):
+        raise cr_line_ends(path, 1)
 
 
 def _windows(starts: np.ndarray, ends: np.ndarray) -> Iterator[tuple[int, int, int]]:

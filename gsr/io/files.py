@@ -138,10 +138,15 @@ def check_line_end(line: str, path: str | os.PathLike, lineno: int) -> None:
     """An InputError where a line of text_lines holds a carriage return: text_lines ends lines at LF (CRLF read),
     so a file whose lines end with CR alone (classic Mac OS) is one line, its queries or words merged into one."""
     if "\r" in line:
-        raise InputError(
-            f"{path}:{lineno}: a carriage return (CR) inside the line: the file ends its lines with CR alone "
-            "(classic Mac OS); convert them to LF"
-        )
+        raise cr_line_ends(path, lineno)
+
+
+def cr_line_ends(path: str | os.PathLike, lineno: int) -> InputError:
+    """The error of a file whose lines end with CR alone, found at `lineno` (check_line_end)."""
+    return InputError(
+        f"{path}:{lineno}: a carriage return (CR) inside the line: the file ends its lines with CR alone "
+        "(classic Mac OS); convert them to LF"
+    )
 
 
 def read_text(path: str | os.PathLike) -> str:

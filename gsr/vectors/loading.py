@@ -95,7 +95,8 @@ def read_text_vectors(path: str | os.PathLike):
 
     Every line holds a word and exactly `dim` values (the header's dimension, else the first line's): a missing or
     an extra value is an error naming file:line, as is a vector count other than the header's. A word may contain
-    spaces (GloVe 840B has a few) as long as none of its pieces is a number. Every value must be a finite float32
+    spaces (GloVe 840B has a few) as long as none of its pieces is a number or empty (two spaces in a row, a space
+    first: an error at file:line, as in gensim's reader). Every value must be a finite float32
     (NaN, infinity and numbers beyond ±3.4e38 are an error at file:line). A word given twice with different vectors
     is an error naming both lines (which one is meant cannot be told); given twice with the same vector, or spelled
     in two Unicode forms (NFC and NFD), a warning names the lines (check_spellings).
@@ -125,6 +126,11 @@ def read_text_vectors(path: str | os.PathLike):
             if len(parts) < dim + 1 or any(_is_number(p) for p in parts[1:-dim]):
                 raise EmbeddingError(
                     f"{path}:{lineno}: expected {dim} vector values after the word, found {len(parts) - 1}"
+                )
+            if "" in parts[:-dim]:  # 'she  0.5 …' would be the word 'she ' (gensim's reader refuses the line too)
+                raise EmbeddingError(
+                    f"{path}:{lineno}: two spaces in a row, or a space first: the word and its values are separated "
+                    "by single spaces"
                 )
             values = parts[-dim:]
             written = "".join(values)

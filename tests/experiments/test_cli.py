@@ -352,11 +352,11 @@ def _closed_stdout_run(tmp_path, how: str):
     command = [sys.executable, "-m", "experiments.cli", *args]
     root = Path(__file__).resolve().parents[2]
     if how == "pipe":
-        process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert process.stdout is not None and process.stderr is not None
-        process.stdout.close()  # as `| head -0` does
-        err = process.stderr.read()
-        return process.wait(timeout=300), err
+        with subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+            assert process.stdout is not None and process.stderr is not None
+            process.stdout.close()  # as `| head -0` does
+            err = process.stderr.read()
+            return process.wait(timeout=300), err
     import shlex
 
     done = subprocess.run(

@@ -128,6 +128,7 @@ def test_another_process_holding_the_folder_is_seen(computed, capsys):
     finally:
         holder.kill()
         holder.wait()
+        holder.stdout.close()
 
 
 @pytest.mark.parametrize("kind", ["folder", "link", "dangling-link", "fifo"])

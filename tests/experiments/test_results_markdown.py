@@ -98,3 +98,17 @@ def test_results_md_shows_names_with_markup_as_text(tmp_path, capsys):
     ]
     assert len(rendered.cells) % columns == 0  # no row gained or lost a cell
     assert "against <b>x</b>;" not in text and "against **&lt;b&gt;x&lt;/b&gt;**;" in text
+
+
+@pytest.mark.parametrize("text", ["a<b", "x > y", "<b>x</b>", "p < 0.001"])
+def test_latex_cells_never_print_a_raw_angle_bracket(text):
+    """results.tex: LaTeX's default OT1 encoding prints a raw < or > as ¡ or ¿, so both are written as text commands
+    (\\textless{}, \\textgreater{}), whatever else the cell holds."""
+    from experiments.report.tables import latex_escape, latex_grid
+
+    escaped = latex_escape(text)
+    assert "<" not in escaped and ">" not in escaped
+    assert escaped.count(r"\textless{}") == text.count("<")
+    assert escaped.count(r"\textgreater{}") == text.count(">")
+    table = latex_grid(["system", text], [[text, "1.0"]], caption=text, note=text)
+    assert "<" not in table and ">" not in table

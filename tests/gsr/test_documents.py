@@ -580,3 +580,19 @@ def test_excluded_terms_are_kept_read_only_and_g_of_a_document_is_the_same_in_an
         for rows in lists:
             alone = gendered.query_document_genderedness(query, np.array(rows)).tolist()
             assert np.array_equal(alone, [g[row] for row in rows], equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["docs.tsv", "docs.tsv.gz"])
+def test_tsv_documents_with_cr_only_line_ends_are_refused(tmp_path, own_cache, name):
+    """A TSV file saved with CR alone ending its lines is one line: read, it would be one document holding all the
+    others, and a run's ids would be missing from the collection (a misleading reason). Refused at its first line, as
+    CR-only topics and stop lists are; CRLF line ends are read."""
+    path = tmp_path / name
+    content = b"d1\tshe is a nurse\rd2\the is a doctor\r"
+    path.write_bytes(gzip.compress(content) if name.endswith(".gz") else content)
+    with pytest.raises(InputError, match=rf"{name}:1: a carriage return \(CR\) inside the line"):
+        dict(open_documents(path))
+    content = b"d1\tshe is a nurse\r\nd2\the is a doctor\r\n"
+    (tmp_path / f"crlf-{name}").write_bytes(gzip.compress(content) if name.endswith(".gz") else content)
+    path = tmp_path / f"crlf-{name}"
+    assert dict(open_documents(path)) == {"d1": "she is a nurse", "d2": "he is a doctor"}

@@ -187,7 +187,7 @@ def test_fasttext_bin(tmp_path):
 
 
 def test_a_duplicate_word_with_the_same_vector_is_kept_once(tmp_path):
-    # with another vector it is refused (tests/embeddings/test_embedding_checks.py)
+    # with another vector it is refused (tests/gsr/test_embedding_checks.py)
     text = "a 1 2\nb 3 4\na 1 2\n"
     kv = load_embedding(_write(tmp_path / "dup.txt", text))
     assert list(kv.index_to_key) == ["a", "b"]
@@ -200,6 +200,14 @@ def test_words_with_spaces_in_glove_text(tmp_path):
     kv = load_embedding(_write(tmp_path / "sp.txt", "a 1 2\n. . . 3 4\n"))
     assert list(kv.index_to_key) == ["a", ". . ."]
     assert np.array_equal(kv[". . ."], np.array([3, 4], dtype=np.float32))
+
+
+@pytest.mark.parametrize("line", ["she  3 4", " she 3 4", "a  b 3 4"])
+def test_two_spaces_in_a_row_are_refused_at_their_line(tmp_path, line):
+    # 'she  3 4' would be the word 'she ' (an empty piece of the word); gensim's reader refuses such a line too
+    path = _write(tmp_path / "two.txt", f"he 1 2\n{line}\n")
+    with pytest.raises(EmbeddingError, match=r"two\.txt:2: two spaces in a row"):
+        load_embedding(path)
 
 
 def test_non_ascii_words(tmp_path):

@@ -189,6 +189,7 @@ def test_a_lock_held_by_a_killed_process_is_free_at_once(tmp_path):
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
+        holder.stdout.close()
     assert path.is_file()  # the dead holder could not remove it
     started = time.perf_counter()
     with lock_file(path, wait=False):
