@@ -47,7 +47,7 @@ def _run_into(args, config, identity: dict, where: str) -> int:
     from experiments.parts import COUNTS
     from experiments.report.output import OutputFolder
     from experiments.report.png_kit import figures_ahead
-    from experiments.report.provenance import Provenance, input_paths
+    from experiments.report.provenance import Provenance, environment, input_paths
     from experiments.report.writer import draw_ahead, write_report
     from experiments.runner import Experiment
     from gsr.infra.store import clean_stale_staging, recomputing
@@ -55,7 +55,8 @@ def _run_into(args, config, identity: dict, where: str) -> int:
     output = OutputFolder.check(config.output, identity, input_paths(config), args.overwrite, option=where)
     for folder in (config.output, config.output / "runs"):  # half-written files of a killed earlier run
         clean_stale_staging(folder)
-    provenance = Provenance.record(config)  # what the experiment starts from, checked again before writing
+    # what the experiment starts from, checked again before writing (the environment once there is work to do)
+    provenance = Provenance.record(config, with_environment=False)
     fingerprint = provenance.fingerprint()
     if not args.force and output.up_to_date(fingerprint):
         print((config.output / "results.md").read_text(encoding="utf-8"))
@@ -65,6 +66,7 @@ def _run_into(args, config, identity: dict, where: str) -> int:
             config.output,
         )
         return 0
+    provenance.environment = environment()
     # --force: no cache entry written before now is reused (gsr.infra.store.recomputing), from the collection's
     # conversion to the report's figures
     COUNTS.reset()
@@ -108,7 +110,7 @@ def _plan(args, config, identity: dict, where: str) -> int:
         holder = _holder(config.output, where)
         if holder:
             print(f"note: {holder}")
-        if not args.force and output.up_to_date(Provenance.record(config).fingerprint()):
+        if not args.force and output.up_to_date(Provenance.record(config, with_environment=False).fingerprint()):
             print(f"{config.output}/ is up to date: `gsr run` would compute nothing and print its results")
             return 0
         experiment = Experiment(config)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.metadata
+import platform
 from pathlib import Path
 
 from experiments.code_version import found_word_lists, installed_versions, source_digest
@@ -43,7 +44,6 @@ def environment() -> dict:
     """Where the numbers were computed: the git commit (and whether the checkout had uncommitted changes) when run
     from a checkout, the versions of gsr-bench, Python and the libraries behind the numbers, Java's, the platform,
     and the plugins installed (installed_plugins), where there are any."""
-    import platform
     import subprocess
 
     versions: dict[str, str | None] = {PROJECT: project_version(), "python": platform.python_version()}
@@ -244,8 +244,13 @@ class Provenance:
     environment: dict = dataclasses.field(default_factory=dict)
 
     @classmethod
-    def record(cls, config: ExperimentConfig) -> Provenance:
-        return cls(project_version(), config_record(config), input_files(config), environment())
+    def record(cls, config: ExperimentConfig, with_environment: bool = True) -> Provenance:
+        """What `config` starts from now; without `with_environment` the environment (git's and Java's answers: two
+        subprocesses, half a second) is left to be recorded later, e.g. once an up-to-date check found work to do
+        (the fingerprint needs none of it)."""
+        return cls(
+            project_version(), config_record(config), input_files(config), environment() if with_environment else {}
+        )
 
     def changed(self) -> list[str]:
         """The input files whose content differs now from when the experiment started (or that are gone)."""
@@ -269,7 +274,7 @@ class Provenance:
         found = found_word_lists()
         plugins = code_keys()
         code = [source_digest(), *plugins] if plugins else source_digest()  # without plugins: the key as it was
-        return content_key(self.config, inputs, code, installed_versions(), found, self.environment["platform"])
+        return content_key(self.config, inputs, code, installed_versions(), found, platform.platform())
 
     def check_unchanged(self) -> None:
         """An InputError naming every input that changed while the experiment ran: its results would be recorded
