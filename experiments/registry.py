@@ -1,6 +1,6 @@
 """The registries: every kind of system, analysis and collection the harness knows, each declared once.
 
-A declaration says what the thing is called, what parameters it takes (gsr.params.Param: type, default, valid
+A declaration says what the thing is called, what parameters it takes (gsr.infra.params.Param: type, default, valid
 range), what it needs and how it runs. The config checker, the runner, the benchmarks, `gsr list` and the
 README's tables all read these declarations; nothing dispatches on names elsewhere. Adding a retriever,
 re-ranker or analysis is one module that calls `register(...)` plus its name in its package's module list

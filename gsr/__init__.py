@@ -130,7 +130,7 @@ if TYPE_CHECKING:
 
 # the single source of the version: pyproject.toml reads this literal ([tool.setuptools.dynamic]), CITATION.cff and
 # CHANGELOG.md repeat it (tests/test_release.py checks they agree)
-__version__ = "0.2.2"
+__version__ = "0.3.0"
 
 _LAZY = {
     "cut_run": "gsr.baselines",
