@@ -985,6 +985,12 @@ def _large_toy(folder: Path, documents: int = 60_000, systems: str = "") -> Path
     return folder
 
 
+def _ctrl_c_heard() -> None:
+    """In the child before it starts: SIGINT handled as a terminal's Ctrl-C is, even where the test run itself was
+    started as a background job (a shell then ignores SIGINT in it, and every child inherits that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt_run(folder: Path, when: str) -> tuple[int, str]:
     """`gsr run` in a process group of its own, sent SIGINT (as Ctrl-C sends it to the whole group) once a stderr
     line contains `when`; (exit status, stderr). Every process of the group must be gone afterwards."""
@@ -998,6 +1004,7 @@ def _interrupt_run(folder: Path, when: str) -> tuple[int, str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_ctrl_c_heard,
     )
     lines = []
     for line in process.stderr:
