@@ -309,13 +309,20 @@ def test_a_neural_run_is_keyed_by_the_qrels_it_learns_from(tmp_path, monkeypatch
 def test_the_probe_scores_edited_queries_with_the_models_trained_on_the_originals(tmp_path, monkeypatch):
     """Edited queries (the adversarial probe) are scored by the original run's fold models: those trained in this
     process without reading a checkpoint, else those of its checkpoints; the same run either way, nothing retrained."""
-    from gsr.infra.store import cache_dir
-    from retrievers.neural import crossval
-
     monkeypatch.setenv("GSR_CACHE", str(tmp_path / "cache"))
     config = robust04_config(tmp_path, systems={"BM25", "DRMM"})
     drmm = next(s for s in config.systems if s.name == "DRMM")
     trained = Experiment(config)
+    try:
+        _probe_with_the_original_models(trained, config, drmm, monkeypatch)
+    finally:
+        trained.close_shared()  # its Lucene worker (shared with the experiments derived from it)
+
+
+def _probe_with_the_original_models(trained, config, drmm, monkeypatch) -> None:
+    from gsr.infra.store import cache_dir
+    from retrievers.neural import crossval
+
     original = trained.system_run(drmm)
     edited = {q: f"{text} report nurse" for q, text in trained.collection.queries.items()}
     checkpoints = sorted((cache_dir() / "checkpoints").rglob("*.pt"))
@@ -332,10 +339,13 @@ def test_the_probe_scores_edited_queries_with_the_models_trained_on_the_original
     for path in (cache_dir() / "runs").glob(f"{key}.run*"):
         path.unlink()  # so that a new experiment scores the edited queries again
     later = Experiment(config)
-    assert later.system_run(drmm) == original and "run DRMM" in later.reused
-    with monkeypatch.context() as patch:
-        patch.setattr(crossval, "train_ranker", lambda *args, **kwargs: pytest.fail("a model was trained again"))
-        from_checkpoints = later.with_queries(edited, reuse_training=True).system_run(drmm)
+    try:
+        assert later.system_run(drmm) == original and "run DRMM" in later.reused
+        with monkeypatch.context() as patch:
+            patch.setattr(crossval, "train_ranker", lambda *args, **kwargs: pytest.fail("a model was trained again"))
+            from_checkpoints = later.with_queries(edited, reuse_training=True).system_run(drmm)
+    finally:
+        later.close_shared()
     assert from_checkpoints == in_memory
     assert sorted((cache_dir() / "checkpoints").rglob("*.pt")) == checkpoints
 
