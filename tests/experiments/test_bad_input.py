@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from experiments.cli import main
+from tests.support.processes import start_until
 from tests.support.toy_collection import CONFIG, CONTENT, DOCS, FEMALE, MALE, QRELS, TOPICS, score_args, write_toy
 
 STAGING = ".staging-"  # the staging-name mark of atomic writes (written here, not imported from the code it checks)
@@ -985,36 +986,23 @@ def _large_toy(folder: Path, documents: int = 60_000, systems: str = "") -> Path
     return folder
 
 
-def _ctrl_c_heard() -> None:
-    """In the child before it starts: SIGINT handled as a terminal's Ctrl-C is, even where the test run itself was
-    started as a background job (a shell then ignores SIGINT in it, and every child inherits that)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _interrupt_run(folder: Path, when: str) -> tuple[int, str]:
     """`gsr run` in a process group of its own, sent SIGINT (as Ctrl-C sends it to the whole group) once a stderr
     line contains `when`; (exit status, stderr). Every process of the group must be gone afterwards."""
     env = dict(os.environ, GSR_CACHE=str(folder / "cache"), TMPDIR=str(folder / "tmp"))
     (folder / "tmp").mkdir()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "experiments.cli", "run", str(folder / "config.toml"), "--out", str(folder / "out")],
-        cwd=PROJECT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        preexec_fn=_ctrl_c_heard,
-    )
-    lines = []
-    for line in process.stderr:
-        lines.append(line)
-        if when in line:
-            time.sleep(0.3)
-            os.killpg(process.pid, signal.SIGINT)
-            break
-    else:
-        pytest.fail(f"the run ended before {when!r}:\n{''.join(lines)}")
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.cli",
+        "run",
+        str(folder / "config.toml"),
+        "--out",
+        str(folder / "out"),
+    ]
+    process, lines = start_until(command, env, when)
+    time.sleep(0.3)
+    os.killpg(process.pid, signal.SIGINT)
     try:
         lines.append(process.communicate(timeout=120)[1])
     except subprocess.TimeoutExpired:

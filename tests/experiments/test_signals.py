@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.plugins import REPOSITORY
+from tests.support.processes import start_until
 from tests.support.toy_collection import config_with_systems, write_toy
 
 SLOW = 6.0  # seconds a slowed worker waits before it works and commits
@@ -79,27 +80,6 @@ def _entries(cache: Path) -> list[str]:
     )
 
 
-def _start(command: list[str], env: dict, when: str) -> tuple[subprocess.Popen, list[str]]:
-    """`command` in a new process group, its stderr read until a line contains `when`."""
-    process = subprocess.Popen(
-        command,
-        cwd=REPOSITORY,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    lines = []
-    assert process.stderr is not None
-    for line in process.stderr:
-        lines.append(line)
-        if when in line:
-            return process, lines
-    process.wait()
-    pytest.fail(f"the command ended before {when!r}:\n{''.join(lines)}")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "stop, to_group, status, name",
@@ -117,7 +97,7 @@ def test_gsr_run_stopped_by_a_signal_leaves_no_worker_and_no_late_cache_entry(tm
     env = {**os.environ, "PYTHONPATH": str(REPOSITORY), "GSR_CACHE": str(cache)}
     command = [sys.executable, str(driver), "run", str(config), "--out", str(tmp_path / "out")]
     # signalled while it waits for the slowed training worker: in a step, so the line names it
-    process, lines = _start(command, env, "waiting for w2v, training in the background")
+    process, lines = start_until(command, env, "waiting for w2v, training in the background")
     # the measuring embedding (a file) is read and cached by the checks before any work (its definitional words,
     # Experiment.preflight): an entry of the parent's, finished before the worker started, which a rerun reuses
     before = [e for e in _entries(cache) if e.startswith("embeddings/")]
@@ -171,7 +151,7 @@ def test_figure_workers_die_with_their_parent_and_write_nothing(tmp_path, stop):
     driver.write_text(SLOW_FIGURE.format(slow=SLOW), encoding="utf-8")
     target = tmp_path / "figure.png"
     env = {**os.environ, "PYTHONPATH": str(REPOSITORY), "GSR_CACHE": str(tmp_path / "cache")}
-    process, lines = _start([sys.executable, str(driver), str(target)], env, "drawing aside")
+    process, lines = start_until([sys.executable, str(driver), str(target)], env, "drawing aside")
     time.sleep(0.5)
     process.send_signal(stop)  # the parent alone: its default action ends it, the worker is not told
     process.communicate(timeout=60)
