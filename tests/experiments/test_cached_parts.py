@@ -15,7 +15,7 @@ from experiments.cli import main
 from experiments.report import writer
 from gsr.infra.store import cache_dir
 from tests.support.toy_collection import CONFIG as TOY_CONFIG
-from tests.support.toy_collection import RUN, write_toy
+from tests.support.toy_collection import RUN, write_run, write_toy
 
 # the toy collection with two systems read from run files, one re-ranking the first, the embedding systems with
 # their debiased variants, every analysis the toy allows and the figures
@@ -42,16 +42,12 @@ CONFIG = (
 )
 
 
-def _run_file(ranked: dict[str, list[str]]) -> str:
-    return "".join(f"{q} Q0 {d} {r} {10 - r} toy\n" for q, ds in ranked.items() for r, d in enumerate(ds, 1))
-
-
 @pytest.fixture
 def toy(tmp_path, own_cache) -> Path:
     folder = write_toy(tmp_path / "toy")
     (folder / "config.toml").write_text(CONFIG, encoding="utf-8")
-    (folder / "first.run").write_text(_run_file(RUN), encoding="utf-8")
-    (folder / "second.run").write_text(_run_file({q: ds[::-1] for q, ds in RUN.items()}), encoding="utf-8")
+    write_run(folder / "first.run", RUN)
+    write_run(folder / "second.run", {q: ds[::-1] for q, ds in RUN.items()})
     return folder
 
 
@@ -79,7 +75,7 @@ def test_a_change_to_one_system_recomputes_its_parts_alone_and_writes_what_a_fre
     assert sum(parts.COUNTS.computed.values()) > 0 and not parts.COUNTS.reused.get("effectiveness")
 
     changed = dict(RUN, q1=["m3", "m1", "x2", "f1"])  # the first system ranks q1 otherwise
-    (toy / "first.run").write_text(_run_file(changed), encoding="utf-8")
+    write_run(toy / "first.run", changed)
     _run(toy, capsys)
     computed, reused = parts.COUNTS.computed, parts.COUNTS.reused
     # the first system and the re-ranker of its run: 2 of the 7 systems' runs (and the 2 engines') measured

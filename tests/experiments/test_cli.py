@@ -386,7 +386,7 @@ def _holm(p_values: list[float]) -> list[float]:
 
 
 def test_score_corrects_each_measure_as_its_own_family(tmp_path, capsys):
-    from tests.support.toy_collection import RUN, score_args, write_toy
+    from tests.support.toy_collection import RUN, score_args, write_run, write_toy
 
     folder = write_toy(tmp_path / "toy")  # five judged topics: randomisation p-values down to 2/32
     others = {
@@ -394,9 +394,7 @@ def test_score_corrects_each_measure_as_its_own_family(tmp_path, capsys):
         "third.run": {q: d[1:] + d[:1] for q, d in RUN.items()},
     }
     for name, run in others.items():
-        (folder / name).write_text(
-            "".join(f"{q} Q0 {d} {r} {10 - r} x\n" for q, ds in run.items() for r, d in enumerate(ds, 1))
-        )
+        write_run(folder / name, run, "x")
     common = ["-q", *score_args(folder, ("run.txt", *others)), "--resamples", "1000"]
     base = [*common, "--json"]
 

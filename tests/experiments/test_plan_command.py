@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from experiments.cli import main
-from tests.support.toy_collection import score_args, write_toy
+from tests.support.toy_collection import score_args, write_run, write_toy
 
 RUNS = ("run.txt", "other.run")
 # a second engine: each query's list reversed (so its GSR differs from run.txt's)
@@ -27,9 +27,7 @@ OTHER = {
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory) -> Path:
     folder = write_toy(tmp_path_factory.mktemp("plan") / "toy")
-    (folder / "other.run").write_text(
-        "".join(f"{q} Q0 {d} {r} {10 - r} other\n" for q, ds in OTHER.items() for r, d in enumerate(ds, 1))
-    )
+    write_run(folder / "other.run", OTHER, "other")
     return folder
 
 

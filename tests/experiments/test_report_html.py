@@ -670,8 +670,7 @@ def _hostile_collection(folder: Path) -> tuple[list[str], Path]:
         path = f"{folder}/{name}/run.txt"
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         ranked = {**toy.RUN, QID: order}
-        lines = [f"{q} Q0 {d} {r} {10 - r} toy\n" for q, ds in ranked.items() for r, d in enumerate(ds, 1)]
-        Path(path).write_text("".join(lines), encoding="utf-8")
+        toy.write_run(Path(path), ranked)
         runs.append(path)
     args = ["score", "--run", *runs, "--topics", str(topics), "--docs", str(docs), "--qrels", str(qrels)]
     return [*args, "--embedding", str(embedding), "--jobs", "1"], docs

@@ -10,7 +10,7 @@ import pytest
 
 from experiments.cli import main
 from gsr.effectiveness.evaluate import paired_t_test
-from tests.support.toy_collection import RUN, score_args, write_toy
+from tests.support.toy_collection import RUN, score_args, write_run, write_toy
 
 # a second run: the first one's lists reversed, so the two differ on every query
 REVERSED = {q: list(reversed(docs)) for q, docs in RUN.items()}
@@ -19,9 +19,7 @@ MEASURES = ("AP", "nDCG@3", "P@2", "RR")
 
 def _write_runs(folder) -> None:
     for name, run in (("first.run", RUN), ("second.run", REVERSED)):
-        (folder / name).write_text(
-            "".join(f"{q} Q0 {d} {r} {10 - r} {name}\n" for q, docs in run.items() for r, d in enumerate(docs, 1))
-        )
+        write_run(folder / name, run, name)
     (folder / "runs.toml").write_text(f"""threads = 1
 output = {json.dumps(str(folder / "out"))}
 [collection]
